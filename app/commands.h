@@ -1,0 +1,15 @@
+// The subcommands of the embedpe tool. Each has an options struct, a
+// setup_X(CLI::App&) that binds its flags and a run_X that does the work
+// through the library. Errors are thrown as embedpe::Error and reported once,
+// in main().
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace embedpe::cli {
+
+void setup_encode(CLI::App& app);
+void setup_tokenize(CLI::App& app);
+void setup_info(CLI::App& app);
+
+}  // namespace embedpe::cli

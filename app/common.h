@@ -1,0 +1,47 @@
+// Pieces the subcommands share: where the texts and the model come from, and
+// the tokenization flags of encode and tokenize.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "embedpe/tokenizer.h"
+
+namespace embedpe::cli {
+
+struct TextOptions {
+  std::vector<std::string> texts;  // --text, repeatable
+  std::string input;               // --input PATH or -
+};
+
+struct Texts {
+  std::vector<std::string> lines;
+  std::vector<std::string> origins;  // (lines,): "--text 2", "corpus.txt:17"
+};
+
+struct TokenizeFlags {
+  std::string model;  // empty: the embedded default
+  bool no_bos = false;
+  bool no_eos = false;
+  std::optional<int> pad_id;
+  std::optional<std::size_t> seq_len;
+};
+
+void add_text_options(CLI::App& cmd, TextOptions& options);
+void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
+// --model only (info).
+void add_model_option(CLI::App& cmd, std::string& model);
+
+// The texts to process, checked for UTF-8; throws UsageError if none given.
+Texts load_texts(const TextOptions& options);
+Tokenizer load_tokenizer(const std::string& model);
+EncodeOptions encode_options(const TokenizeFlags& flags);
+
+// The model's identity for a JSON config.
+nlohmann::ordered_json model_json(const ModelInfo& info);
+
+}  // namespace embedpe::cli

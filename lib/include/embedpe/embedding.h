@@ -1,0 +1,71 @@
+// Token embedding tables: E of shape (vocab, d_model), read one row at a time.
+//
+//   embedpe::RandomNormalTable table(8000, 512, /*seed=*/0);  // N(0,1), like nn.Embedding
+//   std::vector<float> row(table.d_model());
+//   table.row(42, row.data());                               // E[42]
+//
+// RandomNormalTable never materialises the table: each row is generated on
+// demand from (seed, row) by a counter-based generator, so a run costs
+// O(tokens × d_model) whatever the vocabulary size. The generator, so that
+// it can be reproduced elsewhere (tools/make_goldens.py does so in NumPy):
+//
+//   mix(x)     = splitmix64 finaliser of x + 0x9E3779B97F4A7C15 (mod 2^64)
+//   key        = mix(mix(seed) ^ row)
+//   a, b       = mix(key + 2k), mix(key + 2k + 1)            for pair k
+//   u1         = ((a >> 11) + 1) / 2^53                       in (0, 1]
+//   u2         = (b >> 11) / 2^53                             in [0, 1)
+//   E[row, 2k]   = float32(sqrt(-2 ln u1) * cos(2π u2))       (Box–Muller,
+//   E[row, 2k+1] = float32(sqrt(-2 ln u1) * sin(2π u2))        in float64)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <xtensor/xtensor.hpp>
+
+namespace embedpe {
+
+class EmbeddingTable {
+ public:
+  virtual ~EmbeddingTable() = default;
+  virtual std::int64_t vocab_size() const = 0;
+  virtual std::size_t d_model() const = 0;
+  // Writes E[id] to out[0 .. d_model). `id` must be in [0, vocab_size).
+  virtual void row(std::int64_t id, float* out) const = 0;
+  // One line for the JSON config, e.g. "random-normal(seed=0)".
+  virtual std::string describe() const = 0;
+};
+
+class RandomNormalTable final : public EmbeddingTable {
+ public:
+  RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed);
+  std::int64_t vocab_size() const override { return vocab_size_; }
+  std::size_t d_model() const override { return d_model_; }
+  void row(std::int64_t id, float* out) const override;
+  std::string describe() const override;
+
+ private:
+  std::int64_t vocab_size_;
+  std::size_t d_model_;
+  std::uint64_t seed_;
+};
+
+// A table held in memory, e.g. weights handed over by a caller.
+class DenseTable final : public EmbeddingTable {
+ public:
+  explicit DenseTable(xt::xtensor<float, 2> weights, std::string description = "dense");
+  std::int64_t vocab_size() const override { return static_cast<std::int64_t>(weights_.shape()[0]); }
+  std::size_t d_model() const override { return weights_.shape()[1]; }
+  void row(std::int64_t id, float* out) const override;
+  std::string describe() const override { return description_; }
+
+ private:
+  xt::xtensor<float, 2> weights_;  // (vocab, d_model)
+  std::string description_;
+};
+
+// The splitmix64 finaliser, exposed for the dropout mask and for tests.
+std::uint64_t splitmix64(std::uint64_t x);
+
+}  // namespace embedpe

@@ -1,0 +1,90 @@
+// Text → token IDs with a SentencePiece model, batched and padded.
+//
+//   auto tok = embedpe::Tokenizer::default_model();       // or from_file("m.model")
+//   embedpe::EncodeOptions opt;                            // BOS + EOS, pad to longest
+//   opt.seq_len = 16;                                      // or: pad and truncate to 16
+//   embedpe::Batch b = tok.encode_batch({"Hello", "你好"}, opt);
+//   // b.input_ids      (2, 16) int64   [1, ..., 2, 0, 0, ...]
+//   // b.attention_mask (2, 16) int64   1 = token, 0 = padding
+//
+// SentencePiece stays behind this interface: its headers and status type are
+// not part of embedpe's API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+namespace embedpe {
+
+// What a model file holds, read from its ModelProto.
+struct ModelInfo {
+  std::string source;            // path, or "embedded default"
+  std::int64_t vocab_size = 0;   // number of pieces
+  int pad_id = -1;               // -1: the model defines none
+  int bos_id = -1;
+  int eos_id = -1;
+  int unk_id = -1;
+  std::string model_type;        // "unigram", "bpe", "word", "char"
+  std::string normalizer;        // normalizer_spec.name, e.g. "nmt_nfkc"
+  bool byte_fallback = false;
+  std::size_t size_bytes = 0;    // of the serialized model
+  std::string sha256;            // of the serialized model, lowercase hex
+};
+
+struct EncodeOptions {
+  bool add_bos = true;               // where the model defines BOS
+  bool add_eos = true;               // where the model defines EOS
+  std::optional<int> pad_id;         // default: the model's pad id, else 0
+  std::optional<std::size_t> seq_len;  // pad and truncate to this; default: longest
+};
+
+// A padded batch. Truncation keeps BOS and EOS and drops tokens from the end
+// of the text.
+struct Batch {
+  xt::xtensor<std::int64_t, 2> input_ids;       // (batch, seq_len)
+  xt::xtensor<std::int64_t, 2> attention_mask;  // (batch, seq_len)
+  std::vector<std::vector<std::string>> pieces; // (batch, tokens): real tokens, no padding
+  std::vector<std::size_t> untruncated_lengths; // (batch,): tokens incl. BOS/EOS before truncation
+  int pad_id = 0;                               // the pad id actually used
+
+  std::size_t size() const { return input_ids.shape()[0]; }
+  std::size_t seq_len() const { return input_ids.shape()[1]; }
+  std::size_t truncated_count() const;
+};
+
+class Tokenizer {
+ public:
+  static Tokenizer from_file(const std::string& path);
+  // `source` names the bytes in error messages and ModelInfo.
+  static Tokenizer from_bytes(std::string_view serialized, const std::string& source);
+  // The model embedded in the library (data/default.model).
+  static Tokenizer default_model();
+
+  Tokenizer(Tokenizer&&) noexcept;
+  Tokenizer& operator=(Tokenizer&&) noexcept;
+  ~Tokenizer();
+
+  const ModelInfo& info() const;
+
+  // Ids of one text, without BOS/EOS, as SentencePiece's Encode gives them.
+  std::vector<int> encode(std::string_view text) const;
+  const std::string& id_to_piece(int id) const;
+
+  // Encodes, adds BOS/EOS, truncates and pads. Texts must be valid UTF-8
+  // (see text_input.h); throws embedpe::Error otherwise.
+  Batch encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options) const;
+
+ private:
+  struct Impl;
+  explicit Tokenizer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace embedpe

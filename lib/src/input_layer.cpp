@@ -1,0 +1,118 @@
+#include "embedpe/input_layer.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "embedpe/error.h"
+#include "embedpe/memory.h"
+
+namespace embedpe {
+
+Scale Scale::parse(std::string_view text) {
+  if (text == "sqrt") return {ScaleKind::sqrt_d_model, 1.0};
+  if (text == "none") return {ScaleKind::none, 1.0};
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+      std::abs(value) > std::numeric_limits<float>::max()) {
+    throw UsageError("--scale must be sqrt, none or a finite number, not '" + std::string(text) + "'");
+  }
+  return {ScaleKind::value, value};
+}
+
+float Scale::factor(std::size_t d_model) const {
+  switch (kind) {
+    case ScaleKind::sqrt_d_model: return static_cast<float>(std::sqrt(static_cast<double>(d_model)));
+    case ScaleKind::none: return 1.0f;
+    case ScaleKind::value: return static_cast<float>(value);
+  }
+  return 1.0f;
+}
+
+std::string Scale::to_string() const {
+  switch (kind) {
+    case ScaleKind::sqrt_d_model: return "sqrt";
+    case ScaleKind::none: return "none";
+    case ScaleKind::value: {
+      char buf[32];
+      auto r = std::to_chars(buf, buf + sizeof buf, value);
+      return std::string(buf, r.ptr);
+    }
+  }
+  return "sqrt";
+}
+
+InputLayer::InputLayer(const EmbeddingTable& table, const SinusoidalEncoding& pe, InputLayerOptions options)
+    : table_(table), pe_(pe), options_(options) {
+  if (table.d_model() != pe.d_model()) {
+    throw UsageError("embedding table has d_model " + std::to_string(table.d_model()) +
+                     " but the positional encoding has " + std::to_string(pe.d_model()));
+  }
+  if (options_.dropout && !(options_.dropout->p >= 0.0 && options_.dropout->p < 1.0)) {
+    throw UsageError("--dropout must be in [0, 1)");
+  }
+}
+
+InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids) const {
+  const std::size_t batch = ids.shape()[0];
+  const std::size_t seq_len = ids.shape()[1];
+  const std::size_t d = table_.d_model();
+  if (seq_len > pe_.max_len()) {
+    throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long but the PE table has " +
+                     std::to_string(pe_.max_len()) + " positions; raise --max-len or truncate with --seq-len");
+  }
+  const std::size_t elements = checked_product({batch, seq_len, d}, "output");
+  const std::size_t tensors = options_.want_token_embeddings ? 2 : 1;
+  check_allocation(checked_product({elements, sizeof(float), tensors}, "output"),
+                   "output of shape [" + std::to_string(batch) + ", " + std::to_string(seq_len) + ", " +
+                       std::to_string(d) + "]");
+
+  InputLayerOutput out;
+  out.positional_encoding = pe_.rows(0, seq_len);
+  out.output = xt::xtensor<float, 3>::from_shape({batch, seq_len, d});
+  if (options_.want_token_embeddings) out.token_embeddings = xt::xtensor<float, 3>::from_shape({batch, seq_len, d});
+
+  const float scale = options_.scale.factor(d);
+  const float* pe = out.positional_encoding.data();  // (seq_len, d)
+  float* dst = out.output.data();                    // (batch, seq_len, d)
+  float* tok = options_.want_token_embeddings ? out.token_embeddings.data() : nullptr;
+
+  const bool dropping = options_.dropout && options_.dropout->p > 0.0;
+  const double p = dropping ? options_.dropout->p : 0.0;
+  const float keep_scale = dropping ? static_cast<float>(1.0 / (1.0 - p)) : 1.0f;
+  const std::uint64_t drop_key = dropping ? splitmix64(splitmix64(options_.dropout->seed) ^ 0xD1B54A32D192ED03ULL) : 0;
+  constexpr double kTwoPow53 = 9007199254740992.0;
+
+  for (std::size_t b = 0; b < batch; ++b) {
+    for (std::size_t l = 0; l < seq_len; ++l) {
+      const std::int64_t id = ids(b, l);
+      if (id < 0 || id >= table_.vocab_size()) {
+        throw UsageError("token id " + std::to_string(id) + " (sequence " + std::to_string(b) + ", position " +
+                         std::to_string(l) + ") is outside the embedding table's " +
+                         std::to_string(table_.vocab_size()) + " rows");
+      }
+      float* row = dst + (b * seq_len + l) * d;
+      const float* pe_row = pe + l * d;
+      // The table writes E[id] straight into the output row, which is then
+      // scaled and shifted in place: one pass, no temporary.
+      table_.row(id, row);
+      for (std::size_t j = 0; j < d; ++j) {
+        const float e = row[j] * scale;  // rounded to float32 as in PyTorch
+        if (tok) tok[(b * seq_len + l) * d + j] = e;
+        row[j] = e + pe_row[j];
+      }
+      if (dropping) {
+        const std::uint64_t base = (b * seq_len + l) * d;
+        for (std::size_t j = 0; j < d; ++j) {
+          const double u = static_cast<double>(splitmix64(drop_key + base + j) >> 11) / kTwoPow53;
+          row[j] = u < p ? 0.0f : row[j] * keep_scale;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace embedpe

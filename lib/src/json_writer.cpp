@@ -1,0 +1,95 @@
+#include "embedpe/json_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "embedpe/error.h"
+
+namespace embedpe {
+namespace {
+
+class TensorText {
+ public:
+  TensorText(OutputFile& out, const TensorRef& t) : out_(out), t_(t) {}
+
+  void write() { write_level(0, 0, 2); }
+
+ private:
+  // Writes the sub-array at `dim` starting at element `offset`.
+  void write_level(std::size_t dim, std::size_t offset, int indent) {
+    const std::size_t ndim = t_.shape.size();
+    if (ndim == 0) {
+      write_value(0);
+      return;
+    }
+    const std::size_t n = t_.shape[dim];
+    std::size_t stride = 1;
+    for (std::size_t k = dim + 1; k < ndim; ++k) stride *= t_.shape[k];
+    if (dim + 1 == ndim) {
+      out_.write("[");
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i) out_.write(", ");
+        write_value(offset + i);
+      }
+      out_.write("]");
+      return;
+    }
+    if (n == 0) {
+      out_.write("[]");
+      return;
+    }
+    out_.write("[\n");
+    const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
+    for (std::size_t i = 0; i < n; ++i) {
+      out_.write(pad);
+      write_level(dim + 1, offset + i * stride, indent + 2);
+      out_.write(i + 1 < n ? ",\n" : "\n");
+    }
+    out_.write(std::string(static_cast<std::size_t>(indent), ' '));
+    out_.write("]");
+  }
+
+  void write_value(std::size_t index) {
+    char buf[32];
+    std::to_chars_result r;
+    if (t_.dtype == DType::float32) {
+      float v;
+      std::memcpy(&v, static_cast<const char*>(t_.data) + 4 * index, 4);
+      if (!std::isfinite(v)) {
+        throw Error("tensor " + t_.name + " holds " + (std::isnan(v) ? "NaN" : "an infinity") +
+                    ", which JSON cannot represent; use --format npy");
+      }
+      r = std::to_chars(buf, buf + sizeof buf, v);
+    } else {
+      std::int64_t v;
+      std::memcpy(&v, static_cast<const char*>(t_.data) + 8 * index, 8);
+      r = std::to_chars(buf, buf + sizeof buf, v);
+    }
+    out_.write(buf, static_cast<std::size_t>(r.ptr - buf));
+  }
+
+  OutputFile& out_;
+  const TensorRef& t_;
+};
+
+}  // namespace
+
+void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::vector<TensorRef>& tensors) {
+  out.write("{\n");
+  bool first = true;
+  for (const auto& [key, value] : meta.items()) {
+    if (!first) out.write(",\n");
+    first = false;
+    out.write("  " + nlohmann::json(key).dump() + ": " + value.dump());
+  }
+  for (const auto& tensor : tensors) {
+    if (!first) out.write(",\n");
+    first = false;
+    out.write("  " + nlohmann::json(tensor.name).dump() + ": ");
+    TensorText(out, tensor).write();
+  }
+  out.write("\n}\n");
+}
+
+}  // namespace embedpe

@@ -1,0 +1,28 @@
+// A minimal reader of the protobuf wire format, enough to check that a file
+// is a well-formed message and to read a few scalar fields of a
+// SentencePiece ModelProto that the processor does not expose.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace embedpe::protobuf {
+
+enum WireType : int { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+
+struct Field {
+  std::uint32_t number = 0;
+  int wire_type = 0;
+  std::uint64_t value = 0;  // kVarint, kFixed64, kFixed32
+  std::string_view bytes;   // kLengthDelimited
+};
+
+// The top-level fields of a message; stops at the first malformed field.
+std::vector<Field> fields(std::string_view message);
+
+// True if the whole buffer parses as a sequence of fields (groups and
+// unknown wire types count as malformed: SentencePiece models use neither).
+bool well_formed(std::string_view message);
+
+}  // namespace embedpe::protobuf

@@ -1,0 +1,315 @@
+#include "embedpe/tensor_io.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "embedpe/error.h"
+#include "embedpe/memory.h"
+
+namespace embedpe {
+
+const char* dtype_name(DType dtype) { return dtype == DType::int64 ? "int64" : "float32"; }
+const char* numpy_descr(DType dtype) { return dtype == DType::int64 ? "<i8" : "<f4"; }
+std::size_t dtype_size(DType dtype) { return dtype == DType::int64 ? 8 : 4; }
+
+std::size_t TensorRef::elements() const {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  return n;
+}
+
+// ---------------------------------------------------------------- writing
+
+std::string npy_header(const TensorRef& tensor) {
+  std::string dict = "{'descr': '" + std::string(numpy_descr(tensor.dtype)) + "', 'fortran_order': False, 'shape': (";
+  for (std::size_t i = 0; i < tensor.shape.size(); ++i) {
+    dict += std::to_string(tensor.shape[i]);
+    if (tensor.shape.size() == 1 || i + 1 < tensor.shape.size()) dict += tensor.shape.size() == 1 ? "," : ", ";
+  }
+  dict += "), }";
+  // Version 1.0 has a 2-byte header length; longer headers need 2.0.
+  const bool v2 = dict.size() + 1 + 10 + 64 > 0xFFFF;
+  const std::size_t prefix = v2 ? 12 : 10;
+  const std::size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+  dict.append(total - prefix - dict.size() - 1, ' ');
+  dict += '\n';
+  const std::size_t len = dict.size();
+  std::string header = "\x93NUMPY";
+  header += static_cast<char>(v2 ? 2 : 1);
+  header += '\0';
+  header += static_cast<char>(len & 0xFF);
+  header += static_cast<char>((len >> 8) & 0xFF);
+  if (v2) {
+    header += static_cast<char>((len >> 16) & 0xFF);
+    header += static_cast<char>((len >> 24) & 0xFF);
+  }
+  return header + dict;
+}
+
+void write_npy(OutputFile& out, const TensorRef& tensor) {
+  out.write(npy_header(tensor));
+  out.write(tensor.data, tensor.bytes());
+}
+
+namespace {
+
+void put16(std::string& s, std::uint32_t v) {
+  s += static_cast<char>(v & 0xFF);
+  s += static_cast<char>((v >> 8) & 0xFF);
+}
+void put32(std::string& s, std::uint32_t v) {
+  put16(s, v & 0xFFFF);
+  put16(s, v >> 16);
+}
+
+// A CRC over a buffer that may exceed zlib's uInt.
+std::uint32_t crc32_of(std::uint32_t crc, const void* data, std::size_t size) {
+  const auto* p = static_cast<const Bytef*>(data);
+  while (size > 0) {
+    uInt chunk = size > (1u << 30) ? (1u << 30) : static_cast<uInt>(size);
+    crc = static_cast<std::uint32_t>(::crc32(crc, p, chunk));
+    p += chunk;
+    size -= chunk;
+  }
+  return crc;
+}
+
+constexpr std::uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01: reproducible bytes
+constexpr std::uint16_t kDosTime = 0;
+
+}  // namespace
+
+void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors) {
+  struct Entry {
+    std::string name;
+    std::uint32_t crc;
+    std::uint32_t size;
+    std::uint32_t offset;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t offset = 0;
+  for (const auto& tensor : tensors) {
+    const std::string header = npy_header(tensor);
+    const std::uint64_t size = header.size() + static_cast<std::uint64_t>(tensor.bytes());
+    // Without ZIP64, members and offsets must stay below 4 GiB.
+    if (size >= 0xFFFFFFFFull || offset + size + 4096 >= 0xFFFFFFFFull) {
+      throw UsageError("tensor " + tensor.name + " makes the .npz larger than 4 GiB, which embedpe's .npz writer "
+                       "does not support yet; write it with --format npy");
+    }
+    Entry e{tensor.name + ".npy", 0, static_cast<std::uint32_t>(size), static_cast<std::uint32_t>(offset)};
+    e.crc = crc32_of(crc32_of(0, header.data(), header.size()), tensor.data, tensor.bytes());
+
+    std::string local;
+    put32(local, 0x04034b50);
+    put16(local, 20);  // version needed: 2.0
+    put16(local, 0);   // flags
+    put16(local, 0);   // stored
+    put16(local, kDosTime);
+    put16(local, kDosDate);
+    put32(local, e.crc);
+    put32(local, e.size);
+    put32(local, e.size);
+    put16(local, static_cast<std::uint32_t>(e.name.size()));
+    put16(local, 0);  // extra length
+    local += e.name;
+    out.write(local);
+    out.write(header);
+    out.write(tensor.data, tensor.bytes());
+    offset += local.size() + size;
+    entries.push_back(std::move(e));
+  }
+
+  std::string central;
+  for (const auto& e : entries) {
+    put32(central, 0x02014b50);
+    put16(central, 20);  // made by: 2.0, MS-DOS attributes
+    put16(central, 20);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, kDosTime);
+    put16(central, kDosDate);
+    put32(central, e.crc);
+    put32(central, e.size);
+    put32(central, e.size);
+    put16(central, static_cast<std::uint32_t>(e.name.size()));
+    put16(central, 0);  // extra
+    put16(central, 0);  // comment
+    put16(central, 0);  // disk
+    put16(central, 0);  // internal attributes
+    put32(central, 0);  // external attributes
+    put32(central, e.offset);
+    central += e.name;
+  }
+  std::string end;
+  put32(end, 0x06054b50);
+  put16(end, 0);
+  put16(end, 0);
+  put16(end, static_cast<std::uint32_t>(entries.size()));
+  put16(end, static_cast<std::uint32_t>(entries.size()));
+  put32(end, static_cast<std::uint32_t>(central.size()));
+  put32(end, static_cast<std::uint32_t>(offset));
+  put16(end, 0);
+  out.write(central);
+  out.write(end);
+}
+
+// ---------------------------------------------------------------- reading
+
+namespace {
+
+// A cursor over the Python-literal dict of a .npy header.
+struct DictParser {
+  std::string_view s;
+  std::size_t pos = 0;
+  const std::string& source;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(source + ": malformed .npy header (" + what + "); the file is not a NumPy .npy array or is corrupt");
+  }
+  void skip_space() {
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' || s[pos] == '\r')) ++pos;
+  }
+  bool eat(char c) {
+    skip_space();
+    if (pos < s.size() && s[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c)) fail(std::string("expected '") + c + "'");
+  }
+  std::string string_literal() {
+    skip_space();
+    if (pos >= s.size() || (s[pos] != '\'' && s[pos] != '"')) fail("expected a string");
+    char quote = s[pos++];
+    std::size_t end = s.find(quote, pos);
+    if (end == std::string_view::npos) fail("unterminated string");
+    std::string out(s.substr(pos, end - pos));
+    pos = end + 1;
+    return out;
+  }
+  bool boolean() {
+    skip_space();
+    if (s.substr(pos, 4) == "True") { pos += 4; return true; }
+    if (s.substr(pos, 5) == "False") { pos += 5; return false; }
+    fail("expected True or False");
+  }
+  std::size_t integer() {
+    skip_space();
+    std::size_t start = pos;
+    std::uint64_t v = 0;
+    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+      if (v > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) fail("dimension too large");
+      v = v * 10 + static_cast<std::uint64_t>(s[pos++] - '0');
+    }
+    if (pos == start) fail("expected a dimension");
+    if (pos < s.size() && s[pos] == 'L') ++pos;  // Python 2 long
+    return static_cast<std::size_t>(v);
+  }
+  std::vector<std::size_t> shape() {
+    expect('(');
+    std::vector<std::size_t> dims;
+    if (eat(')')) return dims;
+    while (true) {
+      dims.push_back(integer());
+      if (dims.size() > 32) fail("more than 32 dimensions");
+      if (eat(')')) return dims;
+      expect(',');
+      if (eat(')')) return dims;
+    }
+  }
+};
+
+}  // namespace
+
+NpyHeader parse_npy_header(std::string_view file, const std::string& source) {
+  if (file.size() < 10 || file.substr(0, 6) != "\x93NUMPY") {
+    throw Error(source + ": not a .npy file (no \\x93NUMPY magic); save it with numpy.save");
+  }
+  NpyHeader h;
+  h.major_version = static_cast<unsigned char>(file[6]);
+  std::size_t len = 0, prefix = 0;
+  auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(file[i])); };
+  if (h.major_version == 1) {
+    len = byte(8) | byte(9) << 8;
+    prefix = 10;
+  } else if (h.major_version == 2 || h.major_version == 3) {
+    if (file.size() < 12) throw Error(source + ": truncated .npy header");
+    len = byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24;
+    prefix = 12;
+  } else {
+    throw Error(source + ": unsupported .npy format version " + std::to_string(h.major_version));
+  }
+  if (len > file.size() - prefix) throw Error(source + ": truncated .npy header");
+  h.data_offset = prefix + len;
+
+  DictParser p{file.substr(prefix, len), 0, source};
+  bool has_descr = false, has_order = false, has_shape = false;
+  p.expect('{');
+  while (!p.eat('}')) {
+    std::string key = p.string_literal();
+    p.expect(':');
+    if (key == "descr") {
+      h.descr = p.string_literal();
+      has_descr = true;
+    } else if (key == "fortran_order") {
+      h.fortran_order = p.boolean();
+      has_order = true;
+    } else if (key == "shape") {
+      h.shape = p.shape();
+      has_shape = true;
+    } else {
+      p.fail("unexpected key '" + key + "'");
+    }
+    if (!p.eat(',')) {
+      p.expect('}');
+      break;
+    }
+  }
+  if (!has_descr || !has_order || !has_shape) p.fail("descr, fortran_order and shape are required");
+  return h;
+}
+
+xt::xtensor<float, 2> load_npy_matrix(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  const std::string file = std::move(buf).str();
+  NpyHeader h = parse_npy_header(file, path);
+  if (h.shape.size() != 2) throw Error(path + ": expected a 2-D array, got " + std::to_string(h.shape.size()) + "-D");
+  if (h.fortran_order) throw Error(path + ": Fortran-ordered arrays are not supported; save with np.ascontiguousarray");
+  std::size_t item;
+  if (h.descr == "<f4") {
+    item = 4;
+  } else if (h.descr == "<f8") {
+    item = 8;
+  } else {
+    throw Error(path + ": dtype " + h.descr + " is not supported; expected <f4 or <f8");
+  }
+  const std::size_t n = checked_product({h.shape[0], h.shape[1]}, path);
+  if (file.size() - h.data_offset != checked_product({n, item}, path)) {
+    throw Error(path + ": data size does not match the header's shape (truncated or corrupt file)");
+  }
+  auto out = xt::xtensor<float, 2>::from_shape({h.shape[0], h.shape[1]});
+  const char* data = file.data() + h.data_offset;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (item == 4) {
+      std::memcpy(out.data() + i, data + 4 * i, 4);
+    } else {
+      double v;
+      std::memcpy(&v, data + 8 * i, 8);
+      out.data()[i] = static_cast<float>(v);
+    }
+  }
+  return out;
+}
+
+}  // namespace embedpe

@@ -1,0 +1,183 @@
+#include "embedpe/tokenizer.h"
+
+#include <sentencepiece_processor.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "default_model.h"
+#include "embedpe/error.h"
+#include "embedpe/sha256.h"
+#include "embedpe/text_input.h"
+#include "protobuf_fields.h"
+
+namespace embedpe {
+
+struct Tokenizer::Impl {
+  sentencepiece::SentencePieceProcessor sp;
+  ModelInfo info;
+};
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open model " + path + ": " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw Error("cannot read model " + path + ": " + std::strerror(errno));
+  return std::move(buf).str();
+}
+
+// Fields SentencePiece does not expose through its processor, read from the
+// ModelProto wire format (sentencepiece_model.proto): ModelProto.trainer_spec
+// = 2, .normalizer_spec = 3; TrainerSpec.model_type = 3, .byte_fallback = 35;
+// NormalizerSpec.name = 1.
+void read_spec_fields(std::string_view model, ModelInfo& info) {
+  static constexpr const char* kTypes[] = {"unknown", "unigram", "bpe", "word", "char"};
+  info.model_type = "unigram";  // the proto default
+  for (const auto& field : protobuf::fields(model)) {
+    if (field.number == 2 && field.wire_type == protobuf::kLengthDelimited) {
+      for (const auto& t : protobuf::fields(field.bytes)) {
+        if (t.number == 3 && t.wire_type == protobuf::kVarint) {
+          info.model_type = t.value < 5 ? kTypes[t.value] : "unknown";
+        } else if (t.number == 35 && t.wire_type == protobuf::kVarint) {
+          info.byte_fallback = t.value != 0;
+        }
+      }
+    } else if (field.number == 3 && field.wire_type == protobuf::kLengthDelimited) {
+      for (const auto& n : protobuf::fields(field.bytes)) {
+        if (n.number == 1 && n.wire_type == protobuf::kLengthDelimited) {
+          info.normalizer = std::string(n.bytes);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
+Tokenizer::~Tokenizer() = default;
+
+Tokenizer Tokenizer::from_file(const std::string& path) {
+  return from_bytes(read_file(path), path);
+}
+
+Tokenizer Tokenizer::default_model() {
+  return from_bytes(detail::default_model_bytes(), "embedded default");
+}
+
+Tokenizer Tokenizer::from_bytes(std::string_view serialized, const std::string& source) {
+  const std::string hint = "; give a SentencePiece .model file (the one spm_train writes)";
+  if (serialized.empty()) throw Error("model " + source + " is empty" + hint);
+  // SentencePiece parses the protobuf itself, but checking the wire format
+  // first turns truncated or foreign files into one clear message.
+  if (!protobuf::well_formed(serialized)) {
+    throw Error("model " + source + " is not a SentencePiece model (truncated or corrupt protobuf)" + hint);
+  }
+  auto impl = std::make_unique<Impl>();
+  auto status = impl->sp.LoadFromSerializedProto(serialized);
+  if (!status.ok()) {
+    throw Error("model " + source + " is not a usable SentencePiece model (" + status.ToString() + ")" + hint);
+  }
+  ModelInfo& info = impl->info;
+  info.source = source;
+  info.vocab_size = impl->sp.GetPieceSize();
+  if (info.vocab_size <= 0) throw Error("model " + source + " has no pieces" + hint);
+  info.pad_id = impl->sp.pad_id();
+  info.bos_id = impl->sp.bos_id();
+  info.eos_id = impl->sp.eos_id();
+  info.unk_id = impl->sp.unk_id();
+  info.size_bytes = serialized.size();
+  info.sha256 = sha256_hex(serialized);
+  read_spec_fields(serialized, info);
+  return Tokenizer(std::move(impl));
+}
+
+const ModelInfo& Tokenizer::info() const { return impl_->info; }
+
+std::vector<int> Tokenizer::encode(std::string_view text) const {
+  std::vector<int> ids;
+  auto status = impl_->sp.Encode(text, &ids);
+  if (!status.ok()) throw Error("SentencePiece could not encode a text: " + status.ToString());
+  return ids;
+}
+
+const std::string& Tokenizer::id_to_piece(int id) const { return impl_->sp.IdToPiece(id); }
+
+std::size_t Batch::truncated_count() const {
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < size(); ++b) {
+    std::size_t kept = pieces[b].size();
+    if (untruncated_lengths[b] > kept) ++n;
+  }
+  return n;
+}
+
+Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options) const {
+  const ModelInfo& info = impl_->info;
+  const int bos = options.add_bos ? info.bos_id : -1;
+  const int eos = options.add_eos ? info.eos_id : -1;
+  const std::size_t specials = (bos >= 0) + (eos >= 0);
+
+  Batch batch;
+  batch.pad_id = options.pad_id.value_or(info.pad_id >= 0 ? info.pad_id : 0);
+  if (batch.pad_id < 0 || batch.pad_id >= info.vocab_size) {
+    throw UsageError("--pad-id " + std::to_string(batch.pad_id) + " is outside the vocabulary (0.." +
+                     std::to_string(info.vocab_size - 1) + " for model " + info.source + ")");
+  }
+  if (options.seq_len && *options.seq_len < specials) {
+    throw UsageError("--seq-len " + std::to_string(*options.seq_len) + " leaves no room for " +
+                     (specials == 2 ? "BOS and EOS" : "BOS/EOS") + "; use at least " +
+                     std::to_string(specials) + ", or --no-bos/--no-eos");
+  }
+
+  std::vector<std::vector<int>> sequences;  // (batch, tokens) after truncation
+  sequences.reserve(texts.size());
+  batch.untruncated_lengths.reserve(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    check_text(texts[i], "text " + std::to_string(i + 1));
+    std::vector<int> content = encode(texts[i]);
+    batch.untruncated_lengths.push_back(content.size() + specials);
+    if (options.seq_len) content.resize(std::min(content.size(), *options.seq_len - specials));
+    std::vector<int> seq;
+    seq.reserve(content.size() + specials);
+    if (bos >= 0) seq.push_back(bos);
+    seq.insert(seq.end(), content.begin(), content.end());
+    if (eos >= 0) seq.push_back(eos);
+    sequences.push_back(std::move(seq));
+  }
+
+  std::size_t seq_len = 0;
+  if (options.seq_len) {
+    seq_len = *options.seq_len;
+  } else {
+    for (const auto& s : sequences) seq_len = std::max(seq_len, s.size());
+  }
+
+  const std::size_t n = sequences.size();
+  batch.input_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
+  batch.attention_mask = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
+  batch.input_ids.fill(batch.pad_id);
+  batch.attention_mask.fill(0);
+  batch.pieces.resize(n);
+  for (std::size_t b = 0; b < n; ++b) {
+    const auto& seq = sequences[b];
+    batch.pieces[b].reserve(seq.size());
+    for (std::size_t l = 0; l < seq.size(); ++l) {
+      batch.input_ids(b, l) = seq[l];
+      batch.attention_mask(b, l) = 1;
+      batch.pieces[b].push_back(id_to_piece(seq[l]));
+    }
+  }
+  return batch;
+}
+
+}  // namespace embedpe
