@@ -2,7 +2,9 @@
 // the tokenization flags of encode and tokenize.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,25 @@ struct TokenizeFlags {
   std::optional<int> pad_id;
   std::optional<std::size_t> seq_len;
 };
+
+// An option that takes one of a few words and stores the matching enum
+// value through `set`; anything else is a usage error listing the words.
+template <class E>
+CLI::Option* add_choice(CLI::App& cmd, const std::string& flag, std::function<void(E)> set,
+                        std::vector<std::pair<std::string, E>> choices, const std::string& help) {
+  std::string names;
+  for (const auto& c : choices) names += (names.empty() ? "" : "|") + c.first;
+  auto* opt = cmd.add_option_function<std::string>(
+      flag,
+      [set, choices, names, flag](const std::string& value) {
+        for (const auto& [word, e] : choices) {
+          if (word == value) return set(e);
+        }
+        throw CLI::ValidationError(flag, "must be one of " + names + ", not '" + value + "'");
+      },
+      help);
+  return opt->type_name(names);
+}
 
 void add_text_options(CLI::App& cmd, TextOptions& options);
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);

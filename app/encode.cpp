@@ -1,4 +1,6 @@
 // embedpe encode: text → ids → E[ids] × scale + PE → JSON / .npy / .npz.
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -129,9 +131,10 @@ void run_encode(const EncodeCommand& cmd) {
   const Batch batch = tokenizer.encode_batch(texts.lines, encode_options(cmd.tokenize));
   check_lengths(batch, texts, cmd.max_len, cmd.tokenize);
 
+  const bool want_tok = std::find(emit.begin(), emit.end(), TensorName::token_embeddings) != emit.end();
+  InputLayer::check_memory(batch.size(), batch.seq_len(), cmd.d_model, want_tok);
   const RandomNormalTable table(tokenizer.info().vocab_size, cmd.d_model, cmd.seed);
   const SinusoidalEncoding pe({.d_model = cmd.d_model, .max_len = cmd.max_len});
-  const bool want_tok = std::find(emit.begin(), emit.end(), TensorName::token_embeddings) != emit.end();
   const InputLayer layer(table, pe, {.scale = scale, .dropout = dropout, .want_token_embeddings = want_tok});
   const InputLayerOutput result = layer.forward(batch.input_ids);
 
@@ -146,6 +149,10 @@ void run_encode(const EncodeCommand& cmd) {
     }
   }
 
+  if (format != Format::json && cmd.output == "-" && ::isatty(STDOUT_FILENO)) {
+    throw UsageError(std::string("refusing to write binary .") + (format == Format::npy ? "npy" : "npz") +
+                     " to a terminal; give --output FILE or redirect standard output");
+  }
   OutputFile out(cmd.output);
   switch (format) {
     case Format::npy: write_npy(out, tensors.front()); break;
@@ -201,11 +208,12 @@ void setup_encode(CLI::App& app) {
   sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");
   sub->add_option("--dropout", cmd->dropout, "Dropout probability with --train (default 0.1)")
       ->type_name("P");
-  sub->add_option("--format", cmd->format, "Output format (default: from --output's extension, else json)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Format>{{"json", Format::json}, {"npy", Format::npy}, {"npz", Format::npz}},
-          CLI::ignore_case));
-  sub->add_option("--output,-o", cmd->output, "Output path (- for standard output)")->capture_default_str();
+  add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
+                     {{"json", Format::json}, {"npy", Format::npy}, {"npz", Format::npz}},
+                     "Output format (default: from --output's extension, else json)");
+  sub->add_option("--output,-o", cmd->output, "Output path (- for standard output)")
+      ->type_name("PATH")
+      ->capture_default_str();
   sub->add_option("--emit", cmd->emit,
                   "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all "
                   "(default: output for npy; input_ids,attention_mask,output otherwise)")

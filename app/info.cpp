@@ -61,9 +61,8 @@ void setup_info(CLI::App& app) {
   auto cmd = std::make_shared<InfoCommand>();
   auto* sub = app.add_subcommand("info", "What a SentencePiece model holds: vocabulary, special ids, type, SHA-256");
   add_model_option(*sub, cmd->model);
-  sub->add_option("--format", cmd->format, "text or json")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, InfoFormat>{{"text", InfoFormat::text}, {"json", InfoFormat::json}}, CLI::ignore_case));
+  add_choice<InfoFormat>(*sub, "--format", [cmd](InfoFormat f) { cmd->format = f; },
+                         {{"text", InfoFormat::text}, {"json", InfoFormat::json}}, "text (default) or json");
   sub->callback([cmd] { run_info(*cmd); });
 }
 

@@ -66,13 +66,12 @@ void setup_tokenize(CLI::App& app) {
   auto* sub = app.add_subcommand("tokenize", "Text → token ids and pieces (BOS/EOS and truncation as encode applies them)");
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
-  sub->add_option("--format", cmd->format, "json (ids + pieces), ids or pieces (one line per text)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, TokenFormat>{
-              {"json", TokenFormat::json}, {"ids", TokenFormat::ids}, {"pieces", TokenFormat::pieces}},
-          CLI::ignore_case))
+  add_choice<TokenFormat>(*sub, "--format", [cmd](TokenFormat f) { cmd->format = f; },
+                          {{"json", TokenFormat::json}, {"ids", TokenFormat::ids}, {"pieces", TokenFormat::pieces}},
+                          "json (ids + pieces; default), or one line of ids or pieces per text");
+  sub->add_option("--output,-o", cmd->output, "Output path (- for standard output)")
+      ->type_name("PATH")
       ->capture_default_str();
-  sub->add_option("--output,-o", cmd->output, "Output path (- for standard output)")->capture_default_str();
   sub->callback([cmd] { run_tokenize(*cmd); });
 }
 

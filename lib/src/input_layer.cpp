@@ -1,6 +1,7 @@
 #include "embedpe/input_layer.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -55,6 +56,17 @@ InputLayer::InputLayer(const EmbeddingTable& table, const SinusoidalEncoding& pe
   }
 }
 
+void InputLayer::check_memory(std::size_t batch, std::size_t seq_len, std::size_t d_model,
+                              bool want_token_embeddings) {
+  const std::string what = "output of shape [" + std::to_string(batch) + ", " + std::to_string(seq_len) + ", " +
+                           std::to_string(d_model) + "]";
+  const std::size_t tensors = want_token_embeddings ? 2 : 1;
+  const std::size_t outputs = checked_product({batch, seq_len, d_model, sizeof(float), tensors}, what);
+  const std::size_t pe = checked_product({seq_len + 1, d_model, sizeof(float)}, what);  // rows + frequencies
+  if (outputs > SIZE_MAX - pe) throw UsageError(what + " is too large");
+  check_allocation(outputs + pe, what);
+}
+
 InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids) const {
   const std::size_t batch = ids.shape()[0];
   const std::size_t seq_len = ids.shape()[1];
@@ -63,11 +75,7 @@ InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids) co
     throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long but the PE table has " +
                      std::to_string(pe_.max_len()) + " positions; raise --max-len or truncate with --seq-len");
   }
-  const std::size_t elements = checked_product({batch, seq_len, d}, "output");
-  const std::size_t tensors = options_.want_token_embeddings ? 2 : 1;
-  check_allocation(checked_product({elements, sizeof(float), tensors}, "output"),
-                   "output of shape [" + std::to_string(batch) + ", " + std::to_string(seq_len) + ", " +
-                       std::to_string(d) + "]");
+  check_memory(batch, seq_len, d, options_.want_token_embeddings);
 
   InputLayerOutput out;
   out.positional_encoding = pe_.rows(0, seq_len);

@@ -93,6 +93,7 @@ void OutputFile::flush() {
 }
 
 void OutputFile::write(const void* data, std::size_t size) {
+  if (size == 0) return;  // an empty tensor's data() may be null
   const char* p = static_cast<const char*>(data);
   if (size >= buffer_.size()) {
     flush();

@@ -15,6 +15,7 @@ SinusoidalEncoding::SinusoidalEncoding(SinusoidalOptions options) : options_(opt
     throw UsageError("PE base must be a finite number greater than 1");
   }
   const std::size_t d = options_.d_model;
+  check_allocation(checked_product({(d + 1) / 2, sizeof(double)}, "PE frequency table"), "PE frequency table");
   denominators_.resize((d + 1) / 2);
   for (std::size_t i = 0; i < denominators_.size(); ++i) {
     denominators_[i] = std::pow(options_.base, static_cast<double>(2 * i) / static_cast<double>(d));

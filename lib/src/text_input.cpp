@@ -1,5 +1,7 @@
 #include "embedpe/text_input.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,6 +60,10 @@ std::vector<std::string> read_lines(const std::string& path) {
   std::istream* in = &std::cin;
   std::string name = path == "-" ? "<stdin>" : path;
   if (path != "-") {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      throw Error("input " + path + " is a directory; give a text file with one text per line");
+    }
     file.open(path, std::ios::binary);
     if (!file) throw Error("cannot open input " + path + ": " + std::strerror(errno));
     in = &file;

@@ -103,11 +103,20 @@ Tokenizer Tokenizer::from_bytes(std::string_view serialized, const std::string& 
 
 const ModelInfo& Tokenizer::info() const { return impl_->info; }
 
-std::vector<int> Tokenizer::encode(std::string_view text) const {
-  std::vector<int> ids;
-  auto status = impl_->sp.Encode(text, &ids);
+Encoding Tokenizer::encode(std::string_view text) const {
+  sentencepiece::ImmutableSentencePieceText spt;
+  auto status = impl_->sp.Encode(text, spt.mutable_proto());
   if (!status.ok()) throw Error("SentencePiece could not encode a text: " + status.ToString());
-  return ids;
+  Encoding out;
+  const std::size_t n = spt.pieces_size();
+  out.ids.reserve(n);
+  out.pieces.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto piece = spt.pieces(static_cast<int>(i));
+    out.ids.push_back(static_cast<int>(piece.id()));
+    out.pieces.push_back(piece.piece());
+  }
+  return out;
 }
 
 const std::string& Tokenizer::id_to_piece(int id) const { return impl_->sp.IdToPiece(id); }
@@ -141,18 +150,31 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
 
   std::vector<std::vector<int>> sequences;  // (batch, tokens) after truncation
   sequences.reserve(texts.size());
+  batch.pieces.reserve(texts.size());
   batch.untruncated_lengths.reserve(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     check_text(texts[i], "text " + std::to_string(i + 1));
-    std::vector<int> content = encode(texts[i]);
-    batch.untruncated_lengths.push_back(content.size() + specials);
-    if (options.seq_len) content.resize(std::min(content.size(), *options.seq_len - specials));
+    Encoding content = encode(texts[i]);
+    batch.untruncated_lengths.push_back(content.ids.size() + specials);
+    std::size_t keep = content.ids.size();
+    if (options.seq_len) keep = std::min(keep, *options.seq_len - specials);
     std::vector<int> seq;
-    seq.reserve(content.size() + specials);
-    if (bos >= 0) seq.push_back(bos);
-    seq.insert(seq.end(), content.begin(), content.end());
-    if (eos >= 0) seq.push_back(eos);
+    std::vector<std::string> pieces;
+    seq.reserve(keep + specials);
+    pieces.reserve(keep + specials);
+    if (bos >= 0) {
+      seq.push_back(bos);
+      pieces.push_back(id_to_piece(bos));
+    }
+    seq.insert(seq.end(), content.ids.begin(), content.ids.begin() + static_cast<std::ptrdiff_t>(keep));
+    pieces.insert(pieces.end(), std::make_move_iterator(content.pieces.begin()),
+                  std::make_move_iterator(content.pieces.begin() + static_cast<std::ptrdiff_t>(keep)));
+    if (eos >= 0) {
+      seq.push_back(eos);
+      pieces.push_back(id_to_piece(eos));
+    }
     sequences.push_back(std::move(seq));
+    batch.pieces.push_back(std::move(pieces));
   }
 
   std::size_t seq_len = 0;
@@ -167,14 +189,10 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
   batch.attention_mask = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
   batch.input_ids.fill(batch.pad_id);
   batch.attention_mask.fill(0);
-  batch.pieces.resize(n);
   for (std::size_t b = 0; b < n; ++b) {
-    const auto& seq = sequences[b];
-    batch.pieces[b].reserve(seq.size());
-    for (std::size_t l = 0; l < seq.size(); ++l) {
-      batch.input_ids(b, l) = seq[l];
+    for (std::size_t l = 0; l < sequences[b].size(); ++l) {
+      batch.input_ids(b, l) = sequences[b][l];
       batch.attention_mask(b, l) = 1;
-      batch.pieces[b].push_back(id_to_piece(seq[l]));
     }
   }
   return batch;

@@ -57,6 +57,11 @@ class InputLayer {
   // Both must outlive the layer and agree on d_model.
   InputLayer(const EmbeddingTable& table, const SinusoidalEncoding& pe, InputLayerOptions options);
 
+  // Throws UsageError if a forward pass of this size (outputs, PE rows and
+  // frequencies) would not fit in the machine's memory. forward() checks
+  // this itself; callers may check before building the table and PE.
+  static void check_memory(std::size_t batch, std::size_t seq_len, std::size_t d_model, bool want_token_embeddings);
+
   // ids: (batch, seq_len). Throws if seq_len exceeds the PE's max_len or an
   // id is outside the table.
   InputLayerOutput forward(const xt::xtensor<std::int64_t, 2>& ids) const;

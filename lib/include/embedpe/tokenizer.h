@@ -38,6 +38,14 @@ struct ModelInfo {
   std::string sha256;            // of the serialized model, lowercase hex
 };
 
+// One text as SentencePiece encodes it. pieces[i] is the piece of ids[i];
+// for <unk> it is the unknown surface text, as Python's
+// encode(out_type=str) reports it.
+struct Encoding {
+  std::vector<int> ids;
+  std::vector<std::string> pieces;
+};
+
 struct EncodeOptions {
   bool add_bos = true;               // where the model defines BOS
   bool add_eos = true;               // where the model defines EOS
@@ -73,8 +81,8 @@ class Tokenizer {
 
   const ModelInfo& info() const;
 
-  // Ids of one text, without BOS/EOS, as SentencePiece's Encode gives them.
-  std::vector<int> encode(std::string_view text) const;
+  // One text without BOS/EOS, as SentencePiece's Encode gives it.
+  Encoding encode(std::string_view text) const;
   const std::string& id_to_piece(int id) const;
 
   // Encodes, adds BOS/EOS, truncates and pads. Texts must be valid UTF-8

@@ -1,0 +1,343 @@
+"""Command-line tests: run the real embedpe binary and read what it writes.
+
+    EMBEDPE=build/app/embedpe EMBEDPE_TEST_TMPDIR=/tmp python3 -m unittest -v cli_test
+
+Needs NumPy only (Debian's python3-numpy). Outputs are compared with the
+goldens in golden/ (made by tools/make_goldens.py from PyTorch and Python
+SentencePiece) and with reference.py, a NumPy implementation of the
+documented formulas.
+"""
+import io
+import json
+import os
+import pathlib
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+import reference
+
+HERE = pathlib.Path(__file__).resolve().parent
+GOLDEN = HERE / "golden"
+EMBEDPE = os.environ.get("EMBEDPE", str(HERE.parent / "build" / "app" / "embedpe"))
+TMP = os.environ.get("EMBEDPE_TEST_TMPDIR", tempfile.gettempdir())
+GOLDEN_TEXTS = json.loads((GOLDEN / "cli_default_d16.json").read_text())["texts"]
+
+
+def run(*args, stdin=None, cwd=None):
+    return subprocess.run([EMBEDPE, *args], input=stdin, capture_output=True, cwd=cwd, timeout=120)
+
+
+def text_args(texts):
+    out = []
+    for t in texts:
+        out += ["--text", t]
+    return out
+
+
+class CliCase(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory(dir=TMP)
+        self.tmp = pathlib.Path(self.dir.name)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def ok(self, *args, **kw):
+        r = run(*args, **kw)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertEqual(r.stderr, b"")
+        return r
+
+    def fails(self, status, message, *args, output=None, **kw):
+        """Runs a failing command: exit status, one stderr line containing
+        `message`, nothing on stdout, and no file at `output`."""
+        r = run(*args, **kw)
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, status, err)
+        self.assertEqual(err.count("\n"), 1, f"expected one line on stderr, got {err!r}")
+        self.assertTrue(err.startswith("embedpe: "), err)
+        self.assertIn(message, err)
+        self.assertEqual(r.stdout, b"")
+        if output is not None:
+            self.assertFalse(pathlib.Path(output).exists(), f"{output} was left behind")
+            self.assertEqual([p for p in pathlib.Path(output).parent.iterdir() if ".embedpe-" in p.name], [])
+        return err
+
+
+class HelpTests(CliCase):
+    def test_help_lists_the_subcommands(self):
+        out = self.ok("--help").stdout.decode()
+        for sub in ("encode", "tokenize", "info"):
+            self.assertIn(sub, out)
+
+    def test_encode_help_lists_the_contract_flags(self):
+        out = self.ok("encode", "--help").stdout.decode()
+        for flag in ("--text", "--input", "--model", "--d-model", "--max-len", "--seq-len", "--no-bos", "--no-eos",
+                     "--pad-id", "--scale", "--seed", "--format", "--output", "--emit", "--train", "--dropout"):
+            self.assertIn(flag, out)
+
+    def test_version(self):
+        self.assertRegex(self.ok("--version").stdout.decode(), r"^embedpe \d+\.\d+\.\d+\n$")
+
+    def test_no_subcommand_is_a_usage_error(self):
+        self.fails(2, "subcommand")
+
+
+class EncodeTests(CliCase):
+    def test_output_equals_the_pytorch_golden(self):
+        """Python SentencePiece ids + seed 000's TransformerInput (eval) on the default table."""
+        out = self.tmp / "o.npz"
+        self.ok("encode", *text_args(GOLDEN_TEXTS), "--d-model", "16", "--output", str(out))
+        got, want = np.load(out), np.load(GOLDEN / "cli_default_d16.npz")
+        self.assertEqual(sorted(got.files), ["attention_mask", "input_ids", "output"])
+        np.testing.assert_array_equal(got["input_ids"], want["input_ids"])
+        np.testing.assert_array_equal(got["attention_mask"], want["attention_mask"])
+        self.assertEqual(got["output"].dtype, np.float32)
+        np.testing.assert_allclose(got["output"], want["output"], rtol=1e-5, atol=1e-5)
+
+    def test_output_equals_the_numpy_reference_formula(self):
+        """Odd d_model, a fixed seq_len, another seed and scale: the documented formulas in NumPy."""
+        out = self.tmp / "o.npz"
+        self.ok("encode", *text_args(GOLDEN_TEXTS), "--d-model", "9", "--seq-len", "6", "--seed", "7",
+                "--scale", "0.5", "--emit", "input_ids,output,positional_encoding,token_embeddings", "-o", str(out))
+        got = np.load(out)
+        ids = got["input_ids"]
+        self.assertEqual(ids.shape, (3, 6))
+        self.assertTrue((ids[:, 0] == 1).all())
+        self.assertEqual(ids[0, 5], 2, "truncation keeps EOS")
+        want = reference.input_layer(ids, 9, seed=7, scale=0.5)
+        np.testing.assert_array_equal(got["output"], want)
+        np.testing.assert_array_equal(got["positional_encoding"],
+                                      reference.sinusoidal_pe64(np.arange(6), 9).astype(np.float32))
+        np.testing.assert_array_equal(got["token_embeddings"] + got["positional_encoding"], got["output"])
+
+    def test_seed003_example_shape(self):
+        """seed 003: [1, ..., 2, 0, 0] for 'Hello, this is machine translation' padded to 10."""
+        r = self.ok("encode", "--text", "Hello, this is machine translation", "--seq-len", "10", "--d-model", "8")
+        doc = json.loads(r.stdout)
+        ids = doc["input_ids"][0]
+        self.assertEqual(ids[0], 1)
+        n = sum(doc["attention_mask"][0])
+        self.assertEqual(ids[n - 1], 2)
+        self.assertEqual(ids[n:], [0] * (10 - n))
+        self.assertEqual(doc["shapes"]["output"], [1, 10, 8])
+
+    def test_input_file_stdin_crlf_bom(self):
+        src = self.tmp / "in.txt"
+        src.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(GOLDEN_TEXTS).encode() + b"\r\n")
+        a = json.loads(self.ok("encode", "--input", str(src), "--d-model", "16").stdout)
+        b = json.loads(self.ok("encode", "--input", "-", "--d-model", "16", stdin=src.read_bytes()).stdout)
+        want = np.load(GOLDEN / "cli_default_d16.npz")
+        self.assertEqual(a["input_ids"], want["input_ids"].tolist())
+        self.assertEqual(a, b)
+
+    def test_works_from_any_directory(self):
+        r = self.ok("encode", "--text", "hi", "--d-model", "4", cwd="/")
+        self.assertEqual(json.loads(r.stdout)["config"]["model"]["source"], "embedded default")
+
+    def test_training_mode_dropout(self):
+        base = ["encode", "--text", "Hello world", "--d-model", "64", "--format", "npy", "--seed", "3"]
+        (self.tmp / "a").mkdir()
+        self.ok(*base, "-o", str(self.tmp / "eval.npy"))
+        self.ok(*base, "--train", "--dropout", "0.5", "-o", str(self.tmp / "t1.npy"))
+        self.ok(*base, "--train", "--dropout", "0.5", "-o", str(self.tmp / "t2.npy"))
+        ev, t1, t2 = (np.load(self.tmp / n) for n in ("eval.npy", "t1.npy", "t2.npy"))
+        np.testing.assert_array_equal(t1, t2)
+        kept = t1 != 0
+        self.assertTrue(0.3 < kept.mean() < 0.7)
+        np.testing.assert_allclose(t1[kept], ev[kept] * 2, rtol=1e-6)
+
+    def test_no_bos_no_eos_pad_id(self):
+        doc = json.loads(self.ok("encode", "--text", "a b c", "--text", "a", "--no-bos", "--no-eos",
+                                 "--pad-id", "5", "--d-model", "4").stdout)
+        self.assertNotIn(1, doc["input_ids"][0])
+        self.assertEqual(doc["input_ids"][1][-1], 5)
+        self.assertEqual(doc["config"]["pad_id"], 5)
+
+    def test_other_model(self):
+        model = HERE / "models" / "t5-spiece.model"
+        doc = json.loads(self.ok("encode", "--model", str(model), "--text", "Hello", "--d-model", "4").stdout)
+        enc = json.loads((GOLDEN / "encodings.json").read_text())["models"]["tests/models/t5-spiece.model"]
+        hello = next(c for c in enc["cases"] if c["text"].startswith("Hello, this"))  # any case will do
+        self.assertEqual(doc["config"]["model"]["vocab_size"], enc["vocab_size"])
+        self.assertEqual(doc["input_ids"][0][-1], enc["eos_id"])  # T5: EOS, no BOS
+        self.assertTrue(hello["ids"])
+
+
+class FormatsTests(CliCase):
+    def encode_all(self, fmt, *extra):
+        out = self.tmp / f"o.{fmt}"
+        self.ok("encode", *text_args(GOLDEN_TEXTS), "--d-model", "16", "--format", fmt, "-o", str(out), *extra)
+        return out
+
+    def test_json_npy_npz_agree_bit_for_bit(self):
+        doc = json.loads(self.encode_all("json", "--emit", "all").read_text())
+        npz = np.load(self.encode_all("npz", "--emit", "all"))
+        npy = np.load(self.encode_all("npy"))
+        self.assertEqual(sorted(npz.files), ["attention_mask", "input_ids", "output", "positional_encoding",
+                                             "token_embeddings"])
+        for name in npz.files:
+            arr = np.array(doc[name], dtype=npz[name].dtype)
+            np.testing.assert_array_equal(arr, npz[name], err_msg=name)
+            self.assertEqual(list(npz[name].shape), doc["shapes"][name])
+            self.assertEqual(str(npz[name].dtype), doc["dtypes"][name])
+        np.testing.assert_array_equal(npy, npz["output"])
+        self.assertEqual(npz["input_ids"].dtype, np.int64)
+        self.assertEqual(npz["output"].dtype, np.float32)
+
+    def test_json_document(self):
+        doc = json.loads(self.encode_all("json").read_text())
+        golden = json.loads((GOLDEN / "cli_default_d16.json").read_text())
+        self.assertEqual(list(doc)[:4], ["config", "shapes", "dtypes", "tokens"])
+        self.assertEqual(doc["tokens"], golden["pieces"])
+        cfg = doc["config"]
+        self.assertEqual(len(cfg["model"]["sha256"]), 64)
+        for key in ("d_model", "seed", "scale", "max_len" if False else "positional_encoding", "add_bos", "add_eos",
+                    "pad_id", "seq_len", "training"):
+            self.assertIn(key, cfg)
+        self.assertEqual(set(doc["shapes"]), {"input_ids", "attention_mask", "output"})
+
+    def test_format_from_extension_and_npy_emit(self):
+        out = self.tmp / "pe.npy"
+        self.ok("encode", "--text", "hi", "--d-model", "6", "--emit", "positional_encoding", "-o", str(out))
+        pe = np.load(out)
+        np.testing.assert_array_equal(pe, reference.sinusoidal_pe64(np.arange(pe.shape[0]), 6).astype(np.float32))
+
+    def test_npy_to_stdout(self):
+        r = self.ok("encode", "--text", "hi", "--d-model", "6", "--format", "npy")
+        arr = np.load(io.BytesIO(r.stdout))
+        self.assertEqual(arr.shape[2], 6)
+
+    def test_binary_formats_refuse_a_terminal(self):
+        import pty
+        master, slave = pty.openpty()
+        try:
+            r = subprocess.run([EMBEDPE, "encode", "--text", "hi", "--format", "npy"], stdout=slave,
+                               stderr=subprocess.PIPE, timeout=60)
+        finally:
+            os.close(slave)
+            os.close(master)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"refusing to write binary .npy to a terminal", r.stderr)
+
+    def test_overwrites_atomically(self):
+        out = self.tmp / "o.npy"
+        out.write_bytes(b"old")
+        self.ok("encode", "--text", "hi", "--d-model", "6", "-o", str(out))
+        self.assertEqual(np.load(out).shape[2], 6)
+
+
+class TokenizeTests(CliCase):
+    def test_ids_and_pieces_match_python_sentencepiece(self):
+        enc = json.loads((GOLDEN / "encodings.json").read_text())["models"]
+        for model, expected in enc.items():
+            texts = [c["text"] for c in expected["cases"]]
+            args = ["tokenize", *text_args(texts), "--no-bos", "--no-eos"]
+            if model != "data/default.model":
+                args += ["--model", str(HERE.parent / model)]
+            doc = json.loads(self.ok(*args).stdout)
+            for seq, case in zip(doc["sequences"], expected["cases"]):
+                self.assertEqual(seq["ids"], case["ids"], (model, case["text"]))
+                self.assertEqual(seq["pieces"], case["pieces"], (model, case["text"]))
+
+    def test_ids_and_pieces_formats(self):
+        ids = self.ok("tokenize", "--text", "Hello, this is machine translation", "--format", "ids").stdout.decode()
+        pieces = self.ok("tokenize", "--text", "Hello, this is machine translation", "--format", "pieces").stdout
+        self.assertTrue(ids.startswith("1 ") and ids.endswith(" 2\n"))
+        self.assertEqual(pieces.decode().split()[0], "<s>")
+        self.assertEqual(len(ids.split()), len(pieces.decode().split()))
+
+    def test_truncation_is_reported(self):
+        doc = json.loads(self.ok("tokenize", "--text", "a long sentence to cut", "--seq-len", "3").stdout)
+        seq = doc["sequences"][0]
+        self.assertEqual(len(seq["ids"]), 3)
+        self.assertEqual(seq["ids"][0], 1)
+        self.assertEqual(seq["ids"][-1], 2)
+        self.assertTrue(seq["truncated"])
+
+
+class InfoTests(CliCase):
+    def test_default_model(self):
+        out = self.ok("info").stdout.decode()
+        for line in ("vocab_size    8000", "pad_id        0  <pad>", "bos_id        1  <s>", "eos_id        2  </s>",
+                     "unk_id        3  <unk>", "type          unigram", "byte_fallback yes"):
+            self.assertIn(line, out)
+
+    def test_json_and_sha256_of_a_file(self):
+        import hashlib
+        model = HERE / "models" / "albert-spiece.model"
+        doc = json.loads(self.ok("info", "--model", str(model), "--format", "json").stdout)
+        self.assertEqual(doc["sha256"], hashlib.sha256(model.read_bytes()).hexdigest())
+        self.assertEqual((doc["bos_id"], doc["eos_id"], doc["pad_id"], doc["unk_id"]), (-1, -1, 0, 1))
+        self.assertEqual(doc["vocab_size"], 30000)
+
+
+class ErrorsTests(CliCase):
+    def test_usage_errors_exit_2(self):
+        out = str(self.tmp / "o.npz")
+        cases = [
+            ("nothing to process", ["encode", "-o", out]),
+            ("--d-model", ["encode", "--text", "hi", "--d-model", "0", "-o", out]),
+            ("--d-model", ["encode", "--text", "hi", "--d-model", "-3", "-o", out]),
+            ("--d-model", ["encode", "--text", "hi", "--d-model", "abc", "-o", out]),
+            ("--max-len", ["encode", "--text", "hi", "--max-len", "0", "-o", out]),
+            ("--seq-len", ["encode", "--text", "hi", "--seq-len", "0", "-o", out]),
+            ("leaves no room for BOS and EOS", ["encode", "--text", "hi", "--seq-len", "1", "-o", out]),
+            ("--scale must be sqrt, none or a finite number", ["encode", "--text", "hi", "--scale", "big", "-o", out]),
+            ("--dropout only applies with --train", ["encode", "--text", "hi", "--dropout", "0.2", "-o", out]),
+            ("--dropout must be in [0, 1)", ["encode", "--text", "hi", "--train", "--seed", "1", "--dropout", "1",
+                                             "-o", out]),
+            ("--train needs an explicit --seed", ["encode", "--text", "hi", "--train", "-o", out]),
+            ("unknown tensor 'logits'", ["encode", "--text", "hi", "--emit", "logits", "-o", out]),
+            (".npy holds one tensor", ["encode", "--text", "hi", "--emit", "input_ids,output", "-o",
+                                       str(self.tmp / "o.npy")]),
+            ("--format", ["encode", "--text", "hi", "--format", "csv", "-o", out]),
+            ("--pad-id 9000 is outside the vocabulary", ["encode", "--text", "hi", "--pad-id", "9000", "-o", out]),
+            ("--seq-len 6000 is longer than the PE table", ["encode", "--text", "hi", "--seq-len", "6000", "-o", out]),
+            ("excludes", ["encode", "--text", "hi", "--input", "-", "-o", out]),
+            ("would need", ["encode", "--text", "hi", "--d-model", "4000000000", "-o", out]),
+            ("File does not exist", ["encode", "--text", "hi", "--model", str(self.tmp / "none.model"), "-o", out]),
+        ]
+        for message, args in cases:
+            with self.subTest(message=message, args=args):
+                self.fails(2, message, *args, output=out)
+
+    def test_sequence_longer_than_max_len_names_it(self):
+        out = str(self.tmp / "o.npz")
+        err = self.fails(2, "--text 2 is ", "encode", "--text", "hi", "--text", "word " * 40, "--max-len", "20",
+                         "-o", out, output=out)
+        self.assertIn("raise --max-len", err)
+
+    def test_bad_text_exits_1_naming_the_line(self):
+        src = self.tmp / "bad.txt"
+        src.write_bytes(b"fine\nbad \xff\n")
+        out = str(self.tmp / "o.npz")
+        self.fails(1, "bad.txt:2: invalid UTF-8", "encode", "--input", str(src), "-o", out, output=out)
+        self.fails(1, "--text 1: invalid UTF-8", "encode", "--text", b"\xc3(".decode("utf-8", "surrogateescape"),
+                   "-o", out, output=out)
+        src.write_bytes(b"")
+        self.fails(2, "is empty", "encode", "--input", str(src), "-o", out, output=out)
+
+    def test_bad_models_exit_1(self):
+        out = str(self.tmp / "o.npz")
+        empty = self.tmp / "empty.model"
+        empty.write_bytes(b"")
+        self.fails(1, "is empty", "encode", "--model", str(empty), "--text", "hi", "-o", out, output=out)
+        cut = self.tmp / "cut.model"
+        cut.write_bytes((HERE / "models" / "sp-test.model").read_bytes()[:5000])
+        self.fails(1, "not a SentencePiece model", "encode", "--model", str(cut), "--text", "hi", "-o", out,
+                   output=out)
+        text = self.tmp / "text.model"
+        text.write_text("hello, I am not a model\n")
+        self.fails(1, "text.model", "info", "--model", str(text))
+
+    def test_unwritable_outputs_exit_1(self):
+        self.fails(1, "cannot write output", "encode", "--text", "hi", "-o", str(self.tmp / "no" / "dir" / "o.npy"))
+        self.fails(1, "is a directory", "encode", "--text", "hi", "-o", str(self.tmp))
+        self.fails(1, "No space left on device", "encode", "--text", "hi", "-o", "/dev/full")
+
+    def test_missing_input_file(self):
+        self.fails(1, "cannot open input", "encode", "--input", str(self.tmp / "missing.txt"))

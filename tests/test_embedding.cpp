@@ -1,0 +1,71 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "embedpe/embedding.h"
+#include "embedpe/error.h"
+
+using embedpe::RandomNormalTable;
+
+namespace {
+std::vector<float> row_of(const embedpe::EmbeddingTable& t, std::int64_t id) {
+  std::vector<float> r(t.d_model());
+  t.row(id, r.data());
+  return r;
+}
+}  // namespace
+
+TEST_CASE("splitmix64 reference values") {
+  // First outputs of Vigna's splitmix64 seeded with 0: next() adds the gamma
+  // to the state before mixing, as splitmix64(x) does here.
+  CHECK(embedpe::splitmix64(0) == 0xE220A8397B1DCDAFULL);
+  CHECK(embedpe::splitmix64(0x9E3779B97F4A7C15ULL) == 0x6E789E6AA1B965F4ULL);
+}
+
+TEST_CASE("random rows depend on (seed, row) only, not on the vocabulary size") {
+  RandomNormalTable small(10, 32, 5), large(1'000'000'000, 32, 5);
+  CHECK(row_of(small, 7) == row_of(large, 7));
+  CHECK(row_of(small, 7) == row_of(small, 7));
+  CHECK(row_of(small, 7) != row_of(small, 8));
+  RandomNormalTable other_seed(10, 32, 6);
+  CHECK(row_of(small, 7) != row_of(other_seed, 7));
+}
+
+TEST_CASE("an odd d_model is the prefix of the next even one") {
+  RandomNormalTable odd(100, 7, 0), even(100, 8, 0);
+  auto a = row_of(odd, 42), b = row_of(even, 42);
+  CHECK(std::equal(a.begin(), a.end(), b.begin()));
+}
+
+TEST_CASE("random rows are N(0, 1)") {
+  RandomNormalTable t(1 << 20, 64, 123);
+  double sum = 0, sum_sq = 0;
+  std::size_t n = 0, beyond_3 = 0;
+  for (std::int64_t id = 0; id < 4000; ++id) {
+    for (float v : row_of(t, id)) {
+      sum += v;
+      sum_sq += double(v) * v;
+      beyond_3 += std::abs(v) > 3.0f;
+      ++n;
+    }
+  }
+  const double mean = sum / double(n), var = sum_sq / double(n) - mean * mean;
+  // n = 256000: the standard error of the mean is ~0.002, of the variance ~0.003.
+  CHECK(std::abs(mean) < 0.01);
+  CHECK(std::abs(var - 1.0) < 0.015);
+  CHECK(double(beyond_3) / double(n) == doctest::Approx(0.0027).epsilon(0.15));  // two-sided 3σ tail
+}
+
+TEST_CASE("a dense table returns its rows") {
+  xt::xtensor<float, 2> w = {{1, 2, 3}, {4, 5, 6}};
+  embedpe::DenseTable t(w);
+  CHECK(t.vocab_size() == 2);
+  CHECK(t.d_model() == 3);
+  CHECK(row_of(t, 1) == std::vector<float>{4, 5, 6});
+}
+
+TEST_CASE("a table needs rows and columns") {
+  CHECK_THROWS_AS(RandomNormalTable(0, 8, 0), embedpe::UsageError);
+  CHECK_THROWS_AS(RandomNormalTable(8, 0, 0), embedpe::UsageError);
+}

@@ -1,0 +1,119 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "embedpe/error.h"
+#include "embedpe/input_layer.h"
+#include "embedpe/tensor_io.h"
+#include "test_support.h"
+
+using namespace embedpe;
+
+TEST_CASE("output equals seed 000's PyTorch TransformerInput (eval) for given weights") {
+  const auto cases = test::read_json(test::golden("layer_cases.json"))["cases"];
+  for (const auto& c : cases) {
+    const std::string name = c["name"];
+    SUBCASE(name.c_str()) {
+      const std::size_t d = c["d_model"];
+      DenseTable table(load_npy_matrix(test::golden("layer_" + name + "_weights.npy")));
+      SinusoidalEncoding pe({.d_model = d, .max_len = c["max_len"].get<std::size_t>()});
+      InputLayer layer(table, pe, {.scale = Scale::parse(c["scale"].get<std::string>())});
+      const auto ids_v = c["ids"].get<std::vector<std::vector<std::int64_t>>>();
+      auto ids = xt::xtensor<std::int64_t, 2>::from_shape({ids_v.size(), ids_v[0].size()});
+      for (std::size_t b = 0; b < ids_v.size(); ++b)
+        for (std::size_t l = 0; l < ids_v[b].size(); ++l) ids(b, l) = ids_v[b][l];
+
+      const auto out = layer.forward(ids).output;
+      const auto file = test::read_file(test::golden("layer_" + name + "_output.npy"));
+      const auto h = parse_npy_header(file, name);
+      REQUIRE(h.shape == std::vector<std::size_t>(out.shape().begin(), out.shape().end()));
+      const float* want = reinterpret_cast<const float*>(file.data() + h.data_offset);
+      // PyTorch's float32 PE differs from the float64-rounded one by a few
+      // ulps at these positions; |diff| <= 1e-5 · max(1, |value|).
+      double worst = 0;
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const double diff = std::abs(double(out.data()[i]) - want[i]);
+        worst = std::max(worst, diff / std::max(1.0, std::abs(double(want[i]))));
+      }
+      CAPTURE(worst);
+      CHECK(worst <= 1e-5);
+    }
+  }
+}
+
+TEST_CASE("fused output = token_embeddings + positional_encoding, exactly") {
+  RandomNormalTable table(100, 9, 3);
+  SinusoidalEncoding pe({.d_model = 9, .max_len = 50});
+  InputLayer layer(table, pe, {.want_token_embeddings = true});
+  xt::xtensor<std::int64_t, 2> ids = {{1, 2, 3, 99}, {0, 0, 5, 6}};
+  auto r = layer.forward(ids);
+  REQUIRE(r.token_embeddings.shape() == r.output.shape());
+  REQUIRE(r.positional_encoding.shape()[0] == 4);
+  std::vector<float> row(9);
+  table.row(99, row.data());
+  const float scale = static_cast<float>(std::sqrt(9.0));
+  for (std::size_t j = 0; j < 9; ++j) {
+    CHECK(r.token_embeddings(0, 3, j) == row[j] * scale);
+    CHECK(r.output(0, 3, j) == r.token_embeddings(0, 3, j) + r.positional_encoding(3, j));
+  }
+}
+
+TEST_CASE("scale: sqrt, none, a number; anything else is an error") {
+  CHECK(Scale::parse("sqrt").factor(512) == static_cast<float>(std::sqrt(512.0)));
+  CHECK(Scale::parse("none").factor(512) == 1.0f);
+  CHECK(Scale::parse("0.5").factor(512) == 0.5f);
+  CHECK(Scale::parse("-2").factor(3) == -2.0f);
+  CHECK(Scale::parse("0.5").to_string() == "0.5");
+  for (const char* bad : {"", "sqr", "1e999", "nan", "inf", "2x", " 1"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(Scale::parse(bad), UsageError);
+  }
+}
+
+TEST_CASE("dropout: only in training, inverted, reproducible from the seed") {
+  RandomNormalTable table(1000, 64, 0);
+  SinusoidalEncoding pe({.d_model = 64, .max_len = 100});
+  auto ids = xt::xtensor<std::int64_t, 2>::from_shape({8, 50});
+  for (std::size_t i = 0; i < ids.size(); ++i) ids.data()[i] = static_cast<std::int64_t>(i % 1000);
+  const auto eval = InputLayer(table, pe, {}).forward(ids).output;
+  const auto a = InputLayer(table, pe, {.dropout = Dropout{0.25, 42}}).forward(ids).output;
+  const auto b = InputLayer(table, pe, {.dropout = Dropout{0.25, 42}}).forward(ids).output;
+  const auto c = InputLayer(table, pe, {.dropout = Dropout{0.25, 43}}).forward(ids).output;
+  CHECK(a == b);
+  CHECK(a != c);
+  std::size_t dropped = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a.data()[i] == 0.0f) {
+      ++dropped;
+    } else {
+      CHECK(a.data()[i] == eval.data()[i] * static_cast<float>(1.0 / 0.75));
+    }
+  }
+  CHECK(double(dropped) / double(a.size()) == doctest::Approx(0.25).epsilon(0.05));
+  const auto none = InputLayer(table, pe, {.dropout = Dropout{0.0, 42}}).forward(ids).output;
+  CHECK(none == eval);
+  CHECK_THROWS_AS(InputLayer(table, pe, {.dropout = Dropout{1.0, 1}}), UsageError);
+  CHECK_THROWS_AS(InputLayer(table, pe, {.dropout = Dropout{-0.1, 1}}), UsageError);
+}
+
+TEST_CASE("errors: sequence longer than the PE table, id outside the table, d_model mismatch, absurd sizes") {
+  RandomNormalTable table(10, 4, 0);
+  SinusoidalEncoding pe({.d_model = 4, .max_len = 3});
+  InputLayer layer(table, pe, {});
+  CHECK_THROWS_WITH_AS(layer.forward(xt::xtensor<std::int64_t, 2>({{1, 2, 3, 4}})),
+                       doctest::Contains("raise --max-len"), UsageError);
+  CHECK_THROWS_WITH_AS(layer.forward(xt::xtensor<std::int64_t, 2>({{1, 10}})),
+                       doctest::Contains("token id 10"), UsageError);
+  CHECK_THROWS_AS(layer.forward(xt::xtensor<std::int64_t, 2>({{-1}})), UsageError);
+  SinusoidalEncoding pe8({.d_model = 8});
+  CHECK_THROWS_AS(InputLayer(table, pe8, {}), UsageError);
+
+  // 100000 × 2 × 65536 floats = 48.8 GiB: refused before allocating.
+  RandomNormalTable wide(10, 65536, 0);
+  SinusoidalEncoding pe_wide({.d_model = 65536, .max_len = 2});
+  InputLayer huge(wide, pe_wide, {});
+  auto many = xt::xtensor<std::int64_t, 2>::from_shape({100000, 2});
+  many.fill(1);
+  CHECK_THROWS_WITH_AS(huge.forward(many), doctest::Contains("would need 48.8 GiB"), UsageError);
+  CHECK_THROWS_AS(SinusoidalEncoding({.d_model = std::size_t(1) << 40}), UsageError);
+}

@@ -1,0 +1,74 @@
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "embedpe/error.h"
+#include "embedpe/output_file.h"
+#include "test_support.h"
+
+using embedpe::OutputFile;
+
+namespace {
+bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
+
+// Files in `path` whose name marks an embedpe temporary.
+int temporaries(const std::string& path) {
+  int n = 0;
+  DIR* dir = ::opendir(path.c_str());
+  while (dirent* e = ::readdir(dir)) n += std::string(e->d_name).find(".embedpe-") != std::string::npos;
+  ::closedir(dir);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("commit renames the whole file into place") {
+  const std::string dir = test::temp_dir("output_file_commit");
+  const std::string path = dir + "/commit.txt";
+  {
+    OutputFile out(path);
+    out.write("hello ");
+    CHECK_FALSE(exists(path));  // nothing at the target until commit
+    out.write(std::string(3 << 20, 'x'));  // larger than the buffer
+    out.commit();
+  }
+  CHECK(test::read_file(path).size() == 6 + (3u << 20));
+  CHECK(temporaries(dir) == 0);
+  struct stat st;
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  CHECK((st.st_mode & 0777) == (0666 & ~mask));
+}
+
+TEST_CASE("without commit (an error midway) nothing is left behind, and an old file survives") {
+  const std::string dir = test::temp_dir("output_file_abandoned");
+  const std::string path = dir + "/abandoned.txt";
+  {
+    OutputFile first(path);
+    first.write("old");
+    first.commit();
+  }
+  {
+    OutputFile out(path);
+    out.write("new but never committed");
+    CHECK(embedpe::active_temporary_path() != nullptr);
+  }
+  CHECK(test::read_file(path) == "old");
+  CHECK(temporaries(dir) == 0);
+  CHECK(embedpe::active_temporary_path() == nullptr);
+}
+
+TEST_CASE("unwritable outputs are errors naming the path") {
+  CHECK_THROWS_WITH_AS(OutputFile(test::temp_path("no/such/dir/x.npy")), doctest::Contains("cannot write output"),
+                       embedpe::Error);
+  CHECK_THROWS_WITH_AS(OutputFile(EMBEDPE_TEST_TMPDIR), doctest::Contains("is a directory"), embedpe::Error);
+  CHECK_THROWS_AS(OutputFile(""), embedpe::UsageError);
+}
+
+TEST_CASE("a full device is an error, not a silent truncation") {
+  OutputFile out("/dev/full");
+  out.write("x");
+  CHECK_THROWS_WITH_AS(out.commit(), doctest::Contains("No space left on device"), embedpe::Error);
+}

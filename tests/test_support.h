@@ -1,0 +1,63 @@
+// Helpers shared by the unit tests: where the goldens are, reading files.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "embedpe/tensor_io.h"
+
+namespace test {
+
+inline std::string source_path(const std::string& relative) { return std::string(EMBEDPE_SOURCE_DIR) + "/" + relative; }
+inline std::string golden(const std::string& name) { return source_path("tests/golden/" + name); }
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("test fixture missing: " + path);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
+// A float64 .npy (written by NumPy) as shape + values.
+struct F64Array {
+  std::vector<std::size_t> shape;
+  std::vector<double> values;
+};
+
+inline F64Array load_f64(const std::string& path) {
+  const std::string file = read_file(path);
+  embedpe::NpyHeader h = embedpe::parse_npy_header(file, path);
+  if (h.descr != "<f8") throw std::runtime_error(path + " is not float64");
+  F64Array a{h.shape, {}};
+  a.values.resize((file.size() - h.data_offset) / 8);
+  std::memcpy(a.values.data(), file.data() + h.data_offset, a.values.size() * 8);
+  return a;
+}
+
+// A fresh directory for one test, under the build tree's temporary
+// directory; CTest runs test files in parallel, so each test uses its own.
+inline std::string temp_dir(const std::string& name) {
+  const std::string dir = std::string(EMBEDPE_TEST_TMPDIR) + "/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A path in the build tree's temporary directory, unique per process.
+inline std::string temp_path(const std::string& name) {
+  static const std::string dir = temp_dir("unit-" + std::to_string(::getpid()));
+  return dir + "/" + name;
+}
+
+}  // namespace test

@@ -1,0 +1,143 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <unistd.h>
+
+#include "embedpe/error.h"
+#include "embedpe/json_writer.h"
+#include "embedpe/output_file.h"
+#include "embedpe/tensor_io.h"
+#include "test_support.h"
+
+using namespace embedpe;
+
+namespace {
+std::string write_with(const std::string& name, const std::function<void(OutputFile&)>& fn) {
+  const std::string path = test::temp_path(name);
+  OutputFile out(path);
+  fn(out);
+  out.commit();
+  return test::read_file(path);
+}
+}  // namespace
+
+TEST_CASE(".npy bytes equal numpy.save's") {
+  SUBCASE("float32 (2, 3, 4)") {
+    xt::xtensor<float, 3> t = xt::xtensor<float, 3>::from_shape({2, 3, 4});
+    for (std::size_t i = 0; i < 24; ++i) t.data()[i] = static_cast<float>(i) / 7.0f;
+    CHECK(write_with("f4.npy", [&](OutputFile& o) { write_npy(o, tensor_ref("x", t)); }) ==
+          test::read_file(test::golden("numpy_f4_2x3x4.npy")));
+  }
+  SUBCASE("int64 (2, 5)") {
+    xt::xtensor<std::int64_t, 2> t = {{-5, -4, -3, -2, -1}, {0, 1, 2, 3, 4}};
+    CHECK(write_with("i8.npy", [&](OutputFile& o) { write_npy(o, tensor_ref("x", t)); }) ==
+          test::read_file(test::golden("numpy_i8_2x5.npy")));
+  }
+  SUBCASE("1-D and empty shapes") {
+    xt::xtensor<float, 1> v = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f};
+    CHECK(write_with("f4_5.npy", [&](OutputFile& o) {
+            write_npy(o, {"v", DType::float32, {5}, v.data()});
+          }) == test::read_file(test::golden("numpy_f4_5.npy")));
+    xt::xtensor<float, 2> e = xt::xtensor<float, 2>::from_shape({0, 3});
+    CHECK(write_with("f4_0x3.npy", [&](OutputFile& o) { write_npy(o, tensor_ref("e", e)); }) ==
+          test::read_file(test::golden("numpy_f4_0x3.npy")));
+  }
+}
+
+TEST_CASE(".npy headers: parsed back, and malformed ones rejected") {
+  xt::xtensor<float, 3> t = xt::xtensor<float, 3>::from_shape({2, 3, 4});
+  const std::string header = npy_header(tensor_ref("x", t));
+  CHECK(header.size() % 64 == 0);
+  const auto h = parse_npy_header(header, "x");
+  CHECK(h.descr == "<f4");
+  CHECK_FALSE(h.fortran_order);
+  CHECK(h.shape == std::vector<std::size_t>{2, 3, 4});
+  CHECK(h.data_offset == header.size());
+
+  const std::string magic = std::string("\x93NUMPY\x01\x00", 8);
+  auto with_dict = [&](const std::string& dict) {
+    std::string s = magic;
+    s += static_cast<char>(dict.size() & 0xFF);
+    s += static_cast<char>(dict.size() >> 8);
+    return s + dict;
+  };
+  CHECK(parse_npy_header(with_dict("{'descr': '<f8', 'fortran_order': True, 'shape': (7,), }"), "ok").shape ==
+        std::vector<std::size_t>{7});
+  CHECK(parse_npy_header(with_dict("{'shape': (), 'descr': '<i8', 'fortran_order': False}"), "ok").shape.empty());
+  for (const std::string bad : {"", "{", "{'descr': '<f4'}", "{'descr': '<f4', 'fortran_order': Maybe, 'shape': ()}",
+                                "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,)}",
+                                "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2}",
+                                "{'descr': '<f4, 'fortran_order': False, 'shape': ()}",
+                                "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,)}",
+                                "{'evil': __import__('os'), 'descr': '<f4', 'fortran_order': False, 'shape': ()}"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_npy_header(with_dict(bad), "bad.npy"), Error);
+  }
+  CHECK_THROWS_WITH_AS(parse_npy_header("PK\x03\x04 not numpy", "z.npy"), doctest::Contains("not a .npy file"), Error);
+  std::string lying = magic + std::string("\xFF\xFF", 2) + "{}";  // header length beyond the file
+  CHECK_THROWS_WITH_AS(parse_npy_header(lying, "t.npy"), doctest::Contains("truncated"), Error);
+}
+
+TEST_CASE("load_npy_matrix reads float32 and float64 and refuses the rest") {
+  const auto w = load_npy_matrix(test::golden("layer_d16_weights.npy"));
+  CHECK(w.shape()[0] == 50);
+  CHECK(w.shape()[1] == 16);
+  CHECK_THROWS_WITH_AS(load_npy_matrix(test::golden("numpy_i8_2x5.npy")), doctest::Contains("dtype <i8"), Error);
+  CHECK_THROWS_WITH_AS(load_npy_matrix(test::golden("numpy_f4_2x3x4.npy")), doctest::Contains("2-D"), Error);
+  const std::string full = test::read_file(test::golden("layer_d16_weights.npy"));
+  const std::string cut = test::temp_path("cut.npy");
+  { OutputFile o(cut); o.write(full.substr(0, full.size() - 4)); o.commit(); }
+  CHECK_THROWS_WITH_AS(load_npy_matrix(cut), doctest::Contains("truncated"), Error);
+}
+
+TEST_CASE(".npz is a stored zip of NAME.npy members") {
+  xt::xtensor<std::int64_t, 2> ids = {{1, 2}, {3, 0}};
+  xt::xtensor<float, 3> out = xt::xtensor<float, 3>::from_shape({2, 2, 3});
+  out.fill(0.25f);
+  const std::string z = write_with("t.npz", [&](OutputFile& o) {
+    write_npz(o, {tensor_ref("input_ids", ids), tensor_ref("output", out)});
+  });
+  CHECK(z.substr(0, 4) == "PK\x03\x04");
+  CHECK(z.find("input_ids.npy") != std::string::npos);
+  CHECK(z.find("output.npy") != std::string::npos);
+  CHECK(z.substr(z.size() - 22, 4) == "PK\x05\x06");  // end of central directory, no comment
+  CHECK(static_cast<unsigned char>(z[z.size() - 22 + 10]) == 2);  // two entries
+  // Same input, same bytes: the timestamp is fixed.
+  CHECK(z == write_with("t2.npz", [&](OutputFile& o) {
+          write_npz(o, {tensor_ref("input_ids", ids), tensor_ref("output", out)});
+        }));
+}
+
+TEST_CASE("JSON: shortest round-trip floats, nested arrays, meta first") {
+  xt::xtensor<float, 2> t = {{0.1f, 1.0f / 3.0f}, {-2.5e-8f, 3e38f}};
+  xt::xtensor<std::int64_t, 1> i = {1, -2};
+  nlohmann::ordered_json meta = {{"config", {{"a", 1}}}, {"tokens", {{"▁hi"}}}};
+  const std::string s = write_with("t.json", [&](OutputFile& o) {
+    write_json(o, meta, {tensor_ref("x", t), {"i", DType::int64, {2}, i.data()}});
+  });
+  CHECK(s == "{\n"
+             "  \"config\": {\"a\":1},\n"
+             "  \"tokens\": [[\"▁hi\"]],\n"
+             "  \"x\": [\n"
+             "    [0.1, 0.33333334],\n"
+             "    [-2.5e-08, 3e+38]\n"
+             "  ],\n"
+             "  \"i\": [1, -2]\n"
+             "}\n");
+  const auto parsed = nlohmann::json::parse(s);
+  CHECK(parsed["x"][0][1].get<float>() == 1.0f / 3.0f);
+  CHECK(parsed["x"][1][0].get<float>() == -2.5e-8f);
+}
+
+TEST_CASE("JSON refuses NaN and infinity instead of writing invalid JSON") {
+  xt::xtensor<float, 1> t = {1.0f, std::numeric_limits<float>::quiet_NaN()};
+  const std::string path = test::temp_path("nan.json");
+  ::unlink(path.c_str());
+  {
+    OutputFile o(path);
+    CHECK_THROWS_WITH_AS(write_json(o, nlohmann::ordered_json::object(), {{"x", DType::float32, {2}, t.data()}}),
+                         doctest::Contains("NaN"), Error);
+  }
+  CHECK(::access(path.c_str(), F_OK) != 0);  // nothing left behind
+}

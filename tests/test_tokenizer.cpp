@@ -1,0 +1,183 @@
+#include <doctest/doctest.h>
+
+#include "embedpe/error.h"
+#include "embedpe/tokenizer.h"
+#include "test_support.h"
+
+using embedpe::Batch;
+using embedpe::EncodeOptions;
+using embedpe::Tokenizer;
+
+namespace {
+embedpe::Tokenizer model(const std::string& relative) {
+  if (relative == "data/default.model") return Tokenizer::default_model();
+  return Tokenizer::from_file(test::source_path(relative));
+}
+}  // namespace
+
+TEST_CASE("ids and pieces equal Python SentencePiece's for every test model") {
+  const auto golden = test::read_json(test::golden("encodings.json"));
+  for (const auto& [path, expected] : golden["models"].items()) {
+    SUBCASE(path.c_str()) {
+      const Tokenizer tok = model(path);
+      CHECK(tok.info().vocab_size == expected["vocab_size"].get<std::int64_t>());
+      CHECK(tok.info().pad_id == expected["pad_id"].get<int>());
+      CHECK(tok.info().bos_id == expected["bos_id"].get<int>());
+      CHECK(tok.info().eos_id == expected["eos_id"].get<int>());
+      CHECK(tok.info().unk_id == expected["unk_id"].get<int>());
+      for (const auto& c : expected["cases"]) {
+        const std::string text = c["text"];
+        CAPTURE(text);
+        const auto enc = tok.encode(text);
+        CHECK(enc.ids == c["ids"].get<std::vector<int>>());
+        CHECK(enc.pieces == c["pieces"].get<std::vector<std::string>>());
+      }
+    }
+  }
+}
+
+TEST_CASE("the embedded default model is the file in data/") {
+  const Tokenizer embedded = Tokenizer::default_model();
+  const Tokenizer file = Tokenizer::from_file(test::source_path("data/default.model"));
+  CHECK(embedded.info().sha256 == file.info().sha256);
+  CHECK(embedded.info().source == "embedded default");
+}
+
+TEST_CASE("the default model: ids pad=0 bos=1 eos=2 unk=3, byte fallback, no <unk> for Chinese or emoji") {
+  const Tokenizer tok = Tokenizer::default_model();
+  const auto& info = tok.info();
+  CHECK(info.pad_id == 0);
+  CHECK(info.bos_id == 1);
+  CHECK(info.eos_id == 2);
+  CHECK(info.unk_id == 3);
+  CHECK(info.byte_fallback);
+  CHECK(info.model_type == "unigram");
+  for (const char* text : {"我爱北京天安门。今天天气很好。", "emoji 🙂 and café", "吾輩は猫である。", "龘 𠀀 ©"}) {
+    CAPTURE(text);
+    for (int id : tok.encode(text).ids) CHECK(id != info.unk_id);
+  }
+}
+
+TEST_CASE("model info read from the ModelProto") {
+  SUBCASE("sp-test") {
+    auto info = model("tests/models/sp-test.model").info();
+    CHECK(info.model_type == "unigram");
+    CHECK(info.normalizer == "nfkc");
+    CHECK_FALSE(info.byte_fallback);
+    CHECK(info.sha256 == "4884d27bf50494e080aa99dbb868f27b68b6a3b6bd128da37ad6057c5e3cf5a2");
+  }
+  SUBCASE("mistral v3: BPE with byte fallback") {
+    auto info = model("tests/models/mistral-v3-tokenizer.model").info();
+    CHECK(info.model_type == "bpe");
+    CHECK(info.byte_fallback);
+    CHECK(info.normalizer == "identity");
+  }
+  SUBCASE("t5: nmt_nfkc, no BOS") {
+    auto info = model("tests/models/t5-spiece.model").info();
+    CHECK(info.normalizer == "nmt_nfkc");
+    CHECK(info.bos_id == -1);
+  }
+}
+
+TEST_CASE("batch: BOS/EOS, padding to the longest, attention mask") {
+  const Tokenizer tok = Tokenizer::default_model();
+  const Batch b = tok.encode_batch({"Hello, this is machine translation", "hi"}, {});
+  const auto hello = tok.encode("Hello, this is machine translation").ids;
+  REQUIRE(b.size() == 2);
+  REQUIRE(b.seq_len() == hello.size() + 2);
+  CHECK(b.input_ids(0, 0) == 1);
+  for (std::size_t l = 0; l < hello.size(); ++l) CHECK(b.input_ids(0, l + 1) == hello[l]);
+  CHECK(b.input_ids(0, b.seq_len() - 1) == 2);
+  // "hi" is shorter: [1, ..., 2, 0, 0, ...] as in seed 003.
+  const std::size_t hi_len = tok.encode("hi").ids.size() + 2;
+  CHECK(b.input_ids(1, hi_len - 1) == 2);
+  for (std::size_t l = 0; l < b.seq_len(); ++l) {
+    CHECK(b.attention_mask(1, l) == (l < hi_len ? 1 : 0));
+    if (l >= hi_len) CHECK(b.input_ids(1, l) == 0);
+  }
+  CHECK(b.pieces[1].size() == hi_len);
+  CHECK(b.pieces[1].front() == "<s>");
+  CHECK(b.pieces[1].back() == "</s>");
+  CHECK(b.truncated_count() == 0);
+}
+
+TEST_CASE("batch: --no-bos / --no-eos and a custom pad id") {
+  const Tokenizer tok = Tokenizer::default_model();
+  EncodeOptions opt;
+  opt.add_bos = false;
+  opt.add_eos = false;
+  opt.pad_id = 7;
+  const Batch b = tok.encode_batch({"Hello world", "a"}, opt);
+  const auto ids = tok.encode("Hello world").ids;
+  REQUIRE(b.seq_len() == ids.size());
+  CHECK(b.input_ids(0, 0) == ids[0]);
+  CHECK(b.input_ids(1, b.seq_len() - 1) == 7);
+  CHECK(b.pad_id == 7);
+}
+
+TEST_CASE("batch: fixed seq_len pads and truncates, keeping BOS and EOS") {
+  const Tokenizer tok = Tokenizer::default_model();
+  EncodeOptions opt;
+  opt.seq_len = 5;
+  const Batch b = tok.encode_batch({"Hello, this is machine translation", "hi"}, opt);
+  const auto ids = tok.encode("Hello, this is machine translation").ids;
+  REQUIRE(b.seq_len() == 5);
+  CHECK(b.input_ids(0, 0) == 1);
+  CHECK(b.input_ids(0, 1) == ids[0]);
+  CHECK(b.input_ids(0, 3) == ids[2]);
+  CHECK(b.input_ids(0, 4) == 2);  // EOS survives truncation
+  CHECK(b.pieces[0].size() == 5);
+  CHECK(b.untruncated_lengths[0] == ids.size() + 2);
+  CHECK(b.truncated_count() == 1);
+  for (std::size_t l = 0; l < 5; ++l) CHECK(b.attention_mask(0, l) == 1);
+}
+
+TEST_CASE("batch: seq_len equal to the specials keeps only BOS and EOS; smaller is an error") {
+  const Tokenizer tok = Tokenizer::default_model();
+  EncodeOptions opt;
+  opt.seq_len = 2;
+  const Batch b = tok.encode_batch({"Hello"}, opt);
+  CHECK(b.input_ids(0, 0) == 1);
+  CHECK(b.input_ids(0, 1) == 2);
+  opt.seq_len = 1;
+  CHECK_THROWS_WITH_AS(tok.encode_batch({"Hello"}, opt), doctest::Contains("leaves no room for BOS and EOS"),
+                       embedpe::UsageError);
+}
+
+TEST_CASE("batch: a model without BOS (T5) gets only EOS, and its pad id 0") {
+  const Tokenizer tok = model("tests/models/t5-spiece.model");
+  const Batch b = tok.encode_batch({"Hello"}, {});
+  const auto ids = tok.encode("Hello").ids;
+  REQUIRE(b.seq_len() == ids.size() + 1);
+  CHECK(b.input_ids(0, 0) == ids[0]);
+  CHECK(b.input_ids(0, b.seq_len() - 1) == 1);  // T5's EOS
+  CHECK(b.pad_id == 0);
+}
+
+TEST_CASE("batch: the empty text is BOS EOS; a pad id outside the vocabulary is an error") {
+  const Tokenizer tok = Tokenizer::default_model();
+  const Batch b = tok.encode_batch({""}, {});
+  REQUIRE(b.seq_len() == 2);
+  EncodeOptions opt;
+  opt.pad_id = 8000;
+  CHECK_THROWS_WITH_AS(tok.encode_batch({"x"}, opt), doctest::Contains("--pad-id 8000 is outside the vocabulary"),
+                       embedpe::UsageError);
+}
+
+TEST_CASE("batch: invalid UTF-8 is an error naming the text") {
+  const Tokenizer tok = Tokenizer::default_model();
+  CHECK_THROWS_WITH_AS(tok.encode_batch({"ok", "bad\xFF"}, {}), doctest::Contains("text 2: invalid UTF-8"),
+                       embedpe::Error);
+}
+
+TEST_CASE("models that are empty, truncated or not SentencePiece are clear errors") {
+  const std::string good = test::read_file(test::source_path("tests/models/sp-test.model"));
+  CHECK_THROWS_WITH_AS(Tokenizer::from_bytes("", "empty.model"), doctest::Contains("model empty.model is empty"),
+                       embedpe::Error);
+  CHECK_THROWS_WITH_AS(Tokenizer::from_bytes(good.substr(0, good.size() / 2), "half.model"),
+                       doctest::Contains("model half.model is not a SentencePiece model"), embedpe::Error);
+  CHECK_THROWS_WITH_AS(Tokenizer::from_bytes("this is plain text, not a protobuf", "text.model"),
+                       doctest::Contains("text.model"), embedpe::Error);
+  CHECK_THROWS_WITH_AS(Tokenizer::from_file(test::temp_path("no-such.model")),
+                       doctest::Contains("cannot open model"), embedpe::Error);
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages embedpe needs to build and test, if any
+# are missing. Run as root (or with sudo). Extra arguments are more packages
+# (tools/make_goldens.py also needs python3-torch and python3-sentencepiece).
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkg-config
+  libcli11-dev libsentencepiece-dev sentencepiece nlohmann-json3-dev xtensor-dev xtl-dev doctest-dev zlib1g-dev
+  python3 python3-numpy
+  "$@"
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install_deps: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

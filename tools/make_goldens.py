@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+"""Regenerates tests/golden/ from reference implementations.
+
+    /usr/bin/python3 tools/make_goldens.py
+
+Needs Debian's python3-torch, python3-numpy and python3-sentencepiece. The
+test suite only reads what this writes; it never needs PyTorch.
+
+References used:
+  * Python SentencePiece: ids and pieces of sample texts for every model in
+    tests/models/ and for data/default.model (encodings.json).
+  * PyTorch, seed 000's TransformerInput (nn.Embedding × sqrt(d_model) +
+    float32 sinusoidal PE buffer, eval mode) with a given weight table:
+    the input-layer goldens (layer_*.npy) and the CLI goldens (cli_*.npz).
+  * NumPy float64: the PE precision reference far beyond 5000 positions
+    (pe_float64.npy) and odd d_model, which seed 000's code cannot do
+    (its pe[:, 1::2] assignment fails when d_model is odd).
+"""
+import json
+import math
+import pathlib
+import sys
+
+import numpy as np
+import sentencepiece as spm
+import torch
+import torch.nn as nn
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+sys.path.insert(0, str(ROOT / "tests"))
+import reference  # noqa: E402  (NumPy only: the default table's generator)
+
+# Texts every tokenizer is checked on: scripts, byte fallback, whitespace
+# handling, normalisation, the empty string.
+TEXTS = [
+    "Hello, this is machine translation",
+    "Hello world! The quick brown fox jumps over the lazy dog. 12345",
+    "我爱北京天安门。今天天气很好。",
+    "吾輩は猫である。名前はまだ無い。",
+    "Machine learning 机器学习 is fun.",
+    "emoji 🙂 and café",
+    "  leading and   multiple   spaces  ",
+    "tab\there",
+    "Full-width ＡＢＣ １２３ and ①",
+    "",
+    "Price: $12.50 (≈ €11) — \"quoted\" & <tags>",
+    "The boy went to the country, and found himself in trouble again.",
+    "他每天早上六点起床。",
+]
+
+
+# --- seed 000's input layer, in PyTorch -------------------------------------
+class TokenEmbedding(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.d_model = d_model
+
+    def forward(self, x):
+        return self.embedding(x) * math.sqrt(self.d_model)
+
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.dropout = nn.Dropout(p=dropout)
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len).unsqueeze(1).float()
+        div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        self.register_buffer("pe", pe.unsqueeze(0))
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1), :])
+
+
+class TransformerInput(nn.Module):
+    def __init__(self, vocab_size, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.token_embedding = TokenEmbedding(vocab_size, d_model)
+        self.positional_encoding = PositionalEncoding(d_model, max_len, dropout)
+
+    def forward(self, x):
+        return self.positional_encoding(self.token_embedding(x))
+
+
+def torch_input_layer(weights, ids, max_len=5000):
+    """Seed 000's layer in eval mode with `weights` as the embedding table."""
+    vocab, d = weights.shape
+    layer = TransformerInput(vocab, d, max_len)
+    with torch.no_grad():
+        layer.token_embedding.embedding.weight.copy_(torch.from_numpy(weights))
+    layer.eval()
+    with torch.no_grad():
+        return layer(torch.from_numpy(np.asarray(ids, dtype=np.int64))).numpy()
+
+
+# --- goldens ------------------------------------------------------------------
+def encodings():
+    models = sorted((ROOT / "tests" / "models").glob("*.model")) + [ROOT / "data" / "default.model"]
+    out = {"generator": f"python3-sentencepiece {spm.__version__}: encode(text) and encode(text, out_type=str)",
+           "models": {}}
+    for path in models:
+        sp = spm.SentencePieceProcessor(model_file=str(path))
+        cases = [{"text": t, "ids": sp.encode(t), "pieces": sp.encode(t, out_type=str)} for t in TEXTS]
+        out["models"][str(path.relative_to(ROOT))] = {
+            "vocab_size": sp.vocab_size(), "pad_id": sp.pad_id(), "bos_id": sp.bos_id(),
+            "eos_id": sp.eos_id(), "unk_id": sp.unk_id(), "cases": cases}
+    (GOLDEN / "encodings.json").write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
+
+
+def layer_goldens():
+    """Input layer with explicit weight tables, for the library tests."""
+    rng = np.random.default_rng(20261129)
+    cases = []
+
+    def add(name, vocab, d, ids, max_len, reference_kind, scale="sqrt"):
+        weights = rng.standard_normal((vocab, d)).astype(np.float32)
+        if reference_kind == "torch":
+            out = torch_input_layer(weights, ids, max_len)
+        else:  # float64 formula, rounded: odd d_model
+            factor = np.float32(math.sqrt(d))
+            pe = reference.sinusoidal_pe64(np.arange(len(ids[0])), d).astype(np.float32)
+            out = (weights[np.asarray(ids)] * factor).astype(np.float32) + pe
+        np.save(GOLDEN / f"layer_{name}_weights.npy", weights)
+        np.save(GOLDEN / f"layer_{name}_output.npy", out.astype(np.float32))
+        cases.append({"name": name, "d_model": d, "max_len": max_len, "ids": ids, "scale": scale,
+                      "reference": reference_kind})
+
+    add("d16", 50, 16, [[1, 5, 7, 2, 0, 0], [1, 9, 3, 4, 8, 2]], 64, "torch")
+    add("d512", 64, 512, [list(rng.integers(0, 64, 40))], 5000, "torch")
+    add("d7_odd", 20, 7, [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]], 100, "float64")
+    for case in cases:
+        case["ids"] = [[int(v) for v in row] for row in case["ids"]]
+    (GOLDEN / "layer_cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
+
+
+def pe_goldens():
+    positions = [0, 1, 2, 49, 50, 4999, 65535, 99999, 123456] + list(range(999990, 1000000))
+    for d in (512, 7):
+        np.save(GOLDEN / f"pe_float64_d{d}.npy", reference.sinusoidal_pe64(positions, d))
+    (GOLDEN / "pe_positions.json").write_text(json.dumps({"positions": positions}) + "\n")
+
+
+def cli_goldens():
+    """What `embedpe encode` must write, from Python SentencePiece + seed 000's layer."""
+    sp = spm.SentencePieceProcessor(model_file=str(ROOT / "data" / "default.model"))
+    texts = ["Hello, this is machine translation", "我爱机器翻译 🙂", "hi"]
+    seqs = [[sp.bos_id()] + sp.encode(t) + [sp.eos_id()] for t in texts]
+    seq_len = max(map(len, seqs))
+    ids = np.array([s + [sp.pad_id()] * (seq_len - len(s)) for s in seqs], dtype=np.int64)
+    mask = np.array([[1] * len(s) + [0] * (seq_len - len(s)) for s in seqs], dtype=np.int64)
+    d = 16
+    table = reference.random_normal_rows(np.arange(sp.vocab_size()), d, seed=0)  # (8000, 16)
+    np.savez(GOLDEN / "cli_default_d16.npz", input_ids=ids, attention_mask=mask,
+             output=torch_input_layer(table, ids))
+    (GOLDEN / "cli_default_d16.json").write_text(json.dumps({
+        "texts": texts, "d_model": d, "seed": 0,
+        "pieces": [[sp.id_to_piece(s[0])] + sp.encode(t, out_type=str) + [sp.id_to_piece(s[-1])]
+                   for s, t in zip(seqs, texts)]}, ensure_ascii=False, indent=1) + "\n")
+
+
+def npy_goldens():
+    """Files written by numpy.save, which embedpe's .npy writer must equal byte for byte."""
+    np.save(GOLDEN / "numpy_f4_2x3x4.npy", np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7)
+    np.save(GOLDEN / "numpy_i8_2x5.npy", np.arange(-5, 5, dtype=np.int64).reshape(2, 5))
+    np.save(GOLDEN / "numpy_f4_5.npy", np.linspace(-1, 1, 5, dtype=np.float32))
+    np.save(GOLDEN / "numpy_f4_0x3.npy", np.zeros((0, 3), dtype=np.float32))
+
+
+def main():
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    encodings()
+    layer_goldens()
+    pe_goldens()
+    cli_goldens()
+    npy_goldens()
+    print("wrote", ", ".join(sorted(p.name for p in GOLDEN.iterdir())))
+
+
+if __name__ == "__main__":
+    main()

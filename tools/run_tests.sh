@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The whole test suite: builds embedpe and runs every test with CTest, first
+# in a Release build, then in an AddressSanitizer + UndefinedBehaviorSanitizer
+# build (skip that with EMBEDPE_SKIP_SANITIZERS=1).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+"$here/tools/build.sh" "$here/build"
+ctest --test-dir "$here/build" --output-on-failure -j "$(nproc)"
+
+if [ "${EMBEDPE_SKIP_SANITIZERS:-0}" != 1 ]; then
+  "$here/tools/build.sh" "$here/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBEDPE_SANITIZE=address,undefined
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$here/build-asan" --output-on-failure -j "$(nproc)"
+fi
