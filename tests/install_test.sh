@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs embedpe from BUILD_DIR into a temporary prefix, builds
+# tests/install_consumer against it with find_package(embedpe), and checks
+# that both the installed binary and the consumer produce the same output.
+#
+#   tests/install_test.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+build=$1
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work"
+mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cmake -S "$here/install_consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/consumer" >/dev/null
+
+got=$("$work/consumer/consumer")
+echo "consumer: $got"
+# The installed binary, run from an unrelated directory, must agree.
+want=$(cd / && "$work/prefix/bin/embedpe" encode --text "Hello, this is machine translation" --d-model 16 \
+         --max-len 64 --emit output | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)["output"]
+print(len(d), len(d[0]), len(d[0][0]), repr(d[0][0][0]))')
+echo "binary:   $want"
+read -r b l c v <<<"$got"
+read -r wb wl wc wv <<<"$want"
+[ "$b $l $c" = "$wb $wl $wc" ] || { echo "shape differs" >&2; exit 1; }
+/usr/bin/python3 -c "import sys; import numpy as np; sys.exit(0 if np.float32($v) == np.float32($wv) else 1)" \
+  || { echo "value differs" >&2; exit 1; }
+echo "install test passed"
