@@ -339,5 +339,27 @@ class ErrorsTests(CliCase):
         self.fails(1, "is a directory", "encode", "--text", "hi", "-o", str(self.tmp))
         self.fails(1, "No space left on device", "encode", "--text", "hi", "-o", "/dev/full")
 
+    def test_signals_during_a_write_leave_no_file(self):
+        import signal
+        import time
+        src = self.tmp / "big.txt"
+        src.write_text("\n".join(f"line {i} of a corpus that takes a while to write" for i in range(2000)) + "\n")
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(signal=sig.name):
+                out = self.tmp / "big.json"
+                p = subprocess.Popen([EMBEDPE, "encode", "--input", str(src), "--seq-len", "32", "--d-model", "256",
+                                      "-o", str(out)], stderr=subprocess.PIPE)
+                deadline = time.monotonic() + 60
+                while not any(".embedpe-" in f.name for f in self.tmp.iterdir()):
+                    self.assertIsNone(p.poll(), "finished before the test could interrupt it")
+                    self.assertLess(time.monotonic(), deadline)
+                    time.sleep(0.005)
+                p.send_signal(sig)
+                p.wait(timeout=60)
+                p.stderr.close()
+                self.assertEqual(p.returncode, -sig)
+                self.assertFalse(out.exists())
+                self.assertEqual([f.name for f in self.tmp.iterdir() if ".embedpe-" in f.name], [])
+
     def test_missing_input_file(self):
         self.fails(1, "cannot open input", "encode", "--input", str(self.tmp / "missing.txt"))

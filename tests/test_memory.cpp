@@ -1,0 +1,23 @@
+#include <doctest/doctest.h>
+
+#include <limits>
+
+#include "embedpe/error.h"
+#include "embedpe/memory.h"
+
+TEST_CASE("checked_product multiplies and refuses overflow") {
+  CHECK(embedpe::checked_product({2, 3, 4}, "x") == 24);
+  CHECK(embedpe::checked_product({}, "x") == 1);
+  CHECK(embedpe::checked_product({0, std::numeric_limits<std::size_t>::max()}, "x") == 0);
+  const std::size_t big = std::size_t(1) << 33;
+  CHECK_THROWS_WITH_AS(embedpe::checked_product({big, big}, "output"),
+                       doctest::Contains("output is too large"), embedpe::UsageError);
+}
+
+TEST_CASE("check_allocation refuses more than the machine has, before allocating") {
+  const std::size_t ram = embedpe::physical_memory_bytes();
+  REQUIRE(ram > 0);
+  CHECK_NOTHROW(embedpe::check_allocation(ram / 4, "small"));
+  CHECK_THROWS_WITH_AS(embedpe::check_allocation(ram + 1, "huge thing"), doctest::Contains("huge thing would need"),
+                       embedpe::UsageError);
+}
