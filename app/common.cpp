@@ -1,5 +1,8 @@
 #include "common.h"
 
+#include <charconv>
+#include <cstdlib>
+
 #include "embedpe/error.h"
 #include "embedpe/text_input.h"
 
@@ -65,6 +68,12 @@ EncodeOptions encode_options(const TokenizeFlags& flags) {
   o.pad_id = flags.pad_id;
   o.seq_len = flags.seq_len;
   return o;
+}
+
+nlohmann::ordered_json float_json(float value) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, value);
+  return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
 }
 
 nlohmann::ordered_json model_json(const ModelInfo& info) {

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <set>
@@ -10,19 +11,20 @@
 
 #include "commands.h"
 #include "common.h"
-#include "embedpe/embedding.h"
 #include "embedpe/error.h"
+#include "embedpe/half.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/json_writer.h"
 #include "embedpe/output_file.h"
-#include "embedpe/positional_encoding.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
+#include "layer_setup.h"
 
 namespace embedpe::cli {
 namespace {
 
 enum class Format { json, npy, npz };
+enum class OutDType { f32, f16, bf16 };
 enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output };
 
 constexpr std::pair<const char*, TensorName> kTensorNames[] = {
@@ -43,22 +45,18 @@ const char* name_of(TensorName t) {
 struct EncodeCommand {
   TextOptions text;
   TokenizeFlags tokenize;
-  std::size_t d_model = 512;
-  std::size_t max_len = 5000;
-  std::string scale = "sqrt";
-  std::uint64_t seed = 0;
+  LayerFlags layer;
   bool train = false;
   std::optional<double> dropout;
   std::optional<Format> format;
+  OutDType dtype = OutDType::f32;
   std::string output = "-";
   std::vector<std::string> emit;
-  CLI::Option* seed_option = nullptr;
 };
 
 Format infer_format(const EncodeCommand& cmd) {
   if (cmd.format) return *cmd.format;
-  auto ends_with = [&](const char* ext) {
-    const std::string e(ext);
+  auto ends_with = [&](const std::string& e) {
     return cmd.output.size() > e.size() && cmd.output.compare(cmd.output.size() - e.size(), e.size(), e) == 0;
   };
   if (ends_with(".npy")) return Format::npy;
@@ -96,63 +94,123 @@ std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
   return out;
 }
 
-void check_lengths(const Batch& batch, const Texts& texts, std::size_t max_len, const TokenizeFlags& flags) {
-  if (flags.seq_len && *flags.seq_len > max_len) {
-    throw UsageError("--seq-len " + std::to_string(*flags.seq_len) + " is longer than the PE table (--max-len " +
-                     std::to_string(max_len) + "); raise --max-len or lower --seq-len");
+void check_lengths(const Batch& batch, const Texts& texts, const EncodeCommand& cmd) {
+  if (cmd.layer.pe != PeKind::sinusoidal) return;  // learned tables are checked by the layer
+  const std::size_t max_len = cmd.layer.max_len;
+  const std::size_t offset = cmd.layer.position_offset;
+  const std::size_t room = max_len > offset ? max_len - offset : 0;
+  if (cmd.tokenize.seq_len && *cmd.tokenize.seq_len > room) {
+    throw UsageError("--seq-len " + std::to_string(*cmd.tokenize.seq_len) + " is longer than the PE table (--max-len " +
+                     std::to_string(max_len) + (offset ? ", less --position-offset " + std::to_string(offset) : "") +
+                     "); raise --max-len or lower --seq-len");
   }
-  if (batch.seq_len() <= max_len) return;
+  if (batch.seq_len() <= room) return;
   auto longest = std::max_element(batch.pieces.begin(), batch.pieces.end(),
                                   [](const auto& a, const auto& b) { return a.size() < b.size(); });
   const std::size_t i = static_cast<std::size_t>(longest - batch.pieces.begin());
   throw UsageError(texts.origins[i] + " is " + std::to_string(longest->size()) +
-                   " tokens long but the PE table has " + std::to_string(max_len) +
+                   " tokens long but the PE table has " + std::to_string(room) +
                    " positions; raise --max-len, or truncate with --seq-len");
+}
+
+// A float tensor in the requested output dtype: float16 storage, or float32
+// values rounded to bfloat16. Values that do not fit float16 are an error.
+struct Converted {
+  std::vector<std::uint16_t> half;  // for f16
+  xt::xtensor<float, 3> rounded3;   // for bf16
+  xt::xtensor<float, 2> rounded2;
+};
+
+template <std::size_t N>
+TensorRef convert(TensorRef ref, const xt::xtensor<float, N>& src, OutDType dtype, Converted& keep) {
+  if (dtype == OutDType::f32) return ref;
+  if (dtype == OutDType::f16) {
+    keep.half.resize(src.size());
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      const float v = src.data()[i];
+      keep.half[i] = float_to_half(v);
+      if (std::isfinite(v) && !std::isfinite(half_to_float(keep.half[i]))) {
+        throw UsageError("tensor " + ref.name + " holds " + std::to_string(v) +
+                         ", beyond float16's range (65504); use --dtype f32 or bf16");
+      }
+    }
+    ref.dtype = DType::float16;
+    ref.data = keep.half.data();
+    return ref;
+  }
+  xt::xtensor<float, N> rounded = src;
+  for (std::size_t i = 0; i < rounded.size(); ++i) {
+    rounded.data()[i] = bfloat16_to_float(float_to_bfloat16(rounded.data()[i]));
+  }
+  if constexpr (N == 3) {
+    keep.rounded3 = std::move(rounded);
+    ref.data = keep.rounded3.data();
+  } else {
+    keep.rounded2 = std::move(rounded);
+    ref.data = keep.rounded2.data();
+  }
+  return ref;
 }
 
 void run_encode(const EncodeCommand& cmd) {
   const Format format = infer_format(cmd);
   const std::vector<TensorName> emit = emitted(cmd, format);
-  const Scale scale = Scale::parse(cmd.scale);
-  std::optional<Dropout> dropout;
+  if (cmd.dtype == OutDType::bf16 && format != Format::json) {
+    throw UsageError("--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json, "
+                     "or --dtype f32 and convert (e.g. torch.from_numpy(a).bfloat16())");
+  }
   if (cmd.dropout && !(*cmd.dropout >= 0.0 && *cmd.dropout < 1.0)) {
     throw UsageError("--dropout must be in [0, 1), not " + std::to_string(*cmd.dropout));
   }
   if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
+  std::optional<Dropout> dropout;
   if (cmd.train) {
-    if (cmd.seed_option->count() == 0) {
+    if (cmd.layer.table.seed_option->count() == 0) {
       throw UsageError("--train needs an explicit --seed, so that the dropout mask can be reproduced");
     }
-    dropout = Dropout{cmd.dropout.value_or(0.1), cmd.seed};
+    dropout = Dropout{cmd.dropout.value_or(0.1), cmd.layer.table.seed};
+  }
+  if (format != Format::json && cmd.output == "-" && ::isatty(STDOUT_FILENO)) {
+    throw UsageError(std::string("refusing to write binary .") + (format == Format::npy ? "npy" : "npz") +
+                     " to a terminal; give --output FILE or redirect standard output");
   }
 
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
   const Texts texts = load_texts(cmd.text);
   const Batch batch = tokenizer.encode_batch(texts.lines, encode_options(cmd.tokenize));
-  check_lengths(batch, texts, cmd.max_len, cmd.tokenize);
+  check_lengths(batch, texts, cmd);
 
   const bool want_tok = std::find(emit.begin(), emit.end(), TensorName::token_embeddings) != emit.end();
-  InputLayer::check_memory(batch.size(), batch.seq_len(), cmd.d_model, want_tok);
-  const RandomNormalTable table(tokenizer.info().vocab_size, cmd.d_model, cmd.seed);
-  const SinusoidalEncoding pe({.d_model = cmd.d_model, .max_len = cmd.max_len});
-  const InputLayer layer(table, pe, {.scale = scale, .dropout = dropout, .want_token_embeddings = want_tok});
-  const InputLayerOutput result = layer.forward(batch.input_ids);
+  if (cmd.layer.table.weights.empty()) {
+    InputLayer::check_memory(batch.size(), batch.seq_len(), requested_d_model(cmd.layer.table), want_tok);
+  }
+  LayerParts parts = build_layer(cmd.layer, tokenizer);
+  parts.options.dropout = dropout;
+  parts.options.want_token_embeddings = want_tok;
+  const InputLayer layer(*parts.table, parts.pe.get(), parts.options);
+  const InputLayerOutput result = layer.forward(batch.input_ids, batch.attention_mask);
 
   std::vector<TensorRef> tensors;
-  for (TensorName t : emit) {
+  std::vector<Converted> converted(emit.size());
+  for (std::size_t k = 0; k < emit.size(); ++k) {
+    const TensorName t = emit[k];
     switch (t) {
       case TensorName::input_ids: tensors.push_back(tensor_ref(name_of(t), batch.input_ids)); break;
       case TensorName::attention_mask: tensors.push_back(tensor_ref(name_of(t), batch.attention_mask)); break;
-      case TensorName::token_embeddings: tensors.push_back(tensor_ref(name_of(t), result.token_embeddings)); break;
-      case TensorName::positional_encoding: tensors.push_back(tensor_ref(name_of(t), result.positional_encoding)); break;
-      case TensorName::output: tensors.push_back(tensor_ref(name_of(t), result.output)); break;
+      case TensorName::token_embeddings:
+        tensors.push_back(convert(tensor_ref(name_of(t), result.token_embeddings), result.token_embeddings, cmd.dtype,
+                                  converted[k]));
+        break;
+      case TensorName::positional_encoding:
+        tensors.push_back(convert(tensor_ref(name_of(t), result.positional_encoding), result.positional_encoding,
+                                  cmd.dtype, converted[k]));
+        break;
+      case TensorName::output:
+        tensors.push_back(convert(tensor_ref(name_of(t), result.output), result.output, cmd.dtype, converted[k]));
+        break;
     }
   }
 
-  if (format != Format::json && cmd.output == "-" && ::isatty(STDOUT_FILENO)) {
-    throw UsageError(std::string("refusing to write binary .") + (format == Format::npy ? "npy" : "npz") +
-                     " to a terminal; give --output FILE or redirect standard output");
-  }
   OutputFile out(cmd.output);
   switch (format) {
     case Format::npy: write_npy(out, tensors.front()); break;
@@ -165,22 +223,16 @@ void run_encode(const EncodeCommand& cmd) {
           {"add_eos", !cmd.tokenize.no_eos},
           {"pad_id", batch.pad_id},
           {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len) : nlohmann::ordered_json()},
-          {"d_model", cmd.d_model},
-          {"embedding", table.describe()},
-          {"seed", cmd.seed},
-          {"scale", scale.to_string()},
-          {"scale_factor", scale.factor(cmd.d_model)},
-          {"positional_encoding", {{"kind", "sinusoidal"}, {"layout", "interleaved"}, {"base", pe.options().base},
-                                   {"max_len", cmd.max_len}}},
-          {"training", cmd.train},
-          {"dropout", dropout ? nlohmann::ordered_json(dropout->p) : nlohmann::ordered_json()},
-          {"sequences", batch.size()},
-          {"truncated", batch.truncated_count()},
       };
+      for (const auto& [key, value] : parts.config.items()) config[key] = value;
+      config["training"] = cmd.train;
+      config["dropout"] = dropout ? nlohmann::ordered_json(dropout->p) : nlohmann::ordered_json();
+      config["sequences"] = batch.size();
+      config["truncated"] = batch.truncated_count();
       nlohmann::ordered_json shapes = nlohmann::ordered_json::object(), dtypes = nlohmann::ordered_json::object();
       for (const auto& t : tensors) {
         shapes[t.name] = t.shape;
-        dtypes[t.name] = dtype_name(t.dtype);
+        dtypes[t.name] = (cmd.dtype == OutDType::bf16 && t.dtype == DType::float32) ? "bfloat16" : dtype_name(t.dtype);
       }
       nlohmann::ordered_json meta = {{"config", config}, {"shapes", shapes}, {"dtypes", dtypes},
                                      {"tokens", batch.pieces}};
@@ -198,19 +250,15 @@ void setup_encode(CLI::App& app) {
   auto* sub = app.add_subcommand("encode", "Text → token ids → embedding × scale + positional encoding");
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
-  sub->add_option("--d-model", cmd->d_model, "Embedding width")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--max-len", cmd->max_len, "Positions in the PE table")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--scale", cmd->scale, "Embedding scale: sqrt (√d_model), none, or a number")
-      ->type_name("sqrt|none|X")
-      ->capture_default_str();
-  cmd->seed_option = sub->add_option("--seed", cmd->seed, "Seed of the N(0,1) embedding table (and of the dropout mask)")
-                         ->capture_default_str();
+  add_layer_flags(*sub, cmd->layer);
   sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");
-  sub->add_option("--dropout", cmd->dropout, "Dropout probability with --train (default 0.1)")
-      ->type_name("P");
+  sub->add_option("--dropout", cmd->dropout, "Dropout probability with --train (default 0.1)")->type_name("P");
   add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
                      {{"json", Format::json}, {"npy", Format::npy}, {"npz", Format::npz}},
                      "Output format (default: from --output's extension, else json)");
+  add_choice<OutDType>(*sub, "--dtype", [cmd](OutDType d) { cmd->dtype = d; },
+                       {{"f32", OutDType::f32}, {"f16", OutDType::f16}, {"bf16", OutDType::bf16}},
+                       "Float tensors as float32 (default), float16, or bfloat16 (JSON only)");
   sub->add_option("--output,-o", cmd->output, "Output path (- for standard output)")
       ->type_name("PATH")
       ->capture_default_str();

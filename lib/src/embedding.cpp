@@ -1,9 +1,12 @@
 #include "embedpe/embedding.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 #include "embedpe/error.h"
+#include "embedpe/weights.h"
 
 namespace embedpe {
 
@@ -49,6 +52,82 @@ DenseTable::DenseTable(xt::xtensor<float, 2> weights, std::string description)
 void DenseTable::row(std::int64_t id, float* out) const {
   const float* src = weights_.data() + static_cast<std::size_t>(id) * d_model();
   std::copy(src, src + d_model(), out);
+}
+
+namespace {
+std::string table_name(const WeightFile& file, const WeightTensor& t) {
+  return file.path() + (t.name.empty() ? "" : ":" + t.name) + " " + weight_dtype_name(t.dtype);
+}
+}  // namespace
+
+MappedTable::MappedTable(std::shared_ptr<const WeightFile> file, const WeightTensor& tensor)
+    : file_(std::move(file)), tensor_(&tensor) {
+  if (tensor.shape.size() != 2) {
+    throw Error(file_->path() + ": tensor " + (tensor.name.empty() ? "" : tensor.name + " ") + "has " +
+                std::to_string(tensor.shape.size()) + " dimensions; an embedding table is (vocab, d_model)");
+  }
+  if (tensor.shape[0] == 0 || tensor.shape[1] == 0) throw Error(file_->path() + ": the embedding table is empty");
+  vocab_size_ = static_cast<std::int64_t>(tensor.shape[0]);
+  d_model_ = tensor.shape[1];
+  description_ = table_name(*file_, tensor);
+}
+
+void MappedTable::row(std::int64_t id, float* out) const {
+  read_floats(*file_, *tensor_, static_cast<std::size_t>(id) * d_model_, d_model_, out);
+}
+
+QuantizedTable::QuantizedTable(std::shared_ptr<const WeightFile> file, const WeightTensor& values,
+                               const WeightTensor& scales)
+    : file_(std::move(file)), values_(&values), scales_(&scales) {
+  if (values.shape.size() != 2 || values.shape[0] == 0 || values.shape[1] == 0) {
+    throw Error(file_->path() + ": int8 tensor " + values.name + " must be a non-empty (vocab, d_model) table");
+  }
+  if (scales.dtype != WeightDType::f32 || scales.shape.size() != 1 || scales.shape[0] != values.shape[0]) {
+    throw Error(file_->path() + ": " + scales.name + " must be F32 of shape (" + std::to_string(values.shape[0]) +
+                ",), one scale per row");
+  }
+  vocab_size_ = static_cast<std::int64_t>(values.shape[0]);
+  d_model_ = values.shape[1];
+  description_ = table_name(*file_, values) + " per-row symmetric";
+}
+
+void QuantizedTable::row(std::int64_t id, float* out) const {
+  float scale;
+  std::memcpy(&scale, file_->data(*scales_) + 4 * static_cast<std::size_t>(id), 4);
+  const auto* q = reinterpret_cast<const std::int8_t*>(file_->data(*values_)) + static_cast<std::size_t>(id) * d_model_;
+  for (std::size_t j = 0; j < d_model_; ++j) out[j] = static_cast<float>(q[j]) * scale;
+}
+
+PaddingIdxTable::PaddingIdxTable(std::unique_ptr<EmbeddingTable> inner, std::int64_t padding_idx)
+    : inner_(std::move(inner)), padding_idx_(padding_idx) {
+  if (padding_idx < 0 || padding_idx >= inner_->vocab_size()) {
+    throw UsageError("--padding-idx " + std::to_string(padding_idx) + " is outside the table's " +
+                     std::to_string(inner_->vocab_size()) + " rows");
+  }
+}
+
+void PaddingIdxTable::row(std::int64_t id, float* out) const {
+  if (id == padding_idx_) {
+    std::fill(out, out + d_model(), 0.0f);
+  } else {
+    inner_->row(id, out);
+  }
+}
+
+std::string PaddingIdxTable::describe() const {
+  return inner_->describe() + " padding_idx=" + std::to_string(padding_idx_);
+}
+
+std::unique_ptr<EmbeddingTable> open_embedding_table(const std::string& spec) {
+  const TensorSpec ts = parse_tensor_spec(spec);
+  auto file = WeightFile::open(ts.path);
+  const WeightTensor& t = select_tensor(*file, ts.tensor, kEmbeddingNames, "token embedding");
+  if (t.dtype == WeightDType::i8) {
+    const WeightTensor* scales = file->find(t.name + ".scale");
+    if (!scales) throw Error(file->path() + ": int8 tensor " + t.name + " has no " + t.name + ".scale tensor");
+    return std::make_unique<QuantizedTable>(file, t, *scales);
+  }
+  return std::make_unique<MappedTable>(file, t);
 }
 
 }  // namespace embedpe

@@ -45,11 +45,19 @@ std::string Scale::to_string() const {
   return "sqrt";
 }
 
-InputLayer::InputLayer(const EmbeddingTable& table, const SinusoidalEncoding& pe, InputLayerOptions options)
-    : table_(table), pe_(pe), options_(options) {
-  if (table.d_model() != pe.d_model()) {
-    throw UsageError("embedding table has d_model " + std::to_string(table.d_model()) +
-                     " but the positional encoding has " + std::to_string(pe.d_model()));
+InputLayer::InputLayer(const EmbeddingTable& table, const PositionTable* pe, InputLayerOptions options)
+    : table_(table), pe_(pe), options_(std::move(options)) {
+  if (pe && table.d_model() != pe->d_model()) {
+    throw UsageError("the embedding table has d_model " + std::to_string(table.d_model()) +
+                     " but the position table has " + std::to_string(pe->d_model()));
+  }
+  if (options_.layer_norm) {
+    const auto& ln = *options_.layer_norm;
+    if (ln.gamma.size() != table.d_model() || ln.beta.size() != table.d_model()) {
+      throw UsageError("LayerNorm weight and bias must have d_model = " + std::to_string(table.d_model()) +
+                       " values, not " + std::to_string(ln.gamma.size()) + " and " + std::to_string(ln.beta.size()));
+    }
+    if (!(ln.eps > 0.0) || !std::isfinite(ln.eps)) throw UsageError("--layernorm-eps must be a positive number");
   }
   if (options_.dropout && !(options_.dropout->p >= 0.0 && options_.dropout->p < 1.0)) {
     throw UsageError("--dropout must be in [0, 1)");
@@ -67,18 +75,32 @@ void InputLayer::check_memory(std::size_t batch, std::size_t seq_len, std::size_
   check_allocation(outputs + pe, what);
 }
 
-InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids) const {
+InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids,
+                                     const xt::xtensor<std::int64_t, 2>& mask) const {
   const std::size_t batch = ids.shape()[0];
   const std::size_t seq_len = ids.shape()[1];
   const std::size_t d = table_.d_model();
-  if (seq_len > pe_.max_len()) {
-    throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long but the PE table has " +
-                     std::to_string(pe_.max_len()) + " positions; raise --max-len or truncate with --seq-len");
+  const std::size_t offset = options_.position_offset;
+  const bool use_mask = options_.pad_position.has_value() && mask.size() == ids.size();
+  if (pe_ && seq_len > 0 && (offset >= pe_->max_len() || seq_len > pe_->max_len() - offset)) {
+    throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long" +
+                     (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) +
+                     " but " + pe_->limit_hint() + ", or truncate with --seq-len");
+  }
+  if (pe_ && options_.pad_position && *options_.pad_position >= pe_->max_len()) {
+    throw UsageError("--pad-position " + std::to_string(*options_.pad_position) + " is beyond the position table");
   }
   check_memory(batch, seq_len, d, options_.want_token_embeddings);
 
   InputLayerOutput out;
-  out.positional_encoding = pe_.rows(0, seq_len);
+  if (pe_) {
+    out.positional_encoding = pe_->rows(offset, seq_len);
+  } else {
+    out.positional_encoding = xt::zeros<float>({seq_len, d});
+  }
+  std::vector<float> pad_row(pe_ && options_.pad_position ? d : 0);  // (d,)
+  if (!pad_row.empty()) pe_->row(*options_.pad_position, pad_row.data());
+
   out.output = xt::xtensor<float, 3>::from_shape({batch, seq_len, d});
   if (options_.want_token_embeddings) out.token_embeddings = xt::xtensor<float, 3>::from_shape({batch, seq_len, d});
 
@@ -102,7 +124,7 @@ InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids) co
                          std::to_string(table_.vocab_size()) + " rows");
       }
       float* row = dst + (b * seq_len + l) * d;
-      const float* pe_row = pe + l * d;
+      const float* pe_row = (use_mask && mask(b, l) == 0) ? pad_row.data() : pe + l * d;
       // The table writes E[id] straight into the output row, which is then
       // scaled and shifted in place: one pass, no temporary.
       table_.row(id, row);
@@ -110,6 +132,19 @@ InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids) co
         const float e = row[j] * scale;  // rounded to float32 as in PyTorch
         if (tok) tok[(b * seq_len + l) * d + j] = e;
         row[j] = e + pe_row[j];
+      }
+      if (options_.layer_norm) {
+        const auto& ln = *options_.layer_norm;
+        double mean = 0;
+        for (std::size_t j = 0; j < d; ++j) mean += row[j];
+        mean /= static_cast<double>(d);
+        double var = 0;
+        for (std::size_t j = 0; j < d; ++j) var += (row[j] - mean) * (row[j] - mean);
+        var /= static_cast<double>(d);
+        const double inv = 1.0 / std::sqrt(var + ln.eps);
+        for (std::size_t j = 0; j < d; ++j) {
+          row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
+        }
       }
       if (dropping) {
         const std::uint64_t base = (b * seq_len + l) * d;

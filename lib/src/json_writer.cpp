@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "embedpe/error.h"
+#include "embedpe/half.h"
 
 namespace embedpe {
 namespace {
@@ -53,9 +54,15 @@ class TensorText {
   void write_value(std::size_t index) {
     char buf[32];
     std::to_chars_result r;
-    if (t_.dtype == DType::float32) {
+    if (t_.dtype == DType::float32 || t_.dtype == DType::float16) {
       float v;
-      std::memcpy(&v, static_cast<const char*>(t_.data) + 4 * index, 4);
+      if (t_.dtype == DType::float32) {
+        std::memcpy(&v, static_cast<const char*>(t_.data) + 4 * index, 4);
+      } else {
+        std::uint16_t h;
+        std::memcpy(&h, static_cast<const char*>(t_.data) + 2 * index, 2);
+        v = half_to_float(h);  // exact; its shortest float32 form reads back as the same half
+      }
       if (!std::isfinite(v)) {
         throw Error("tensor " + t_.name + " holds " + (std::isnan(v) ? "NaN" : "an infinity") +
                     ", which JSON cannot represent; use --format npy");

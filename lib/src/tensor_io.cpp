@@ -13,9 +13,32 @@
 
 namespace embedpe {
 
-const char* dtype_name(DType dtype) { return dtype == DType::int64 ? "int64" : "float32"; }
-const char* numpy_descr(DType dtype) { return dtype == DType::int64 ? "<i8" : "<f4"; }
-std::size_t dtype_size(DType dtype) { return dtype == DType::int64 ? 8 : 4; }
+const char* dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::int64: return "int64";
+    case DType::float32: return "float32";
+    case DType::float16: return "float16";
+  }
+  return "?";
+}
+
+const char* numpy_descr(DType dtype) {
+  switch (dtype) {
+    case DType::int64: return "<i8";
+    case DType::float32: return "<f4";
+    case DType::float16: return "<f2";
+  }
+  return "?";
+}
+
+std::size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::int64: return 8;
+    case DType::float32: return 4;
+    case DType::float16: return 2;
+  }
+  return 1;
+}
 
 std::size_t TensorRef::elements() const {
   std::size_t n = 1;

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <xtensor/xtensor.hpp>
@@ -64,6 +65,64 @@ class DenseTable final : public EmbeddingTable {
   xt::xtensor<float, 2> weights_;  // (vocab, d_model)
   std::string description_;
 };
+
+class WeightFile;
+struct WeightTensor;
+
+// A (vocab, d_model) float table in a memory-mapped weight file (F32, F16,
+// BF16, F64); rows are converted to float32 when read.
+class MappedTable final : public EmbeddingTable {
+ public:
+  MappedTable(std::shared_ptr<const WeightFile> file, const WeightTensor& tensor);
+  std::int64_t vocab_size() const override { return vocab_size_; }
+  std::size_t d_model() const override { return d_model_; }
+  void row(std::int64_t id, float* out) const override;
+  std::string describe() const override { return description_; }
+
+ private:
+  std::shared_ptr<const WeightFile> file_;
+  const WeightTensor* tensor_;
+  std::int64_t vocab_size_;
+  std::size_t d_model_;
+  std::string description_;
+};
+
+// A per-row symmetric int8 table: E[id] = q[id] × scale[id], as written by
+// `embedpe quantize` (tensor NAME: I8 (vocab, d_model); NAME.scale: F32 (vocab,)).
+class QuantizedTable final : public EmbeddingTable {
+ public:
+  QuantizedTable(std::shared_ptr<const WeightFile> file, const WeightTensor& values, const WeightTensor& scales);
+  std::int64_t vocab_size() const override { return vocab_size_; }
+  std::size_t d_model() const override { return d_model_; }
+  void row(std::int64_t id, float* out) const override;
+  std::string describe() const override { return description_; }
+
+ private:
+  std::shared_ptr<const WeightFile> file_;
+  const WeightTensor* values_;
+  const WeightTensor* scales_;
+  std::int64_t vocab_size_;
+  std::size_t d_model_;
+  std::string description_;
+};
+
+// nn.Embedding(padding_idx=N): row N reads as zeros.
+class PaddingIdxTable final : public EmbeddingTable {
+ public:
+  PaddingIdxTable(std::unique_ptr<EmbeddingTable> inner, std::int64_t padding_idx);
+  std::int64_t vocab_size() const override { return inner_->vocab_size(); }
+  std::size_t d_model() const override { return inner_->d_model(); }
+  void row(std::int64_t id, float* out) const override;
+  std::string describe() const override;
+
+ private:
+  std::unique_ptr<EmbeddingTable> inner_;
+  std::int64_t padding_idx_;
+};
+
+// Opens "PATH[:TENSOR]" (see weights.h) as a table: float tables are
+// mapped, int8 tables from `embedpe quantize` are dequantized per row.
+std::unique_ptr<EmbeddingTable> open_embedding_table(const std::string& spec);
 
 // The splitmix64 finaliser, exposed for the dropout mask and for tests.
 std::uint64_t splitmix64(std::uint64_t x);

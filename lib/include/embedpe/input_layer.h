@@ -1,5 +1,11 @@
-// The Transformer input layer: output = E[ids] × scale + PE, then (training
-// only) inverted dropout — seed 000's TransformerInput, fused in one pass.
+// The Transformer input layer: output = E[ids] × scale + PE[pos], then
+// (optionally) LayerNorm, then (training only) inverted dropout — seed 000's
+// TransformerInput, fused in one pass.
+//
+// Positions: token l of a sequence is at position l + position_offset
+// (BART's learned positions start at 2; fairseq/RoBERTa at padding_idx + 1).
+// With pad_position set, padding tokens (attention_mask 0) use that position
+// instead, as RoBERTa's create_position_ids_from_input_ids does.
 //
 //   embedpe::RandomNormalTable table(vocab, 512, 0);
 //   embedpe::SinusoidalEncoding pe({.d_model = 512});
@@ -13,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <xtensor/xtensor.hpp>
 
@@ -40,35 +47,51 @@ struct Dropout {
   std::uint64_t seed = 0;  // the mask is a function of (seed, b, l, j)
 };
 
+// y = (x - mean) / sqrt(var + eps) * gamma + beta over d_model (biased
+// variance), as nn.LayerNorm; computed in float64 and rounded.
+struct LayerNorm {
+  std::vector<float> gamma;  // (d_model,)
+  std::vector<float> beta;   // (d_model,)
+  double eps = 1e-5;
+};
+
 struct InputLayerOptions {
   Scale scale;
-  std::optional<Dropout> dropout;     // set only in training mode
-  bool want_token_embeddings = false; // also return E[ids] × scale
+  std::size_t position_offset = 0;
+  std::optional<std::size_t> pad_position;
+  std::optional<LayerNorm> layer_norm;  // after the sum, before dropout
+  std::optional<Dropout> dropout;       // set only in training mode
+  bool want_token_embeddings = false;   // also return E[ids] × scale
 };
 
 struct InputLayerOutput {
   xt::xtensor<float, 3> token_embeddings;     // (batch, seq_len, d_model), if asked for
-  xt::xtensor<float, 2> positional_encoding;  // (seq_len, d_model)
+  xt::xtensor<float, 2> positional_encoding;  // (seq_len, d_model): positions offset .. offset+seq_len-1; zeros without PE
   xt::xtensor<float, 3> output;               // (batch, seq_len, d_model)
 };
 
 class InputLayer {
  public:
-  // Both must outlive the layer and agree on d_model.
-  InputLayer(const EmbeddingTable& table, const SinusoidalEncoding& pe, InputLayerOptions options);
+  // Both must outlive the layer and agree on d_model; `pe` may be null (no
+  // positional encoding, e.g. for RoPE models).
+  InputLayer(const EmbeddingTable& table, const PositionTable* pe, InputLayerOptions options);
+  InputLayer(const EmbeddingTable& table, const PositionTable& pe, InputLayerOptions options)
+      : InputLayer(table, &pe, std::move(options)) {}
 
   // Throws UsageError if a forward pass of this size (outputs, PE rows and
   // frequencies) would not fit in the machine's memory. forward() checks
   // this itself; callers may check before building the table and PE.
   static void check_memory(std::size_t batch, std::size_t seq_len, std::size_t d_model, bool want_token_embeddings);
 
-  // ids: (batch, seq_len). Throws if seq_len exceeds the PE's max_len or an
-  // id is outside the table.
-  InputLayerOutput forward(const xt::xtensor<std::int64_t, 2>& ids) const;
+  // ids: (batch, seq_len). mask: (batch, seq_len) or empty (all tokens);
+  // used only with pad_position. Throws if a position is beyond the PE
+  // table or an id is outside the embedding table.
+  InputLayerOutput forward(const xt::xtensor<std::int64_t, 2>& ids,
+                           const xt::xtensor<std::int64_t, 2>& mask = {}) const;
 
  private:
   const EmbeddingTable& table_;
-  const SinusoidalEncoding& pe_;
+  const PositionTable* pe_;
   InputLayerOptions options_;
 };
 

@@ -1,4 +1,7 @@
-// Sinusoidal positional encoding (Vaswani et al. 2017; seed 000), interleaved:
+// Positional encodings: PE[pos] rows of width d_model added to the token
+// embeddings.
+//
+// SinusoidalEncoding (Vaswani et al. 2017; seed 000), interleaved:
 //
 //   PE[pos, 2i]   = sin(pos / base^(2i/d))
 //   PE[pos, 2i+1] = cos(pos / base^(2i/d))        (odd d: the last column is a sin)
@@ -6,40 +9,81 @@
 // Every value is the float64 result rounded to float32, at any position: the
 // usual float32 computation (seed 000) is off by up to ~4.5e-2 near 1e6.
 //
+// LearnedPositions: a (max_len, d_model) table from a weight file (GPT-2
+// wpe, BERT position_embeddings, BART/fairseq embed_positions).
+//
 //   embedpe::SinusoidalEncoding pe({.d_model = 512, .max_len = 5000});
 //   xt::xtensor<float, 2> rows = pe.rows(0, 10);   // (10, 512)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
 
 namespace embedpe {
 
+class PositionTable {
+ public:
+  virtual ~PositionTable() = default;
+  virtual std::size_t d_model() const = 0;
+  virtual std::size_t max_len() const = 0;  // positions [0, max_len) exist
+  // Writes PE[pos] to out[0 .. d_model). Throws if pos >= max_len.
+  virtual void row(std::size_t pos, float* out) const = 0;
+  virtual std::string describe() const = 0;
+  // What to tell a user whose sequence does not fit.
+  virtual std::string limit_hint() const = 0;
+
+  // PE[first .. first+count), shape (count, d_model).
+  xt::xtensor<float, 2> rows(std::size_t first, std::size_t count) const;
+};
+
 struct SinusoidalOptions {
   std::size_t d_model = 512;
-  std::size_t max_len = 5000;  // positions [0, max_len) exist
+  std::size_t max_len = 5000;
   double base = 10000.0;
 };
 
-class SinusoidalEncoding {
+class SinusoidalEncoding final : public PositionTable {
  public:
   explicit SinusoidalEncoding(SinusoidalOptions options);
 
   const SinusoidalOptions& options() const { return options_; }
-  std::size_t d_model() const { return options_.d_model; }
-  std::size_t max_len() const { return options_.max_len; }
-
-  // Writes PE[pos] to out[0 .. d_model). Throws if pos >= max_len.
-  void row(std::size_t pos, float* out) const;
-  // PE[first .. first+count), shape (count, d_model).
-  xt::xtensor<float, 2> rows(std::size_t first, std::size_t count) const;
+  std::size_t d_model() const override { return options_.d_model; }
+  std::size_t max_len() const override { return options_.max_len; }
+  void row(std::size_t pos, float* out) const override;
+  std::string describe() const override { return "sinusoidal"; }
+  std::string limit_hint() const override;
 
  private:
   SinusoidalOptions options_;
   std::vector<double> denominators_;  // (ceil(d/2),): base^(2i/d)
 };
+
+class WeightFile;
+struct WeightTensor;
+
+class LearnedPositions final : public PositionTable {
+ public:
+  LearnedPositions(std::shared_ptr<const WeightFile> file, const WeightTensor& tensor);
+  std::size_t d_model() const override { return d_model_; }
+  std::size_t max_len() const override { return max_len_; }
+  void row(std::size_t pos, float* out) const override;
+  std::string describe() const override { return description_; }
+  std::string limit_hint() const override;
+
+ private:
+  std::shared_ptr<const WeightFile> file_;
+  const WeightTensor* tensor_;
+  std::size_t max_len_;
+  std::size_t d_model_;
+  std::string description_;
+};
+
+// Opens "PATH[:TENSOR]" (see weights.h) as a learned position table.
+std::unique_ptr<PositionTable> open_position_table(const std::string& spec);
 
 }  // namespace embedpe

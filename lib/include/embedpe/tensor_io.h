@@ -23,10 +23,10 @@
 
 namespace embedpe {
 
-enum class DType { int64, float32 };
+enum class DType { int64, float32, float16 };
 
-const char* dtype_name(DType dtype);   // "int64", "float32"
-const char* numpy_descr(DType dtype);  // "<i8", "<f4"
+const char* dtype_name(DType dtype);   // "int64", "float32", "float16"
+const char* numpy_descr(DType dtype);  // "<i8", "<f4", "<f2"
 std::size_t dtype_size(DType dtype);
 
 // A view of a C-ordered tensor owned elsewhere.

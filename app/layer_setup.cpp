@@ -1,0 +1,168 @@
+#include "layer_setup.h"
+
+#include "common.h"
+#include "embedpe/error.h"
+#include "embedpe/weights.h"
+
+namespace embedpe::cli {
+
+void add_table_flags(CLI::App& cmd, TableFlags& flags) {
+  cmd.add_option("--d-model", flags.d_model, "Embedding width (default 512, or the --weights table's)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  flags.seed_option = cmd.add_option("--seed", flags.seed, "Seed of the default N(0,1) table (and of the dropout mask)")
+                          ->capture_default_str();
+  cmd.add_option("--weights", flags.weights,
+                 "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from "
+                 "embedpe quantize)")
+      ->type_name("PATH[:TENSOR]");
+  cmd.add_option("--padding-idx", flags.padding_idx, "This row of the table reads as zeros (nn.Embedding padding_idx)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
+  add_table_flags(cmd, flags.table);
+  cmd.add_option("--max-len", flags.max_len, "Positions in the sinusoidal PE table")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--scale", flags.scale, "Embedding scale: sqrt (√d_model), none, or a number")
+      ->type_name("sqrt|none|X")
+      ->capture_default_str();
+  add_choice<PeKind>(cmd, "--pe", [&flags](PeKind k) { flags.pe = k; },
+                     {{"sinusoidal", PeKind::sinusoidal}, {"learned", PeKind::learned}, {"none", PeKind::none}},
+                     "Positional encoding (default sinusoidal; learned reads --pe-weights; none for RoPE models)");
+  cmd.add_option("--pe-weights", flags.pe_weights,
+                 "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings "
+                 "(default: found in --weights)")
+      ->type_name("PATH[:TENSOR]");
+  cmd.add_option("--position-offset", flags.position_offset,
+                 "Token l is at position l+K (BART: 2; fairseq/RoBERTa: padding_idx+1)")
+      ->type_name("K")
+      ->capture_default_str();
+  cmd.add_option("--pad-position", flags.pad_position,
+                 "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)")
+      ->type_name("N");
+  cmd.add_flag("--layernorm", flags.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
+  cmd.add_option("--layernorm-eps", flags.layernorm_eps, "LayerNorm epsilon (BERT: 1e-12)")->capture_default_str();
+  cmd.add_option("--layernorm-weight", flags.layernorm_weight, "LayerNorm gamma (default: found in --weights, else 1)")
+      ->type_name("PATH[:TENSOR]");
+  cmd.add_option("--layernorm-bias", flags.layernorm_bias, "LayerNorm beta (default: found in --weights, else 0)")
+      ->type_name("PATH[:TENSOR]");
+}
+
+std::size_t requested_d_model(const TableFlags& flags) { return flags.d_model.value_or(512); }
+
+std::unique_ptr<EmbeddingTable> open_table(const TableFlags& flags, const Tokenizer& tokenizer) {
+  const std::int64_t vocab = tokenizer.info().vocab_size;
+  std::unique_ptr<EmbeddingTable> table;
+  if (flags.weights.empty()) {
+    table = std::make_unique<RandomNormalTable>(vocab, requested_d_model(flags), flags.seed);
+  } else {
+    table = open_embedding_table(flags.weights);
+    if (flags.d_model && *flags.d_model != table->d_model()) {
+      throw UsageError("--d-model " + std::to_string(*flags.d_model) + " conflicts with " + table->describe() +
+                       ", whose rows have " + std::to_string(table->d_model()) + " values; drop --d-model");
+    }
+    if (table->vocab_size() < vocab) {
+      throw Error(table->describe() + " has " + std::to_string(table->vocab_size()) + " rows but the model " +
+                  tokenizer.info().source + " has " + std::to_string(vocab) +
+                  " pieces; give the weights that belong to this tokenizer");
+    }
+  }
+  if (flags.padding_idx) table = std::make_unique<PaddingIdxTable>(std::move(table), *flags.padding_idx);
+  return table;
+}
+
+namespace {
+
+// gamma or beta: an explicit PATH[:TENSOR], else a usual name in the
+// --weights file, else the constant `fallback`. `source` says which.
+std::vector<float> layernorm_vector(const std::string& spec, const std::string& weights,
+                                    const std::vector<std::string_view>& names, std::size_t d, float fallback,
+                                    std::string& source) {
+  if (!spec.empty()) {
+    const TensorSpec ts = parse_tensor_spec(spec);
+    auto file = WeightFile::open(ts.path);
+    const WeightTensor& t = select_tensor(*file, ts.tensor, names, "LayerNorm");
+    source = spec;
+    return read_vector(*file, t);
+  }
+  if (!weights.empty()) {
+    auto file = WeightFile::open(parse_tensor_spec(weights).path);
+    for (auto name : names) {
+      if (const auto* t = file->find(name)) {
+        source = file->path() + ":" + t->name;
+        return read_vector(*file, *t);
+      }
+    }
+  }
+  source = std::to_string(static_cast<int>(fallback));
+  return std::vector<float>(d, fallback);
+}
+
+}  // namespace
+
+LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer) {
+  LayerParts parts;
+  parts.table = open_table(flags.table, tokenizer);
+  const std::size_t d = parts.table->d_model();
+
+  switch (flags.pe) {
+    case PeKind::sinusoidal:
+      parts.pe = std::make_unique<SinusoidalEncoding>(SinusoidalOptions{.d_model = d, .max_len = flags.max_len});
+      break;
+    case PeKind::learned: {
+      std::string spec = flags.pe_weights;
+      if (spec.empty()) {
+        if (flags.table.weights.empty()) throw UsageError("--pe learned needs --pe-weights PATH[:TENSOR]");
+        spec = parse_tensor_spec(flags.table.weights).path;
+      }
+      parts.pe = open_position_table(spec);
+      break;
+    }
+    case PeKind::none:
+      break;
+  }
+  if (flags.pe != PeKind::learned && !flags.pe_weights.empty()) throw UsageError("--pe-weights needs --pe learned");
+
+  parts.options.scale = Scale::parse(flags.scale);
+  parts.options.position_offset = flags.position_offset;
+  parts.options.pad_position = flags.pad_position;
+  std::string gamma_source, beta_source;
+  if (flags.layernorm) {
+    LayerNorm ln;
+    ln.gamma = layernorm_vector(flags.layernorm_weight, flags.table.weights, kLayerNormWeightNames, d, 1.0f, gamma_source);
+    ln.beta = layernorm_vector(flags.layernorm_bias, flags.table.weights, kLayerNormBiasNames, d, 0.0f, beta_source);
+    ln.eps = flags.layernorm_eps;
+    parts.options.layer_norm = std::move(ln);
+  } else if (!flags.layernorm_weight.empty() || !flags.layernorm_bias.empty()) {
+    throw UsageError("--layernorm-weight and --layernorm-bias need --layernorm");
+  }
+
+  nlohmann::ordered_json pe_config;
+  if (flags.pe == PeKind::sinusoidal) {
+    pe_config = {{"kind", "sinusoidal"}, {"layout", "interleaved"}, {"base", 10000.0}, {"max_len", flags.max_len}};
+  } else if (flags.pe == PeKind::learned) {
+    pe_config = {{"kind", "learned"}, {"table", parts.pe->describe()}, {"max_len", parts.pe->max_len()}};
+  } else {
+    pe_config = {{"kind", "none"}};
+  }
+  pe_config["position_offset"] = flags.position_offset;
+  pe_config["pad_position"] = flags.pad_position ? nlohmann::ordered_json(*flags.pad_position) : nlohmann::ordered_json();
+  parts.config = {
+      {"d_model", d},
+      {"embedding", parts.table->describe()},
+      {"seed", flags.table.weights.empty() ? nlohmann::ordered_json(flags.table.seed) : nlohmann::ordered_json()},
+      {"padding_idx", flags.table.padding_idx ? nlohmann::ordered_json(*flags.table.padding_idx) : nlohmann::ordered_json()},
+      {"scale", parts.options.scale.to_string()},
+      {"scale_factor", float_json(parts.options.scale.factor(d))},
+      {"positional_encoding", pe_config},
+      {"layernorm", flags.layernorm ? nlohmann::ordered_json{{"weight", gamma_source}, {"bias", beta_source},
+                                                             {"eps", flags.layernorm_eps}}
+                                    : nlohmann::ordered_json()},
+  };
+  return parts;
+}
+
+}  // namespace embedpe::cli

@@ -1,0 +1,62 @@
+// The input layer's parts as the command line describes them: which
+// embedding table (default N(0,1), or --weights), which positional encoding
+// (sinusoidal, learned, none), offsets, LayerNorm. Shared by encode and
+// lookup.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "embedpe/embedding.h"
+#include "embedpe/input_layer.h"
+#include "embedpe/positional_encoding.h"
+#include "embedpe/tokenizer.h"
+
+namespace embedpe::cli {
+
+enum class PeKind { sinusoidal, learned, none };
+
+struct TableFlags {
+  std::optional<std::size_t> d_model;   // default 512, or from --weights
+  std::uint64_t seed = 0;
+  CLI::Option* seed_option = nullptr;   // to tell an explicit --seed
+  std::string weights;                  // PATH[:TENSOR]
+  std::optional<std::int64_t> padding_idx;
+};
+
+struct LayerFlags {
+  TableFlags table;
+  std::size_t max_len = 5000;
+  std::string scale = "sqrt";
+  PeKind pe = PeKind::sinusoidal;
+  std::string pe_weights;
+  std::size_t position_offset = 0;
+  std::optional<std::size_t> pad_position;
+  bool layernorm = false;
+  double layernorm_eps = 1e-5;
+  std::string layernorm_weight;
+  std::string layernorm_bias;
+};
+
+void add_table_flags(CLI::App& cmd, TableFlags& flags);
+void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
+
+// The embedding table: --weights (checked against the tokenizer's
+// vocabulary and --d-model), else N(0,1) rows for the tokenizer's vocabulary.
+std::unique_ptr<EmbeddingTable> open_table(const TableFlags& flags, const Tokenizer& tokenizer);
+std::size_t requested_d_model(const TableFlags& flags);
+
+struct LayerParts {
+  std::unique_ptr<EmbeddingTable> table;
+  std::unique_ptr<PositionTable> pe;  // null for --pe none
+  InputLayerOptions options;
+  nlohmann::ordered_json config;      // what the JSON output records
+};
+
+LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer);
+
+}  // namespace embedpe::cli

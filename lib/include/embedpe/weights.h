@@ -1,0 +1,105 @@
+// Weight files: NumPy .npy and .safetensors, memory-mapped.
+//
+//   auto file = embedpe::WeightFile::open("model.safetensors");
+//   for (const auto& t : file->tensors()) std::cout << t.name << '\n';
+//   const auto& emb = embedpe::select_tensor(*file, "", embedpe::kEmbeddingNames, "token embedding");
+//
+// Nothing is read at open beyond the header: tensors stay in the page cache
+// and rows are converted to float32 only when used, so one sentence against a
+// 2 GB table costs about what it costs against a 2 MB one. Every header field
+// is checked against the file (dtype, shape × element size = byte range,
+// ranges inside the file and not overlapping) before any data is touched.
+//
+// Formats: .npy versions 1–3, C order, little-endian <f4, <f2, <f8;
+// .safetensors (8-byte little-endian header length, JSON header, raw data)
+// with F32, F16, BF16, F64, and I8 (as written by `embedpe quantize`).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace embedpe {
+
+enum class WeightDType { f32, f16, bf16, f64, i8 };
+
+const char* weight_dtype_name(WeightDType dtype);  // safetensors spelling: "F32", "BF16", ...
+std::size_t weight_dtype_size(WeightDType dtype);
+
+// A read-only memory map of a whole file.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path);
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+  std::string_view bytes() const { return {data_, size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+struct WeightTensor {
+  std::string name;
+  WeightDType dtype = WeightDType::f32;
+  std::vector<std::size_t> shape;
+  std::size_t offset = 0;  // from the start of the file
+  std::size_t size_bytes = 0;
+};
+
+enum class WeightFormat { npy, safetensors };
+
+class WeightFile {
+ public:
+  static std::shared_ptr<const WeightFile> open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  WeightFormat format() const { return format_; }
+  const std::vector<WeightTensor>& tensors() const { return tensors_; }
+  const WeightTensor* find(std::string_view name) const;
+  // The tensor's bytes (not necessarily aligned).
+  const char* data(const WeightTensor& t) const { return map_->bytes().data() + t.offset; }
+  std::size_t file_size() const { return map_->bytes().size(); }
+
+ private:
+  WeightFile() = default;
+  std::string path_;
+  WeightFormat format_ = WeightFormat::npy;
+  std::unique_ptr<MappedFile> map_;
+  std::vector<WeightTensor> tensors_;
+};
+
+// "PATH[:TENSOR]". A path that exists as given is taken whole (so paths with
+// colons work); otherwise the text after the last ':' names the tensor.
+struct TensorSpec {
+  std::string path;
+  std::string tensor;  // empty: find a usual name
+};
+TensorSpec parse_tensor_spec(const std::string& spec);
+
+// Names under which frameworks store the tables embedpe uses.
+extern const std::vector<std::string_view> kEmbeddingNames;
+extern const std::vector<std::string_view> kPositionNames;
+extern const std::vector<std::string_view> kLayerNormWeightNames;
+extern const std::vector<std::string_view> kLayerNormBiasNames;
+
+// The tensor named `wanted`, or (if `wanted` is empty) the only tensor of a
+// .npy, or the single one of `usual_names` present. Throws embedpe::Error
+// listing the file's 2-D tensors when the choice is missing or ambiguous;
+// `role` names what is looked for ("token embedding").
+const WeightTensor& select_tensor(const WeightFile& file, const std::string& wanted,
+                                  std::span<const std::string_view> usual_names, const std::string& role);
+
+// A 1-D float tensor as float32 values (LayerNorm gamma/beta).
+std::vector<float> read_vector(const WeightFile& file, const WeightTensor& t);
+
+// Converts `count` consecutive elements starting at element `first` of a
+// float tensor (F32/F16/BF16/F64) to float32.
+void read_floats(const WeightFile& file, const WeightTensor& t, std::size_t first, std::size_t count, float* out);
+
+}  // namespace embedpe

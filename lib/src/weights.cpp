@@ -1,0 +1,317 @@
+#include "embedpe/weights.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "embedpe/error.h"
+#include "embedpe/half.h"
+#include "embedpe/memory.h"
+#include "embedpe/tensor_io.h"
+
+namespace embedpe {
+
+const std::vector<std::string_view> kEmbeddingNames = {
+    "model.embed_tokens.weight",           // LLaMA, Mistral, Qwen (HF)
+    "embeddings.word_embeddings.weight",   // BERT, RoBERTa without prefix
+    "bert.embeddings.word_embeddings.weight",
+    "roberta.embeddings.word_embeddings.weight",
+    "shared.weight",                       // T5, BART
+    "model.shared.weight",
+    "encoder.embed_tokens.weight",
+    "model.encoder.embed_tokens.weight",
+    "decoder.embed_tokens.weight",
+    "tok_embeddings.weight",               // Meta LLaMA checkpoints
+    "transformer.wte.weight",              // GPT-2
+    "wte.weight",
+    "transformer.word_embeddings.weight",  // BLOOM
+    "gpt_neox.embed_in.weight",
+    "embed_tokens.weight",
+    "token_embedding.embedding.weight",    // seed 000's TransformerInput
+    "weight",                              // a bare nn.Embedding state_dict
+};
+
+const std::vector<std::string_view> kPositionNames = {
+    "transformer.wpe.weight", "wpe.weight",
+    "embeddings.position_embeddings.weight", "bert.embeddings.position_embeddings.weight",
+    "roberta.embeddings.position_embeddings.weight",
+    "model.encoder.embed_positions.weight", "encoder.embed_positions.weight",
+    "model.decoder.embed_positions.weight", "decoder.embed_positions.weight",
+};
+
+const std::vector<std::string_view> kLayerNormWeightNames = {
+    "embeddings.LayerNorm.weight", "bert.embeddings.LayerNorm.weight", "roberta.embeddings.LayerNorm.weight",
+    "model.encoder.layernorm_embedding.weight", "encoder.layernorm_embedding.weight",
+    "layernorm_embedding.weight",
+};
+const std::vector<std::string_view> kLayerNormBiasNames = {
+    "embeddings.LayerNorm.bias", "bert.embeddings.LayerNorm.bias", "roberta.embeddings.LayerNorm.bias",
+    "model.encoder.layernorm_embedding.bias", "encoder.layernorm_embedding.bias",
+    "layernorm_embedding.bias",
+};
+
+const char* weight_dtype_name(WeightDType dtype) {
+  switch (dtype) {
+    case WeightDType::f32: return "F32";
+    case WeightDType::f16: return "F16";
+    case WeightDType::bf16: return "BF16";
+    case WeightDType::f64: return "F64";
+    case WeightDType::i8: return "I8";
+  }
+  return "?";
+}
+
+std::size_t weight_dtype_size(WeightDType dtype) {
+  switch (dtype) {
+    case WeightDType::f32: return 4;
+    case WeightDType::f16: case WeightDType::bf16: return 2;
+    case WeightDType::f64: return 8;
+    case WeightDType::i8: return 1;
+  }
+  return 1;
+}
+
+// ------------------------------------------------------------ MappedFile
+
+MappedFile::MappedFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open weights " + path + ": " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error("weights " + path + " is not a regular file");
+  }
+  size_ = static_cast<std::size_t>(st.st_size);
+  if (size_ == 0) {
+    ::close(fd);
+    throw Error("weights " + path + " is empty");
+  }
+  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) throw Error("cannot map weights " + path + ": " + std::strerror(errno));
+  data_ = static_cast<const char*>(p);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+// ------------------------------------------------------------ parsing
+
+namespace {
+
+constexpr std::size_t kMaxSafetensorsHeader = 100u << 20;  // as the reference implementation
+
+std::size_t element_count(const std::vector<std::size_t>& shape, const std::string& what) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n = checked_product({n, d}, what);
+  return n;
+}
+
+void parse_npy(const std::string& path, std::string_view bytes, std::vector<WeightTensor>& out) {
+  NpyHeader h = parse_npy_header(bytes, path);
+  if (h.descr.size() == 3 && h.descr[0] == '>') {
+    throw Error(path + ": big-endian dtype " + h.descr + "; convert with arr.astype('<" + h.descr.substr(1) + "')");
+  }
+  WeightTensor t;
+  t.name = "";
+  if (h.descr == "<f4") t.dtype = WeightDType::f32;
+  else if (h.descr == "<f2") t.dtype = WeightDType::f16;
+  else if (h.descr == "<f8") t.dtype = WeightDType::f64;
+  else throw Error(path + ": dtype " + h.descr + " is not supported; embedpe reads float32 (<f4), float16 (<f2) and float64 (<f8)");
+  if (h.fortran_order) {
+    throw Error(path + ": Fortran-ordered array; save a C-ordered copy with np.save(path, np.ascontiguousarray(arr))");
+  }
+  t.shape = h.shape;
+  t.offset = h.data_offset;
+  t.size_bytes = checked_product({element_count(h.shape, path), weight_dtype_size(t.dtype)}, path);
+  const std::size_t available = bytes.size() - h.data_offset;
+  if (available != t.size_bytes) {
+    throw Error(path + ": the header says shape (" + [&] {
+      std::string s;
+      for (std::size_t i = 0; i < h.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(h.shape[i]);
+      return s;
+    }() + ") = " + std::to_string(t.size_bytes) + " bytes of data but the file has " + std::to_string(available) +
+                (available < t.size_bytes ? " (truncated?)" : ""));
+  }
+  out.push_back(std::move(t));
+}
+
+WeightDType safetensors_dtype(const std::string& path, const std::string& name, const std::string& s) {
+  if (s == "F32") return WeightDType::f32;
+  if (s == "F16") return WeightDType::f16;
+  if (s == "BF16") return WeightDType::bf16;
+  if (s == "F64") return WeightDType::f64;
+  if (s == "I8") return WeightDType::i8;
+  throw Error(path + ": tensor " + name + " has dtype " + s +
+              ", which embedpe does not read (F32, F16, BF16, F64, or I8 from embedpe quantize)");
+}
+
+void parse_safetensors(const std::string& path, std::string_view bytes, std::vector<WeightTensor>& out) {
+  if (bytes.size() < 8) throw Error(path + ": too short for a .safetensors file");
+  std::uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  if (n > kMaxSafetensorsHeader || n > bytes.size() - 8) {
+    throw Error(path + ": header length " + std::to_string(n) + " is impossible for a " + std::to_string(bytes.size()) +
+                "-byte file; the file is truncated or not .safetensors");
+  }
+  auto header = nlohmann::json::parse(bytes.substr(8, n), nullptr, /*allow_exceptions=*/false);
+  if (header.is_discarded() || !header.is_object()) {
+    throw Error(path + ": the .safetensors header is not a JSON object (corrupt file)");
+  }
+  const std::size_t data_start = 8 + n;
+  const std::size_t data_size = bytes.size() - data_start;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") continue;
+    auto bad = [&](const std::string& why) { return Error(path + ": tensor " + name + ": " + why); };
+    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets") ||
+        !entry["dtype"].is_string() || !entry["shape"].is_array() || !entry["data_offsets"].is_array() ||
+        entry["data_offsets"].size() != 2) {
+      throw bad("needs dtype, shape and data_offsets [begin, end]");
+    }
+    WeightTensor t;
+    t.name = name;
+    t.dtype = safetensors_dtype(path, name, entry["dtype"].get<std::string>());
+    for (const auto& d : entry["shape"]) {
+      if (!d.is_number_unsigned()) throw bad("shape must be non-negative integers");
+      t.shape.push_back(d.get<std::size_t>());
+    }
+    const auto& off = entry["data_offsets"];
+    if (!off[0].is_number_unsigned() || !off[1].is_number_unsigned()) throw bad("data_offsets must be integers");
+    const std::size_t begin = off[0].get<std::size_t>(), end = off[1].get<std::size_t>();
+    if (begin > end || end > data_size) {
+      throw bad("data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] fall outside the " +
+                std::to_string(data_size) + " bytes of data (truncated or corrupt file)");
+    }
+    t.size_bytes = checked_product({element_count(t.shape, path), weight_dtype_size(t.dtype)}, path);
+    if (end - begin != t.size_bytes) {
+      throw bad("shape and dtype need " + std::to_string(t.size_bytes) + " bytes but data_offsets span " +
+                std::to_string(end - begin));
+    }
+    t.offset = data_start + begin;
+    ranges.emplace_back(begin, end);
+    out.push_back(std::move(t));
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (std::size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i].first < ranges[i - 1].second) throw Error(path + ": tensors' data_offsets overlap (corrupt file)");
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+}
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+std::shared_ptr<const WeightFile> WeightFile::open(const std::string& path) {
+  std::shared_ptr<WeightFile> file(new WeightFile());
+  file->path_ = path;
+  file->map_ = std::make_unique<MappedFile>(path);
+  const std::string_view bytes = file->map_->bytes();
+  if (bytes.substr(0, 6) == "\x93NUMPY") {
+    file->format_ = WeightFormat::npy;
+    parse_npy(path, bytes, file->tensors_);
+  } else if (bytes.size() >= 9 && bytes[8] == '{') {
+    file->format_ = WeightFormat::safetensors;
+    parse_safetensors(path, bytes, file->tensors_);
+  } else {
+    throw Error("weights " + path + " is neither a .npy nor a .safetensors file");
+  }
+  return file;
+}
+
+const WeightTensor* WeightFile::find(std::string_view name) const {
+  for (const auto& t : tensors_) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+TensorSpec parse_tensor_spec(const std::string& spec) {
+  struct stat st;
+  const auto colon = spec.rfind(':');
+  if (colon == std::string::npos || ::stat(spec.c_str(), &st) == 0) return {spec, ""};
+  return {spec.substr(0, colon), spec.substr(colon + 1)};
+}
+
+const WeightTensor& select_tensor(const WeightFile& file, const std::string& wanted,
+                                  std::span<const std::string_view> usual_names, const std::string& role) {
+  auto candidates = [&] {
+    std::string s;
+    for (const auto& t : file.tensors()) {
+      if (t.shape.size() != 2) continue;
+      s += (s.empty() ? "" : ", ") + t.name + " " + shape_text(t.shape) + " " + weight_dtype_name(t.dtype);
+    }
+    return s.empty() ? std::string("none") : s;
+  };
+  if (file.format() == WeightFormat::npy) {
+    if (!wanted.empty()) throw UsageError(file.path() + " is a .npy file holding one array; drop ':" + wanted + "'");
+    return file.tensors().front();
+  }
+  if (!wanted.empty()) {
+    if (const auto* t = file.find(wanted)) return *t;
+    throw Error(file.path() + " has no tensor '" + wanted + "'; its 2-D tensors: " + candidates());
+  }
+  std::vector<const WeightTensor*> found;
+  for (auto name : usual_names) {
+    if (const auto* t = file.find(name)) found.push_back(t);
+  }
+  if (found.size() == 1) return *found.front();
+  if (found.empty()) {
+    throw UsageError(file.path() + " has no tensor with a usual " + role + " name; pick one with " + file.path() +
+                     ":NAME from its 2-D tensors: " + candidates());
+  }
+  std::string names;
+  for (const auto* t : found) names += (names.empty() ? "" : ", ") + t->name;
+  throw UsageError(file.path() + " has several " + role + " tables (" + names + "); pick one with " + file.path() +
+                   ":NAME");
+}
+
+void read_floats(const WeightFile& file, const WeightTensor& t, std::size_t first, std::size_t count, float* out) {
+  const char* src = file.data(t);
+  switch (t.dtype) {
+    case WeightDType::f32:
+      std::memcpy(out, src + 4 * first, 4 * count);
+      break;
+    case WeightDType::f64:
+      for (std::size_t i = 0; i < count; ++i) {
+        double v;
+        std::memcpy(&v, src + 8 * (first + i), 8);
+        out[i] = static_cast<float>(v);
+      }
+      break;
+    case WeightDType::f16:
+    case WeightDType::bf16:
+      for (std::size_t i = 0; i < count; ++i) {
+        std::uint16_t v;
+        std::memcpy(&v, src + 2 * (first + i), 2);
+        out[i] = t.dtype == WeightDType::f16 ? half_to_float(v) : bfloat16_to_float(v);
+      }
+      break;
+    case WeightDType::i8:
+      throw Error(file.path() + ": tensor " + t.name + " is int8; it needs its per-row scales to be read");
+  }
+}
+
+std::vector<float> read_vector(const WeightFile& file, const WeightTensor& t) {
+  if (t.shape.size() != 1) {
+    throw Error(file.path() + ": tensor " + t.name + " has shape " + shape_text(t.shape) + "; expected a vector");
+  }
+  std::vector<float> v(t.shape[0]);
+  read_floats(file, t, 0, v.size(), v.data());
+  return v;
+}
+
+}  // namespace embedpe
