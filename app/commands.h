@@ -11,5 +11,7 @@ namespace embedpe::cli {
 void setup_encode(CLI::App& app);
 void setup_tokenize(CLI::App& app);
 void setup_info(CLI::App& app);
+void setup_lookup(CLI::App& app);
+void setup_quantize(CLI::App& app);
 
 }  // namespace embedpe::cli

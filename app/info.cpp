@@ -1,11 +1,13 @@
-// embedpe info: what a SentencePiece model holds.
+// embedpe info: what a SentencePiece model and a weight file hold.
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "commands.h"
 #include "common.h"
+#include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/weights.h"
 
 namespace embedpe::cli {
 namespace {
@@ -14,6 +16,7 @@ enum class InfoFormat { text, json };
 
 struct InfoCommand {
   std::string model;
+  std::string weights;
   InfoFormat format = InfoFormat::text;
 };
 
@@ -22,34 +25,87 @@ std::string special(const Tokenizer& tok, int id) {
   return std::to_string(id) + "  " + tok.id_to_piece(id);
 }
 
-void run_info(const InfoCommand& cmd) {
-  const Tokenizer tok = load_tokenizer(cmd.model);
+void row(std::string& text, const char* key, const std::string& value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%-14s", key);
+  text += buf + value + "\n";
+}
+
+// Which tensor encode would take for `names`, or "" (none or ambiguous).
+std::string usual(const WeightFile& file, const std::vector<std::string_view>& names) {
+  std::string found;
+  for (auto n : names) {
+    if (file.find(n)) {
+      if (!found.empty()) return "";
+      found = std::string(n);
+    }
+  }
+  return found;
+}
+
+void model_info(const Tokenizer& tok, InfoFormat format, std::string& text, nlohmann::ordered_json& doc) {
   const ModelInfo& info = tok.info();
+  if (format == InfoFormat::json) {
+    nlohmann::ordered_json m = model_json(info);
+    m["normalizer"] = info.normalizer;
+    m["byte_fallback"] = info.byte_fallback;
+    m["size_bytes"] = info.size_bytes;
+    doc["model"] = m;
+    return;
+  }
+  row(text, "model", info.source);
+  row(text, "sha256", info.sha256);
+  row(text, "size", std::to_string(info.size_bytes) + " bytes");
+  row(text, "type", info.model_type);
+  row(text, "normalizer", info.normalizer.empty() ? "(none)" : info.normalizer);
+  row(text, "byte_fallback", info.byte_fallback ? "yes" : "no");
+  row(text, "vocab_size", std::to_string(info.vocab_size));
+  row(text, "pad_id", special(tok, info.pad_id));
+  row(text, "bos_id", special(tok, info.bos_id));
+  row(text, "eos_id", special(tok, info.eos_id));
+  row(text, "unk_id", special(tok, info.unk_id));
+}
+
+void weights_info(const std::string& path, InfoFormat format, std::string& text, nlohmann::ordered_json& doc) {
+  auto file = WeightFile::open(path);
+  const char* kind = file->format() == WeightFormat::npy ? "npy" : "safetensors";
+  const std::string emb = file->format() == WeightFormat::npy ? "(the array)" : usual(*file, kEmbeddingNames);
+  const std::string pos = file->format() == WeightFormat::npy ? "" : usual(*file, kPositionNames);
+  if (format == InfoFormat::json) {
+    nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+    for (const auto& t : file->tensors()) {
+      tensors.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", weight_dtype_name(t.dtype)},
+                         {"bytes", t.size_bytes}});
+    }
+    doc["weights"] = {{"path", path}, {"format", kind}, {"size_bytes", file->file_size()}, {"tensors", tensors},
+                      {"token_embedding", emb}, {"position_embedding", pos}};
+    return;
+  }
+  if (!text.empty()) text += "\n";
+  row(text, "weights", path + " (" + kind + ", " + std::to_string(file->file_size()) + " bytes)");
+  row(text, "embedding", emb.empty() ? "(none or several usual names; give PATH:TENSOR)" : emb);
+  if (!pos.empty()) row(text, "positions", pos);
+  for (const auto& t : file->tensors()) {
+    std::string shape = "(";
+    for (std::size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
+    shape += t.shape.size() == 1 ? ",)" : ")";
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-40s %-16s %-5s %zu bytes\n", t.name.empty() ? "(array)" : t.name.c_str(),
+                  shape.c_str(), weight_dtype_name(t.dtype), t.size_bytes);
+    text += line;
+  }
+}
+
+void run_info(const InfoCommand& cmd) {
+  std::string text;
+  nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+  if (!cmd.model.empty() || cmd.weights.empty()) model_info(load_tokenizer(cmd.model), cmd.format, text, doc);
+  if (!cmd.weights.empty()) weights_info(cmd.weights, cmd.format, text, doc);
   OutputFile out("-");
   if (cmd.format == InfoFormat::json) {
-    nlohmann::ordered_json doc = model_json(info);
-    doc["normalizer"] = info.normalizer;
-    doc["byte_fallback"] = info.byte_fallback;
-    doc["size_bytes"] = info.size_bytes;
-    out.write(doc.dump(2) + "\n");
+    // Just the model's fields when only the model was asked about.
+    out.write((cmd.weights.empty() ? doc["model"] : doc).dump(2) + "\n");
   } else {
-    std::string text;
-    auto row = [&](const char* key, const std::string& value) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%-14s", key);
-      text += buf + value + "\n";
-    };
-    row("model", info.source);
-    row("sha256", info.sha256);
-    row("size", std::to_string(info.size_bytes) + " bytes");
-    row("type", info.model_type);
-    row("normalizer", info.normalizer.empty() ? "(none)" : info.normalizer);
-    row("byte_fallback", info.byte_fallback ? "yes" : "no");
-    row("vocab_size", std::to_string(info.vocab_size));
-    row("pad_id", special(tok, info.pad_id));
-    row("bos_id", special(tok, info.bos_id));
-    row("eos_id", special(tok, info.eos_id));
-    row("unk_id", special(tok, info.unk_id));
     out.write(text);
   }
   out.commit();
@@ -59,8 +115,10 @@ void run_info(const InfoCommand& cmd) {
 
 void setup_info(CLI::App& app) {
   auto cmd = std::make_shared<InfoCommand>();
-  auto* sub = app.add_subcommand("info", "What a SentencePiece model holds: vocabulary, special ids, type, SHA-256");
+  auto* sub = app.add_subcommand("info", "What a SentencePiece model (vocabulary, special ids, type, SHA-256) or a "
+                                         "weight file (tensors, shapes, dtypes) holds");
   add_model_option(*sub, cmd->model);
+  sub->add_option("--weights", cmd->weights, "A .npy or .safetensors file: list its tensors")->type_name("PATH");
   add_choice<InfoFormat>(*sub, "--format", [cmd](InfoFormat f) { cmd->format = f; },
                          {{"text", InfoFormat::text}, {"json", InfoFormat::json}}, "text (default) or json");
   sub->callback([cmd] { run_info(*cmd); });

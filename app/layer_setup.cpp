@@ -53,20 +53,20 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
 
 std::size_t requested_d_model(const TableFlags& flags) { return flags.d_model.value_or(512); }
 
-std::unique_ptr<EmbeddingTable> open_table(const TableFlags& flags, const Tokenizer& tokenizer) {
-  const std::int64_t vocab = tokenizer.info().vocab_size;
+std::unique_ptr<EmbeddingTable> open_table(const TableFlags& flags, const Tokenizer* tokenizer) {
   std::unique_ptr<EmbeddingTable> table;
   if (flags.weights.empty()) {
-    table = std::make_unique<RandomNormalTable>(vocab, requested_d_model(flags), flags.seed);
+    table = std::make_unique<RandomNormalTable>(tokenizer->info().vocab_size, requested_d_model(flags), flags.seed);
   } else {
     table = open_embedding_table(flags.weights);
     if (flags.d_model && *flags.d_model != table->d_model()) {
       throw UsageError("--d-model " + std::to_string(*flags.d_model) + " conflicts with " + table->describe() +
                        ", whose rows have " + std::to_string(table->d_model()) + " values; drop --d-model");
     }
+    const std::int64_t vocab = tokenizer ? tokenizer->info().vocab_size : 0;
     if (table->vocab_size() < vocab) {
       throw Error(table->describe() + " has " + std::to_string(table->vocab_size()) + " rows but the model " +
-                  tokenizer.info().source + " has " + std::to_string(vocab) +
+                  tokenizer->info().source + " has " + std::to_string(vocab) +
                   " pieces; give the weights that belong to this tokenizer");
     }
   }
@@ -105,7 +105,7 @@ std::vector<float> layernorm_vector(const std::string& spec, const std::string& 
 
 LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer) {
   LayerParts parts;
-  parts.table = open_table(flags.table, tokenizer);
+  parts.table = open_table(flags.table, &tokenizer);
   const std::size_t d = parts.table->d_model();
 
   switch (flags.pe) {

@@ -45,9 +45,10 @@ struct LayerFlags {
 void add_table_flags(CLI::App& cmd, TableFlags& flags);
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 
-// The embedding table: --weights (checked against the tokenizer's
-// vocabulary and --d-model), else N(0,1) rows for the tokenizer's vocabulary.
-std::unique_ptr<EmbeddingTable> open_table(const TableFlags& flags, const Tokenizer& tokenizer);
+// The embedding table: --weights (checked against --d-model and, given a
+// tokenizer, its vocabulary), else N(0,1) rows for the tokenizer's
+// vocabulary (a tokenizer is then required).
+std::unique_ptr<EmbeddingTable> open_table(const TableFlags& flags, const Tokenizer* tokenizer);
 std::size_t requested_d_model(const TableFlags& flags);
 
 struct LayerParts {

@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
   embedpe::cli::setup_encode(app);
   embedpe::cli::setup_tokenize(app);
   embedpe::cli::setup_info(app);
+  embedpe::cli::setup_lookup(app);
+  embedpe::cli::setup_quantize(app);
 
   try {
     app.parse(argc, argv);

@@ -275,6 +275,209 @@ class InfoTests(CliCase):
         self.assertEqual(doc["vocab_size"], 30000)
 
 
+def read_safetensors(path):
+    """A .safetensors file read with NumPy only: {name: array} and the metadata."""
+    raw = pathlib.Path(path).read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    kinds = {"F32": np.float32, "F16": np.float16, "I8": np.int8, "F64": np.float64}
+    out = {}
+    for name, e in header.items():
+        b, end = e["data_offsets"]
+        out[name] = np.frombuffer(raw[8 + n + b:8 + n + end], dtype=kinds[e["dtype"]]).reshape(e["shape"])
+    return out, meta
+
+
+WEIGHTS = GOLDEN / "weights"
+WEIGHT_CASES = json.loads((WEIGHTS / "cases.json").read_text())
+
+
+class WeightsTests(CliCase):
+    def encode_case(self, args, *extra):
+        out = self.tmp / "o.npz"
+        args = [a if not a.startswith("weights/") else str(GOLDEN / a) for a in args]
+        self.ok("encode", "--model", str(HERE.parent / WEIGHT_CASES["model"]), *text_args(WEIGHT_CASES["texts"]),
+                *args, *extra, "--emit", "all", "-o", str(out))
+        return np.load(out)
+
+    def test_every_case_matches_pytorch(self):
+        """F32/F16/BF16/F64 tables in .npy and .safetensors, BERT, RoBERTa/fairseq, BART — vs PyTorch."""
+        goldens = np.load(WEIGHTS / "goldens.npz")
+        for name, args in WEIGHT_CASES["cases"].items():
+            with self.subTest(case=name):
+                got = self.encode_case(args)
+                if name != "roberta":
+                    np.testing.assert_array_equal(got["input_ids"], np.array(WEIGHT_CASES["input_ids"]))
+                np.testing.assert_allclose(got["output"], goldens[name], rtol=1e-5, atol=2e-6, err_msg=name)
+
+    def test_d_model_comes_from_the_table(self):
+        got = self.encode_case(["--weights", "weights/llama_f32.safetensors"])
+        self.assertEqual(got["output"].shape[2], 16)
+        self.fails(2, "--d-model 32 conflicts with", "encode", "--model", str(HERE / "models" / "sp-test.model"),
+                   "--text", "hi", "--weights", str(WEIGHTS / "llama_f32.safetensors"), "--d-model", "32")
+
+    def test_explicit_tensor_name_and_info(self):
+        got = self.encode_case(["--weights", f"weights/llama_f32.safetensors:model.embed_tokens.weight"])
+        self.assertEqual(got["output"].shape[2], 16)
+        doc = json.loads(self.ok("info", "--weights", str(WEIGHTS / "bert.safetensors"), "--format", "json").stdout)
+        names = {t["name"]: t for t in doc["weights"]["tensors"]}
+        self.assertEqual(names["embeddings.word_embeddings.weight"]["shape"], [1000, 16])
+        self.assertEqual(names["embeddings.LayerNorm.bias"]["dtype"], "F32")
+        self.assertEqual(doc["weights"]["token_embedding"], "embeddings.word_embeddings.weight")
+        text = self.ok("info", "--weights", str(WEIGHTS / "llama_bf16.safetensors")).stdout.decode()
+        self.assertIn("model.embed_tokens.weight", text)
+        self.assertIn("BF16", text)
+
+    def test_padding_idx_row_is_zero(self):
+        got = self.encode_case(["--weights", "weights/table_f32.npy", "--padding-idx", "0", "--scale", "none"])
+        pad = got["input_ids"] == 0
+        np.testing.assert_array_equal(got["token_embeddings"][pad], 0)
+        self.assertTrue(pad.any())
+
+    def test_pe_none_adds_nothing(self):
+        got = self.encode_case(["--weights", "weights/table_f32.npy", "--pe", "none"])
+        np.testing.assert_array_equal(got["output"], got["token_embeddings"])
+
+    def test_output_dtypes(self):
+        base = ["encode", "--model", str(HERE / "models" / "sp-test.model"), "--text", "Hello world.",
+                "--weights", str(WEIGHTS / "table_f32.npy")]
+        self.ok(*base, "-o", str(self.tmp / "f32.npy"))
+        self.ok(*base, "--dtype", "f16", "-o", str(self.tmp / "f16.npy"))
+        f32, f16 = np.load(self.tmp / "f32.npy"), np.load(self.tmp / "f16.npy")
+        self.assertEqual(f16.dtype, np.float16)
+        np.testing.assert_array_equal(f16, f32.astype(np.float16))
+        doc = json.loads(self.ok(*base, "--dtype", "bf16").stdout)
+        self.assertEqual(doc["dtypes"]["output"], "bfloat16")
+        # Round to bfloat16 (nearest, ties to even) with integer arithmetic: no torch here.
+        bits = f32.view(np.uint32).astype(np.uint64)
+        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
+        np.testing.assert_array_equal(np.array(doc["output"], dtype=np.float32), rounded)
+        self.fails(2, "NumPy has no bfloat16", *base, "--dtype", "bf16", "-o", str(self.tmp / "b.npy"),
+                   output=self.tmp / "b.npy")
+
+    def test_quantize_then_encode(self):
+        q = self.tmp / "q.safetensors"
+        report = json.loads(self.ok("quantize", "--weights", str(WEIGHTS / "llama_f32.safetensors"), "-o", str(q),
+                                    "--format", "json").stdout)
+        tensors, meta = read_safetensors(q)
+        self.assertEqual(meta["format"], "embedpe-int8")
+        table = read_safetensors(WEIGHTS / "llama_f32.safetensors")[0]["model.embed_tokens.weight"]
+        # NumPy reference of the documented scheme.
+        scale = (np.abs(table).max(axis=1) / np.float32(127)).astype(np.float32)
+        want_q = np.clip(np.rint(table / scale[:, None]), -127, 127).astype(np.int8)
+        np.testing.assert_array_equal(tensors["model.embed_tokens.weight.scale"], scale)
+        np.testing.assert_array_equal(tensors["model.embed_tokens.weight"], want_q)
+        recon = want_q.astype(np.float32) * scale[:, None]
+        err = np.abs(recon.astype(np.float64) - table)
+        self.assertAlmostEqual(report["max_abs_error"], err.max(), places=9)
+        self.assertAlmostEqual(report["mean_abs_error"], err.mean(), places=9)
+        self.assertEqual(report["input_bytes"], table.nbytes)
+        self.assertEqual(report["output_bytes"], q.stat().st_size)
+        self.assertAlmostEqual(report["saved_percent"], 100 * (1 - q.stat().st_size / table.nbytes), places=9)
+        self.assertLess(q.stat().st_size, table.nbytes * 0.35)  # int8 + one float per 16-wide row
+
+        got = self.encode_case(["--weights", str(q)])
+        ids = np.array(WEIGHT_CASES["input_ids"])
+        pe = reference.sinusoidal_pe64(np.arange(ids.shape[1]), 16).astype(np.float32)
+        want = (recon[ids] * np.float32(4.0)).astype(np.float32) + pe
+        np.testing.assert_array_equal(got["output"], want)
+        lookup = json.loads(self.ok("lookup", "--ids", "5,7", "--weights", str(q), "--format", "json").stdout)
+        np.testing.assert_array_equal(np.array(lookup["rows"], dtype=np.float32), recon[[5, 7]])
+
+    def test_lookup_is_the_table_row(self):
+        """seed 003: nn.Embedding(ids) == lookup_table[ids]."""
+        table = np.load(WEIGHTS / "table_f32.npy")
+        doc = json.loads(self.ok("lookup", "--ids", "2,5,1023", "--weights", str(WEIGHTS / "table_f32.npy"),
+                                 "--model", str(HERE / "models" / "sp-test.model"), "--format", "json").stdout)
+        np.testing.assert_array_equal(np.array(doc["rows"], dtype=np.float32), table[[2, 5, 1023]])
+        text = self.ok("lookup", "--ids", "1", "--d-model", "3").stdout.decode()
+        row = reference.random_normal_rows([1], 3, 0)[0]
+        self.assertEqual([np.float32(v) for v in text.splitlines()[1].split("\t")[1].split()], list(row))
+        self.fails(2, "outside the table", "lookup", "--ids", "9000", "--d-model", "3")
+
+
+class BadWeightsTests(CliCase):
+    """Every malformed weight file is one clear line, exit 1 (or 2 for a usage mistake), no output."""
+
+    def check(self, status, message, data=None, spec=None, extra=(), name="w.safetensors"):
+        path = self.tmp / name
+        if data is not None:
+            path.write_bytes(data)
+        out = self.tmp / "o.npz"
+        self.fails(status, message, "encode", "--model", str(HERE / "models" / "sp-test.model"), "--text", "hi",
+                   "--weights", spec or str(path), *extra, "-o", str(out), output=out)
+
+    @staticmethod
+    def st(header, data=b"", length=None):
+        text = json.dumps(header).encode()
+        return (len(text) if length is None else length).to_bytes(8, "little") + text + data
+
+    def test_safetensors_matrix(self):
+        good = (WEIGHTS / "llama_f32.safetensors").read_bytes()
+        f32 = lambda shape, a, b: {"dtype": "F32", "shape": shape, "data_offsets": [a, b]}  # noqa: E731
+        cases = [
+            ("truncated", "outside", good[:len(good) // 2]),
+            ("absurd header length", "header length", self.st({}, length=1 << 60)),
+            ("header longer than file", "header length", self.st({}, length=10_000)),
+            ("bad JSON", "not a JSON object", b"\x10\0\0\0\0\0\0\0{not json at all"),
+            ("header lies about the shape", "need 64000 bytes",
+             self.st({"weight": f32([1000, 16], 0, 400)}, b"\0" * 400)),
+            ("offsets out of bounds", "outside", self.st({"weight": f32([1000, 16], 0, 64000)}, b"\0" * 10)),
+            ("overlapping offsets", "overlap", self.st({"weight": f32([1000, 16], 0, 64000),
+                                                        "x": f32([4], 8, 24)}, b"\0" * 64000)),
+            ("unsupported dtype", "dtype I32", self.st({"weight": {"dtype": "I32", "shape": [1000, 16],
+                                                                   "data_offsets": [0, 64000]}}, b"\0" * 64000)),
+            ("complex dtype", "dtype C64", self.st({"weight": {"dtype": "C64", "shape": [1000, 16],
+                                                               "data_offsets": [0, 128000]}}, b"\0" * 128000)),
+            ("missing fields", "needs dtype, shape", self.st({"weight": {"dtype": "F32"}})),
+            ("wrong ndim", "dimensions", self.st({"weight": f32([16000], 0, 64000)}, b"\0" * 64000)),
+            ("fewer rows than the vocabulary", "has 10 rows but the model", self.st({"weight": f32([10, 16], 0, 640)},
+                                                                                     b"\0" * 640)),
+            ("no usual name", "no tensor with a usual token embedding name", self.st({"foo": f32([1000, 16], 0, 64000)},
+                                                                                  b"\0" * 64000)),
+            ("several usual names", "several token embedding tables",
+             self.st({"shared.weight": f32([1000, 16], 0, 64000), "wte.weight": f32([1000, 16], 64000, 128000)},
+                     b"\0" * 128000)),
+            ("empty file", "is empty", b""),
+            ("not a weight file", "neither a .npy nor a .safetensors", b"hello, this is text"),
+        ]
+        for label, message, data in cases:
+            with self.subTest(label):
+                status = 2 if label.startswith(("no usual", "several")) else 1
+                self.check(status, message, data)
+
+    def test_tensor_not_found_lists_candidates(self):
+        err = self.fails(1, "has no tensor 'nope'", "encode", "--model", str(HERE / "models" / "sp-test.model"),
+                         "--text", "hi", "--weights", str(WEIGHTS / "llama_f32.safetensors") + ":nope")
+        self.assertIn("lm_head.weight (8, 16) F32", err)
+
+    def test_npy_matrix(self):
+        import io as _io
+
+        def npy(arr, **kw):
+            buf = _io.BytesIO()
+            np.save(buf, arr, **kw)
+            return buf.getvalue()
+
+        table = np.zeros((1000, 16), dtype=np.float32)
+        good = npy(table)
+        cases = [
+            ("truncated", "truncated", good[:-100]),
+            ("header lies about the shape", "the header says shape (1000, 16)", good + b"\0" * 64),
+            ("big-endian", "big-endian", npy(table.astype(">f4"))),
+            ("Fortran order", "Fortran-ordered", npy(np.asfortranarray(table))),
+            ("int dtype", "dtype <i4", npy(table.astype(np.int32))),
+            ("complex dtype", "dtype <c8", npy(table.astype(np.complex64))),
+            ("object dtype", "not supported", npy(np.array([[None]] * 4, dtype=object), allow_pickle=True)),
+            ("wrong ndim", "dimensions", npy(np.zeros(16000, dtype=np.float32))),
+        ]
+        for label, message, data in cases:
+            with self.subTest(label):
+                self.check(1, message, data, name="w.npy")
+        self.check(2, "holding one array", good, spec=str(self.tmp / "w.npy") + ":weight", name="w.npy")
+
+
 class ErrorsTests(CliCase):
     def test_usage_errors_exit_2(self):
         out = str(self.tmp / "o.npz")

@@ -170,6 +170,136 @@ def npy_goldens():
     np.save(GOLDEN / "numpy_f4_0x3.npy", np.zeros((0, 3), dtype=np.float32))
 
 
+# --- real weight tables (issue: --weights, learned PE, LayerNorm) -------------
+WEIGHT_TEXTS = ["Hello world.", "The quick brown fox jumps over the lazy dog.", "I am a cat."]
+
+
+def write_safetensors(path, tensors, metadata=None):
+    """A .safetensors file written by hand: 8-byte LE header length, JSON header, raw little-endian data."""
+    header, blobs, offset = {}, [], 0
+    if metadata:
+        header["__metadata__"] = metadata
+    for name, (dtype, array) in tensors.items():
+        raw = np.ascontiguousarray(array).tobytes()
+        header[name] = {"dtype": dtype, "shape": list(array.shape), "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    path.write_bytes(len(text).to_bytes(8, "little") + text + b"".join(blobs))
+
+
+def bf16_bits(a):
+    """float32 → bfloat16 bits (uint16), rounded by PyTorch."""
+    return torch.from_numpy(a).bfloat16().view(torch.int16).numpy().view(np.uint16)
+
+
+def padded_ids(sp, texts, pad_id, bos=True, eos=True):
+    seqs = [([sp.bos_id()] if bos else []) + sp.encode(t) + ([sp.eos_id()] if eos else []) for t in texts]
+    n = max(map(len, seqs))
+    ids = np.array([s + [pad_id] * (n - len(s)) for s in seqs], dtype=np.int64)
+    mask = np.array([[1] * len(s) + [0] * (n - len(s)) for s in seqs], dtype=np.int64)
+    return ids, mask
+
+
+def weight_goldens():
+    out = GOLDEN / "weights"
+    out.mkdir(exist_ok=True)
+    rng = np.random.default_rng(7)
+    sp = spm.SentencePieceProcessor(model_file=str(ROOT / "tests" / "models" / "sp-test.model"))
+    vocab, d = sp.vocab_size(), 16
+    ids, mask = padded_ids(sp, WEIGHT_TEXTS, pad_id=0)
+    cases = {}
+
+    # Seed 000's layer over the same table stored as F32 / F16 / BF16 / F64.
+    table = (rng.standard_normal((vocab + 24, d)) * 0.5).astype(np.float32)  # padded vocabulary: more rows is fine
+    f16 = table.astype(np.float16)
+    bf16 = bf16_bits(table)
+    lm_head = rng.standard_normal((8, d)).astype(np.float32)  # another 2-D tensor the search must skip
+    write_safetensors(out / "llama_f32.safetensors", {"model.embed_tokens.weight": ("F32", table),
+                                                      "lm_head.weight": ("F32", lm_head)})
+    write_safetensors(out / "llama_f16.safetensors", {"model.embed_tokens.weight": ("F16", f16)})
+    write_safetensors(out / "llama_bf16.safetensors", {"model.embed_tokens.weight": ("BF16", bf16)})
+    np.save(out / "table_f32.npy", table)
+    np.save(out / "table_f16.npy", f16)
+    np.save(out / "table_f64.npy", table.astype(np.float64))
+    as_f32 = {
+        "llama_f32.safetensors": table,
+        "llama_f16.safetensors": torch.from_numpy(f16).float().numpy(),
+        "llama_bf16.safetensors": torch.from_numpy(bf16.view(np.int16)).view(torch.bfloat16).float().numpy(),
+        "table_f32.npy": table,
+        "table_f16.npy": torch.from_numpy(f16).float().numpy(),
+        "table_f64.npy": table,
+    }
+    for name, weights in as_f32.items():
+        cases[name] = {"args": ["--weights", f"weights/{name}"], "output": torch_input_layer(weights, ids)}
+
+    # BERT: word + learned position embeddings, no scaling, LayerNorm (eps 1e-12).
+    word = rng.standard_normal((vocab, d)).astype(np.float32)
+    pos = (rng.standard_normal((64, d)) * 0.1).astype(np.float32)
+    gamma = (1 + 0.1 * rng.standard_normal(d)).astype(np.float32)
+    beta = (0.1 * rng.standard_normal(d)).astype(np.float32)
+    write_safetensors(out / "bert.safetensors", {
+        "embeddings.word_embeddings.weight": ("F32", word), "embeddings.position_embeddings.weight": ("F32", pos),
+        "embeddings.LayerNorm.weight": ("F32", gamma), "embeddings.LayerNorm.bias": ("F32", beta)})
+    with torch.no_grad():
+        we, pe = nn.Embedding(vocab, d), nn.Embedding(64, d)
+        ln = nn.LayerNorm(d, eps=1e-12)
+        we.weight.copy_(torch.from_numpy(word)); pe.weight.copy_(torch.from_numpy(pos))
+        ln.weight.copy_(torch.from_numpy(gamma)); ln.bias.copy_(torch.from_numpy(beta))
+        t_ids = torch.from_numpy(ids)
+        x = we(t_ids) + pe(torch.arange(ids.shape[1]).unsqueeze(0))
+        cases["bert"] = {"args": ["--weights", "weights/bert.safetensors", "--pe", "learned", "--scale", "none",
+                                  "--layernorm", "--layernorm-eps", "1e-12"], "output": ln(x).numpy()}
+
+    # fairseq / RoBERTa: padding_idx 1 in both tables; positions start at
+    # padding_idx + 1 and padding tokens sit at position padding_idx.
+    # sp-test's BOS is id 1, RoBERTa's pad: leave BOS out so only padding is 1.
+    r_ids, r_mask = padded_ids(sp, WEIGHT_TEXTS, pad_id=1, bos=False)
+    r_word = rng.standard_normal((vocab, d)).astype(np.float32)
+    r_pos = rng.standard_normal((66, d)).astype(np.float32)
+    r_word[1] = 0.0
+    r_pos[1] = 0.0
+    write_safetensors(out / "roberta.safetensors", {"roberta.embeddings.word_embeddings.weight": ("F32", r_word),
+                                                    "roberta.embeddings.position_embeddings.weight": ("F32", r_pos)})
+    with torch.no_grad():
+        we = nn.Embedding(vocab, d, padding_idx=1)
+        pe = nn.Embedding(66, d, padding_idx=1)
+        we.weight.copy_(torch.from_numpy(r_word)); pe.weight.copy_(torch.from_numpy(r_pos))
+        t_ids = torch.from_numpy(r_ids)
+        m = t_ids.ne(1).int()
+        position_ids = (torch.cumsum(m, dim=1).type_as(m) * m).long() + 1  # HF create_position_ids_from_input_ids
+        cases["roberta"] = {"args": ["--weights", "weights/roberta.safetensors", "--pe", "learned", "--scale", "none",
+                                     "--no-bos", "--pad-id", "1", "--padding-idx", "1", "--position-offset", "2",
+                                     "--pad-position", "1"],
+                            "output": (we(t_ids) + pe(position_ids)).numpy()}
+
+    # BART: shared table × sqrt(d) (scale_embedding), learned positions offset
+    # by 2 for every token, layernorm_embedding.
+    b_word = rng.standard_normal((vocab, d)).astype(np.float32)
+    b_pos = (rng.standard_normal((66, d)) * 0.1).astype(np.float32)
+    b_gamma = (1 + 0.1 * rng.standard_normal(d)).astype(np.float32)
+    b_beta = (0.1 * rng.standard_normal(d)).astype(np.float32)
+    write_safetensors(out / "bart.safetensors", {
+        "model.shared.weight": ("F32", b_word), "model.encoder.embed_positions.weight": ("F32", b_pos),
+        "model.encoder.layernorm_embedding.weight": ("F32", b_gamma),
+        "model.encoder.layernorm_embedding.bias": ("F32", b_beta)})
+    with torch.no_grad():
+        we, pe = nn.Embedding(vocab, d), nn.Embedding(66, d)
+        ln = nn.LayerNorm(d)
+        we.weight.copy_(torch.from_numpy(b_word)); pe.weight.copy_(torch.from_numpy(b_pos))
+        ln.weight.copy_(torch.from_numpy(b_gamma)); ln.bias.copy_(torch.from_numpy(b_beta))
+        t_ids = torch.from_numpy(ids)
+        x = we(t_ids) * math.sqrt(d) + pe(torch.arange(ids.shape[1]) + 2)  # BartLearnedPositionalEmbedding
+        cases["bart"] = {"args": ["--weights", "weights/bart.safetensors", "--pe", "learned", "--position-offset", "2",
+                                  "--layernorm"], "output": ln(x).numpy()}
+
+    np.savez(out / "goldens.npz", **{name: c["output"] for name, c in cases.items()})
+    (out / "cases.json").write_text(json.dumps({
+        "model": "tests/models/sp-test.model", "texts": WEIGHT_TEXTS, "input_ids": ids.tolist(),
+        "cases": {name: c["args"] for name, c in cases.items()}}, indent=1) + "\n")
+
+
 def main():
     GOLDEN.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
@@ -178,6 +308,7 @@ def main():
     pe_goldens()
     cli_goldens()
     npy_goldens()
+    weight_goldens()
     print("wrote", ", ".join(sorted(p.name for p in GOLDEN.iterdir())))
 
 

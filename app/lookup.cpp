@@ -1,0 +1,91 @@
+// embedpe lookup: rows of the embedding table, E[ids] — seed 003's
+// demonstration that nn.Embedding is a lookup table.
+#include <charconv>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "common.h"
+#include "embedpe/error.h"
+#include "embedpe/output_file.h"
+#include "layer_setup.h"
+
+namespace embedpe::cli {
+namespace {
+
+enum class LookupFormat { table, json };
+
+struct LookupCommand {
+  std::vector<std::int64_t> ids;
+  std::string model;
+  TableFlags table;
+  LookupFormat format = LookupFormat::table;
+};
+
+// The piece of `id` if the tokenizer has it (a table may have more rows).
+std::string tokenizer_piece(const Tokenizer& tok, std::int64_t id) {
+  return id < tok.info().vocab_size ? tok.id_to_piece(static_cast<int>(id)) : "(beyond the vocabulary)";
+}
+
+std::string shortest(float v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+void run_lookup(const LookupCommand& cmd) {
+  // A weight table is looked up on its own; the tokenizer (given, or the
+  // default one for the N(0,1) table) names the pieces.
+  std::optional<Tokenizer> tokenizer;
+  if (!cmd.model.empty() || cmd.table.weights.empty()) tokenizer = load_tokenizer(cmd.model);
+  const auto table = open_table(cmd.table, tokenizer ? &*tokenizer : nullptr);
+  const std::size_t d = table->d_model();
+  std::vector<std::vector<float>> rows;
+  for (std::int64_t id : cmd.ids) {
+    if (id < 0 || id >= table->vocab_size()) {
+      throw UsageError("--ids: " + std::to_string(id) + " is outside the table's " +
+                       std::to_string(table->vocab_size()) + " rows");
+    }
+    rows.emplace_back(d);
+    table->row(id, rows.back().data());
+  }
+  OutputFile out("-");
+  if (cmd.format == LookupFormat::json) {
+    nlohmann::ordered_json doc = {{"table", table->describe()}, {"d_model", d}, {"ids", cmd.ids}};
+    nlohmann::ordered_json json_rows = nlohmann::ordered_json::array();
+    for (const auto& r : rows) {
+      nlohmann::ordered_json jr = nlohmann::ordered_json::array();
+      for (float v : r) jr.push_back(float_json(v));
+      json_rows.push_back(jr);
+    }
+    doc["rows"] = json_rows;
+    out.write(doc.dump() + "\n");
+  } else {
+    std::string text = "# E[id] from " + table->describe() + ", d_model " + std::to_string(d) + "\n";
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      text += std::to_string(cmd.ids[k]) + (tokenizer ? " " + tokenizer_piece(*tokenizer, cmd.ids[k]) : "") + "\t";
+      for (std::size_t j = 0; j < d; ++j) text += (j ? " " : "") + shortest(rows[k][j]);
+      text += "\n";
+    }
+    out.write(text);
+  }
+  out.commit();
+}
+
+}  // namespace
+
+void setup_lookup(CLI::App& app) {
+  auto cmd = std::make_shared<LookupCommand>();
+  auto* sub = app.add_subcommand("lookup", "Rows E[ids] of the embedding table (nn.Embedding is a lookup table)");
+  sub->add_option("--ids", cmd->ids, "Token ids, comma-separated")->delimiter(',')->type_name("ID,...")->required();
+  add_model_option(*sub, cmd->model);
+  add_table_flags(*sub, cmd->table);
+  add_choice<LookupFormat>(*sub, "--format", [cmd](LookupFormat f) { cmd->format = f; },
+                           {{"table", LookupFormat::table}, {"json", LookupFormat::json}},
+                           "One line per id (default), or json");
+  sub->callback([cmd] { run_lookup(*cmd); });
+}
+
+}  // namespace embedpe::cli

@@ -1,0 +1,80 @@
+// embedpe quantize: a float embedding table → per-row symmetric int8.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "common.h"
+#include "embedpe/error.h"
+#include "embedpe/input_layer.h"
+#include "embedpe/output_file.h"
+#include "embedpe/quantize.h"
+#include "embedpe/weights.h"
+
+namespace embedpe::cli {
+namespace {
+
+enum class ReportFormat { text, json };
+
+struct QuantizeCommand {
+  std::string weights;
+  std::string output;
+  std::string scale = "sqrt";
+  ReportFormat format = ReportFormat::text;
+};
+
+void run_quantize(const QuantizeCommand& cmd) {
+  const TensorSpec spec = parse_tensor_spec(cmd.weights);
+  auto file = WeightFile::open(spec.path);
+  const WeightTensor& tensor = select_tensor(*file, spec.tensor, kEmbeddingNames, "token embedding");
+  if (tensor.shape.size() != 2) throw Error(cmd.weights + " is not a (vocab, d_model) table");
+  const float scale = Scale::parse(cmd.scale).factor(tensor.shape[1]);
+
+  OutputFile out(cmd.output);
+  const QuantizeReport r = quantize_table(*file, tensor, out, scale);
+  out.commit();
+
+  const double saved = 100.0 * (1.0 - static_cast<double>(r.output_bytes) / static_cast<double>(r.input_bytes));
+  OutputFile report("-");
+  if (cmd.format == ReportFormat::json) {
+    nlohmann::ordered_json doc = {
+        {"input", cmd.weights}, {"tensor", tensor.name}, {"output", cmd.output},
+        {"input_bytes", r.input_bytes}, {"output_bytes", r.output_bytes}, {"saved_percent", saved},
+        {"max_abs_error", r.max_abs_error}, {"mean_abs_error", r.mean_abs_error},
+        {"output_scale", float_json(r.output_scale)},
+        {"max_abs_output_error", r.max_abs_output_error}, {"mean_abs_output_error", r.mean_abs_output_error}};
+    report.write(doc.dump(2) + "\n");
+  } else {
+    char text[1024];
+    std::snprintf(text, sizeof text,
+                  "wrote %s: int8 per-row symmetric, %zu x %zu\n"
+                  "size           %zu -> %zu bytes (%.1f%% saved)\n"
+                  "rows           max abs error %.3g, mean abs error %.3g\n"
+                  "output         max abs error %.3g, mean abs error %.3g (embedding x %g, PE unchanged)\n",
+                  cmd.output.c_str(), tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved,
+                  r.max_abs_error, r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error,
+                  double(r.output_scale));
+    report.write(std::string(text));
+  }
+  report.commit();
+}
+
+}  // namespace
+
+void setup_quantize(CLI::App& app) {
+  auto cmd = std::make_shared<QuantizeCommand>();
+  auto* sub = app.add_subcommand("quantize", "Embedding table → per-row symmetric int8 .safetensors, with its error");
+  sub->add_option("--weights", cmd->weights, "Float table: .npy or .safetensors[:TENSOR]")
+      ->type_name("PATH[:TENSOR]")
+      ->required();
+  sub->add_option("--output,-o", cmd->output, "The int8 .safetensors file to write")->type_name("PATH")->required();
+  sub->add_option("--scale", cmd->scale, "Embedding scale the output error figures assume")
+      ->type_name("sqrt|none|X")
+      ->capture_default_str();
+  add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
+                           {{"text", ReportFormat::text}, {"json", ReportFormat::json}},
+                           "Report as text (default) or json");
+  sub->callback([cmd] { run_quantize(*cmd); });
+}
+
+}  // namespace embedpe::cli

@@ -1,0 +1,79 @@
+#include "embedpe/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "embedpe/error.h"
+#include "embedpe/memory.h"
+
+namespace embedpe {
+
+QuantizeReport quantize_table(const WeightFile& file, const WeightTensor& tensor, OutputFile& out, float output_scale) {
+  if (tensor.shape.size() != 2 || tensor.shape[0] == 0 || tensor.shape[1] == 0) {
+    throw Error(file.path() + ": only a non-empty (vocab, d_model) table can be quantized");
+  }
+  if (tensor.dtype == WeightDType::i8) throw UsageError(file.path() + ": the table is int8 already");
+  const std::size_t vocab = tensor.shape[0], d = tensor.shape[1];
+  const std::string name = tensor.name.empty() ? "weight" : tensor.name;
+  std::vector<float> row(d);   // (d_model,)
+  std::vector<float> scales(vocab);  // (vocab,)
+
+  // Pass 1: the scales, so that they can precede the values in the file.
+  for (std::size_t r = 0; r < vocab; ++r) {
+    read_floats(file, tensor, r * d, d, row.data());
+    float amax = 0;
+    for (float v : row) {
+      if (!std::isfinite(v)) {
+        throw Error(file.path() + ": row " + std::to_string(r) + " holds NaN or infinity; it cannot be quantized");
+      }
+      amax = std::max(amax, std::abs(v));
+    }
+    scales[r] = amax / 127.0f;
+  }
+
+  const std::size_t scale_bytes = checked_product({vocab, 4}, "scales");
+  const std::size_t value_bytes = checked_product({vocab, d}, "int8 table");
+  nlohmann::ordered_json header = {
+      {"__metadata__", {{"format", "embedpe-int8"}, {"scheme", "per-row symmetric: E = q * scale, scale = max|row|/127"},
+                        {"source", file.path() + (tensor.name.empty() ? "" : ":" + tensor.name)}}},
+      {name + ".scale", {{"dtype", "F32"}, {"shape", {vocab}}, {"data_offsets", {0, scale_bytes}}}},
+      {name, {{"dtype", "I8"}, {"shape", {vocab, d}}, {"data_offsets", {scale_bytes, scale_bytes + value_bytes}}}},
+  };
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');  // keep the data 8-byte aligned
+  std::string prefix(8, '\0');
+  for (int i = 0; i < 8; ++i) prefix[i] = static_cast<char>((std::uint64_t(text.size()) >> (8 * i)) & 0xFF);
+  out.write(prefix);
+  out.write(text);
+  out.write(scales.data(), scale_bytes);
+
+  // Pass 2: the values, and how far the reconstruction is from the input.
+  QuantizeReport report;
+  std::vector<std::int8_t> q(d);  // (d_model,)
+  double error_sum = 0;
+  for (std::size_t r = 0; r < vocab; ++r) {
+    read_floats(file, tensor, r * d, d, row.data());
+    const float s = scales[r];
+    for (std::size_t j = 0; j < d; ++j) {
+      const float v = s > 0 ? std::nearbyint(row[j] / s) : 0.0f;
+      q[j] = static_cast<std::int8_t>(std::clamp(v, -127.0f, 127.0f));
+      const double err = std::abs(double(static_cast<float>(q[j]) * s) - double(row[j]));
+      report.max_abs_error = std::max(report.max_abs_error, err);
+      error_sum += err;
+    }
+    out.write(q.data(), d);
+  }
+  report.input_bytes = tensor.size_bytes;
+  report.output_bytes = 8 + text.size() + scale_bytes + value_bytes;
+  report.mean_abs_error = error_sum / static_cast<double>(vocab * d);
+  report.output_scale = output_scale;
+  report.max_abs_output_error = report.max_abs_error * std::abs(output_scale);
+  report.mean_abs_output_error = report.mean_abs_error * std::abs(output_scale);
+  return report;
+}
+
+}  // namespace embedpe
