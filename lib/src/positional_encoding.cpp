@@ -1,5 +1,6 @@
 #include "embedpe/positional_encoding.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -24,14 +25,30 @@ SinusoidalEncoding::SinusoidalEncoding(SinusoidalOptions options) : options_(opt
   if (options_.d_model == 0) throw UsageError("--d-model must be at least 1");
   if (options_.max_len == 0) throw UsageError("--max-len must be at least 1");
   if (!(options_.base > 1.0) || !std::isfinite(options_.base)) {
-    throw UsageError("PE base must be a finite number greater than 1");
+    throw UsageError("--base must be a finite number greater than 1");
+  }
+  if (!(options_.position_scale > 0.0) || !std::isfinite(options_.position_scale)) {
+    throw UsageError("--position-scale must be a positive number");
   }
   const std::size_t d = options_.d_model;
-  check_allocation(checked_product({(d + 1) / 2, sizeof(double)}, "PE frequency table"), "PE frequency table");
-  denominators_.resize((d + 1) / 2);
-  for (std::size_t i = 0; i < denominators_.size(); ++i) {
-    denominators_[i] = std::pow(options_.base, static_cast<double>(2 * i) / static_cast<double>(d));
-  }
+  check_allocation(checked_product({d, sizeof(double)}, "PE frequency table"), "PE frequency table");
+  // The paper's formula divides by base^(2i/d); fairseq multiplies by its
+  // inverse frequency. Each is kept as written, so that values equal the
+  // float64 results of those formulas.
+  auto paper = [&](std::size_t i) {  // base^(2i/d), a divisor
+    return std::pow(options_.base, static_cast<double>(2 * i) / static_cast<double>(d));
+  };
+  const std::size_t h = d / 2;
+  auto fairseq = [&](std::size_t i) {  // exp(-i ln(base) / max(h-1, 1))
+    return std::exp(-static_cast<double>(i) * std::log(options_.base) / static_cast<double>(h > 1 ? h - 1 : 1));
+  };
+  const bool is_paper = options_.frequencies == PeFrequencies::paper;
+  // Paper frequencies give odd d one more sin column (the seed's pe[:, 0::2]
+  // and Marian's sentinel); fairseq frequencies give it a zero column.
+  const std::size_t sins = is_paper ? (d + 1) / 2 : h;
+  for (std::size_t i = 0; i < sins; ++i) sin_k_.push_back(is_paper ? paper(i) : fairseq(i));
+  for (std::size_t i = 0; i < h; ++i) cos_k_.push_back(is_paper ? paper(i) : fairseq(i));
+  divide_ = is_paper;
 }
 
 std::string SinusoidalEncoding::limit_hint() const {
@@ -44,12 +61,26 @@ void SinusoidalEncoding::row(std::size_t pos, float* out) const {
                      std::to_string(options_.max_len) + "); raise --max-len");
   }
   const std::size_t d = options_.d_model;
-  const double p = static_cast<double>(pos);
-  for (std::size_t i = 0; i < denominators_.size(); ++i) {
-    const double angle = p / denominators_[i];
-    out[2 * i] = static_cast<float>(std::sin(angle));
-    if (2 * i + 1 < d) out[2 * i + 1] = static_cast<float>(std::cos(angle));
+  if (options_.zero_position && pos == *options_.zero_position) {
+    std::fill(out, out + d, 0.0f);
+    return;
   }
+  std::fill(out, out + d, 0.0f);  // fairseq's odd-d column stays zero
+  const double p = static_cast<double>(pos) / options_.position_scale;
+  const bool interleaved = options_.layout == PeLayout::interleaved;
+  auto angle = [&](double k) { return divide_ ? p / k : p * k; };
+  for (std::size_t i = 0; i < sin_k_.size(); ++i) {
+    out[interleaved ? 2 * i : i] = static_cast<float>(std::sin(angle(sin_k_[i])));
+  }
+  for (std::size_t i = 0; i < cos_k_.size(); ++i) {
+    out[interleaved ? 2 * i + 1 : sin_k_.size() + i] = static_cast<float>(std::cos(angle(cos_k_[i])));
+  }
+}
+
+std::vector<double> SinusoidalEncoding::pair_frequencies() const {
+  std::vector<double> freq;
+  for (double k : sin_k_) freq.push_back((divide_ ? 1.0 / k : k) / options_.position_scale);
+  return freq;
 }
 
 LearnedPositions::LearnedPositions(std::shared_ptr<const WeightFile> file, const WeightTensor& tensor)

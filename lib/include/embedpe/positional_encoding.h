@@ -1,10 +1,20 @@
 // Positional encodings: PE[pos] rows of width d_model added to the token
 // embeddings.
 //
-// SinusoidalEncoding (Vaswani et al. 2017; seed 000), interleaved:
+// SinusoidalEncoding (Vaswani et al. 2017; seed 000), interleaved by default:
 //
 //   PE[pos, 2i]   = sin(pos / base^(2i/d))
 //   PE[pos, 2i+1] = cos(pos / base^(2i/d))        (odd d: the last column is a sin)
+//
+// Conventions (layout × frequencies; h = floor(d/2)), each matching a framework:
+//   paper          interleaved, 1/base^(2i/d)               seed 000, the paper
+//   marian         concat, 1/base^(2i/d); odd d: one more   HF MarianSinusoidalPositionalEmbedding
+//                  sin column
+//   fairseq        concat, exp(-i·ln(base)/(h-1)); odd d:   fairseq SinusoidalPositionalEmbedding
+//                  a zero last column; row padding_idx is   (positions start at padding_idx + 1)
+//                  zero
+//   tensor2tensor  concat, exp(-i·ln(base)/max(h-1, 1))     t2t get_timing_signal_1d
+// (fairseq divides by h-1 and so fails for d < 4; embedpe uses max(h-1, 1).)
 //
 // Every value is the float64 result rounded to float32, at any position: the
 // usual float32 computation (seed 000) is off by up to ~4.5e-2 near 1e6.
@@ -19,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,10 +52,27 @@ class PositionTable {
   xt::xtensor<float, 2> rows(std::size_t first, std::size_t count) const;
 };
 
+// Where sin and cos columns go.
+enum class PeLayout {
+  interleaved,  // sin, cos, sin, cos, ... (the paper; seed 000; HF BERT-style sinusoidal)
+  concat,       // all sins, then all cosines (tensor2tensor, fairseq, HF Marian)
+};
+
+// How the frequency of pair i is chosen (h = floor(d/2) pairs, n = number of pairs).
+enum class PeFrequencies {
+  paper,    // 1 / base^(2i/d)                     (the paper, seed 000, HF Marian)
+  fairseq,  // exp(-i * ln(base) / max(h - 1, 1))  (fairseq, tensor2tensor)
+};
+
 struct SinusoidalOptions {
   std::size_t d_model = 512;
   std::size_t max_len = 5000;
   double base = 10000.0;
+  PeLayout layout = PeLayout::interleaved;
+  PeFrequencies frequencies = PeFrequencies::paper;
+  double position_scale = 1.0;  // position interpolation: PE(pos / position_scale)
+  // fairseq: the row of padding_idx is all zeros.
+  std::optional<std::size_t> zero_position;
 };
 
 class SinusoidalEncoding final : public PositionTable {
@@ -57,10 +85,15 @@ class SinusoidalEncoding final : public PositionTable {
   void row(std::size_t pos, float* out) const override;
   std::string describe() const override { return "sinusoidal"; }
   std::string limit_hint() const override;
+  // Radians per token position of each sin column (one per pair, plus the
+  // extra sin of an odd d), position scale included.
+  std::vector<double> pair_frequencies() const;
 
  private:
   SinusoidalOptions options_;
-  std::vector<double> denominators_;  // (ceil(d/2),): base^(2i/d)
+  std::vector<double> sin_k_;  // (sin columns,): divisor (paper) or inverse frequency (fairseq)
+  std::vector<double> cos_k_;  // (cos columns,)
+  bool divide_ = true;
 };
 
 class WeightFile;
