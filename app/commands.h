@@ -12,6 +12,7 @@ void setup_encode(CLI::App& app);
 void setup_tokenize(CLI::App& app);
 void setup_info(CLI::App& app);
 void setup_lookup(CLI::App& app);
+void setup_pe(CLI::App& app);
 void setup_quantize(CLI::App& app);
 
 }  // namespace embedpe::cli

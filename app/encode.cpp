@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "commands.h"
@@ -16,6 +17,7 @@
 #include "embedpe/input_layer.h"
 #include "embedpe/json_writer.h"
 #include "embedpe/output_file.h"
+#include "embedpe/rope.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
 #include "layer_setup.h"
@@ -25,7 +27,7 @@ namespace {
 
 enum class Format { json, npy, npz };
 enum class OutDType { f32, f16, bf16 };
-enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output };
+enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
 
 constexpr std::pair<const char*, TensorName> kTensorNames[] = {
     {"input_ids", TensorName::input_ids},
@@ -33,6 +35,8 @@ constexpr std::pair<const char*, TensorName> kTensorNames[] = {
     {"token_embeddings", TensorName::token_embeddings},
     {"positional_encoding", TensorName::positional_encoding},
     {"output", TensorName::output},
+    {"rope_cos", TensorName::rope_cos},  // not in "all": RoPE is never added to the input
+    {"rope_sin", TensorName::rope_sin},
 };
 
 const char* name_of(TensorName t) {
@@ -46,6 +50,8 @@ struct EncodeCommand {
   TextOptions text;
   TokenizeFlags tokenize;
   LayerFlags layer;
+  RopeFlags rope;
+  std::optional<std::size_t> rope_dim;
   bool train = false;
   std::optional<double> dropout;
   std::optional<Format> format;
@@ -72,14 +78,17 @@ std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
   }
   for (const auto& name : cmd.emit) {
     if (name == "all") {
-      for (const auto& entry : kTensorNames) out.push_back(entry.second);
+      for (const auto& entry : kTensorNames) {
+        if (entry.second != TensorName::rope_cos && entry.second != TensorName::rope_sin) out.push_back(entry.second);
+      }
       continue;
     }
     auto it = std::find_if(std::begin(kTensorNames), std::end(kTensorNames),
                            [&](const auto& entry) { return name == entry.first; });
     if (it == std::end(kTensorNames)) {
       throw UsageError("--emit: unknown tensor '" + name +
-                       "'; choose from input_ids, attention_mask, token_embeddings, positional_encoding, output, all");
+                       "'; choose from input_ids, attention_mask, token_embeddings, positional_encoding, output, all, "
+                       "rope_cos, rope_sin");
     }
     out.push_back(it->second);
   }
@@ -97,7 +106,7 @@ std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
 void check_lengths(const Batch& batch, const Texts& texts, const EncodeCommand& cmd) {
   if (cmd.layer.pe != PeKind::sinusoidal) return;  // learned tables are checked by the layer
   const std::size_t max_len = cmd.layer.max_len;
-  const std::size_t offset = cmd.layer.position_offset;
+  const std::size_t offset = position_offset(cmd.layer);
   const std::size_t room = max_len > offset ? max_len - offset : 0;
   if (cmd.tokenize.seq_len && *cmd.tokenize.seq_len > room) {
     throw UsageError("--seq-len " + std::to_string(*cmd.tokenize.seq_len) + " is longer than the PE table (--max-len " +
@@ -190,6 +199,20 @@ void run_encode(const EncodeCommand& cmd) {
   const InputLayer layer(*parts.table, parts.pe.get(), parts.options);
   const InputLayerOutput result = layer.forward(batch.input_ids, batch.attention_mask);
 
+  // RoPE tables for the batch's positions, if asked for (never added).
+  xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim)
+  nlohmann::ordered_json rope_config;
+  if (std::find_if(emit.begin(), emit.end(), [](TensorName t) {
+        return t == TensorName::rope_cos || t == TensorName::rope_sin;
+      }) != emit.end()) {
+    RopeOptions o = cmd.rope.options;
+    o.dim = cmd.rope_dim.value_or(parts.table->d_model());
+    o.seq_len = position_offset(cmd.layer) + batch.seq_len();
+    const RopeFrequencies f = rope_frequencies(o);
+    std::tie(rope_cos, rope_sin) = rope_tables(f, position_offset(cmd.layer), batch.seq_len());
+    rope_config = rope_json(o, f);
+  }
+
   std::vector<TensorRef> tensors;
   std::vector<Converted> converted(emit.size());
   for (std::size_t k = 0; k < emit.size(); ++k) {
@@ -208,6 +231,12 @@ void run_encode(const EncodeCommand& cmd) {
       case TensorName::output:
         tensors.push_back(convert(tensor_ref(name_of(t), result.output), result.output, cmd.dtype, converted[k]));
         break;
+      case TensorName::rope_cos:
+        tensors.push_back(convert(tensor_ref(name_of(t), rope_cos), rope_cos, cmd.dtype, converted[k]));
+        break;
+      case TensorName::rope_sin:
+        tensors.push_back(convert(tensor_ref(name_of(t), rope_sin), rope_sin, cmd.dtype, converted[k]));
+        break;
     }
   }
 
@@ -225,6 +254,7 @@ void run_encode(const EncodeCommand& cmd) {
           {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len) : nlohmann::ordered_json()},
       };
       for (const auto& [key, value] : parts.config.items()) config[key] = value;
+      if (!rope_config.is_null()) config["rope"] = rope_config;
       config["training"] = cmd.train;
       config["dropout"] = dropout ? nlohmann::ordered_json(dropout->p) : nlohmann::ordered_json();
       config["sequences"] = batch.size();
@@ -251,6 +281,9 @@ void setup_encode(CLI::App& app) {
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
   add_layer_flags(*sub, cmd->layer);
+  add_rope_flags(*sub, cmd->rope);
+  sub->add_option("--rope-dim", cmd->rope_dim, "Rotary dimension for --emit rope_cos,rope_sin (default d_model)")
+      ->type_name("N");
   sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");
   sub->add_option("--dropout", cmd->dropout, "Dropout probability with --train (default 0.1)")->type_name("P");
   add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
@@ -264,7 +297,7 @@ void setup_encode(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--emit", cmd->emit,
                   "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all "
-                  "(default: output for npy; input_ids,attention_mask,output otherwise)")
+                  "(default: output for npy; input_ids,attention_mask,output otherwise); also rope_cos, rope_sin")
       ->delimiter(',')
       ->type_name("NAME,...");
   sub->callback([cmd] { run_encode(*cmd); });

@@ -30,16 +30,17 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
       ->type_name("sqrt|none|X")
       ->capture_default_str();
   add_choice<PeKind>(cmd, "--pe", [&flags](PeKind k) { flags.pe = k; },
-                     {{"sinusoidal", PeKind::sinusoidal}, {"learned", PeKind::learned}, {"none", PeKind::none}},
+                     {{"sinusoidal", PeKind::sinusoidal}, {"learned", PeKind::learned}, {"none", PeKind::none},
+                      {"rope", PeKind::rope}},
                      "Positional encoding (default sinusoidal; learned reads --pe-weights; none for RoPE models)");
+  add_sinusoidal_flags(cmd, flags.sinusoidal);
   cmd.add_option("--pe-weights", flags.pe_weights,
                  "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings "
                  "(default: found in --weights)")
       ->type_name("PATH[:TENSOR]");
   cmd.add_option("--position-offset", flags.position_offset,
-                 "Token l is at position l+K (BART: 2; fairseq/RoBERTa: padding_idx+1)")
-      ->type_name("K")
-      ->capture_default_str();
+                 "Token l is at position l+K (default 0; BART: 2; fairseq/RoBERTa: padding_idx+1)")
+      ->type_name("K");
   cmd.add_option("--pad-position", flags.pad_position,
                  "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)")
       ->type_name("N");
@@ -103,14 +104,39 @@ std::vector<float> layernorm_vector(const std::string& spec, const std::string& 
 
 }  // namespace
 
+namespace {
+bool fairseq(const LayerFlags& flags) {
+  return flags.pe == PeKind::sinusoidal && flags.sinusoidal.convention == Convention::fairseq;
+}
+std::size_t fairseq_padding_idx(const LayerFlags& flags) {
+  return static_cast<std::size_t>(flags.table.padding_idx.value_or(1));
+}
+}  // namespace
+
+std::size_t position_offset(const LayerFlags& flags) {
+  if (flags.position_offset) return *flags.position_offset;
+  return fairseq(flags) ? fairseq_padding_idx(flags) + 1 : 0;
+}
+
 LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer) {
+  if (flags.pe == PeKind::rope) {
+    throw UsageError("RoPE is not added to the input: it rotates queries and keys inside attention. Use --pe none "
+                     "for a RoPE model, and --emit rope_cos,rope_sin to see its tables for the batch's positions");
+  }
   LayerParts parts;
   parts.table = open_table(flags.table, &tokenizer);
   const std::size_t d = parts.table->d_model();
+  const std::size_t offset = position_offset(flags);
+  std::optional<std::size_t> pad_position = flags.pad_position;
+  if (!pad_position && fairseq(flags)) pad_position = fairseq_padding_idx(flags);
+  SinusoidalOptions sinusoidal;
 
   switch (flags.pe) {
     case PeKind::sinusoidal:
-      parts.pe = std::make_unique<SinusoidalEncoding>(SinusoidalOptions{.d_model = d, .max_len = flags.max_len});
+      sinusoidal = sinusoidal_options(flags.sinusoidal, d, flags.max_len,
+                                      flags.table.padding_idx ? std::optional<std::size_t>(fairseq_padding_idx(flags))
+                                                              : std::nullopt);
+      parts.pe = std::make_unique<SinusoidalEncoding>(sinusoidal);
       break;
     case PeKind::learned: {
       std::string spec = flags.pe_weights;
@@ -122,13 +148,14 @@ LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer) {
       break;
     }
     case PeKind::none:
+    case PeKind::rope:
       break;
   }
   if (flags.pe != PeKind::learned && !flags.pe_weights.empty()) throw UsageError("--pe-weights needs --pe learned");
 
   parts.options.scale = Scale::parse(flags.scale);
-  parts.options.position_offset = flags.position_offset;
-  parts.options.pad_position = flags.pad_position;
+  parts.options.position_offset = offset;
+  parts.options.pad_position = pad_position;
   std::string gamma_source, beta_source;
   if (flags.layernorm) {
     LayerNorm ln;
@@ -142,14 +169,14 @@ LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer) {
 
   nlohmann::ordered_json pe_config;
   if (flags.pe == PeKind::sinusoidal) {
-    pe_config = {{"kind", "sinusoidal"}, {"layout", "interleaved"}, {"base", 10000.0}, {"max_len", flags.max_len}};
+    pe_config = sinusoidal_json(sinusoidal);
   } else if (flags.pe == PeKind::learned) {
     pe_config = {{"kind", "learned"}, {"table", parts.pe->describe()}, {"max_len", parts.pe->max_len()}};
   } else {
     pe_config = {{"kind", "none"}};
   }
-  pe_config["position_offset"] = flags.position_offset;
-  pe_config["pad_position"] = flags.pad_position ? nlohmann::ordered_json(*flags.pad_position) : nlohmann::ordered_json();
+  pe_config["position_offset"] = offset;
+  pe_config["pad_position"] = pad_position ? nlohmann::ordered_json(*pad_position) : nlohmann::ordered_json();
   parts.config = {
       {"d_model", d},
       {"embedding", parts.table->describe()},

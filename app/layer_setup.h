@@ -15,10 +15,11 @@
 #include "embedpe/input_layer.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/tokenizer.h"
+#include "pe_flags.h"
 
 namespace embedpe::cli {
 
-enum class PeKind { sinusoidal, learned, none };
+enum class PeKind { sinusoidal, learned, none, rope };
 
 struct TableFlags {
   std::optional<std::size_t> d_model;   // default 512, or from --weights
@@ -33,8 +34,9 @@ struct LayerFlags {
   std::size_t max_len = 5000;
   std::string scale = "sqrt";
   PeKind pe = PeKind::sinusoidal;
+  SinusoidalFlags sinusoidal;
   std::string pe_weights;
-  std::size_t position_offset = 0;
+  std::optional<std::size_t> position_offset;  // default 0 (fairseq convention: padding_idx + 1)
   std::optional<std::size_t> pad_position;
   bool layernorm = false;
   double layernorm_eps = 1e-5;
@@ -50,6 +52,9 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 // vocabulary (a tokenizer is then required).
 std::unique_ptr<EmbeddingTable> open_table(const TableFlags& flags, const Tokenizer* tokenizer);
 std::size_t requested_d_model(const TableFlags& flags);
+
+// Token l's position: l + this (fairseq's convention starts at padding_idx + 1).
+std::size_t position_offset(const LayerFlags& flags);
 
 struct LayerParts {
   std::unique_ptr<EmbeddingTable> table;

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
   embedpe::cli::setup_encode(app);
   embedpe::cli::setup_tokenize(app);
+  embedpe::cli::setup_pe(app);
   embedpe::cli::setup_info(app);
   embedpe::cli::setup_lookup(app);
   embedpe::cli::setup_quantize(app);

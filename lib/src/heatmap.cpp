@@ -41,6 +41,16 @@ constexpr Glyph kFont[] = {
     {')', {".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#..."}},
     {'/', {".....", "....#", "...#.", "..#..", ".#...", "#....", "....."}},
     {'x', {".....", ".....", "#...#", ".#.#.", "..#..", ".#.#.", "#...#"}},
+    {'^', {"..#..", ".#.#.", "#...#", ".....", ".....", ".....", "....."}},
+    {'A', {".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"}},
+    {'B', {"####.", "#...#", "#...#", "####.", "#...#", "#...#", "####."}},
+    {'E', {"#####", "#....", "#....", "####.", "#....", "#....", "#####"}},
+    {'I', {".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."}},
+    {'L', {"#....", "#....", "#....", "#....", "#....", "#....", "#####"}},
+    {'P', {"####.", "#...#", "#...#", "####.", "#....", "#....", "#...."}},
+    {'R', {"####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#"}},
+    {'S', {".####", "#....", "#....", ".###.", "....#", "....#", "####."}},
+    {'T', {"#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."}},
     {'a', {".....", ".....", ".###.", "....#", ".####", "#...#", ".####"}},
     {'b', {"#....", "#....", "#.##.", "##..#", "#...#", "#...#", "####."}},
     {'c', {".....", ".....", ".###.", "#....", "#....", "#...#", ".###."}},
@@ -69,10 +79,10 @@ constexpr Glyph kFont[] = {
 };
 
 const Glyph* glyph(char c) {
-  if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   for (const auto& g : kFont) {
     if (g.c == c) return &g;
   }
+  if (c >= 'A' && c <= 'Z') return glyph(static_cast<char>(c - 'A' + 'a'));  // small capitals
   return nullptr;  // drawn as a space
 }
 
@@ -99,20 +109,6 @@ struct Canvas {
             if (g->rows[r][k] == '#') set(x + static_cast<std::size_t>(k), y + static_cast<std::size_t>(r), ink);
       }
       x += kCharW;
-    }
-  }
-  // Text drawn bottom to top (for the row-axis label).
-  void text_up(std::size_t x, std::size_t y_bottom, std::string_view s) {
-    static constexpr std::uint8_t ink[3] = {20, 20, 20};
-    std::size_t y = y_bottom;
-    for (char c : s) {
-      if (const Glyph* g = glyph(c)) {
-        for (int r = 0; r < 7; ++r)
-          for (int k = 0; k < 5; ++k)
-            if (g->rows[r][k] == '#') set(x + static_cast<std::size_t>(r), y - static_cast<std::size_t>(k), ink);
-      }
-      if (y < kCharW) break;
-      y -= kCharW;
     }
   }
 };
@@ -177,8 +173,8 @@ Image render_heatmap(const Heatmap& hm) {
   if (vmax == 0) vmax = 1;
 
   const std::size_t row_digits = std::to_string(hm.row_first + rows).size();
-  const std::size_t left = 14 + kCharW * row_digits + 6;  // rotated axis label, tick labels
-  const std::size_t top = 2 * kCharH + 14;                // title, column ticks
+  const std::size_t left = std::max(kCharW * row_digits, kCharW * hm.row_label.size()) + 10;  // tick labels
+  const std::size_t top = 3 * kCharH + 14;  // title, row-axis label, column ticks
   const std::size_t plot_w = cols * cell, plot_h = rows * cell;
   const std::size_t bar_x = left + plot_w + 16, bar_w = 14;
   const std::size_t right = bar_w + 16 + kCharW * 9;
@@ -197,16 +193,16 @@ Image render_heatmap(const Heatmap& hm) {
   const std::size_t col_step = tick_step(cols, std::max<std::size_t>(1, plot_w / (kCharW * 6)));
   for (std::size_t c = 0; c < cols; c += col_step) {
     canvas.fill(left + c * cell + cell / 2, top - 3, 1, 3, tick);
-    canvas.text(left + c * cell, top - 3 - kCharH, std::to_string(hm.col_first + c));
+    canvas.text(left + c * cell, top - 4 - kCharH, std::to_string(hm.col_first + c));
   }
   const std::size_t row_step = tick_step(rows, std::max<std::size_t>(1, plot_h / (kCharH + 4)));
   for (std::size_t r = 0; r < rows; r += row_step) {
     const std::string label = std::to_string(hm.row_first + r);
     canvas.fill(left - 3, top + r * cell + cell / 2, 3, 1, tick);
-    canvas.text(left - 4 - kCharW * label.size(), top + r * cell + cell / 2 - 3, label);
+    canvas.text(left - 6 - kCharW * label.size(), top + r * cell + cell / 2 - 3, label);
   }
   canvas.text(left + plot_w / 2 - kCharW * hm.col_label.size() / 2, top + plot_h + 4, hm.col_label);
-  canvas.text_up(2, top + plot_h / 2 + kCharW * hm.row_label.size() / 2, hm.row_label);
+  canvas.text(2, top - 6 - 2 * kCharH, hm.row_label);  // above the row ticks, left of the column ticks
 
   // Colour bar: +vmax at the top, -vmax at the bottom.
   const std::size_t bar_h = std::max<std::size_t>(plot_h, 120);
