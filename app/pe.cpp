@@ -236,8 +236,8 @@ void run_sinusoidal(const PeCommand& cmd, Format format, Range positions, Output
     std::vector<std::vector<std::string>> rows;
     for (const auto& b : audit_precision(options, positions.first + cmd.position_offset, positions.count)) {
       rows.push_back({std::to_string(b.first), std::to_string(b.last), std::to_string(b.sampled),
-                      fmt(b.max_error[0], "%.3e"), fmt(b.mean_error[0], "%.3e"), fmt(b.max_error[1], "%.3e"),
-                      fmt(b.mean_error[1], "%.3e"), fmt(b.max_error[2], "%.3e"), fmt(b.mean_error[2], "%.3e")});
+                      fmt(b.max_error[0], "%.6e"), fmt(b.mean_error[0], "%.6e"), fmt(b.max_error[1], "%.6e"),
+                      fmt(b.mean_error[1], "%.6e"), fmt(b.max_error[2], "%.6e"), fmt(b.mean_error[2], "%.6e")});
     }
     write_records(out, format,
                   {"first", "last", "sampled", "f32_seed_max", "f32_seed_mean", "f16_max", "f16_mean", "bf16_max",

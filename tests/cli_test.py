@@ -478,6 +478,145 @@ class BadWeightsTests(CliCase):
         self.check(2, "holding one array", good, spec=str(self.tmp / "w.npy") + ":weight", name="w.npy")
 
 
+PE_CASES = json.loads((GOLDEN / "pe" / "cases.json").read_text())
+
+
+def decode_png(data):
+    """Our PNGs (8-bit RGB, filter 0, one or more IDAT chunks), decoded with zlib: (width, height, pixels)."""
+    import struct
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "PNG signature"
+    pos, idat, width, height = 8, b"", 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        crc = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]
+        assert zlib.crc32(kind + body) == crc, f"CRC of {kind}"
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert (depth, colour) == (8, 2), "8-bit RGB"
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    rows = np.frombuffer(raw, dtype=np.uint8).reshape(height, 1 + 3 * width)
+    assert (rows[:, 0] == 0).all(), "filter type 0"
+    return width, height, rows[:, 1:].reshape(height, width, 3)
+
+
+class PeTests(CliCase):
+    def run_pe(self, args, fmt):
+        out = self.tmp / f"pe.{fmt}"
+        self.ok("pe", *args, "--format", fmt, "-o", str(out))
+        return np.load(out) if fmt in ("npy", "npz") else out.read_bytes()
+
+    def test_every_convention_matches_its_framework(self):
+        """paper, Marian, fairseq, t2t/fairseq float64, interpolation, base, offset, RoPE scalings, ALiBi."""
+        goldens = np.load(GOLDEN / "pe" / "goldens.npz")
+        for name, case in PE_CASES.items():
+            with self.subTest(case=name):
+                want = goldens[name]
+                if name.startswith("rope_"):
+                    got = self.run_pe(case["args"], "npz")[name.rsplit("_", 1)[1] if not name.endswith("inv_freq")
+                                                           else "inv_freq"]
+                elif name.startswith("alibi_"):
+                    got = self.run_pe(case["args"] + ["--max-len", "4"], "npz")["slopes"]
+                else:
+                    got = self.run_pe(case["args"], "npy")
+                self.assertEqual(got.shape, want.shape)
+                if case["atol"] == 0:  # float64 values rounded to float32
+                    np.testing.assert_allclose(got, want, rtol=1.2e-7, atol=0)
+                else:
+                    np.testing.assert_allclose(got, want, rtol=0, atol=case["atol"])
+
+    def test_table_is_seed002_corrected(self):
+        text = self.ok("pe", "--d-model", "512", "--positions", "49:50", "--dims", "0:4").stdout.decode()
+        last = text.strip().splitlines()[-1].split()
+        want = ["%.2f" % v for v in reference.sinusoidal_pe64([49], 512)[0, :4]]
+        self.assertEqual(last, ["49"] + want)
+        self.assertEqual(want[:2], ["-0.95", "0.30"])  # seed 002 printed 0.52 -0.85 (and dim 2 as 0.01)
+
+    def test_formats_agree(self):
+        args = ["--d-model", "7", "--positions", "100:110"]
+        npy = self.run_pe(args, "npy")
+        doc = json.loads(self.run_pe(args, "json"))
+        csv = self.run_pe(args, "csv").decode().splitlines()
+        np.testing.assert_array_equal(np.array(doc["positional_encoding"], dtype=np.float32), npy)
+        self.assertEqual(csv[0], "position,dim0,dim1,dim2,dim3,dim4,dim5,dim6")
+        self.assertEqual(csv[1].split(",")[0], "100")
+        np.testing.assert_array_equal(np.array([r.split(",")[1:] for r in csv[1:]], dtype=np.float32), npy)
+        np.testing.assert_array_equal(npy, reference.sinusoidal_pe64(range(100, 110), 7).astype(np.float32))
+
+    def test_png_heatmap_decodes(self):
+        data = self.run_pe(["--d-model", "4", "--max-len", "4"], "png")
+        width, height, pixels = decode_png(data)
+        self.assertGreaterEqual(width, 4 * 24)
+        self.assertGreaterEqual(height, 4 * 24)
+        dark_red = (pixels == [178, 24, 43]).all(axis=2).sum()   # value +1 = the range's maximum
+        self.assertGreaterEqual(dark_red, 24 * 24)               # at least one whole 24-pixel cell
+        blueish = ((pixels[:, :, 2].astype(int) - pixels[:, :, 0]) > 60).sum()
+        self.assertGreater(blueish, 24 * 24)                     # negative values (cos 2, cos 3) are blue
+        sim = decode_png(self.run_pe(["--d-model", "32", "--max-len", "20", "--similarity"], "png"))
+        self.assertGreater(sim[0], 20 * 20)
+
+    def test_similarity_is_the_gram_matrix(self):
+        got = self.run_pe(["--d-model", "32", "--max-len", "30", "--similarity"], "npy")
+        p = reference.sinusoidal_pe64(range(30), 32)
+        np.testing.assert_allclose(got, p @ p.T, atol=1e-5)
+        np.testing.assert_allclose(np.diag(got), 16, atol=1e-5)  # |PE[pos]|² = d/2
+
+    def test_stats(self):
+        doc = json.loads(self.run_pe(["--d-model", "16", "--max-len", "50", "--stats"], "json"))
+        pairs = doc["pairs"]
+        self.assertEqual(len(pairs), 8)
+        want = 2 * np.pi * 10000 ** (2 * np.arange(8) / 16)
+        np.testing.assert_allclose([p["wavelength"] for p in pairs], want, rtol=1e-5)
+        self.assertEqual([p["incomplete"] for p in pairs], list(want > 50))
+        self.assertFalse(any(p["aliases"] for p in pairs))
+        doc = json.loads(self.run_pe(["--d-model", "16", "--max-len", "50", "--stats", "--position-scale", "0.25"],
+                                     "json"))
+        self.assertTrue(doc["pairs"][0]["aliases"])  # 4x faster: wavelength 2π/4 < 2
+
+    def test_audit(self):
+        doc = json.loads(self.run_pe(["--d-model", "512", "--positions", "0:1000000", "--audit"], "json"))
+        bands = doc["bands"]
+        self.assertEqual([(b["first"], b["last"]) for b in bands],
+                         [(0, 9), (10, 99), (100, 999), (1000, 9999), (10000, 99999), (100000, 999999)])
+        self.assertGreater(bands[-1]["f32_seed_max"], 1e-2)   # the seed's float32 code near 1e6
+        self.assertLess(bands[0]["f32_seed_max"], 1e-6)
+        for b in bands:  # half an ulp of values in [-1, 1], plus the float32 rounding on the way (7 digits printed)
+            self.assertLessEqual(b["f16_max"], (2.0 ** -12 + 2.0 ** -24) * (1 + 1e-6))
+            self.assertLessEqual(b["bf16_max"], (2.0 ** -9 + 2.0 ** -24) * (1 + 1e-6))
+
+    def test_alibi_bias_and_rope_note(self):
+        z = self.run_pe(["--kind", "alibi", "--heads", "6", "--max-len", "5"], "npz")
+        slopes = z["slopes"]
+        i, j = np.meshgrid(np.arange(5), np.arange(5), indexing="ij")
+        np.testing.assert_allclose(z["bias"], slopes[:, None, None] * (j - i)[None], rtol=1e-6)
+        self.assertEqual(len(slopes), 6)
+        doc = json.loads(self.run_pe(["--kind", "rope", "--d-model", "8", "--max-len", "3"], "json"))
+        self.assertIn("not added to the input", doc["config"]["note"])
+
+    def test_encode_shares_the_conventions(self):
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--text", "Hello world", "--d-model", "10", "--convention", "fairseq",
+                "--emit", "positional_encoding,input_ids", "-o", str(out))
+        z = np.load(out)
+        n = z["input_ids"].shape[1]
+        half = 5
+        inv = np.exp(np.arange(half) * -(np.log(10000) / (half - 1)))
+        ang = np.arange(2, 2 + n)[:, None] * inv[None, :]   # fairseq: positions start at padding_idx + 1 = 2
+        want = np.concatenate([np.sin(ang), np.cos(ang)], axis=1)
+        np.testing.assert_allclose(z["positional_encoding"], want, atol=1.2e-7)
+        self.fails(2, "RoPE is not added to the input", "encode", "--text", "hi", "--pe", "rope")
+        z2 = self.tmp / "r.npz"
+        self.ok("encode", "--text", "hi", "--d-model", "8", "--emit", "rope_cos,rope_sin,output", "-o", str(z2))
+        r = np.load(z2)
+        inv = 1 / 10000 ** (np.arange(0, 8, 2) / 8)
+        ang = np.arange(r["rope_cos"].shape[0])[:, None] * inv[None, :]
+        np.testing.assert_allclose(r["rope_cos"], np.cos(np.concatenate([ang, ang], axis=1)), atol=1.2e-7)
+
+
 class ErrorsTests(CliCase):
     def test_usage_errors_exit_2(self):
         out = str(self.tmp / "o.npz")

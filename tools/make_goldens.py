@@ -137,7 +137,7 @@ def layer_goldens():
     (GOLDEN / "layer_cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
 
 
-def pe_goldens():
+def pe_precision_goldens():
     positions = [0, 1, 2, 49, 50, 4999, 65535, 99999, 123456] + list(range(999990, 1000000))
     for d in (512, 7):
         np.save(GOLDEN / f"pe_float64_d{d}.npy", reference.sinusoidal_pe64(positions, d))
@@ -300,15 +300,156 @@ def weight_goldens():
         "cases": {name: c["args"] for name, c in cases.items()}}, indent=1) + "\n")
 
 
+# --- positional-encoding conventions, RoPE, ALiBi ---------------------------------
+def fairseq_sinusoidal(num_embeddings, embedding_dim, padding_idx=None):
+    """fairseq SinusoidalPositionalEmbedding.get_embedding (torch, float32 as fairseq computes it)."""
+    half_dim = embedding_dim // 2
+    emb = math.log(10000) / (half_dim - 1)
+    emb = torch.exp(torch.arange(half_dim, dtype=torch.float) * -emb)
+    emb = torch.arange(num_embeddings, dtype=torch.float).unsqueeze(1) * emb.unsqueeze(0)
+    emb = torch.cat([torch.sin(emb), torch.cos(emb)], dim=1).view(num_embeddings, -1)
+    if embedding_dim % 2 == 1:
+        emb = torch.cat([emb, torch.zeros(num_embeddings, 1)], dim=1)
+    if padding_idx is not None:
+        emb[padding_idx, :] = 0
+    return emb.numpy()
+
+
+def fairseq_float64(positions, d, base=10000.0):
+    """The same formula in float64 (what embedpe rounds from)."""
+    half = d // 2
+    inv = np.exp(np.arange(half) * -(math.log(base) / max(half - 1, 1)))
+    ang = np.asarray(positions, dtype=np.float64)[:, None] * inv[None, :]
+    out = np.zeros((len(positions), d))
+    out[:, :half] = np.sin(ang)
+    out[:, half:2 * half] = np.cos(ang)
+    return out
+
+
+def marian_sinusoidal(n_pos, dim):
+    """HF MarianSinusoidalPositionalEmbedding._init_weight (NumPy float64, then as float32)."""
+    position_enc = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)])
+    out = np.zeros((n_pos, dim))
+    sentinel = dim // 2 if dim % 2 == 0 else (dim // 2) + 1
+    out[:, 0:sentinel] = np.sin(position_enc[:, 0::2])
+    out[:, sentinel:] = np.cos(position_enc[:, 1::2])
+    return out
+
+
+def rope_inv_freq(dim, base, scaling, factor=1.0, original_max=2048, seq_len=None, beta_fast=32, beta_slow=1,
+                  low_freq_factor=1.0, high_freq_factor=4.0):
+    """HF transformers modeling_rope_utils, ported to float64 NumPy."""
+    def default(b):
+        return 1.0 / (b ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
+    attention = 1.0
+    if scaling == "none":
+        inv = default(base)
+    elif scaling == "linear":
+        inv = default(base) / factor
+    elif scaling == "dynamic":
+        seq = max(seq_len or 0, original_max)
+        inv = default(base * ((factor * seq / original_max) - (factor - 1)) ** (dim / (dim - 2)))
+    elif scaling == "yarn":
+        def corr(r):
+            return (dim * math.log(original_max / (r * 2 * math.pi))) / (2 * math.log(base))
+        low, high = max(math.floor(corr(beta_fast)), 0), min(math.ceil(corr(beta_slow)), dim - 1)
+        if low == high:
+            high += 0.001
+        ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+        extra_factor = 1 - ramp
+        extrapolation = default(base)
+        interpolation = extrapolation / factor
+        inv = interpolation * (1 - extra_factor) + extrapolation * extra_factor
+        attention = 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
+    elif scaling == "llama3":
+        inv = default(base)
+        low_wl, high_wl = original_max / low_freq_factor, original_max / high_freq_factor
+        wavelen = 2 * math.pi / inv
+        llama = np.where(wavelen > low_wl, inv / factor, inv)
+        smooth = (original_max / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+        smoothed = (1 - smooth) * llama / factor + smooth * llama
+        medium = ~(wavelen < high_wl) * ~(wavelen > low_wl)
+        inv = np.where(medium, smoothed, llama)
+    return inv, attention
+
+
+def alibi_slopes_reference(n):
+    """The ALiBi paper's get_slopes (ofirpress/attention_with_linear_biases)."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes_reference(2 * closest)[0::2][:n - closest]
+
+
+def pe_goldens():
+    out = GOLDEN / "pe"
+    out.mkdir(exist_ok=True)
+    arrays, cases = {}, {}
+
+    def add(name, args, array, tolerance):
+        arrays[name] = np.asarray(array, dtype=np.float64)
+        cases[name] = {"args": args, "atol": tolerance}
+
+    for d in (16, 15):  # even and odd d everywhere
+        add(f"paper_d{d}", ["--d-model", str(d), "--max-len", "40"], reference.sinusoidal_pe64(range(40), d), 1.2e-7)
+        add(f"marian_d{d}", ["--d-model", str(d), "--max-len", "40", "--convention", "marian"],
+            marian_sinusoidal(40, d), 1.2e-7)
+        # fairseq's own float32 table: within float32 argument error of the float64 one.
+        add(f"fairseq_d{d}", ["--d-model", str(d), "--max-len", "40", "--convention", "fairseq"],
+            fairseq_sinusoidal(40, d, padding_idx=1), 2e-5)
+        add(f"fairseq64_d{d}", ["--d-model", str(d), "--max-len", "40", "--convention", "fairseq",
+                                 "--padding-idx", "0"], np.vstack([np.zeros((1, d)), fairseq_float64(range(1, 40), d)]),
+            1.2e-7)
+        add(f"interp_d{d}", ["--d-model", str(d), "--max-len", "40", "--position-scale", "4"],
+            reference.sinusoidal_pe64(np.arange(40) / 4, d), 1.2e-7)
+        add(f"base500_d{d}", ["--d-model", str(d), "--positions", "999990:1000000", "--base", "500"],
+            reference.sinusoidal_pe64(range(999990, 1000000), d, base=500.0), 1.2e-7)
+    add("offset_d16", ["--d-model", "16", "--max-len", "10", "--position-offset", "2"],
+        reference.sinusoidal_pe64(range(2, 12), 16), 1.2e-7)
+
+    rope_cases = {
+        "none": dict(scaling="none"),
+        "linear": dict(scaling="linear", factor=4.0),
+        "dynamic": dict(scaling="dynamic", factor=2.0, original_max=64, seq_len=200),
+        "yarn": dict(scaling="yarn", factor=8.0, original_max=4096, beta_fast=32, beta_slow=1),
+        "llama3": dict(scaling="llama3", factor=8.0, original_max=8192, low_freq_factor=1.0, high_freq_factor=4.0),
+    }
+    for name, kw in rope_cases.items():
+        dim, base = 64, 500000.0
+        inv, attention = rope_inv_freq(dim, base, **kw)
+        positions = np.arange(0, 200)
+        freqs = positions[:, None] * inv[None, :]
+        emb = np.concatenate([freqs, freqs], axis=1)
+        args = ["--kind", "rope", "--d-model", str(dim), "--rope-theta", str(base), "--rope-scaling", kw["scaling"],
+                "--max-len", "200"]
+        if "factor" in kw:
+            args += ["--rope-factor", str(kw["factor"])]
+        if "original_max" in kw:
+            args += ["--rope-original-max-positions", str(kw["original_max"])]
+        add(f"rope_{name}_inv_freq", args, inv, 0)
+        add(f"rope_{name}_cos", args, np.cos(emb) * attention, 1.2e-7)
+        add(f"rope_{name}_sin", args, np.sin(emb) * attention, 1.2e-7)
+
+    for heads in (8, 12, 6, 1, 32):
+        add(f"alibi_slopes_{heads}", ["--kind", "alibi", "--heads", str(heads)], alibi_slopes_reference(heads), 0)
+
+    np.savez(out / "goldens.npz", **arrays)
+    (out / "cases.json").write_text(json.dumps(cases, indent=1) + "\n")
+
+
 def main():
     GOLDEN.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     encodings()
     layer_goldens()
-    pe_goldens()
+    pe_precision_goldens()
     cli_goldens()
     npy_goldens()
     weight_goldens()
+    pe_goldens()
     print("wrote", ", ".join(sorted(p.name for p in GOLDEN.iterdir())))
 
 
