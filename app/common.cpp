@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 
 #include "embedpe/error.h"
@@ -12,9 +13,30 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
   auto* text = cmd.add_option("--text", options.texts, "Text to process (repeat for a batch)")
                    ->type_name("TEXT")
                    ->allow_extra_args(false);
-  auto* input = cmd.add_option("--input", options.input, "File with one text per line (UTF-8; - reads stdin)")
-                    ->type_name("PATH|-");
+  auto* input = cmd.add_option("--input", options.inputs,
+                               "File with one text per line (UTF-8; - reads stdin); repeat to read several in order")
+                    ->type_name("PATH|-")
+                    ->allow_extra_args(false);
   text->excludes(input);
+  add_choice<InputFormat>(cmd, "--input-format", [&options](InputFormat f) { options.reading.format = f; },
+                          {{"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}},
+                          "lines (default): one text per line; jsonl: one JSON object per line, text in --field");
+  cmd.add_option("--field", options.reading.field, "JSONL member holding the text")->capture_default_str();
+  cmd.add_flag("--skip-empty", options.reading.skip_empty,
+               "Drop empty and whitespace-only lines (default: keep them as empty sequences)");
+  cmd.add_option_function<std::string>(
+         "--shard",
+         [&options](const std::string& v) {
+           std::size_t k = 0, n = 0;
+           char extra = 0;
+           if (std::sscanf(v.c_str(), "%zu/%zu%c", &k, &n, &extra) != 2 || k < 1 || k > n) {
+             throw CLI::ValidationError("--shard", "takes K/N with 1 <= K <= N, not '" + v + "'");
+           }
+           options.reading.shard_index = k;
+           options.reading.shard_count = n;
+         },
+         "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")
+      ->type_name("K/N");
 }
 
 void add_model_option(CLI::App& cmd, std::string& model) {
@@ -36,13 +58,26 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
       ->check(CLI::PositiveNumber);
 }
 
+std::unique_ptr<LineReader> open_reader(const TextOptions& options) {
+  if (options.inputs.empty()) {
+    throw UsageError("nothing to process: give --text TEXT (repeatable) or --input PATH (- for stdin)");
+  }
+  return std::make_unique<LineReader>(options.inputs, options.reading);
+}
+
 Texts load_texts(const TextOptions& options) {
   Texts t;
-  if (!options.input.empty()) {
-    t.lines = read_lines(options.input);
-    const std::string name = options.input == "-" ? "<stdin>" : options.input;
-    for (std::size_t i = 0; i < t.lines.size(); ++i) t.origins.push_back(name + ":" + std::to_string(i + 1));
-    if (t.lines.empty()) throw UsageError("input " + name + " is empty: nothing to encode");
+  if (!options.inputs.empty()) {
+    auto reader = open_reader(options);
+    for (auto& line : reader->next(static_cast<std::size_t>(-1))) {
+      t.origins.push_back(reader->display_name(line.source) + ":" + std::to_string(line.line));
+      t.lines.push_back(std::move(line.text));
+    }
+    if (t.lines.empty()) {
+      std::string names;
+      for (std::size_t i = 0; i < reader->paths().size(); ++i) names += (i ? ", " : "") + reader->display_name(i);
+      throw UsageError("input " + names + " has no text: nothing to encode");
+    }
     return t;
   }
   if (options.texts.empty()) {

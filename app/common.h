@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <string>
@@ -11,13 +12,15 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
 
 namespace embedpe::cli {
 
 struct TextOptions {
-  std::vector<std::string> texts;  // --text, repeatable
-  std::string input;               // --input PATH or -
+  std::vector<std::string> texts;   // --text, repeatable
+  std::vector<std::string> inputs;  // --input PATH or -, repeatable
+  InputOptions reading;             // --input-format, --field, --skip-empty, --shard
 };
 
 struct Texts {
@@ -57,8 +60,11 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
 // --model only (info).
 void add_model_option(CLI::App& cmd, std::string& model);
 
-// The texts to process, checked for UTF-8; throws UsageError if none given.
+// The texts to process, all at once, checked for UTF-8; throws UsageError
+// if none are given.
 Texts load_texts(const TextOptions& options);
+// A streaming reader over --input (throws UsageError if there is none).
+std::unique_ptr<LineReader> open_reader(const TextOptions& options);
 Tokenizer load_tokenizer(const std::string& model);
 EncodeOptions encode_options(const TokenizeFlags& flags);
 

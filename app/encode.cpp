@@ -1,8 +1,13 @@
 // embedpe encode: text → ids → E[ids] × scale + PE → JSON / .npy / .npz.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
@@ -17,7 +22,10 @@
 #include "embedpe/input_layer.h"
 #include "embedpe/json_writer.h"
 #include "embedpe/output_file.h"
+#include "embedpe/parallel.h"
 #include "embedpe/rope.h"
+#include "embedpe/sha256.h"
+#include "embedpe/text_input.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
 #include "layer_setup.h"
@@ -25,7 +33,7 @@
 namespace embedpe::cli {
 namespace {
 
-enum class Format { json, npy, npz };
+enum class Format { json, jsonl, npy, npz };
 enum class OutDType { f32, f16, bf16 };
 enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
 
@@ -58,6 +66,13 @@ struct EncodeCommand {
   OutDType dtype = OutDType::f32;
   std::string output = "-";
   std::vector<std::string> emit;
+  std::size_t batch_size = 256;
+  std::optional<std::size_t> threads;
+  std::string output_dir;
+  std::size_t shard_rows = 1024;
+  bool resume = false;
+  bool quiet = false;
+  bool summary = false;
 };
 
 Format infer_format(const EncodeCommand& cmd) {
@@ -67,13 +82,14 @@ Format infer_format(const EncodeCommand& cmd) {
   };
   if (ends_with(".npy")) return Format::npy;
   if (ends_with(".npz")) return Format::npz;
+  if (ends_with(".jsonl")) return Format::jsonl;
   return Format::json;
 }
 
 std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
   std::vector<TensorName> out;
   if (cmd.emit.empty()) {
-    if (format == Format::npy) return {TensorName::output};
+    if (format == Format::npy && cmd.output_dir.empty()) return {TensorName::output};
     return {TensorName::input_ids, TensorName::attention_mask, TensorName::output};
   }
   for (const auto& name : cmd.emit) {
@@ -96,14 +112,14 @@ std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
   // how the list was spelled.
   std::set<TensorName> unique(out.begin(), out.end());
   out.assign(unique.begin(), unique.end());
-  if (format == Format::npy && out.size() != 1) {
+  if (format == Format::npy && cmd.output_dir.empty() && out.size() != 1) {
     throw UsageError(".npy holds one tensor but --emit names " + std::to_string(out.size()) +
                      "; use --format npz for several");
   }
   return out;
 }
 
-void check_lengths(const Batch& batch, const Texts& texts, const EncodeCommand& cmd) {
+void check_lengths(const Batch& batch, const std::vector<std::string>& origins, const EncodeCommand& cmd) {
   if (cmd.layer.pe != PeKind::sinusoidal) return;  // learned tables are checked by the layer
   const std::size_t max_len = cmd.layer.max_len;
   const std::size_t offset = position_offset(cmd.layer);
@@ -117,7 +133,7 @@ void check_lengths(const Batch& batch, const Texts& texts, const EncodeCommand& 
   auto longest = std::max_element(batch.pieces.begin(), batch.pieces.end(),
                                   [](const auto& a, const auto& b) { return a.size() < b.size(); });
   const std::size_t i = static_cast<std::size_t>(longest - batch.pieces.begin());
-  throw UsageError(texts.origins[i] + " is " + std::to_string(longest->size()) +
+  throw UsageError(origins[i] + " is " + std::to_string(longest->size()) +
                    " tokens long but the PE table has " + std::to_string(room) +
                    " positions; raise --max-len, or truncate with --seq-len");
 }
@@ -161,12 +177,385 @@ TensorRef convert(TensorRef ref, const xt::xtensor<float, N>& src, OutDType dtyp
   return ref;
 }
 
+// What stays the same for every batch of a run.
+struct Context {
+  const EncodeCommand& cmd;
+  Format format;
+  std::vector<TensorName> emit;
+  bool want_tok = false;
+  bool want_rope = false;
+  std::size_t threads = 1;
+  Tokenizer tokenizer;
+  LayerParts parts;
+  std::unique_ptr<InputLayer> layer;
+  RopeFrequencies rope;
+  nlohmann::ordered_json rope_config;
+};
+
+// One batch, computed.
+struct Computed {
+  Batch batch;
+  InputLayerOutput result;
+  xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim)
+};
+
+Computed compute(const Context& ctx, const std::vector<std::string>& texts, const std::vector<std::string>& origins,
+                 std::size_t first_row) {
+  Computed c;
+  c.batch = ctx.tokenizer.encode_batch(texts, encode_options(ctx.cmd.tokenize), ctx.threads);
+  check_lengths(c.batch, origins, ctx.cmd);
+  c.result = ctx.layer->forward(c.batch.input_ids, c.batch.attention_mask, ctx.threads, first_row);
+  if (ctx.want_rope) {
+    std::tie(c.rope_cos, c.rope_sin) = rope_tables(ctx.rope, position_offset(ctx.cmd.layer), c.batch.seq_len());
+  }
+  return c;
+}
+
+// The emitted tensors of a computed batch, in the output dtype.
+std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<Converted>& keep) {
+  std::vector<TensorRef> tensors;
+  keep.assign(ctx.emit.size(), {});
+  const OutDType dtype = ctx.cmd.dtype;
+  for (std::size_t k = 0; k < ctx.emit.size(); ++k) {
+    const TensorName t = ctx.emit[k];
+    switch (t) {
+      case TensorName::input_ids: tensors.push_back(tensor_ref(name_of(t), c.batch.input_ids)); break;
+      case TensorName::attention_mask: tensors.push_back(tensor_ref(name_of(t), c.batch.attention_mask)); break;
+      case TensorName::token_embeddings:
+        tensors.push_back(convert(tensor_ref(name_of(t), c.result.token_embeddings), c.result.token_embeddings, dtype,
+                                  keep[k]));
+        break;
+      case TensorName::positional_encoding:
+        tensors.push_back(convert(tensor_ref(name_of(t), c.result.positional_encoding), c.result.positional_encoding,
+                                  dtype, keep[k]));
+        break;
+      case TensorName::output:
+        tensors.push_back(convert(tensor_ref(name_of(t), c.result.output), c.result.output, dtype, keep[k]));
+        break;
+      case TensorName::rope_cos:
+        tensors.push_back(convert(tensor_ref(name_of(t), c.rope_cos), c.rope_cos, dtype, keep[k]));
+        break;
+      case TensorName::rope_sin:
+        tensors.push_back(convert(tensor_ref(name_of(t), c.rope_sin), c.rope_sin, dtype, keep[k]));
+        break;
+    }
+  }
+  return tensors;
+}
+
+nlohmann::ordered_json run_config(const Context& ctx) {
+  const EncodeCommand& cmd = ctx.cmd;
+  nlohmann::ordered_json config = {
+      {"embedpe_version", version()},
+      {"model", model_json(ctx.tokenizer.info())},
+      {"add_bos", !cmd.tokenize.no_bos},
+      {"add_eos", !cmd.tokenize.no_eos},
+      {"pad_id", cmd.tokenize.pad_id.value_or(ctx.tokenizer.info().pad_id >= 0 ? ctx.tokenizer.info().pad_id : 0)},
+      {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len) : nlohmann::ordered_json()},
+  };
+  for (const auto& [key, value] : ctx.parts.config.items()) config[key] = value;
+  if (!ctx.rope_config.is_null()) config["rope"] = ctx.rope_config;
+  config["training"] = cmd.train;
+  config["dropout"] = ctx.parts.options.dropout ? nlohmann::ordered_json(ctx.parts.options.dropout->p)
+                                                : nlohmann::ordered_json();
+  config["dtype"] = cmd.dtype == OutDType::f32 ? "float32" : cmd.dtype == OutDType::f16 ? "float16" : "bfloat16";
+  nlohmann::ordered_json emit = nlohmann::ordered_json::array();
+  for (TensorName t : ctx.emit) emit.push_back(name_of(t));
+  config["emit"] = emit;
+  return config;
+}
+
+std::string dtype_label(const Context& ctx, const TensorRef& t) {
+  return (ctx.cmd.dtype == OutDType::bf16 && t.dtype == DType::float32) ? "bfloat16" : dtype_name(t.dtype);
+}
+
+// ---------------------------------------------------------------- progress
+
+// Lines, tokens, rate and (when the input size is known) ETA on a terminal;
+// a summary at the end on a terminal or with --summary.
+class Progress {
+ public:
+  Progress(const EncodeCommand& cmd, const LineReader* reader)
+      : reader_(reader), live_(!cmd.quiet && ::isatty(STDERR_FILENO)), summary_(cmd.summary || live_),
+        start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+  void add(const Batch& b) {
+    lines_ += b.size();
+    truncated_ += b.truncated_count();
+    for (const auto& p : b.pieces) tokens_ += p.size();
+    const auto now = std::chrono::steady_clock::now();
+    if (!live_ || now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    std::fprintf(stderr, "\r%s", line(now).c_str());
+  }
+
+  void finish() {
+    if (!summary_) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "%sembedpe: %zu lines, %zu tokens, %zu truncated, %zu empty, %.2f s\n",
+                 live_ && lines_ ? "\r\033[K" : "", lines_, tokens_, truncated_,
+                 reader_ ? reader_->empty_lines() : std::size_t(0), secs);
+  }
+
+ private:
+  std::string line(std::chrono::steady_clock::time_point now) const {
+    const double secs = std::max(1e-9, std::chrono::duration<double>(now - start_).count());
+    char text[200];
+    int n = std::snprintf(text, sizeof text, "%zu lines, %zu tokens, %.0f lines/s", lines_, tokens_,
+                          static_cast<double>(lines_) / secs);
+    if (reader_ && reader_->total_bytes() && *reader_->total_bytes() > 0) {
+      const double done = static_cast<double>(reader_->bytes_read()) / static_cast<double>(*reader_->total_bytes());
+      const double eta = done > 0 ? secs * (1 - done) / done : 0;
+      std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.0f%%, ETA %.0f s\033[K",
+                    std::min(100.0, done * 100), eta);
+    }
+    return text;
+  }
+
+  const LineReader* reader_;
+  bool live_, summary_;
+  std::chrono::steady_clock::time_point start_, last_;
+  std::size_t lines_ = 0, tokens_ = 0, truncated_ = 0;
+};
+
+// ---------------------------------------------------------------- outputs
+
+// The whole input as one batch: json, npz, or an npy that fits one batch.
+void write_whole(const Context& ctx, const Computed& c, OutputFile& out) {
+  std::vector<Converted> keep;
+  const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
+  switch (ctx.format) {
+    case Format::npy: write_npy(out, tensors.front()); break;
+    case Format::npz: write_npz(out, tensors); break;
+    case Format::jsonl: break;  // streamed elsewhere
+    case Format::json: {
+      nlohmann::ordered_json config = run_config(ctx);
+      config["sequences"] = c.batch.size();
+      config["truncated"] = c.batch.truncated_count();
+      nlohmann::ordered_json shapes = nlohmann::ordered_json::object(), dtypes = nlohmann::ordered_json::object();
+      for (const auto& t : tensors) {
+        shapes[t.name] = t.shape;
+        dtypes[t.name] = dtype_label(ctx, t);
+      }
+      write_json(out, {{"config", config}, {"shapes", shapes}, {"dtypes", dtypes}, {"tokens", c.batch.pieces}},
+                 tensors);
+      break;
+    }
+  }
+}
+
+// One JSON object per input line. Without --seq-len each record has the
+// sequence's own length (no padding), so records do not depend on batching.
+void write_jsonl_records(const Context& ctx, const Computed& c, const std::vector<TextLine>& lines,
+                         const LineReader& reader, OutputFile& out) {
+  std::vector<Converted> keep;
+  const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
+  const bool several = reader.paths().size() > 1;
+  for (std::size_t b = 0; b < c.batch.size(); ++b) {
+    const std::size_t len = ctx.cmd.tokenize.seq_len ? c.batch.seq_len() : c.batch.pieces[b].size();
+    nlohmann::ordered_json head;
+    if (several) head["source"] = reader.display_name(lines[b].source);
+    head["line"] = lines[b].line;
+    head["tokens"] = c.batch.pieces[b];
+    std::string text = head.dump();
+    text.pop_back();  // reopen the object for the tensors
+    out.write(text);
+    for (const TensorRef& t : tensors) {
+      TensorRef row = t;
+      const bool per_position = t.name == "positional_encoding" || t.name == "rope_cos" || t.name == "rope_sin";
+      if (per_position) {  // (seq_len, d): the same rows for every sequence
+        row.shape = {len, t.shape[1]};
+      } else {
+        std::size_t stride = dtype_size(t.dtype);
+        for (std::size_t k = 1; k < t.shape.size(); ++k) stride *= t.shape[k];
+        row.data = static_cast<const char*>(t.data) + b * stride;
+        row.shape.erase(row.shape.begin());
+        row.shape[0] = len;
+      }
+      out.write(",\"" + t.name + "\":");
+      write_tensor_json_line(out, row);
+    }
+    out.write("}\n");
+  }
+}
+
+// A single .npy streamed batch by batch, its length completed at the end.
+class NpyStream {
+ public:
+  NpyStream(OutputFile& out, const TensorRef& first) : out_(out), proto_(first) {
+    TensorRef widest = proto_;
+    widest.shape[0] = static_cast<std::size_t>(-1);  // as many digits as any count can take
+    header_size_ = npy_header(widest).size();
+    TensorRef empty = proto_;
+    empty.shape[0] = 0;
+    out_.write(npy_header(empty, header_size_));
+  }
+  void add(const TensorRef& t) {
+    if (t.shape != std::vector<std::size_t>(proto_.shape.begin(), proto_.shape.end()) &&
+        !std::equal(t.shape.begin() + 1, t.shape.end(), proto_.shape.begin() + 1, proto_.shape.end())) {
+      throw Error("internal error: streamed batches differ in shape");
+    }
+    out_.write(t.data, t.bytes());
+    rows_ += t.shape[0];
+  }
+  void finish() {
+    TensorRef done = proto_;
+    done.shape[0] = rows_;
+    out_.rewrite(0, npy_header(done, header_size_));
+  }
+
+ private:
+  OutputFile& out_;
+  TensorRef proto_;
+  std::size_t header_size_ = 0;
+  std::size_t rows_ = 0;
+};
+
+// ---------------------------------------------------------------- output-dir
+
+struct PartRecord {
+  std::string file;
+  std::size_t rows = 0;
+  std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> sources;  // name, first/last line
+  std::string sha256;
+  std::size_t bytes = 0;
+};
+
+nlohmann::ordered_json part_json(const PartRecord& p) {
+  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+  for (const auto& [name, range] : p.sources) {
+    sources.push_back({{"source", name}, {"first_line", range.first}, {"last_line", range.second}});
+  }
+  return {{"file", p.file}, {"rows", p.rows}, {"lines", sources}, {"sha256", p.sha256}, {"bytes", p.bytes}};
+}
+
+std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> line_ranges(
+    const std::vector<TextLine>& lines, const LineReader& reader) {
+  std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> out;
+  for (const auto& l : lines) {
+    const std::string name = reader.display_name(l.source);
+    if (out.empty() || out.back().first != name) {
+      out.push_back({name, {l.line, l.line}});
+    } else {
+      out.back().second.second = l.line;
+    }
+  }
+  return out;
+}
+
+std::string read_whole(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return {};
+  std::string data;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
+  std::fclose(f);
+  return data;
+}
+
+void run_output_dir(const Context& ctx, LineReader& reader, Progress& progress) {
+  const EncodeCommand& cmd = ctx.cmd;
+  const std::string dir = cmd.output_dir;
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (::mkdir(dir.c_str(), 0777) != 0) {
+      throw Error("cannot create --output-dir " + dir + ": " + std::strerror(errno));
+    }
+  } else if (!S_ISDIR(st.st_mode)) {
+    throw UsageError("--output-dir " + dir + " exists and is not a directory");
+  }
+  const std::string manifest_path = dir + "/manifest.json";
+  const nlohmann::ordered_json config = run_config(ctx);
+  std::vector<PartRecord> parts;
+
+  // --resume: keep the parts whose files still match the manifest.
+  std::vector<nlohmann::ordered_json> previous;
+  const std::string old = read_whole(manifest_path);
+  if (!old.empty()) {
+    if (!cmd.resume) {
+      throw UsageError(dir + " already holds a manifest.json; continue that run with --resume, or choose an empty "
+                       "--output-dir");
+    }
+    auto doc = nlohmann::ordered_json::parse(old, nullptr, false);
+    if (doc.is_discarded() || !doc.contains("config") || !doc.contains("parts")) {
+      throw Error(manifest_path + " is not an embedpe manifest; remove it or choose another --output-dir");
+    }
+    if (doc["config"] != config || doc.value("shard_rows", std::size_t(0)) != cmd.shard_rows) {
+      throw UsageError(manifest_path + " was written with other options or another model; --resume needs the same "
+                       "command (or choose another --output-dir)");
+    }
+    for (const auto& p : doc["parts"]) previous.push_back(p);
+  }
+
+  auto write_manifest = [&](bool complete) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    std::size_t rows = 0;
+    for (const auto& p : parts) {
+      list.push_back(part_json(p));
+      rows += p.rows;
+    }
+    nlohmann::ordered_json doc = {{"embedpe_version", version()}, {"config", config}, {"shard_rows", cmd.shard_rows},
+                                  {"format", "npz"},            {"rows", rows},     {"complete", complete},
+                                  {"parts", list}};
+    OutputFile out(manifest_path);
+    out.write(doc.dump(1) + "\n");
+    out.commit();
+  };
+
+  std::size_t first_row = 0;
+  bool resuming = true;
+  for (std::size_t index = 0;; ++index) {
+    std::vector<TextLine> lines = reader.next(cmd.shard_rows);
+    if (lines.empty()) break;
+    char name[32];
+    std::snprintf(name, sizeof name, "part-%05zu.npz", index);
+    const std::string path = dir + "/" + name;
+    const auto ranges = line_ranges(lines, reader);
+    if (resuming && index < previous.size()) {
+      const auto& prev = previous[index];
+      PartRecord p{name, lines.size(), ranges, "", 0};
+      const std::string data = read_whole(path);
+      if (prev["file"] == name && prev["rows"] == lines.size() && part_json(p)["lines"] == prev["lines"] &&
+          !data.empty() && sha256_hex(data) == prev["sha256"]) {
+        p.sha256 = sha256_hex(data);
+        p.bytes = data.size();
+        parts.push_back(p);
+        first_row += lines.size();
+        continue;
+      }
+    }
+    resuming = false;
+    std::vector<std::string> texts, origins;
+    for (auto& l : lines) {
+      origins.push_back(reader.display_name(l.source) + ":" + std::to_string(l.line));
+      texts.push_back(std::move(l.text));
+    }
+    const Computed c = compute(ctx, texts, origins, first_row);
+    progress.add(c.batch);
+    {
+      OutputFile out(path);
+      std::vector<Converted> keep;
+      write_npz(out, tensors_of(ctx, c, keep));
+      out.commit();
+    }
+    const std::string data = read_whole(path);
+    parts.push_back({name, lines.size(), ranges, sha256_hex(data), data.size()});
+    first_row += lines.size();
+    write_manifest(false);
+  }
+  write_manifest(true);
+}
+
+// ---------------------------------------------------------------- run
+
 void run_encode(const EncodeCommand& cmd) {
   const Format format = infer_format(cmd);
   const std::vector<TensorName> emit = emitted(cmd, format);
-  if (cmd.dtype == OutDType::bf16 && format != Format::json) {
-    throw UsageError("--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json, "
-                     "or --dtype f32 and convert (e.g. torch.from_numpy(a).bfloat16())");
+  if (cmd.dtype == OutDType::bf16 && format != Format::json && format != Format::jsonl) {
+    throw UsageError("--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json or "
+                     "jsonl, or --dtype f32 and convert (e.g. torch.from_numpy(a).bfloat16())");
   }
   if (cmd.dropout && !(*cmd.dropout >= 0.0 && *cmd.dropout < 1.0)) {
     throw UsageError("--dropout must be in [0, 1), not " + std::to_string(*cmd.dropout));
@@ -179,98 +568,127 @@ void run_encode(const EncodeCommand& cmd) {
     }
     dropout = Dropout{cmd.dropout.value_or(0.1), cmd.layer.table.seed};
   }
-  if (format != Format::json && cmd.output == "-" && ::isatty(STDOUT_FILENO)) {
+  if (cmd.batch_size == 0) throw UsageError("--batch-size must be at least 1");
+  if (!cmd.output_dir.empty()) {
+    if (cmd.output != "-") throw UsageError("give --output or --output-dir, not both");
+    if (cmd.format && *cmd.format != Format::npz) throw UsageError("--output-dir writes .npz parts; drop --format");
+    if (cmd.shard_rows == 0) throw UsageError("--shard-rows must be at least 1");
+    if (!cmd.text.texts.empty()) throw UsageError("--output-dir is for --input corpora");
+  } else if (cmd.resume) {
+    throw UsageError("--resume continues an --output-dir run");
+  }
+  if (format != Format::json && format != Format::jsonl && cmd.output_dir.empty() && cmd.output == "-" &&
+      ::isatty(STDOUT_FILENO)) {
     throw UsageError(std::string("refusing to write binary .") + (format == Format::npy ? "npy" : "npz") +
                      " to a terminal; give --output FILE or redirect standard output");
   }
 
-  const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
-  const Texts texts = load_texts(cmd.text);
-  const Batch batch = tokenizer.encode_batch(texts.lines, encode_options(cmd.tokenize));
-  check_lengths(batch, texts, cmd);
+  Context ctx{cmd, format, emit, false, false, cmd.threads.value_or(available_cores()),
+              load_tokenizer(cmd.tokenize.model), {}, {}, {}, {}};
+  if (ctx.threads == 0) throw UsageError("--threads must be at least 1");
+  ctx.want_tok = std::find(emit.begin(), emit.end(), TensorName::token_embeddings) != emit.end();
+  ctx.want_rope = std::find_if(emit.begin(), emit.end(), [](TensorName t) {
+                    return t == TensorName::rope_cos || t == TensorName::rope_sin;
+                  }) != emit.end();
 
-  const bool want_tok = std::find(emit.begin(), emit.end(), TensorName::token_embeddings) != emit.end();
-  if (cmd.layer.table.weights.empty()) {
-    InputLayer::check_memory(batch.size(), batch.seq_len(), requested_d_model(cmd.layer.table), want_tok);
+  // Where the texts come from: --text, or a streaming reader over --input.
+  std::unique_ptr<LineReader> reader;
+  std::vector<TextLine> first;
+  if (!cmd.text.texts.empty()) {
+    const Texts t = load_texts(cmd.text);
+    for (std::size_t i = 0; i < t.lines.size(); ++i) first.push_back({t.lines[i], 0, i + 1});
+  } else {
+    reader = open_reader(cmd.text);
   }
-  LayerParts parts = build_layer(cmd.layer, tokenizer);
-  parts.options.dropout = dropout;
-  parts.options.want_token_embeddings = want_tok;
-  const InputLayer layer(*parts.table, parts.pe.get(), parts.options);
-  const InputLayerOutput result = layer.forward(batch.input_ids, batch.attention_mask);
+  // json and npz hold the whole input in one document; so does npy when it
+  // all fits one batch. Otherwise: stream.
+  const bool whole = cmd.output_dir.empty() && (format == Format::json || format == Format::npz);
+  if (reader && cmd.output_dir.empty()) {
+    first = reader->next(whole ? static_cast<std::size_t>(-1) : cmd.batch_size);
+    if (first.empty()) {
+      std::string names;
+      for (std::size_t i = 0; i < reader->paths().size(); ++i) names += (i ? ", " : "") + reader->display_name(i);
+      throw UsageError("input " + names + " has no text: nothing to encode");
+    }
+  }
 
-  // RoPE tables for the batch's positions, if asked for (never added).
-  xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim)
-  nlohmann::ordered_json rope_config;
-  if (std::find_if(emit.begin(), emit.end(), [](TensorName t) {
-        return t == TensorName::rope_cos || t == TensorName::rope_sin;
-      }) != emit.end()) {
+  if (cmd.layer.table.weights.empty() && whole) {
+    InputLayer::check_memory(first.size(), cmd.tokenize.seq_len.value_or(1), requested_d_model(cmd.layer.table),
+                             ctx.want_tok);
+  }
+  ctx.parts = build_layer(cmd.layer, ctx.tokenizer);
+  ctx.parts.options.dropout = dropout;
+  ctx.parts.options.want_token_embeddings = ctx.want_tok;
+  ctx.layer = std::make_unique<InputLayer>(*ctx.parts.table, ctx.parts.pe.get(), ctx.parts.options);
+  if (ctx.want_rope) {
     RopeOptions o = cmd.rope.options;
-    o.dim = cmd.rope_dim.value_or(parts.table->d_model());
-    o.seq_len = position_offset(cmd.layer) + batch.seq_len();
-    const RopeFrequencies f = rope_frequencies(o);
-    std::tie(rope_cos, rope_sin) = rope_tables(f, position_offset(cmd.layer), batch.seq_len());
-    rope_config = rope_json(o, f);
+    o.dim = cmd.rope_dim.value_or(ctx.parts.table->d_model());
+    o.seq_len = position_offset(cmd.layer) + cmd.tokenize.seq_len.value_or(0);
+    ctx.rope = rope_frequencies(o);
+    ctx.rope_config = rope_json(o, ctx.rope);
   }
 
-  std::vector<TensorRef> tensors;
-  std::vector<Converted> converted(emit.size());
-  for (std::size_t k = 0; k < emit.size(); ++k) {
-    const TensorName t = emit[k];
-    switch (t) {
-      case TensorName::input_ids: tensors.push_back(tensor_ref(name_of(t), batch.input_ids)); break;
-      case TensorName::attention_mask: tensors.push_back(tensor_ref(name_of(t), batch.attention_mask)); break;
-      case TensorName::token_embeddings:
-        tensors.push_back(convert(tensor_ref(name_of(t), result.token_embeddings), result.token_embeddings, cmd.dtype,
-                                  converted[k]));
-        break;
-      case TensorName::positional_encoding:
-        tensors.push_back(convert(tensor_ref(name_of(t), result.positional_encoding), result.positional_encoding,
-                                  cmd.dtype, converted[k]));
-        break;
-      case TensorName::output:
-        tensors.push_back(convert(tensor_ref(name_of(t), result.output), result.output, cmd.dtype, converted[k]));
-        break;
-      case TensorName::rope_cos:
-        tensors.push_back(convert(tensor_ref(name_of(t), rope_cos), rope_cos, cmd.dtype, converted[k]));
-        break;
-      case TensorName::rope_sin:
-        tensors.push_back(convert(tensor_ref(name_of(t), rope_sin), rope_sin, cmd.dtype, converted[k]));
-        break;
+  Progress progress(cmd, reader.get());
+  if (!cmd.output_dir.empty()) {
+    run_output_dir(ctx, *reader, progress);
+    progress.finish();
+    return;
+  }
+
+  auto origins_of = [&](const std::vector<TextLine>& lines) {
+    std::vector<std::string> texts, origins;
+    for (const auto& l : lines) {
+      origins.push_back(reader ? reader->display_name(l.source) + ":" + std::to_string(l.line)
+                               : "--text " + std::to_string(l.line));
+      texts.push_back(l.text);
     }
-  }
+    return std::pair{texts, origins};
+  };
 
+  std::vector<TextLine> second = (reader && !whole) ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
   OutputFile out(cmd.output);
-  switch (format) {
-    case Format::npy: write_npy(out, tensors.front()); break;
-    case Format::npz: write_npz(out, tensors); break;
-    case Format::json: {
-      nlohmann::ordered_json config = {
-          {"embedpe_version", version()},
-          {"model", model_json(tokenizer.info())},
-          {"add_bos", !cmd.tokenize.no_bos},
-          {"add_eos", !cmd.tokenize.no_eos},
-          {"pad_id", batch.pad_id},
-          {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len) : nlohmann::ordered_json()},
-      };
-      for (const auto& [key, value] : parts.config.items()) config[key] = value;
-      if (!rope_config.is_null()) config["rope"] = rope_config;
-      config["training"] = cmd.train;
-      config["dropout"] = dropout ? nlohmann::ordered_json(dropout->p) : nlohmann::ordered_json();
-      config["sequences"] = batch.size();
-      config["truncated"] = batch.truncated_count();
-      nlohmann::ordered_json shapes = nlohmann::ordered_json::object(), dtypes = nlohmann::ordered_json::object();
-      for (const auto& t : tensors) {
-        shapes[t.name] = t.shape;
-        dtypes[t.name] = (cmd.dtype == OutDType::bf16 && t.dtype == DType::float32) ? "bfloat16" : dtype_name(t.dtype);
-      }
-      nlohmann::ordered_json meta = {{"config", config}, {"shapes", shapes}, {"dtypes", dtypes},
-                                     {"tokens", batch.pieces}};
-      write_json(out, meta, tensors);
-      break;
+  if (format == Format::jsonl) {
+    LineReader none({"-"}, {});
+    std::size_t row = 0;
+    for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
+      auto [texts, origins] = origins_of(lines);
+      const Computed c = compute(ctx, texts, origins, row);
+      progress.add(c.batch);
+      write_jsonl_records(ctx, c, lines, reader ? *reader : none, out);
+      row += lines.size();
+      lines = std::move(second);
+      second = reader ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
     }
+  } else if (second.empty()) {
+    auto [texts, origins] = origins_of(first);
+    const Computed c = compute(ctx, texts, origins, 0);
+    progress.add(c.batch);
+    write_whole(ctx, c, out);
+  } else {
+    // .npy over several batches: every batch must have the same length.
+    if (!cmd.tokenize.seq_len) {
+      throw UsageError("the input has more than --batch-size " + std::to_string(cmd.batch_size) +
+                       " lines: streaming them into one .npy needs a fixed --seq-len (or use --format jsonl, "
+                       "--output-dir, or a larger --batch-size)");
+    }
+    std::optional<NpyStream> stream;
+    std::size_t row = 0;
+    for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
+      auto [texts, origins] = origins_of(lines);
+      const Computed c = compute(ctx, texts, origins, row);
+      progress.add(c.batch);
+      std::vector<Converted> keep;
+      const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
+      if (!stream) stream.emplace(out, tensors.front());
+      stream->add(tensors.front());
+      row += lines.size();
+      lines = std::move(second);
+      second = reader->next(cmd.batch_size);
+    }
+    stream->finish();
   }
   out.commit();
+  progress.finish();
 }
 
 }  // namespace
@@ -287,7 +705,7 @@ void setup_encode(CLI::App& app) {
   sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");
   sub->add_option("--dropout", cmd->dropout, "Dropout probability with --train (default 0.1)")->type_name("P");
   add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
-                     {{"json", Format::json}, {"npy", Format::npy}, {"npz", Format::npz}},
+                     {{"json", Format::json}, {"jsonl", Format::jsonl}, {"npy", Format::npy}, {"npz", Format::npz}},
                      "Output format (default: from --output's extension, else json)");
   add_choice<OutDType>(*sub, "--dtype", [cmd](OutDType d) { cmd->dtype = d; },
                        {{"f32", OutDType::f32}, {"f16", OutDType::f16}, {"bf16", OutDType::bf16}},
@@ -300,6 +718,16 @@ void setup_encode(CLI::App& app) {
                   "(default: output for npy; input_ids,attention_mask,output otherwise); also rope_cos, rope_sin")
       ->delimiter(',')
       ->type_name("NAME,...");
+  sub->add_option("--batch-size", cmd->batch_size, "Lines encoded at a time when streaming")->capture_default_str();
+  sub->add_option("--threads", cmd->threads, "Threads for tokenizing and embedding (default: the cores available)")
+      ->type_name("N");
+  sub->add_option("--output-dir", cmd->output_dir,
+                  "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
+      ->type_name("DIR");
+  sub->add_option("--shard-rows", cmd->shard_rows, "Sequences per part with --output-dir")->capture_default_str();
+  sub->add_flag("--resume", cmd->resume, "With --output-dir: keep the parts that match the manifest, do the rest");
+  sub->add_flag("--quiet,-q", cmd->quiet, "No progress line on a terminal");
+  sub->add_flag("--summary", cmd->summary, "Print the closing summary to stderr even when it is not a terminal");
   sub->callback([cmd] { run_encode(*cmd); });
 }
 

@@ -37,6 +37,9 @@ int fail(const std::string& message, int status) {
 int main(int argc, char** argv) {
   std::signal(SIGINT, on_fatal_signal);
   std::signal(SIGTERM, on_fatal_signal);
+  // A closed pipe is seen as EPIPE and ends the run quietly (see below),
+  // after nothing more is written.
+  std::signal(SIGPIPE, SIG_IGN);
 
   CLI::App app{"embedpe — text → SentencePiece ids → embedding × √d_model + positional encoding → JSON / .npy / .npz"};
   app.set_version_flag("--version", std::string("embedpe ") + embedpe::version());
@@ -60,6 +63,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return fail(std::string(e.what()) + "; see embedpe --help", 2);
+  } catch (const embedpe::BrokenPipe&) {
+    // The reader went away (`| head`): end as SIGPIPE would, without a message.
+    std::signal(SIGPIPE, SIG_DFL);
+    std::raise(SIGPIPE);
+    return 141;
   } catch (const embedpe::Error& e) {
     return fail(e.what(), e.exit_code());
   } catch (const std::bad_alloc&) {

@@ -617,6 +617,185 @@ class PeTests(CliCase):
         np.testing.assert_allclose(r["rope_cos"], np.cos(np.concatenate([ang, ang], axis=1)), atol=1.2e-7)
 
 
+BOTCHAN_LINES = [
+    "Project Gutenberg's Botchan (Master Darling), by Kin-nosuke Natsume",
+    "",
+    "A fine day.  The boy went to the country, and found himself in trouble again.",
+    "   ",
+    "我爱机器翻译 🙂",
+    "He jumped from the second story of the school building and was laid up for a week.",
+] * 7
+
+
+class StreamTests(CliCase):
+    def corpus(self, lines=BOTCHAN_LINES, name="corpus.txt"):
+        path = self.tmp / name
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    def test_streamed_npy_equals_one_batch_and_threads_do_not_matter(self):
+        src = self.corpus()
+        outs = []
+        for i, extra in enumerate([["--batch-size", "100000", "--threads", "1"], ["--batch-size", "5", "--threads", "1"],
+                                   ["--batch-size", "5", "--threads", "2"], ["--batch-size", "3", "--threads", "3"]]):
+            out = self.tmp / f"o{i}.npy"
+            self.ok("encode", "--input", str(src), "--seq-len", "12", "--d-model", "8", "-o", str(out), *extra)
+            outs.append(out.read_bytes())
+        self.assertTrue(all(o == outs[0] for o in outs[1:]))
+        self.assertEqual(np.load(self.tmp / "o1.npy").shape, (len(BOTCHAN_LINES), 12, 8))
+
+    def test_multi_batch_npy_needs_seq_len(self):
+        out = self.tmp / "o.npy"
+        self.fails(2, "needs a fixed --seq-len", "encode", "--input", str(self.corpus()), "--batch-size", "5",
+                   "-o", str(out), output=out)
+
+    def test_jsonl_records_are_the_unpadded_rows(self):
+        src = self.corpus()
+        whole = np.load(self.run_to(["encode", "--input", str(src), "--d-model", "6", "--emit", "all"], "o.npz"))
+        recs = [json.loads(l) for l in self.ok("encode", "--input", str(src), "--d-model", "6", "--format", "jsonl",
+                                                "--emit", "all", "--batch-size", "4").stdout.splitlines()]
+        self.assertEqual(len(recs), len(BOTCHAN_LINES))
+        self.assertEqual([r["line"] for r in recs], list(range(1, len(BOTCHAN_LINES) + 1)))
+        for b, r in enumerate(recs):
+            n = int(whole["attention_mask"][b].sum())
+            self.assertEqual(r["input_ids"], whole["input_ids"][b, :n].tolist())
+            np.testing.assert_array_equal(np.array(r["output"], dtype=np.float32), whole["output"][b, :n])
+            np.testing.assert_array_equal(np.array(r["positional_encoding"], dtype=np.float32),
+                                          whole["positional_encoding"][:n])
+            self.assertEqual(len(r["tokens"]), n)
+        a = self.ok("encode", "--input", str(src), "--format", "jsonl", "--threads", "1", "--batch-size", "2").stdout
+        b = self.ok("encode", "--input", str(src), "--format", "jsonl", "--threads", "2", "--batch-size", "9").stdout
+        self.assertEqual(a, b)
+
+    def run_to(self, args, name):
+        out = self.tmp / name
+        self.ok(*args, "-o", str(out))
+        return out
+
+    def test_empty_lines_kept_or_skipped_and_counted(self):
+        src = self.corpus()
+        kept = run("encode", "--input", str(src), "--format", "jsonl", "--emit", "input_ids", "--summary")
+        self.assertEqual(kept.returncode, 0)
+        recs = [json.loads(l) for l in kept.stdout.splitlines()]
+        self.assertEqual(recs[1]["input_ids"], [1, 2])  # the empty line: BOS EOS
+        self.assertRegex(kept.stderr.decode(), r"^embedpe: 42 lines, \d+ tokens, 0 truncated, 14 empty, ")
+        skipped = self.ok("encode", "--input", str(src), "--format", "jsonl", "--emit", "input_ids", "--skip-empty")
+        lines = [json.loads(l)["line"] for l in skipped.stdout.splitlines()]
+        self.assertEqual(len(lines), 28)
+        self.assertNotIn(2, lines)
+        self.assertNotIn(4, lines)
+
+    def test_jsonl_input(self):
+        src = self.tmp / "in.jsonl"
+        src.write_text(json.dumps({"id": 1, "body": "Hello world"}) + "\n" + json.dumps({"body": "你好"}) + "\n")
+        doc = json.loads(self.ok("encode", "--input", str(src), "--input-format", "jsonl", "--field", "body",
+                                 "--d-model", "4").stdout)
+        want = json.loads(self.ok("encode", "--text", "Hello world", "--text", "你好", "--d-model", "4").stdout)
+        self.assertEqual(doc["input_ids"], want["input_ids"])
+        self.fails(1, "in.jsonl:1: no string member \"text\"", "encode", "--input", str(src), "--input-format", "jsonl")
+        src.write_text('{"text": "ok"}\n{"text": \n')
+        self.fails(1, "in.jsonl:2: not a JSON object", "encode", "--input", str(src), "--input-format", "jsonl")
+
+    def test_several_inputs_in_order(self):
+        a = self.corpus(["one", "two"], "a.txt")
+        b = self.corpus(["three"], "b.txt")
+        recs = [json.loads(l) for l in self.ok("encode", "--input", str(a), "--input", str(b), "--format", "jsonl",
+                                                "--emit", "input_ids").stdout.splitlines()]
+        self.assertEqual([(pathlib.Path(r["source"]).name, r["line"]) for r in recs],
+                         [("a.txt", 1), ("a.txt", 2), ("b.txt", 1)])
+
+    def test_output_dir_manifest_and_resume(self):
+        src = self.corpus()
+        out = self.tmp / "parts"
+        args = ["encode", "--input", str(src), "--seq-len", "10", "--d-model", "8", "--output-dir", str(out),
+                "--shard-rows", "10"]
+        self.ok(*args)
+        manifest = json.loads((out / "manifest.json").read_text())
+        self.assertTrue(manifest["complete"])
+        self.assertEqual([p["rows"] for p in manifest["parts"]], [10, 10, 10, 10, 2])
+        self.assertEqual(manifest["parts"][1]["lines"], [{"source": str(src), "first_line": 11, "last_line": 20}])
+        import hashlib
+        for p in manifest["parts"]:
+            self.assertEqual(hashlib.sha256((out / p["file"]).read_bytes()).hexdigest(), p["sha256"])
+        merged = np.concatenate([np.load(out / p["file"])["output"] for p in manifest["parts"]])
+        single = np.load(self.run_to(["encode", "--input", str(src), "--seq-len", "10", "--d-model", "8"], "s.npy"))
+        np.testing.assert_array_equal(merged, single)
+
+        self.fails(2, "already holds a manifest.json", *args)
+        # A killed run: one part gone, the manifest incomplete. --resume redoes only what is missing.
+        (out / "part-00003.npz").unlink()
+        before = {p: (out / p).stat().st_mtime_ns for p in ("part-00000.npz", "part-00001.npz")}
+        self.ok(*args, "--resume")
+        self.assertEqual(json.loads((out / "manifest.json").read_text())["parts"], manifest["parts"])
+        self.assertEqual({p: (out / p).stat().st_mtime_ns for p in before}, before)
+        self.fails(2, "written with other options", "encode", "--input", str(src), "--seq-len", "10", "--d-model",
+                   "16", "--output-dir", str(out), "--shard-rows", "10", "--resume")
+
+    def test_shards_merge_to_the_single_run(self):
+        src = self.corpus([f"line {i} " + "word " * (i % 7) for i in range(1, 200)])
+        single = self.ok("encode", "--input", str(src), "--format", "jsonl", "--emit", "input_ids").stdout
+        pieces = [self.ok("encode", "--input", str(src), "--format", "jsonl", "--emit", "input_ids",
+                          "--shard", f"{k}/5").stdout for k in range(1, 6)]
+        self.assertTrue(all(pieces))
+        self.assertEqual(b"".join(pieces), single)
+        self.fails(2, "--shard", "encode", "--input", str(src), "--shard", "6/5")
+        self.fails(2, "seekable", "encode", "--input", "-", "--shard", "1/2")
+
+    def test_gnu_parallel_shards_equal_a_single_run(self):
+        import shutil
+        parallel = shutil.which("parallel")
+        self.assertIsNotNone(parallel, "GNU parallel (Debian package parallel) is needed")
+        src = self.corpus([f"sentence number {i}: " + "the boy went to the country " * (i % 5) for i in range(500)])
+        single = self.ok("encode", "--input", str(src), "--format", "jsonl", "--d-model", "8").stdout
+        r = subprocess.run([parallel, "--will-cite", "-k", "-j", "4", EMBEDPE, "encode", "--input", str(src),
+                            "--format", "jsonl", "--d-model", "8", "--threads", "1", "--shard", "{}/4", ":::",
+                            "1", "2", "3", "4"], capture_output=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertEqual(r.stdout, single)
+
+    def test_head_ends_quietly(self):
+        src = self.corpus(BOTCHAN_LINES * 50)
+        r = subprocess.run(f"'{EMBEDPE}' encode --input '{src}' --format jsonl | head -1", shell=True,
+                           capture_output=True, timeout=120)
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stderr, b"")
+        self.assertEqual(json.loads(r.stdout)["line"], 1)
+
+    def test_reading_from_a_pipe(self):
+        data = ("\n".join(BOTCHAN_LINES) + "\n").encode()
+        a = self.ok("encode", "--input", "-", "--format", "jsonl", "--batch-size", "4", stdin=data).stdout
+        b = self.ok("encode", "--input", str(self.corpus()), "--format", "jsonl").stdout
+        self.assertEqual(a, b)
+
+    def test_peak_memory_is_bounded_by_the_batch(self):
+        """A 20 MB corpus streams through in far less memory than its size."""
+        import resource
+        line = "He jumped from the second story of the school building and was laid up for a week. " * 2
+        src = self.tmp / "big.txt"
+        with open(src, "w") as f:
+            for i in range(20 * 1024 * 1024 // len(line)):
+                f.write(f"{i} {line}\n")
+        small = self.corpus(["one short line"], "small.txt")
+        env = dict(os.environ)
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=16"
+
+        def peak_kib(path):
+            # A fresh Python process, so that its only child is this embedpe run.
+            probe = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+                     "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+            r = subprocess.run(["/usr/bin/python3", "-c", probe, EMBEDPE, "encode", "--input", str(path), "--format",
+                                "jsonl", "--d-model", "16", "--emit", "input_ids,output"], capture_output=True,
+                               env=env, timeout=600)
+            status, kib = r.stdout.split()
+            self.assertEqual(status, b"0", r.stderr.decode())
+            return int(kib)
+
+        base, big = peak_kib(small), peak_kib(src)
+        # Sanitizer builds keep shadow memory and a quarantine of freed blocks.
+        allowance = 64 * 1024 if os.environ.get("EMBEDPE_SANITIZED") == "1" else 8 * 1024
+        self.assertLess(big - base, allowance, f"peak RSS {big} KiB for 20 MiB of input vs {base} KiB for one line")
+
+
 class ErrorsTests(CliCase):
     def test_usage_errors_exit_2(self):
         out = str(self.tmp / "o.npz")
@@ -661,7 +840,7 @@ class ErrorsTests(CliCase):
         self.fails(1, "--text 1: invalid UTF-8", "encode", "--text", b"\xc3(".decode("utf-8", "surrogateescape"),
                    "-o", out, output=out)
         src.write_bytes(b"")
-        self.fails(2, "is empty", "encode", "--input", str(src), "-o", out, output=out)
+        self.fails(2, "has no text: nothing to encode", "encode", "--input", str(src), "-o", out, output=out)
 
     def test_bad_models_exit_1(self):
         out = str(self.tmp / "o.npz")

@@ -8,6 +8,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/memory.h"
+#include "embedpe/parallel.h"
 
 namespace embedpe {
 
@@ -75,8 +76,8 @@ void InputLayer::check_memory(std::size_t batch, std::size_t seq_len, std::size_
   check_allocation(outputs + pe, what);
 }
 
-InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids,
-                                     const xt::xtensor<std::int64_t, 2>& mask) const {
+InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids, const xt::xtensor<std::int64_t, 2>& mask,
+                                     std::size_t threads, std::size_t first_row) const {
   const std::size_t batch = ids.shape()[0];
   const std::size_t seq_len = ids.shape()[1];
   const std::size_t d = table_.d_model();
@@ -115,46 +116,48 @@ InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids,
   const std::uint64_t drop_key = dropping ? splitmix64(splitmix64(options_.dropout->seed) ^ 0xD1B54A32D192ED03ULL) : 0;
   constexpr double kTwoPow53 = 9007199254740992.0;
 
-  for (std::size_t b = 0; b < batch; ++b) {
-    for (std::size_t l = 0; l < seq_len; ++l) {
-      const std::int64_t id = ids(b, l);
-      if (id < 0 || id >= table_.vocab_size()) {
-        throw UsageError("token id " + std::to_string(id) + " (sequence " + std::to_string(b) + ", position " +
-                         std::to_string(l) + ") is outside the embedding table's " +
-                         std::to_string(table_.vocab_size()) + " rows");
-      }
-      float* row = dst + (b * seq_len + l) * d;
-      const float* pe_row = (use_mask && mask(b, l) == 0) ? pad_row.data() : pe + l * d;
-      // The table writes E[id] straight into the output row, which is then
-      // scaled and shifted in place: one pass, no temporary.
-      table_.row(id, row);
-      for (std::size_t j = 0; j < d; ++j) {
-        const float e = row[j] * scale;  // rounded to float32 as in PyTorch
-        if (tok) tok[(b * seq_len + l) * d + j] = e;
-        row[j] = e + pe_row[j];
-      }
-      if (options_.layer_norm) {
-        const auto& ln = *options_.layer_norm;
-        double mean = 0;
-        for (std::size_t j = 0; j < d; ++j) mean += row[j];
-        mean /= static_cast<double>(d);
-        double var = 0;
-        for (std::size_t j = 0; j < d; ++j) var += (row[j] - mean) * (row[j] - mean);
-        var /= static_cast<double>(d);
-        const double inv = 1.0 / std::sqrt(var + ln.eps);
-        for (std::size_t j = 0; j < d; ++j) {
-          row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
+  parallel_for(batch, threads, [&](std::size_t b_begin, std::size_t b_end) {
+    for (std::size_t b = b_begin; b < b_end; ++b) {
+      for (std::size_t l = 0; l < seq_len; ++l) {
+        const std::int64_t id = ids(b, l);
+        if (id < 0 || id >= table_.vocab_size()) {
+          throw UsageError("token id " + std::to_string(id) + " (sequence " + std::to_string(b) + ", position " +
+                           std::to_string(l) + ") is outside the embedding table's " +
+                           std::to_string(table_.vocab_size()) + " rows");
         }
-      }
-      if (dropping) {
-        const std::uint64_t base = (b * seq_len + l) * d;
+        float* row = dst + (b * seq_len + l) * d;
+        const float* pe_row = (use_mask && mask(b, l) == 0) ? pad_row.data() : pe + l * d;
+        // The table writes E[id] straight into the output row, which is then
+        // scaled and shifted in place: one pass, no temporary.
+        table_.row(id, row);
         for (std::size_t j = 0; j < d; ++j) {
-          const double u = static_cast<double>(splitmix64(drop_key + base + j) >> 11) / kTwoPow53;
-          row[j] = u < p ? 0.0f : row[j] * keep_scale;
+          const float e = row[j] * scale;  // rounded to float32 as in PyTorch
+          if (tok) tok[(b * seq_len + l) * d + j] = e;
+          row[j] = e + pe_row[j];
+        }
+        if (options_.layer_norm) {
+          const auto& ln = *options_.layer_norm;
+          double mean = 0;
+          for (std::size_t j = 0; j < d; ++j) mean += row[j];
+          mean /= static_cast<double>(d);
+          double var = 0;
+          for (std::size_t j = 0; j < d; ++j) var += (row[j] - mean) * (row[j] - mean);
+          var /= static_cast<double>(d);
+          const double inv = 1.0 / std::sqrt(var + ln.eps);
+          for (std::size_t j = 0; j < d; ++j) {
+            row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
+          }
+        }
+        if (dropping) {
+          const std::uint64_t base = ((first_row + b) * seq_len + l) * d;
+          for (std::size_t j = 0; j < d; ++j) {
+            const double u = static_cast<double>(splitmix64(drop_key + base + j) >> 11) / kTwoPow53;
+            row[j] = u < p ? 0.0f : row[j] * keep_scale;
+          }
         }
       }
     }
-  }
+  });
   return out;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 class TensorText {
  public:
-  TensorText(OutputFile& out, const TensorRef& t) : out_(out), t_(t) {}
+  TensorText(OutputFile& out, const TensorRef& t, bool one_line = false) : out_(out), t_(t), one_line_(one_line) {}
 
   void write() { write_level(0, 0, 2); }
 
@@ -27,7 +27,16 @@ class TensorText {
     const std::size_t n = t_.shape[dim];
     std::size_t stride = 1;
     for (std::size_t k = dim + 1; k < ndim; ++k) stride *= t_.shape[k];
-    if (dim + 1 == ndim) {
+    if (dim + 1 == ndim || one_line_) {
+      if (dim + 1 < ndim) {  // one line: nested arrays without breaks
+        out_.write("[");
+        for (std::size_t i = 0; i < n; ++i) {
+          if (i) out_.write(", ");
+          write_level(dim + 1, offset + i * stride, indent);
+        }
+        out_.write("]");
+        return;
+      }
       out_.write("[");
       for (std::size_t i = 0; i < n; ++i) {
         if (i) out_.write(", ");
@@ -78,6 +87,7 @@ class TensorText {
 
   OutputFile& out_;
   const TensorRef& t_;
+  bool one_line_;
 };
 
 }  // namespace
@@ -98,5 +108,7 @@ void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::
   }
   out.write("\n}\n");
 }
+
+void write_tensor_json_line(OutputFile& out, const TensorRef& tensor) { TensorText(out, tensor, true).write(); }
 
 }  // namespace embedpe

@@ -79,6 +79,7 @@ void OutputFile::write_fd(const char* data, std::size_t size) {
     ssize_t n = ::write(fd_, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EPIPE) throw BrokenPipe();
       throw Error("cannot write output " + (is_stdout() ? std::string("to standard output") : path_) + ": " +
                   errno_text());
     }
@@ -103,6 +104,20 @@ void OutputFile::write(const void* data, std::size_t size) {
   if (used_ + size > buffer_.size()) flush();
   std::memcpy(buffer_.data() + used_, p, size);
   used_ += size;
+}
+
+void OutputFile::rewrite(std::size_t offset, std::string_view bytes) {
+  if (temp_path_.empty()) throw UsageError("cannot go back and complete " + path_ + ": give --output FILE");
+  flush();
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error("cannot write output " + path_ + ": " + errno_text());
+    }
+    done += static_cast<std::size_t>(n);
+  }
 }
 
 void OutputFile::commit() {

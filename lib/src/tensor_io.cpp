@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -48,7 +49,7 @@ std::size_t TensorRef::elements() const {
 
 // ---------------------------------------------------------------- writing
 
-std::string npy_header(const TensorRef& tensor) {
+std::string npy_header(const TensorRef& tensor, std::size_t min_size) {
   std::string dict = "{'descr': '" + std::string(numpy_descr(tensor.dtype)) + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < tensor.shape.size(); ++i) {
     dict += std::to_string(tensor.shape[i]);
@@ -58,7 +59,7 @@ std::string npy_header(const TensorRef& tensor) {
   // Version 1.0 has a 2-byte header length; longer headers need 2.0.
   const bool v2 = dict.size() + 1 + 10 + 64 > 0xFFFF;
   const std::size_t prefix = v2 ? 12 : 10;
-  const std::size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+  const std::size_t total = std::max(min_size, (prefix + dict.size() + 1 + 63) / 64 * 64);
   dict.append(total - prefix - dict.size() - 1, ' ');
   dict += '\n';
   const std::size_t len = dict.size();

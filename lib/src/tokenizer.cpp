@@ -11,6 +11,7 @@
 
 #include "default_model.h"
 #include "embedpe/error.h"
+#include "embedpe/parallel.h"
 #include "embedpe/sha256.h"
 #include "embedpe/text_input.h"
 #include "protobuf_fields.h"
@@ -130,7 +131,8 @@ std::size_t Batch::truncated_count() const {
   return n;
 }
 
-Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options) const {
+Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
+                              std::size_t threads) const {
   const ModelInfo& info = impl_->info;
   const int bos = options.add_bos ? info.bos_id : -1;
   const int eos = options.add_eos ? info.eos_id : -1;
@@ -152,9 +154,16 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
   sequences.reserve(texts.size());
   batch.pieces.reserve(texts.size());
   batch.untruncated_lengths.reserve(texts.size());
+  // SentencePiece's Encode is const and thread-safe; each text is independent.
+  std::vector<Encoding> encoded(texts.size());
+  parallel_for(texts.size(), threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      check_text(texts[i], "text " + std::to_string(i + 1));
+      encoded[i] = encode(texts[i]);
+    }
+  });
   for (std::size_t i = 0; i < texts.size(); ++i) {
-    check_text(texts[i], "text " + std::to_string(i + 1));
-    Encoding content = encode(texts[i]);
+    Encoding& content = encoded[i];
     batch.untruncated_lengths.push_back(content.ids.size() + specials);
     std::size_t keep = content.ids.size();
     if (options.seq_len) keep = std::min(keep, *options.seq_len - specials);

@@ -86,8 +86,12 @@ class InputLayer {
   // ids: (batch, seq_len). mask: (batch, seq_len) or empty (all tokens);
   // used only with pad_position. Throws if a position is beyond the PE
   // table or an id is outside the embedding table.
-  InputLayerOutput forward(const xt::xtensor<std::int64_t, 2>& ids,
-                           const xt::xtensor<std::int64_t, 2>& mask = {}) const;
+  // Sequences are spread over up to `threads` threads; the result does not
+  // depend on it. `first_row` is the index of ids' first sequence in the
+  // whole stream: the dropout mask is keyed by it, so streaming in batches
+  // drops the same values as one big batch.
+  InputLayerOutput forward(const xt::xtensor<std::int64_t, 2>& ids, const xt::xtensor<std::int64_t, 2>& mask = {},
+                           std::size_t threads = 1, std::size_t first_row = 0) const;
 
  private:
   const EmbeddingTable& table_;

@@ -22,4 +22,7 @@ namespace embedpe {
 
 void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::vector<TensorRef>& tensors);
 
+// One tensor as nested JSON arrays on a single line (for JSON Lines records).
+void write_tensor_json_line(OutputFile& out, const TensorRef& tensor);
+
 }  // namespace embedpe

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "embedpe/error.h"
+
 namespace embedpe {
 
 class OutputFile {
@@ -27,6 +29,9 @@ class OutputFile {
 
   void write(const void* data, std::size_t size);
   void write(std::string_view text) { write(text.data(), text.size()); }
+  // Overwrites bytes already written (e.g. a header completed at the end).
+  // Only for files: throws UsageError for standard output.
+  void rewrite(std::size_t offset, std::string_view bytes);
   void commit();
 
   const std::string& path() const { return path_; }
@@ -42,6 +47,13 @@ class OutputFile {
   std::vector<char> buffer_;
   std::size_t used_ = 0;
   bool committed_ = false;
+};
+
+// Writing to a pipe whose reader has gone (`embedpe ... | head -1`): not an
+// error to report; main() ends the process quietly, as SIGPIPE would.
+class BrokenPipe : public Error {
+ public:
+  BrokenPipe() : Error("broken pipe") {}
 };
 
 // The temporary file currently being written, or nullptr; a signal handler

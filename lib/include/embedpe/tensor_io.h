@@ -49,8 +49,10 @@ TensorRef tensor_ref(std::string name, const xt::xtensor<std::int64_t, N>& t) {
   return {std::move(name), DType::int64, {t.shape().begin(), t.shape().end()}, t.data()};
 }
 
-// The complete .npy header (magic through padding) for a tensor.
-std::string npy_header(const TensorRef& tensor);
+// The complete .npy header (magic through padding) for a tensor, padded with
+// spaces to at least `min_size` bytes (to complete a header in place once a
+// streamed tensor's length is known).
+std::string npy_header(const TensorRef& tensor, std::size_t min_size = 0);
 void write_npy(OutputFile& out, const TensorRef& tensor);
 void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors);
 

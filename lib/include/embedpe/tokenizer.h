@@ -85,9 +85,11 @@ class Tokenizer {
   Encoding encode(std::string_view text) const;
   const std::string& id_to_piece(int id) const;
 
-  // Encodes, adds BOS/EOS, truncates and pads. Texts must be valid UTF-8
-  // (see text_input.h); throws embedpe::Error otherwise.
-  Batch encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options) const;
+  // Encodes, adds BOS/EOS, truncates and pads, on up to `threads` threads
+  // (the result does not depend on it). Texts must be valid UTF-8 (see
+  // text_input.h); throws embedpe::Error otherwise.
+  Batch encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
+                     std::size_t threads = 1) const;
 
  private:
   struct Impl;

@@ -1,0 +1,45 @@
+#include "embedpe/parallel.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace embedpe {
+
+void parallel_for(std::size_t n, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& fn) {
+  const std::size_t chunks = std::max<std::size_t>(1, std::min(threads, n));
+  if (chunks == 1) {
+    if (n > 0) fn(0, n);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(chunks);
+  auto run = [&](std::size_t c) {
+    try {
+      fn(n * c / chunks, n * (c + 1) / chunks);
+    } catch (...) {
+      errors[c] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(chunks - 1);
+  for (std::size_t c = 1; c < chunks; ++c) pool.emplace_back(run, c);
+  run(0);
+  for (auto& t : pool) t.join();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+std::size_t available_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<std::size_t>(n);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace embedpe
