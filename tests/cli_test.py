@@ -882,5 +882,31 @@ class ErrorsTests(CliCase):
                 self.assertFalse(out.exists())
                 self.assertEqual([f.name for f in self.tmp.iterdir() if ".embedpe-" in f.name], [])
 
+    def test_a_10_mb_line(self):
+        src = self.tmp / "long.txt"
+        src.write_text("short line\n" + "word " * (2 * 1024 * 1024) + "\nafter\n")
+        out = self.tmp / "o.json"
+        self.fails(2, "long.txt:2 is ", "encode", "--input", str(src), "-o", str(out), output=out)
+        recs = [json.loads(l) for l in self.ok("encode", "--input", str(src), "--format", "jsonl", "--seq-len", "6",
+                                                "--emit", "input_ids").stdout.splitlines()]
+        self.assertEqual([len(r["input_ids"]) for r in recs], [6, 6, 6])
+        self.assertEqual(recs[1]["input_ids"][-1], 2)  # EOS kept
+
+    def test_closed_stdout(self):
+        r = subprocess.run([EMBEDPE, "encode", "--text", "hi", "--d-model", "4"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=60,
+                           preexec_fn=lambda: os.close(1))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(b"cannot write output to standard output", r.stderr)
+        self.assertEqual(r.stderr.count(b"\n"), 1)
+
+    def test_whitespace_only_and_nul_lines(self):
+        src = self.tmp / "ws.txt"
+        src.write_bytes(b"  \t \n\n")
+        doc = json.loads(self.ok("encode", "--input", str(src), "--d-model", "4").stdout)
+        self.assertEqual(doc["input_ids"], [[1, 2], [1, 2]])
+        src.write_bytes(b"fine\nnul\0here\n")
+        self.fails(1, "ws.txt:2: NUL byte", "encode", "--input", str(src))
+
     def test_missing_input_file(self):
         self.fails(1, "cannot open input", "encode", "--input", str(self.tmp / "missing.txt"))

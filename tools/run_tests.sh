@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # The whole test suite: builds embedpe and runs every test with CTest, first
 # in a Release build, then in an AddressSanitizer + UndefinedBehaviorSanitizer
-# build (skip that with EMBEDPE_SKIP_SANITIZERS=1).
+# build (skip that with EMBEDPE_SKIP_SANITIZERS=1), then a short fuzz run of
+# each libFuzzer target (EMBEDPE_FUZZ_SECONDS, default 60; skip with
+# EMBEDPE_SKIP_FUZZ=1).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 "$here/tools/build.sh" "$here/build"
 ctest --test-dir "$here/build" --output-on-failure -j "$(nproc)"
+
+if [ "${EMBEDPE_SKIP_FUZZ:-0}" != 1 ]; then
+  "$here/tools/fuzz.sh" "${EMBEDPE_FUZZ_SECONDS:-60}"
+fi
 
 if [ "${EMBEDPE_SKIP_SANITIZERS:-0}" != 1 ]; then
   "$here/tools/build.sh" "$here/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBEDPE_SANITIZE=address,undefined

@@ -171,7 +171,8 @@ void parse_safetensors(const std::string& path, std::string_view bytes, std::vec
   std::vector<std::pair<std::size_t, std::size_t>> ranges;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;
-    auto bad = [&](const std::string& why) { return Error(path + ": tensor " + name + ": " + why); };
+    const std::string& tensor = name;  // clang 14 cannot capture a structured binding
+    auto bad = [&](const std::string& why) { return Error(path + ": tensor " + tensor + ": " + why); };
     if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets") ||
         !entry["dtype"].is_string() || !entry["shape"].is_array() || !entry["data_offsets"].is_array() ||
         entry["data_offsets"].size() != 2) {
@@ -215,20 +216,25 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
 
 }  // namespace
 
+std::vector<WeightTensor> parse_weight_header(std::string_view bytes, const std::string& source, WeightFormat& format) {
+  std::vector<WeightTensor> tensors;
+  if (bytes.substr(0, 6) == "\x93NUMPY") {
+    format = WeightFormat::npy;
+    parse_npy(source, bytes, tensors);
+  } else if (bytes.size() >= 9 && bytes[8] == '{') {
+    format = WeightFormat::safetensors;
+    parse_safetensors(source, bytes, tensors);
+  } else {
+    throw Error("weights " + source + " is neither a .npy nor a .safetensors file");
+  }
+  return tensors;
+}
+
 std::shared_ptr<const WeightFile> WeightFile::open(const std::string& path) {
   std::shared_ptr<WeightFile> file(new WeightFile());
   file->path_ = path;
   file->map_ = std::make_unique<MappedFile>(path);
-  const std::string_view bytes = file->map_->bytes();
-  if (bytes.substr(0, 6) == "\x93NUMPY") {
-    file->format_ = WeightFormat::npy;
-    parse_npy(path, bytes, file->tensors_);
-  } else if (bytes.size() >= 9 && bytes[8] == '{') {
-    file->format_ = WeightFormat::safetensors;
-    parse_safetensors(path, bytes, file->tensors_);
-  } else {
-    throw Error("weights " + path + " is neither a .npy nor a .safetensors file");
-  }
+  file->tensors_ = parse_weight_header(file->map_->bytes(), path, file->format_);
   return file;
 }
 

@@ -44,6 +44,8 @@ class MappedFile {
   std::size_t size_ = 0;
 };
 
+enum class WeightFormat { npy, safetensors };
+
 struct WeightTensor {
   std::string name;
   WeightDType dtype = WeightDType::f32;
@@ -52,7 +54,10 @@ struct WeightTensor {
   std::size_t size_bytes = 0;
 };
 
-enum class WeightFormat { npy, safetensors };
+// Parses the header of a .npy or .safetensors file held in `bytes` and
+// checks every tensor's byte range against it; throws embedpe::Error naming
+// `source`. (WeightFile::open maps the file and calls this.)
+std::vector<WeightTensor> parse_weight_header(std::string_view bytes, const std::string& source, WeightFormat& format);
 
 class WeightFile {
  public:
