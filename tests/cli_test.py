@@ -761,6 +761,30 @@ class StreamTests(CliCase):
         self.assertEqual(r.stderr, b"")
         self.assertEqual(json.loads(r.stdout)["line"], 1)
 
+    def test_progress_on_a_terminal_only(self):
+        import pty
+        src = self.corpus(BOTCHAN_LINES * 20)
+        master, slave = pty.openpty()
+        try:
+            r = subprocess.run([EMBEDPE, "encode", "--input", str(src), "--format", "jsonl", "-o", "/dev/null"],
+                               stderr=slave, stdout=subprocess.DEVNULL, timeout=60)
+            os.close(slave)
+            seen = b""
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        finally:
+            os.close(master)
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(seen.decode(), r"embedpe: 840 lines, \d+ tokens, 0 truncated, 280 empty, [\d.]+ s")
+        quiet = run("encode", "--input", str(src), "--format", "jsonl", "-o", "/dev/null")
+        self.assertEqual(quiet.stderr, b"")  # not a terminal: nothing
+
     def test_reading_from_a_pipe(self):
         data = ("\n".join(BOTCHAN_LINES) + "\n").encode()
         a = self.ok("encode", "--input", "-", "--format", "jsonl", "--batch-size", "4", stdin=data).stdout
@@ -857,6 +881,9 @@ class ErrorsTests(CliCase):
 
     def test_unwritable_outputs_exit_1(self):
         self.fails(1, "cannot write output", "encode", "--text", "hi", "-o", str(self.tmp / "no" / "dir" / "o.npy"))
+        # sysfs refuses new files even to root: an unwritable directory.
+        self.fails(1, "cannot write output /sys/embedpe-test.npy", "encode", "--text", "hi", "-o",
+                   "/sys/embedpe-test.npy")
         self.fails(1, "is a directory", "encode", "--text", "hi", "-o", str(self.tmp))
         self.fails(1, "No space left on device", "encode", "--text", "hi", "-o", "/dev/full")
 
@@ -865,7 +892,7 @@ class ErrorsTests(CliCase):
         import time
         src = self.tmp / "big.txt"
         src.write_text("\n".join(f"line {i} of a corpus that takes a while to write" for i in range(2000)) + "\n")
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
             with self.subTest(signal=sig.name):
                 out = self.tmp / "big.json"
                 p = subprocess.Popen([EMBEDPE, "encode", "--input", str(src), "--seq-len", "32", "--d-model", "256",
@@ -880,7 +907,12 @@ class ErrorsTests(CliCase):
                 p.stderr.close()
                 self.assertEqual(p.returncode, -sig)
                 self.assertFalse(out.exists())
-                self.assertEqual([f.name for f in self.tmp.iterdir() if ".embedpe-" in f.name], [])
+                temporaries = [f for f in self.tmp.iterdir() if ".embedpe-" in f.name]
+                if sig == signal.SIGKILL:  # nothing can clean up after SIGKILL: the temporary stays, the target is absent
+                    for f in temporaries:
+                        f.unlink()
+                else:
+                    self.assertEqual(temporaries, [])
 
     def test_a_10_mb_line(self):
         src = self.tmp / "long.txt"
