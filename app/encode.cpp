@@ -347,15 +347,16 @@ void write_whole(const Context& ctx, const Computed& c, OutputFile& out) {
 
 // One JSON object per input line. Without --seq-len each record has the
 // sequence's own length (no padding), so records do not depend on batching.
+// `reader` is null for --text (records then carry the text's number as "line").
 void write_jsonl_records(const Context& ctx, const Computed& c, const std::vector<TextLine>& lines,
-                         const LineReader& reader, OutputFile& out) {
+                         const LineReader* reader, OutputFile& out) {
   std::vector<Converted> keep;
   const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
-  const bool several = reader.paths().size() > 1;
+  const bool several = reader && reader->paths().size() > 1;
   for (std::size_t b = 0; b < c.batch.size(); ++b) {
     const std::size_t len = ctx.cmd.tokenize.seq_len ? c.batch.seq_len() : c.batch.pieces[b].size();
     nlohmann::ordered_json head;
-    if (several) head["source"] = reader.display_name(lines[b].source);
+    if (several) head["source"] = reader->display_name(lines[b].source);
     head["line"] = lines[b].line;
     head["tokens"] = c.batch.pieces[b];
     std::string text = head.dump();
@@ -648,13 +649,12 @@ void run_encode(const EncodeCommand& cmd) {
   std::vector<TextLine> second = (reader && !whole) ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
   OutputFile out(cmd.output);
   if (format == Format::jsonl) {
-    LineReader none({"-"}, {});
     std::size_t row = 0;
     for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
       auto [texts, origins] = origins_of(lines);
       const Computed c = compute(ctx, texts, origins, row);
       progress.add(c.batch);
-      write_jsonl_records(ctx, c, lines, reader ? *reader : none, out);
+      write_jsonl_records(ctx, c, lines, reader.get(), out);
       row += lines.size();
       lines = std::move(second);
       second = reader ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
