@@ -1,6 +1,8 @@
 #include "embedpe/output_file.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,12 +58,24 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBuff
   std::string base = path_.substr(path_.rfind('/') == std::string::npos ? 0 : path_.rfind('/') + 1);
   temp_path_ = directory_of(path_) + "/." + base + ".embedpe-XXXXXX";
   if (temp_path_.size() >= sizeof g_temporary) throw Error("output path is too long: " + path_);
+  // Hold SIGINT/SIGTERM back between creating the temporary and recording
+  // its name, so that a handler never misses a file that already exists.
+  sigset_t block, previous;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &previous);
   fd_ = ::mkostemp(temp_path_.data(), O_CLOEXEC);
+  const int error = errno;
+  if (fd_ >= 0) {
+    std::memcpy(g_temporary, temp_path_.c_str(), temp_path_.size() + 1);
+    g_has_temporary.store(true);
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (fd_ < 0) {
+    errno = error;
     throw Error("cannot write output " + path_ + ": " + errno_text() + " (in directory " + directory_of(path_) + ")");
   }
-  std::memcpy(g_temporary, temp_path_.c_str(), temp_path_.size() + 1);
-  g_has_temporary.store(true);
 }
 
 OutputFile::~OutputFile() {
