@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +39,17 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
          },
          "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")
       ->type_name("K/N");
+}
+
+void add_output_option(CLI::App& cmd, std::string& output) {
+  cmd.add_option("--output,-o", output, "Output path (- for standard output)")->type_name("PATH")->capture_default_str();
+}
+
+void refuse_binary_to_terminal(const std::string& output, const std::string& what) {
+  if (output == "-" && ::isatty(STDOUT_FILENO)) {
+    throw UsageError("refusing to write binary " + what + " to a terminal; give --output FILE or redirect standard "
+                     "output");
+  }
 }
 
 void add_model_option(CLI::App& cmd, std::string& model) {

@@ -56,6 +56,10 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& flag, std::function<vo
 }
 
 void add_text_options(CLI::App& cmd, TextOptions& options);
+// --output/-o PATH, default "-" (standard output).
+void add_output_option(CLI::App& cmd, std::string& output);
+// Throws UsageError if binary `what` (".npy") would go to a terminal.
+void refuse_binary_to_terminal(const std::string& output, const std::string& what);
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
 // --model only (info).
 void add_model_option(CLI::App& cmd, std::string& model);

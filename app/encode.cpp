@@ -578,10 +578,8 @@ void run_encode(const EncodeCommand& cmd) {
   } else if (cmd.resume) {
     throw UsageError("--resume continues an --output-dir run");
   }
-  if (format != Format::json && format != Format::jsonl && cmd.output_dir.empty() && cmd.output == "-" &&
-      ::isatty(STDOUT_FILENO)) {
-    throw UsageError(std::string("refusing to write binary .") + (format == Format::npy ? "npy" : "npz") +
-                     " to a terminal; give --output FILE or redirect standard output");
+  if ((format == Format::npy || format == Format::npz) && cmd.output_dir.empty()) {
+    refuse_binary_to_terminal(cmd.output, format == Format::npy ? ".npy" : ".npz");
   }
 
   Context ctx{cmd, format, emit, false, false, cmd.threads.value_or(available_cores()),
@@ -710,9 +708,7 @@ void setup_encode(CLI::App& app) {
   add_choice<OutDType>(*sub, "--dtype", [cmd](OutDType d) { cmd->dtype = d; },
                        {{"f32", OutDType::f32}, {"f16", OutDType::f16}, {"bf16", OutDType::bf16}},
                        "Float tensors as float32 (default), float16, or bfloat16 (JSON only)");
-  sub->add_option("--output,-o", cmd->output, "Output path (- for standard output)")
-      ->type_name("PATH")
-      ->capture_default_str();
+  add_output_option(*sub, cmd->output);
   sub->add_option("--emit", cmd->emit,
                   "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all "
                   "(default: output for npy; input_ids,attention_mask,output otherwise); also rope_cos, rope_sin")

@@ -343,9 +343,8 @@ void run_alibi(const PeCommand& cmd, Format format, Range positions, OutputFile&
 
 void run_pe(const PeCommand& cmd) {
   const Format format = infer_format(cmd);
-  if ((format == Format::npy || format == Format::npz || format == Format::png) && cmd.output == "-" &&
-      ::isatty(STDOUT_FILENO)) {
-    throw UsageError("refusing to write binary output to a terminal; give --output FILE or redirect standard output");
+  if (format == Format::npy || format == Format::npz || format == Format::png) {
+    refuse_binary_to_terminal(cmd.output, format == Format::npy ? ".npy" : format == Format::npz ? ".npz" : "PNG");
   }
   if (int(cmd.stats) + int(cmd.show_similarity) + int(cmd.audit) > 1) {
     throw UsageError("--stats, --similarity and --audit are separate views; give one");
@@ -387,9 +386,7 @@ void setup_pe(CLI::App& app) {
                      {{"table", Format::table}, {"json", Format::json}, {"csv", Format::csv}, {"npy", Format::npy},
                       {"npz", Format::npz}, {"png", Format::png}},
                      "Output format (default: from --output's extension, else table)");
-  sub->add_option("--output,-o", cmd->output, "Output path (- for standard output)")
-      ->type_name("PATH")
-      ->capture_default_str();
+  add_output_option(*sub, cmd->output);
   add_sinusoidal_flags(*sub, cmd->sinusoidal);
   sub->add_option("--position-offset", cmd->position_offset, "Row l shows position l+K")->type_name("K");
   sub->add_option("--padding-idx", cmd->padding_idx, "fairseq convention: this position's row is zero (default 1)")

@@ -69,9 +69,7 @@ void setup_tokenize(CLI::App& app) {
   add_choice<TokenFormat>(*sub, "--format", [cmd](TokenFormat f) { cmd->format = f; },
                           {{"json", TokenFormat::json}, {"ids", TokenFormat::ids}, {"pieces", TokenFormat::pieces}},
                           "json (ids + pieces; default), or one line of ids or pieces per text");
-  sub->add_option("--output,-o", cmd->output, "Output path (- for standard output)")
-      ->type_name("PATH")
-      ->capture_default_str();
+  add_output_option(*sub, cmd->output);
   sub->callback([cmd] { run_tokenize(*cmd); });
 }
 
