@@ -15,7 +15,7 @@ TEST_CASE("output equals seed 000's PyTorch TransformerInput (eval) for given we
     const std::string name = c["name"];
     SUBCASE(name.c_str()) {
       const std::size_t d = c["d_model"];
-      DenseTable table(load_npy_matrix(test::golden("layer_" + name + "_weights.npy")));
+      DenseTable table(test::load_matrix(test::golden("layer_" + name + "_weights.npy")));
       SinusoidalEncoding pe({.d_model = d, .max_len = c["max_len"].get<std::size_t>()});
       InputLayer layer(table, pe, {.scale = Scale::parse(c["scale"].get<std::string>())});
       const auto ids_v = c["ids"].get<std::vector<std::vector<std::int64_t>>>();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/tensor_io.h"
+#include "embedpe/weights.h"
 
 namespace test {
 
@@ -58,6 +59,16 @@ inline std::string temp_dir(const std::string& name) {
 inline std::string temp_path(const std::string& name) {
   static const std::string dir = temp_dir("unit-" + std::to_string(::getpid()));
   return dir + "/" + name;
+}
+
+// A (rows, cols) float table read through the library's weight reader.
+inline xt::xtensor<float, 2> load_matrix(const std::string& path) {
+  auto file = embedpe::WeightFile::open(path);
+  const auto& t = file->tensors().front();
+  if (t.shape.size() != 2) throw std::runtime_error(path + " is not 2-D");
+  auto m = xt::xtensor<float, 2>::from_shape({t.shape[0], t.shape[1]});
+  embedpe::read_floats(*file, t, 0, m.size(), m.data());
+  return m;
 }
 
 }  // namespace test

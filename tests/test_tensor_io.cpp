@@ -78,18 +78,6 @@ TEST_CASE(".npy headers: parsed back, and malformed ones rejected") {
   CHECK_THROWS_WITH_AS(parse_npy_header(lying, "t.npy"), doctest::Contains("truncated"), Error);
 }
 
-TEST_CASE("load_npy_matrix reads float32 and float64 and refuses the rest") {
-  const auto w = load_npy_matrix(test::golden("layer_d16_weights.npy"));
-  CHECK(w.shape()[0] == 50);
-  CHECK(w.shape()[1] == 16);
-  CHECK_THROWS_WITH_AS(load_npy_matrix(test::golden("numpy_i8_2x5.npy")), doctest::Contains("dtype <i8"), Error);
-  CHECK_THROWS_WITH_AS(load_npy_matrix(test::golden("numpy_f4_2x3x4.npy")), doctest::Contains("2-D"), Error);
-  const std::string full = test::read_file(test::golden("layer_d16_weights.npy"));
-  const std::string cut = test::temp_path("cut.npy");
-  { OutputFile o(cut); o.write(full.substr(0, full.size() - 4)); o.commit(); }
-  CHECK_THROWS_WITH_AS(load_npy_matrix(cut), doctest::Contains("truncated"), Error);
-}
-
 TEST_CASE(".npz is a stored zip of NAME.npy members") {
   xt::xtensor<std::int64_t, 2> ids = {{1, 2}, {3, 0}};
   xt::xtensor<float, 3> out = xt::xtensor<float, 3>::from_shape({2, 2, 3});

@@ -59,7 +59,7 @@ TEST_CASE("PATH[:TENSOR] specs") {
 }
 
 TEST_CASE("the same table in F32, F16, BF16 and F64 files reads as PyTorch upcasts it") {
-  const auto f32 = load_npy_matrix(weights("table_f32.npy"));
+  const auto f32 = test::load_matrix(weights("table_f32.npy"));
   auto st = WeightFile::open(weights("llama_f32.safetensors"));
   REQUIRE(st->format() == WeightFormat::safetensors);
   CHECK(st->tensors().size() == 2);
@@ -83,6 +83,16 @@ TEST_CASE("the same table in F32, F16, BF16 and F64 files reads as PyTorch upcas
   for (std::size_t j = 0; j < 16; ++j) CHECK(r[j] == bfloat16_to_float(float_to_bfloat16(f32(3, j))));
   auto f64 = open_embedding_table(weights("table_f64.npy"));
   CHECK(row_of(*f64, 9) == row_of(t32, 9));
+}
+
+TEST_CASE(".npy tables: int dtypes, other ranks and truncated data are refused") {
+  CHECK_THROWS_WITH_AS(WeightFile::open(test::golden("numpy_i8_2x5.npy")), doctest::Contains("dtype <i8"), Error);
+  CHECK_THROWS_WITH_AS(open_embedding_table(test::golden("numpy_f4_2x3x4.npy")), doctest::Contains("3 dimensions"),
+                       Error);
+  const std::string full = test::read_file(weights("table_f32.npy"));
+  const std::string cut = test::temp_path("cut.npy");
+  { OutputFile o(cut); o.write(full.substr(0, full.size() - 4)); o.commit(); }
+  CHECK_THROWS_WITH_AS(WeightFile::open(cut), doctest::Contains("truncated"), Error);
 }
 
 TEST_CASE("padding_idx reads as zeros") {

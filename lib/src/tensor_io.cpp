@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "embedpe/error.h"
 #include "embedpe/memory.h"
@@ -299,41 +297,6 @@ NpyHeader parse_npy_header(std::string_view file, const std::string& source) {
   }
   if (!has_descr || !has_order || !has_shape) p.fail("descr, fortran_order and shape are required");
   return h;
-}
-
-xt::xtensor<float, 2> load_npy_matrix(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string file = std::move(buf).str();
-  NpyHeader h = parse_npy_header(file, path);
-  if (h.shape.size() != 2) throw Error(path + ": expected a 2-D array, got " + std::to_string(h.shape.size()) + "-D");
-  if (h.fortran_order) throw Error(path + ": Fortran-ordered arrays are not supported; save with np.ascontiguousarray");
-  std::size_t item;
-  if (h.descr == "<f4") {
-    item = 4;
-  } else if (h.descr == "<f8") {
-    item = 8;
-  } else {
-    throw Error(path + ": dtype " + h.descr + " is not supported; expected <f4 or <f8");
-  }
-  const std::size_t n = checked_product({h.shape[0], h.shape[1]}, path);
-  if (file.size() - h.data_offset != checked_product({n, item}, path)) {
-    throw Error(path + ": data size does not match the header's shape (truncated or corrupt file)");
-  }
-  auto out = xt::xtensor<float, 2>::from_shape({h.shape[0], h.shape[1]});
-  const char* data = file.data() + h.data_offset;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (item == 4) {
-      std::memcpy(out.data() + i, data + 4 * i, 4);
-    } else {
-      double v;
-      std::memcpy(&v, data + 8 * i, 8);
-      out.data()[i] = static_cast<float>(v);
-    }
-  }
-  return out;
 }
 
 }  // namespace embedpe

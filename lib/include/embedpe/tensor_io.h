@@ -69,8 +69,4 @@ struct NpyHeader {
 // `source` if it is malformed. Does not look at the data.
 NpyHeader parse_npy_header(std::string_view file, const std::string& source);
 
-// A (rows, cols) float32 matrix from a little-endian, C-ordered .npy file of
-// dtype <f4 or <f8 (converted).
-xt::xtensor<float, 2> load_npy_matrix(const std::string& path);
-
 }  // namespace embedpe
