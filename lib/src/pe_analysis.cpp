@@ -55,19 +55,6 @@ struct Float32Pe {
   }
 };
 
-// float64 values, as the reference: the library's own row before rounding
-// would be float32, so recompute in double here.
-void row64(const SinusoidalEncoding& pe, std::size_t pos, std::vector<double>& out) {
-  const auto& o = pe.options();
-  const auto freq = pe.pair_frequencies();  // sin columns, position scale included
-  const std::size_t d = o.d_model, h = d / 2;
-  const bool il = o.layout == PeLayout::interleaved;
-  std::fill(out.begin(), out.end(), 0.0);
-  const double p = static_cast<double>(pos);
-  for (std::size_t i = 0; i < freq.size(); ++i) out[il ? 2 * i : i] = std::sin(p * freq[i]);
-  for (std::size_t i = 0; i < h; ++i) out[il ? 2 * i + 1 : freq.size() + i] = std::cos(p * freq[i]);
-}
-
 }  // namespace
 
 std::vector<AuditBand> audit_precision(const SinusoidalOptions& options, std::size_t first, std::size_t count) {
@@ -98,7 +85,7 @@ std::vector<AuditBand> audit_precision(const SinusoidalOptions& options, std::si
     double sum[3] = {0, 0, 0};
     for (std::size_t k = 0; k < samples; ++k) {
       const std::size_t pos = samples == 1 ? a : a + (n - 1) * k / (samples - 1);
-      row64(pe, pos, ref);
+      pe.row_f64(pos, ref.data());
       f32.row(pos, o, seed.data());
       for (std::size_t j = 0; j < o.d_model; ++j) {
         const double errs[3] = {

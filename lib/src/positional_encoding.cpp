@@ -55,27 +55,28 @@ std::string SinusoidalEncoding::limit_hint() const {
   return "the PE table has " + std::to_string(options_.max_len) + " positions (--max-len); raise --max-len";
 }
 
-void SinusoidalEncoding::row(std::size_t pos, float* out) const {
+template <class T>
+void SinusoidalEncoding::fill_row(std::size_t pos, T* out) const {
   if (pos >= options_.max_len) {
     throw UsageError("position " + std::to_string(pos) + " is beyond the PE table (--max-len " +
                      std::to_string(options_.max_len) + "); raise --max-len");
   }
   const std::size_t d = options_.d_model;
-  if (options_.zero_position && pos == *options_.zero_position) {
-    std::fill(out, out + d, 0.0f);
-    return;
-  }
-  std::fill(out, out + d, 0.0f);  // fairseq's odd-d column stays zero
+  std::fill(out, out + d, T(0));  // fairseq's zero row and odd-d column stay zero
+  if (options_.zero_position && pos == *options_.zero_position) return;
   const double p = static_cast<double>(pos) / options_.position_scale;
   const bool interleaved = options_.layout == PeLayout::interleaved;
   auto angle = [&](double k) { return divide_ ? p / k : p * k; };
   for (std::size_t i = 0; i < sin_k_.size(); ++i) {
-    out[interleaved ? 2 * i : i] = static_cast<float>(std::sin(angle(sin_k_[i])));
+    out[interleaved ? 2 * i : i] = static_cast<T>(std::sin(angle(sin_k_[i])));
   }
   for (std::size_t i = 0; i < cos_k_.size(); ++i) {
-    out[interleaved ? 2 * i + 1 : sin_k_.size() + i] = static_cast<float>(std::cos(angle(cos_k_[i])));
+    out[interleaved ? 2 * i + 1 : sin_k_.size() + i] = static_cast<T>(std::cos(angle(cos_k_[i])));
   }
 }
+
+void SinusoidalEncoding::row(std::size_t pos, float* out) const { fill_row(pos, out); }
+void SinusoidalEncoding::row_f64(std::size_t pos, double* out) const { fill_row(pos, out); }
 
 std::vector<double> SinusoidalEncoding::pair_frequencies() const {
   std::vector<double> freq;

@@ -85,11 +85,16 @@ class SinusoidalEncoding final : public PositionTable {
   void row(std::size_t pos, float* out) const override;
   std::string describe() const override { return "sinusoidal"; }
   std::string limit_hint() const override;
+  // PE[pos] in float64, before rounding: the reference the audit compares with.
+  void row_f64(std::size_t pos, double* out) const;
   // Radians per token position of each sin column (one per pair, plus the
   // extra sin of an odd d), position scale included.
   std::vector<double> pair_frequencies() const;
 
  private:
+  template <class T>
+  void fill_row(std::size_t pos, T* out) const;
+
   SinusoidalOptions options_;
   std::vector<double> sin_k_;  // (sin columns,): divisor (paper) or inverse frequency (fairseq)
   std::vector<double> cos_k_;  // (cos columns,)
