@@ -393,8 +393,7 @@ class NpyStream {
     out_.write(npy_header(empty, header_size_));
   }
   void add(const TensorRef& t) {
-    if (t.shape != std::vector<std::size_t>(proto_.shape.begin(), proto_.shape.end()) &&
-        !std::equal(t.shape.begin() + 1, t.shape.end(), proto_.shape.begin() + 1, proto_.shape.end())) {
+    if (!std::equal(t.shape.begin() + 1, t.shape.end(), proto_.shape.begin() + 1, proto_.shape.end())) {
       throw Error("internal error: streamed batches differ in shape");
     }
     out_.write(t.data, t.bytes());

@@ -69,7 +69,7 @@ bool blank(std::string_view s) {
 }  // namespace
 
 LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
-    : paths_(std::move(paths)), options_(std::move(options)), current_(paths_.size()) {
+    : paths_(std::move(paths)), options_(std::move(options)) {
   if (paths_.empty()) throw UsageError("no input given");
   if (options_.shard_count == 0 || options_.shard_index == 0 || options_.shard_index > options_.shard_count) {
     throw UsageError("--shard takes K/N with 1 <= K <= N");
@@ -96,7 +96,6 @@ LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
     total += static_cast<std::size_t>(st.st_size);
   }
   if (known) total_bytes_ = sharded_ ? 0 : total;
-  current_ = static_cast<std::size_t>(-1);
 }
 
 LineReader::~LineReader() {
@@ -180,7 +179,7 @@ bool LineReader::read_line(std::string& line) {
 
 std::vector<TextLine> LineReader::next(std::size_t max_lines) {
   std::vector<TextLine> out;
-  if (current_ == static_cast<std::size_t>(-1) && !open_next()) return out;
+  if (current_ == kNotStarted && !open_next()) return out;
   std::string line;
   while (out.size() < max_lines && current_ < paths_.size()) {
     if (!read_line(line)) {

@@ -78,7 +78,8 @@ class LineReader {
 
   std::vector<std::string> paths_;
   InputOptions options_;
-  std::size_t current_ = 0;  // index of the open source, or paths_.size() before the first
+  static constexpr std::size_t kNotStarted = static_cast<std::size_t>(-1);  // ++ gives source 0
+  std::size_t current_ = kNotStarted;  // index of the open source (paths_.size() when done)
   std::FILE* file_ = nullptr;
   std::size_t line_ = 0;
   std::size_t end_offset_ = 0;  // shard: stop before a line starting at or after this
