@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "embedpe/embedding.h"
@@ -68,4 +69,39 @@ TEST_CASE("a dense table returns its rows") {
 TEST_CASE("a table needs rows and columns") {
   CHECK_THROWS_AS(RandomNormalTable(0, 8, 0), embedpe::UsageError);
   CHECK_THROWS_AS(RandomNormalTable(8, 0, 0), embedpe::UsageError);
+}
+
+TEST_CASE("a generated table keeps its rows: row_data equals row, from any thread") {
+  const RandomNormalTable t(500, 24, 9);
+  const RandomNormalTable fresh(500, 24, 9);
+  // Two threads ask for the same ids in opposite orders, so that some rows
+  // are asked for while the other thread is generating them.
+  std::vector<const float*> seen_a(500), seen_b(500);
+  std::thread other([&] {
+    for (std::int64_t id = 499; id >= 0; --id) seen_b[static_cast<std::size_t>(id)] = t.row_data(id);
+  });
+  for (std::int64_t id = 0; id < 500; ++id) seen_a[static_cast<std::size_t>(id)] = t.row_data(id);
+  other.join();
+  for (std::int64_t id = 0; id < 500; ++id) {
+    CAPTURE(id);
+    const float* r = seen_a[static_cast<std::size_t>(id)];
+    REQUIRE(r != nullptr);
+    CHECK(r == seen_b[static_cast<std::size_t>(id)]);  // one copy per row
+    CHECK(std::vector<float>(r, r + 24) == row_of(fresh, id));
+  }
+}
+
+TEST_CASE("a generated table too large to cache generates rows each time") {
+  const RandomNormalTable huge(1'000'000'000, 32, 5);  // 128 GB of floats
+  CHECK(huge.row_data(7) == nullptr);
+  const RandomNormalTable limit(static_cast<std::int64_t>(RandomNormalTable::kRowCacheLimit / 4 / 64), 64, 5);
+  CHECK(limit.row_data(7) != nullptr);  // exactly at the limit: cached
+}
+
+TEST_CASE("a dense table's rows are read in place") {
+  xt::xtensor<float, 2> w = {{1, 2, 3}, {4, 5, 6}};
+  embedpe::DenseTable t(w);
+  const float* r = t.row_data(1);
+  REQUIRE(r != nullptr);
+  CHECK(std::vector<float>(r, r + 3) == std::vector<float>{4, 5, 6});
 }

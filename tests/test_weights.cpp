@@ -83,6 +83,12 @@ TEST_CASE("the same table in F32, F16, BF16 and F64 files reads as PyTorch upcas
   for (std::size_t j = 0; j < 16; ++j) CHECK(r[j] == bfloat16_to_float(float_to_bfloat16(f32(3, j))));
   auto f64 = open_embedding_table(weights("table_f64.npy"));
   CHECK(row_of(*f64, 9) == row_of(t32, 9));
+  // Aligned F32 rows are read in place; converted dtypes have no float32 row to point at.
+  const float* direct = t32.row_data(500);
+  REQUIRE(direct != nullptr);
+  CHECK(std::vector<float>(direct, direct + 16) == row_of(t32, 500));
+  CHECK(bf->row_data(3) == nullptr);
+  CHECK(f64->row_data(9) == nullptr);
 }
 
 TEST_CASE(".npy tables: int dtypes, other ranks and truncated data are refused") {
@@ -99,6 +105,10 @@ TEST_CASE("padding_idx reads as zeros") {
   PaddingIdxTable t(open_embedding_table(weights("table_f32.npy")), 5);
   CHECK(row_of(t, 5) == std::vector<float>(16, 0.0f));
   CHECK(row_of(t, 6) != std::vector<float>(16, 0.0f));
+  REQUIRE(t.row_data(5) != nullptr);
+  REQUIRE(t.row_data(6) != nullptr);
+  CHECK(std::vector<float>(t.row_data(5), t.row_data(5) + 16) == std::vector<float>(16, 0.0f));
+  CHECK(std::vector<float>(t.row_data(6), t.row_data(6) + 16) == row_of(t, 6));
   CHECK_THROWS_AS(PaddingIdxTable(open_embedding_table(weights("table_f32.npy")), 1024), UsageError);
 }
 

@@ -1,6 +1,10 @@
 #include "embedpe/embedding.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <bit>
+#include <thread>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -21,6 +25,38 @@ RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_mode
     : vocab_size_(vocab_size), d_model_(d_model), seed_(seed) {
   if (vocab_size <= 0) throw UsageError("embedding table needs at least one row");
   if (d_model == 0) throw UsageError("--d-model must be at least 1");
+  const auto rows = static_cast<std::size_t>(vocab_size);
+  if (d_model <= kRowCacheLimit / sizeof(float) / rows) {
+    cache_bytes_ = rows * d_model * sizeof(float);
+    void* p = ::mmap(nullptr, cache_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) {
+      cache_ = static_cast<float*>(p);
+      state_ = std::make_unique<std::atomic<std::uint8_t>[]>(rows);  // value-initialised: all empty
+    } else {
+      cache_bytes_ = 0;  // no cache: rows are generated each time
+    }
+  }
+}
+
+RandomNormalTable::~RandomNormalTable() {
+  if (cache_) ::munmap(cache_, cache_bytes_);
+}
+
+const float* RandomNormalTable::row_data(std::int64_t id) const {
+  if (!cache_) return nullptr;
+  enum : std::uint8_t { kEmpty, kFilling, kReady };
+  float* slot = cache_ + static_cast<std::size_t>(id) * d_model_;
+  std::atomic<std::uint8_t>& state = state_[static_cast<std::size_t>(id)];
+  std::uint8_t s = state.load(std::memory_order_acquire);
+  if (s == kReady) return slot;
+  if (s == kEmpty && state.compare_exchange_strong(s, kFilling, std::memory_order_acquire)) {
+    row(id, slot);
+    state.store(kReady, std::memory_order_release);
+    return slot;
+  }
+  // Another thread is generating this row: a few microseconds.
+  while (state.load(std::memory_order_acquire) != kReady) std::this_thread::yield();
+  return slot;
 }
 
 void RandomNormalTable::row(std::int64_t id, float* out) const {
@@ -70,6 +106,15 @@ MappedTable::MappedTable(std::shared_ptr<const WeightFile> file, const WeightTen
   vocab_size_ = static_cast<std::int64_t>(tensor.shape[0]);
   d_model_ = tensor.shape[1];
   description_ = table_name(*file_, tensor);
+  const char* bytes = file_->data(tensor);
+  if (tensor.dtype == WeightDType::f32 && std::endian::native == std::endian::little &&
+      reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
+    direct_ = reinterpret_cast<const float*>(bytes);
+  }
+}
+
+const float* MappedTable::row_data(std::int64_t id) const {
+  return direct_ ? direct_ + static_cast<std::size_t>(id) * d_model_ : nullptr;
 }
 
 void MappedTable::row(std::int64_t id, float* out) const {
@@ -99,7 +144,7 @@ void QuantizedTable::row(std::int64_t id, float* out) const {
 }
 
 PaddingIdxTable::PaddingIdxTable(std::unique_ptr<EmbeddingTable> inner, std::int64_t padding_idx)
-    : inner_(std::move(inner)), padding_idx_(padding_idx) {
+    : inner_(std::move(inner)), padding_idx_(padding_idx), zeros_(inner_->d_model(), 0.0f) {
   if (padding_idx < 0 || padding_idx >= inner_->vocab_size()) {
     throw UsageError("--padding-idx " + std::to_string(padding_idx) + " is outside the table's " +
                      std::to_string(inner_->vocab_size()) + " rows");
@@ -112,6 +157,10 @@ void PaddingIdxTable::row(std::int64_t id, float* out) const {
   } else {
     inner_->row(id, out);
   }
+}
+
+const float* PaddingIdxTable::row_data(std::int64_t id) const {
+  return id == padding_idx_ ? zeros_.data() : inner_->row_data(id);
 }
 
 std::string PaddingIdxTable::describe() const {

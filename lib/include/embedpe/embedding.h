@@ -16,12 +16,19 @@
 //   u2         = (b >> 11) / 2^53                             in [0, 1)
 //   E[row, 2k]   = float32(sqrt(-2 ln u1) * cos(2π u2))       (Box–Muller,
 //   E[row, 2k+1] = float32(sqrt(-2 ln u1) * sin(2π u2))        in float64)
+//
+// Generating a row costs far more than reading one, so RandomNormalTable
+// keeps each row it has generated (when vocab × d_model floats fit
+// kRowCacheLimit): a run generates each distinct id once. Memory grows with
+// the distinct ids seen, never beyond that limit.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <xtensor/xtensor.hpp>
 
@@ -34,22 +41,41 @@ class EmbeddingTable {
   virtual std::size_t d_model() const = 0;
   // Writes E[id] to out[0 .. d_model). `id` must be in [0, vocab_size).
   virtual void row(std::int64_t id, float* out) const = 0;
+  // E[id] as d_model float32 values in memory that live as long as the
+  // table, or nullptr when the row has to be converted or computed (then use
+  // row()). The input layer reads rows through this, without a copy.
+  virtual const float* row_data(std::int64_t /*id*/) const { return nullptr; }
   // One line for the JSON config, e.g. "random-normal(seed=0)".
   virtual std::string describe() const = 0;
 };
 
 class RandomNormalTable final : public EmbeddingTable {
  public:
+  // Tables up to this many bytes keep the rows they generate.
+  static constexpr std::size_t kRowCacheLimit = std::size_t(256) << 20;
+
   RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed);
+  ~RandomNormalTable() override;
+  RandomNormalTable(const RandomNormalTable&) = delete;
+  RandomNormalTable& operator=(const RandomNormalTable&) = delete;
+
   std::int64_t vocab_size() const override { return vocab_size_; }
   std::size_t d_model() const override { return d_model_; }
+  // Generates E[id] (does not touch the cache).
   void row(std::int64_t id, float* out) const override;
+  // The cached row, generated on first use; nullptr if the table is too
+  // large to cache. Safe to call from several threads.
+  const float* row_data(std::int64_t id) const override;
   std::string describe() const override;
 
  private:
   std::int64_t vocab_size_;
   std::size_t d_model_;
   std::uint64_t seed_;
+  // Reserved, not committed: pages are touched only for rows generated.
+  float* cache_ = nullptr;
+  std::size_t cache_bytes_ = 0;
+  std::unique_ptr<std::atomic<std::uint8_t>[]> state_;  // per row: empty, filling, ready
 };
 
 // A table held in memory, e.g. weights handed over by a caller.
@@ -59,6 +85,9 @@ class DenseTable final : public EmbeddingTable {
   std::int64_t vocab_size() const override { return static_cast<std::int64_t>(weights_.shape()[0]); }
   std::size_t d_model() const override { return weights_.shape()[1]; }
   void row(std::int64_t id, float* out) const override;
+  const float* row_data(std::int64_t id) const override {
+    return weights_.data() + static_cast<std::size_t>(id) * d_model();
+  }
   std::string describe() const override { return description_; }
 
  private:
@@ -77,11 +106,14 @@ class MappedTable final : public EmbeddingTable {
   std::int64_t vocab_size() const override { return vocab_size_; }
   std::size_t d_model() const override { return d_model_; }
   void row(std::int64_t id, float* out) const override;
+  // The mapped bytes themselves for an aligned little-endian F32 tensor.
+  const float* row_data(std::int64_t id) const override;
   std::string describe() const override { return description_; }
 
  private:
   std::shared_ptr<const WeightFile> file_;
   const WeightTensor* tensor_;
+  const float* direct_ = nullptr;  // the tensor's floats, when they can be read in place
   std::int64_t vocab_size_;
   std::size_t d_model_;
   std::string description_;
@@ -113,11 +145,13 @@ class PaddingIdxTable final : public EmbeddingTable {
   std::int64_t vocab_size() const override { return inner_->vocab_size(); }
   std::size_t d_model() const override { return inner_->d_model(); }
   void row(std::int64_t id, float* out) const override;
+  const float* row_data(std::int64_t id) const override;
   std::string describe() const override;
 
  private:
   std::unique_ptr<EmbeddingTable> inner_;
   std::int64_t padding_idx_;
+  std::vector<float> zeros_;
 };
 
 // Opens "PATH[:TENSOR]" (see weights.h) as a table: float tables are
