@@ -58,6 +58,48 @@ TEST_CASE("fused output = token_embeddings + positional_encoding, exactly") {
   }
 }
 
+namespace {
+xt::xtensor<std::int64_t, 2> id_grid(std::size_t batch, std::size_t seq_len, std::int64_t vocab, std::uint64_t salt) {
+  auto ids = xt::xtensor<std::int64_t, 2>::from_shape({batch, seq_len});
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    ids.data()[i] = static_cast<std::int64_t>(splitmix64(salt + i) % static_cast<std::uint64_t>(vocab));
+  }
+  return ids;
+}
+}  // namespace
+
+TEST_CASE("a stream of batches: reused buffers and kept PE rows give what fresh layers give") {
+  RandomNormalTable table(300, 10, 4);
+  SinusoidalEncoding pe({.d_model = 10, .max_len = 64});
+  const InputLayerOptions options{.position_offset = 2, .want_token_embeddings = true};
+  InputLayer streaming(table, pe, options);
+  InputLayerOutput out;
+  // Lengths that grow and shrink, so the kept PE rows are extended and then
+  // only partly used; one thread and three.
+  const std::size_t lengths[] = {3, 9, 2, 9, 17, 1};
+  for (std::size_t k = 0; k < std::size(lengths); ++k) {
+    CAPTURE(k);
+    const auto ids = id_grid(k + 1, lengths[k], 300, k * 1000);
+    streaming.forward_into(out, ids, {}, k % 2 ? 3 : 1);
+    RandomNormalTable fresh_table(300, 10, 4);
+    const auto want = InputLayer(fresh_table, pe, options).forward(ids);
+    CHECK(out.output == want.output);
+    CHECK(out.token_embeddings == want.token_embeddings);
+    CHECK(out.positional_encoding == want.positional_encoding);
+  }
+}
+
+TEST_CASE("an output larger than the caches (streaming stores) equals the cached path") {
+  // 16 × 512 × 1024 floats = 32 MiB, the size from which rows bypass the cache.
+  RandomNormalTable table(1000, 1024, 1);
+  SinusoidalEncoding pe({.d_model = 1024, .max_len = 512});
+  const auto ids = id_grid(16, 512, 1000, 7);
+  const auto big = InputLayer(table, pe, {}).forward(ids, {}, 2).output;
+  const auto with_tok = InputLayer(table, pe, {.want_token_embeddings = true}).forward(ids, {}, 2);
+  CHECK(big == with_tok.output);
+  CHECK(big(15, 511, 1023) == with_tok.token_embeddings(15, 511, 1023) + with_tok.positional_encoding(511, 1023));
+}
+
 TEST_CASE("scale: sqrt, none, a number; anything else is an error") {
   CHECK(Scale::parse("sqrt").factor(512) == static_cast<float>(std::sqrt(512.0)));
   CHECK(Scale::parse("none").factor(512) == 1.0f);

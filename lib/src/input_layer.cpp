@@ -1,10 +1,15 @@
 #include "embedpe/input_layer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "embedpe/error.h"
 #include "embedpe/memory.h"
@@ -76,8 +81,71 @@ void InputLayer::check_memory(std::size_t batch, std::size_t seq_len, std::size_
   check_allocation(outputs + pe, what);
 }
 
+std::shared_ptr<const std::vector<float>> InputLayer::position_rows(std::size_t count) const {
+  const std::size_t d = table_.d_model();
+  std::lock_guard<std::mutex> lock(pe_mutex_);
+  if (pe_rows_ && pe_rows_->size() >= count * d) return pe_rows_;
+  // Grow into a new vector (a forward pass on another thread may still be
+  // reading the old one), keeping the rows already computed.
+  auto grown = std::make_shared<std::vector<float>>(count * d, 0.0f);
+  std::size_t have = 0;
+  if (pe_rows_) {
+    std::copy(pe_rows_->begin(), pe_rows_->end(), grown->begin());
+    have = pe_rows_->size() / d;
+  }
+  if (pe_) {
+    for (std::size_t r = have; r < count; ++r) pe_->row(options_.position_offset + r, grown->data() + r * d);
+  }
+  pe_rows_ = std::move(grown);
+  return pe_rows_;
+}
+
 InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids, const xt::xtensor<std::int64_t, 2>& mask,
                                      std::size_t threads, std::size_t first_row) const {
+  InputLayerOutput out;
+  forward_into(out, ids, mask, threads, first_row);
+  return out;
+}
+
+namespace {
+
+// out[j] = e[j] × scale + pe[j] (and tok[j] = e[j] × scale): the multiply is
+// rounded to float32 before the add, as PyTorch computes E·scale + PE.
+void scale_and_add(const float* e, float scale, const float* pe, float* out, float* tok, std::size_t d) {
+  if (tok) {
+    for (std::size_t j = 0; j < d; ++j) {
+      const float v = e[j] * scale;
+      tok[j] = v;
+      out[j] = v + pe[j];
+    }
+  } else {
+    for (std::size_t j = 0; j < d; ++j) out[j] = e[j] * scale + pe[j];
+  }
+}
+
+constexpr std::size_t kStreamingStoreBytes = std::size_t(32) << 20;
+
+// The same, with non-temporal stores where the target is 16-byte aligned:
+// for outputs far larger than the caches, which are not read back soon.
+void scale_and_add_stream(const float* e, float scale, const float* pe, float* out, std::size_t d) {
+#if defined(__SSE2__)
+  std::size_t j = 0;
+  for (; j < d && reinterpret_cast<std::uintptr_t>(out + j) % 16 != 0; ++j) out[j] = e[j] * scale + pe[j];
+  const __m128 s = _mm_set1_ps(scale);
+  for (; j + 4 <= d; j += 4) {
+    _mm_stream_ps(out + j, _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(e + j), s), _mm_loadu_ps(pe + j)));
+  }
+  for (; j < d; ++j) out[j] = e[j] * scale + pe[j];
+#else
+  scale_and_add(e, scale, pe, out, nullptr, d);
+#endif
+}
+
+}  // namespace
+
+void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int64_t, 2>& ids,
+                              const xt::xtensor<std::int64_t, 2>& mask, std::size_t threads,
+                              std::size_t first_row) const {
   const std::size_t batch = ids.shape()[0];
   const std::size_t seq_len = ids.shape()[1];
   const std::size_t d = table_.d_model();
@@ -93,21 +161,22 @@ InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids, co
   }
   check_memory(batch, seq_len, d, options_.want_token_embeddings);
 
-  InputLayerOutput out;
-  if (pe_) {
-    out.positional_encoding = pe_->rows(offset, seq_len);
-  } else {
-    out.positional_encoding = xt::zeros<float>({seq_len, d});
-  }
+  const std::shared_ptr<const std::vector<float>> pe_rows = position_rows(seq_len);
+  const float* pe = pe_rows->data();  // (≥ seq_len, d)
+  out.positional_encoding.resize({seq_len, d});
+  std::copy(pe, pe + seq_len * d, out.positional_encoding.data());
   std::vector<float> pad_row(pe_ && options_.pad_position ? d : 0);  // (d,)
   if (!pad_row.empty()) pe_->row(*options_.pad_position, pad_row.data());
 
-  out.output = xt::xtensor<float, 3>::from_shape({batch, seq_len, d});
-  if (options_.want_token_embeddings) out.token_embeddings = xt::xtensor<float, 3>::from_shape({batch, seq_len, d});
+  out.output.resize({batch, seq_len, d});
+  if (options_.want_token_embeddings) {
+    out.token_embeddings.resize({batch, seq_len, d});
+  } else {
+    out.token_embeddings.resize({0, 0, 0});
+  }
 
   const float scale = options_.scale.factor(d);
-  const float* pe = out.positional_encoding.data();  // (seq_len, d)
-  float* dst = out.output.data();                    // (batch, seq_len, d)
+  float* dst = out.output.data();  // (batch, seq_len, d)
   float* tok = options_.want_token_embeddings ? out.token_embeddings.data() : nullptr;
 
   const bool dropping = options_.dropout && options_.dropout->p > 0.0;
@@ -115,50 +184,64 @@ InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids, co
   const float keep_scale = dropping ? static_cast<float>(1.0 / (1.0 - p)) : 1.0f;
   const std::uint64_t drop_key = dropping ? splitmix64(splitmix64(options_.dropout->seed) ^ 0xD1B54A32D192ED03ULL) : 0;
   constexpr double kTwoPow53 = 9007199254740992.0;
+  const std::int64_t vocab = table_.vocab_size();
+  const std::int64_t* id_data = ids.data();
+  // An output much larger than the caches goes straight to memory: the
+  // stores then cost no reads of the lines they replace. Rows that LayerNorm
+  // or dropout read back stay in the cache.
+  const bool stream = !tok && !options_.layer_norm && !dropping &&
+                      batch * seq_len * d * sizeof(float) >= kStreamingStoreBytes;
 
-  parallel_for(batch, threads, [&](std::size_t b_begin, std::size_t b_end) {
-    for (std::size_t b = b_begin; b < b_end; ++b) {
-      for (std::size_t l = 0; l < seq_len; ++l) {
-        const std::int64_t id = ids(b, l);
-        if (id < 0 || id >= table_.vocab_size()) {
-          throw UsageError("token id " + std::to_string(id) + " (sequence " + std::to_string(b) + ", position " +
-                           std::to_string(l) + ") is outside the embedding table's " +
-                           std::to_string(table_.vocab_size()) + " rows");
-        }
-        float* row = dst + (b * seq_len + l) * d;
-        const float* pe_row = (use_mask && mask(b, l) == 0) ? pad_row.data() : pe + l * d;
-        // The table writes E[id] straight into the output row, which is then
-        // scaled and shifted in place: one pass, no temporary.
-        table_.row(id, row);
+  // Tokens (b, l) flattened, so that a short batch of long sequences still
+  // spreads over the threads.
+  parallel_for(batch * seq_len, threads, [&](std::size_t t_begin, std::size_t t_end) {
+    std::vector<float> scratch;  // for tables whose rows are converted or computed
+    for (std::size_t t = t_begin; t < t_end; ++t) {
+      const std::size_t b = t / seq_len, l = t % seq_len;
+      const std::int64_t id = id_data[t];
+      if (id < 0 || id >= vocab) {
+        throw UsageError("token id " + std::to_string(id) + " (sequence " + std::to_string(b) + ", position " +
+                         std::to_string(l) + ") is outside the embedding table's " + std::to_string(vocab) +
+                         " rows");
+      }
+      float* row = dst + t * d;
+      const float* pe_row = (use_mask && mask(b, l) == 0) ? pad_row.data() : pe + l * d;
+      const float* e = table_.row_data(id);
+      if (!e) {
+        scratch.resize(d);
+        table_.row(id, scratch.data());
+        e = scratch.data();
+      }
+      if (stream) {
+        scale_and_add_stream(e, scale, pe_row, row, d);
+      } else {
+        scale_and_add(e, scale, pe_row, row, tok ? tok + t * d : nullptr, d);
+      }
+      if (options_.layer_norm) {
+        const auto& ln = *options_.layer_norm;
+        double mean = 0;
+        for (std::size_t j = 0; j < d; ++j) mean += row[j];
+        mean /= static_cast<double>(d);
+        double var = 0;
+        for (std::size_t j = 0; j < d; ++j) var += (row[j] - mean) * (row[j] - mean);
+        var /= static_cast<double>(d);
+        const double inv = 1.0 / std::sqrt(var + ln.eps);
         for (std::size_t j = 0; j < d; ++j) {
-          const float e = row[j] * scale;  // rounded to float32 as in PyTorch
-          if (tok) tok[(b * seq_len + l) * d + j] = e;
-          row[j] = e + pe_row[j];
+          row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
         }
-        if (options_.layer_norm) {
-          const auto& ln = *options_.layer_norm;
-          double mean = 0;
-          for (std::size_t j = 0; j < d; ++j) mean += row[j];
-          mean /= static_cast<double>(d);
-          double var = 0;
-          for (std::size_t j = 0; j < d; ++j) var += (row[j] - mean) * (row[j] - mean);
-          var /= static_cast<double>(d);
-          const double inv = 1.0 / std::sqrt(var + ln.eps);
-          for (std::size_t j = 0; j < d; ++j) {
-            row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
-          }
-        }
-        if (dropping) {
-          const std::uint64_t base = ((first_row + b) * seq_len + l) * d;
-          for (std::size_t j = 0; j < d; ++j) {
-            const double u = static_cast<double>(splitmix64(drop_key + base + j) >> 11) / kTwoPow53;
-            row[j] = u < p ? 0.0f : row[j] * keep_scale;
-          }
+      }
+      if (dropping) {
+        const std::uint64_t base = ((first_row + b) * seq_len + l) * d;
+        for (std::size_t j = 0; j < d; ++j) {
+          const double u = static_cast<double>(splitmix64(drop_key + base + j) >> 11) / kTwoPow53;
+          row[j] = u < p ? 0.0f : row[j] * keep_scale;
         }
       }
     }
+#if defined(__SSE2__)
+    if (stream) _mm_sfence();  // the streamed rows are visible once the threads are joined
+#endif
   });
-  return out;
 }
 
 }  // namespace embedpe

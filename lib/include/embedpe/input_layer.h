@@ -12,10 +12,16 @@
 //   embedpe::InputLayer layer(table, pe, {});            // scale = sqrt(512)
 //   embedpe::InputLayerOutput out = layer.forward(batch.input_ids);
 //   // out.output (batch, seq_len, 512)
+//
+// For a stream of batches, forward_into() reuses the output's buffers, and
+// the layer keeps the PE rows it has computed: each position's row is
+// computed once per layer, not once per batch.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -92,11 +98,22 @@ class InputLayer {
   // drops the same values as one big batch.
   InputLayerOutput forward(const xt::xtensor<std::int64_t, 2>& ids, const xt::xtensor<std::int64_t, 2>& mask = {},
                            std::size_t threads = 1, std::size_t first_row = 0) const;
+  // The same, into `out`, whose buffers are kept when their sizes already
+  // match (the usual case when streaming batches of one shape).
+  void forward_into(InputLayerOutput& out, const xt::xtensor<std::int64_t, 2>& ids,
+                    const xt::xtensor<std::int64_t, 2>& mask = {}, std::size_t threads = 1,
+                    std::size_t first_row = 0) const;
 
  private:
+  // PE rows for positions offset .. offset + count - 1, (count, d_model),
+  // computed on first use and kept. Safe to call from several threads.
+  std::shared_ptr<const std::vector<float>> position_rows(std::size_t count) const;
+
   const EmbeddingTable& table_;
   const PositionTable* pe_;
   InputLayerOptions options_;
+  mutable std::mutex pe_mutex_;
+  mutable std::shared_ptr<const std::vector<float>> pe_rows_;  // grows, never changes in place
 };
 
 }  // namespace embedpe
