@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "batch_pipeline.h"
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
@@ -184,6 +185,7 @@ struct Context {
   std::vector<TensorName> emit;
   bool want_tok = false;
   bool want_rope = false;
+  bool want_layer = false;  // any of token_embeddings, positional_encoding, output
   std::size_t threads = 1;
   Tokenizer tokenizer;
   LayerParts parts;
@@ -199,16 +201,17 @@ struct Computed {
   xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim)
 };
 
-Computed compute(const Context& ctx, const std::vector<std::string>& texts, const std::vector<std::string>& origins,
-                 std::size_t first_row) {
-  Computed c;
+// Tokenizes and embeds one batch into `c`, whose buffers are reused.
+void compute(const Context& ctx, const std::vector<std::string>& texts, const std::vector<std::string>& origins,
+             std::size_t first_row, Computed& c) {
   c.batch = ctx.tokenizer.encode_batch(texts, encode_options(ctx.cmd.tokenize), ctx.threads);
   check_lengths(c.batch, origins, ctx.cmd);
-  c.result = ctx.layer->forward(c.batch.input_ids, c.batch.attention_mask, ctx.threads, first_row);
+  if (ctx.want_layer) {
+    ctx.layer->forward_into(c.result, c.batch.input_ids, c.batch.attention_mask, ctx.threads, first_row);
+  }
   if (ctx.want_rope) {
     std::tie(c.rope_cos, c.rope_sin) = rope_tables(ctx.rope, position_offset(ctx.cmd.layer), c.batch.seq_len());
   }
-  return c;
 }
 
 // The emitted tensors of a computed batch, in the output dtype.
@@ -247,7 +250,7 @@ nlohmann::ordered_json run_config(const Context& ctx) {
   const EncodeCommand& cmd = ctx.cmd;
   nlohmann::ordered_json config = {
       {"embedpe_version", version()},
-      {"model", model_json(ctx.tokenizer.info())},
+      {"model", model_json(ctx.tokenizer)},
       {"add_bos", !cmd.tokenize.no_bos},
       {"add_eos", !cmd.tokenize.no_eos},
       {"pad_id", cmd.tokenize.pad_id.value_or(ctx.tokenizer.info().pad_id >= 0 ? ctx.tokenizer.info().pad_id : 0)},
@@ -532,7 +535,8 @@ void run_output_dir(const Context& ctx, LineReader& reader, Progress& progress) 
       origins.push_back(reader.display_name(l.source) + ":" + std::to_string(l.line));
       texts.push_back(std::move(l.text));
     }
-    const Computed c = compute(ctx, texts, origins, first_row);
+    Computed c;
+    compute(ctx, texts, origins, first_row, c);
     progress.add(c.batch);
     {
       OutputFile out(path);
@@ -581,10 +585,14 @@ void run_encode(const EncodeCommand& cmd) {
     refuse_binary_to_terminal(cmd.output, format == Format::npy ? ".npy" : ".npz");
   }
 
-  Context ctx{cmd, format, emit, false, false, cmd.threads.value_or(available_cores()),
+  Context ctx{cmd, format, emit, false, false, false, cmd.threads.value_or(available_cores()),
               load_tokenizer(cmd.tokenize.model), {}, {}, {}, {}};
   if (ctx.threads == 0) throw UsageError("--threads must be at least 1");
   ctx.want_tok = std::find(emit.begin(), emit.end(), TensorName::token_embeddings) != emit.end();
+  ctx.want_layer = std::find_if(emit.begin(), emit.end(), [](TensorName t) {
+                     return t == TensorName::token_embeddings || t == TensorName::positional_encoding ||
+                            t == TensorName::output;
+                   }) != emit.end();
   ctx.want_rope = std::find_if(emit.begin(), emit.end(), [](TensorName t) {
                     return t == TensorName::rope_cos || t == TensorName::rope_sin;
                   }) != emit.end();
@@ -633,56 +641,70 @@ void run_encode(const EncodeCommand& cmd) {
     return;
   }
 
-  auto origins_of = [&](const std::vector<TextLine>& lines) {
+  // The texts of `lines` (moved out) and where each came from, for errors.
+  auto take_texts = [&](std::vector<TextLine>& lines) {
     std::vector<std::string> texts, origins;
-    for (const auto& l : lines) {
+    texts.reserve(lines.size());
+    origins.reserve(lines.size());
+    for (auto& l : lines) {
       origins.push_back(reader ? reader->display_name(l.source) + ":" + std::to_string(l.line)
                                : "--text " + std::to_string(l.line));
-      texts.push_back(l.text);
+      texts.push_back(std::move(l.text));
     }
-    return std::pair{texts, origins};
+    return std::pair{std::move(texts), std::move(origins)};
   };
 
   std::vector<TextLine> second = (reader && !whole) ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
   OutputFile out(cmd.output);
-  if (format == Format::jsonl) {
-    std::size_t row = 0;
-    for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
-      auto [texts, origins] = origins_of(lines);
-      const Computed c = compute(ctx, texts, origins, row);
-      progress.add(c.batch);
-      write_jsonl_records(ctx, c, lines, reader.get(), out);
-      row += lines.size();
-      lines = std::move(second);
-      second = reader ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
-    }
-  } else if (second.empty()) {
-    auto [texts, origins] = origins_of(first);
-    const Computed c = compute(ctx, texts, origins, 0);
+  if (format != Format::jsonl && second.empty()) {
+    auto [texts, origins] = take_texts(first);
+    Computed c;
+    compute(ctx, texts, origins, 0, c);
     progress.add(c.batch);
     write_whole(ctx, c, out);
   } else {
-    // .npy over several batches: every batch must have the same length.
-    if (!cmd.tokenize.seq_len) {
+    // Streaming: JSON Lines, or one .npy over several batches. Batch n is
+    // written by the pipeline's thread while batch n+1 is computed.
+    const bool npy = format != Format::jsonl;
+    if (npy && !cmd.tokenize.seq_len) {
       throw UsageError("the input has more than --batch-size " + std::to_string(cmd.batch_size) +
                        " lines: streaming them into one .npy needs a fixed --seq-len (or use --format jsonl, "
                        "--output-dir, or a larger --batch-size)");
     }
+    if (npy && !out.can_rewrite()) {
+      throw UsageError("a .npy of more than --batch-size " + std::to_string(cmd.batch_size) +
+                       " lines is completed at the end, which " + (out.is_stdout() ? "standard output" : out.path()) +
+                       " cannot do: give --output FILE (or use --format jsonl, or a larger --batch-size)");
+    }
+    struct Slot {
+      std::vector<TextLine> lines;
+      Computed computed;
+    };
     std::optional<NpyStream> stream;
-    std::size_t row = 0;
-    for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
-      auto [texts, origins] = origins_of(lines);
-      const Computed c = compute(ctx, texts, origins, row);
-      progress.add(c.batch);
+    BatchPipeline<Slot> pipe([&](Slot& s) {
+      if (!npy) {
+        write_jsonl_records(ctx, s.computed, s.lines, reader.get(), out);
+        return;
+      }
       std::vector<Converted> keep;
-      const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
+      const std::vector<TensorRef> tensors = tensors_of(ctx, s.computed, keep);
       if (!stream) stream.emplace(out, tensors.front());
       stream->add(tensors.front());
-      row += lines.size();
+    });
+    std::size_t row = 0;
+    for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
+      Slot& s = pipe.next();
+      s.lines = std::move(lines);
+      auto [texts, origins] = take_texts(s.lines);
+      compute(ctx, texts, origins, row, s.computed);
+      progress.add(s.computed.batch);
+      row += s.lines.size();
+      pipe.submit();
       lines = std::move(second);
-      second = reader->next(cmd.batch_size);
+      second = reader ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
     }
-    stream->finish();
+    pipe.finish();
+    if (stream) stream->finish();
   }
   out.commit();
   progress.finish();

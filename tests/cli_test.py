@@ -649,6 +649,15 @@ class StreamTests(CliCase):
         self.fails(2, "needs a fixed --seq-len", "encode", "--input", str(self.corpus()), "--batch-size", "5",
                    "-o", str(out), output=out)
 
+    def test_multi_batch_npy_to_stdout_or_a_device_is_refused_before_any_work(self):
+        # The .npy header is completed at the end, which only a file allows.
+        self.fails(2, "give --output FILE", "encode", "--input", str(self.corpus()), "--batch-size", "5",
+                   "--seq-len", "12", "--format", "npy", "-o", "-")
+        r = run("encode", "--input", str(self.corpus()), "--batch-size", "5", "--seq-len", "12", "--format", "npy",
+                "-o", "/dev/null")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("/dev/null cannot do: give --output FILE", r.stderr.decode())
+
     def test_jsonl_records_are_the_unpadded_rows(self):
         src = self.corpus()
         whole = np.load(self.run_to(["encode", "--input", str(src), "--d-model", "6", "--emit", "all"], "o.npz"))
@@ -886,6 +895,11 @@ class ErrorsTests(CliCase):
                    "/sys/embedpe-test.npy")
         self.fails(1, "is a directory", "encode", "--text", "hi", "-o", str(self.tmp))
         self.fails(1, "No space left on device", "encode", "--text", "hi", "-o", "/dev/full")
+        # Streamed batches are written on their own thread: its error still ends the run with one line.
+        src = self.tmp / "many.txt"
+        src.write_text("\n".join(BOTCHAN_LINES * 40) + "\n")
+        self.fails(1, "No space left on device", "encode", "--input", str(src), "--format", "jsonl",
+                   "--batch-size", "3", "-o", "/dev/full")
 
     def test_signals_during_a_write_leave_no_file(self):
         import signal

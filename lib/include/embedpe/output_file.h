@@ -32,6 +32,8 @@ class OutputFile {
   // Overwrites bytes already written (e.g. a header completed at the end).
   // Only for files: throws UsageError for standard output.
   void rewrite(std::size_t offset, std::string_view bytes);
+  // Whether rewrite() works: a file path, not standard output or a device.
+  bool can_rewrite() const { return !temp_path_.empty(); }
   void commit();
 
   const std::string& path() const { return path_; }
