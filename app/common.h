@@ -77,6 +77,6 @@ EncodeOptions encode_options(const TokenizeFlags& flags);
 nlohmann::ordered_json float_json(float value);
 
 // The model's identity for a JSON config.
-nlohmann::ordered_json model_json(const ModelInfo& info);
+nlohmann::ordered_json model_json(const Tokenizer& tokenizer);
 
 }  // namespace embedpe::cli

@@ -46,7 +46,7 @@ std::string usual(const WeightFile& file, const std::vector<std::string_view>& n
 void model_info(const Tokenizer& tok, InfoFormat format, std::string& text, nlohmann::ordered_json& doc) {
   const ModelInfo& info = tok.info();
   if (format == InfoFormat::json) {
-    nlohmann::ordered_json m = model_json(info);
+    nlohmann::ordered_json m = model_json(tok);
     m["normalizer"] = info.normalizer;
     m["byte_fallback"] = info.byte_fallback;
     m["size_bytes"] = info.size_bytes;
@@ -54,7 +54,7 @@ void model_info(const Tokenizer& tok, InfoFormat format, std::string& text, nloh
     return;
   }
   row(text, "model", info.source);
-  row(text, "sha256", info.sha256);
+  row(text, "sha256", tok.sha256());
   row(text, "size", std::to_string(info.size_bytes) + " bytes");
   row(text, "type", info.model_type);
   row(text, "normalizer", info.normalizer.empty() ? "(none)" : info.normalizer);

@@ -38,7 +38,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
     nlohmann::ordered_json doc = {
         {"config",
          {{"embedpe_version", version()},
-          {"model", model_json(tokenizer.info())},
+          {"model", model_json(tokenizer)},
           {"add_bos", !cmd.tokenize.no_bos},
           {"add_eos", !cmd.tokenize.no_eos},
           {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len) : nlohmann::ordered_json()}}},

@@ -6,6 +6,9 @@
 #ifndef EMBEDPE_DEFAULT_MODEL_PATH
 #error "EMBEDPE_DEFAULT_MODEL_PATH must name data/default.model"
 #endif
+#ifndef EMBEDPE_DEFAULT_MODEL_SHA256
+#error "EMBEDPE_DEFAULT_MODEL_SHA256 must be the SHA-256 of data/default.model"
+#endif
 
 __asm__(
     ".pushsection .rodata\n"
@@ -28,5 +31,7 @@ std::string_view default_model_bytes() {
   return {embedpe_default_model_begin,
           static_cast<std::size_t>(embedpe_default_model_end - embedpe_default_model_begin)};
 }
+
+std::string_view default_model_sha256() { return EMBEDPE_DEFAULT_MODEL_SHA256; }
 
 }  // namespace embedpe::detail

@@ -7,5 +7,7 @@
 namespace embedpe::detail {
 
 std::string_view default_model_bytes();
+// Its SHA-256, lowercase hex, computed by CMake from the same file.
+std::string_view default_model_sha256();
 
 }  // namespace embedpe::detail

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <sstream>
 
 #include "default_model.h"
@@ -21,6 +22,10 @@ namespace embedpe {
 struct Tokenizer::Impl {
   sentencepiece::SentencePieceProcessor sp;
   ModelInfo info;
+  std::string owned;            // a model read from a file
+  std::string_view serialized;  // the model's bytes (owned, or the embedded model)
+  std::once_flag sha256_once;
+  std::string sha256;
 };
 
 namespace {
@@ -68,14 +73,28 @@ Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 Tokenizer::~Tokenizer() = default;
 
 Tokenizer Tokenizer::from_file(const std::string& path) {
-  return from_bytes(read_file(path), path);
-}
-
-Tokenizer Tokenizer::default_model() {
-  return from_bytes(detail::default_model_bytes(), "embedded default");
+  auto impl = std::make_unique<Impl>();
+  impl->owned = read_file(path);
+  impl->serialized = impl->owned;
+  return load(std::move(impl), path);
 }
 
 Tokenizer Tokenizer::from_bytes(std::string_view serialized, const std::string& source) {
+  auto impl = std::make_unique<Impl>();
+  impl->owned = std::string(serialized);  // the caller's bytes may not outlive the tokenizer
+  impl->serialized = impl->owned;
+  return load(std::move(impl), source);
+}
+
+Tokenizer Tokenizer::default_model() {
+  auto impl = std::make_unique<Impl>();
+  impl->serialized = detail::default_model_bytes();  // static: no copy
+  std::call_once(impl->sha256_once, [&] { impl->sha256 = std::string(detail::default_model_sha256()); });
+  return load(std::move(impl), "embedded default");
+}
+
+Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source) {
+  const std::string_view serialized = impl->serialized;
   const std::string hint = "; give a SentencePiece .model file (the one spm_train writes)";
   if (serialized.empty()) throw Error("model " + source + " is empty" + hint);
   // SentencePiece parses the protobuf itself, but checking the wire format
@@ -83,7 +102,6 @@ Tokenizer Tokenizer::from_bytes(std::string_view serialized, const std::string& 
   if (!protobuf::well_formed(serialized)) {
     throw Error("model " + source + " is not a SentencePiece model (truncated or corrupt protobuf)" + hint);
   }
-  auto impl = std::make_unique<Impl>();
   auto status = impl->sp.LoadFromSerializedProto(serialized);
   if (!status.ok()) {
     throw Error("model " + source + " is not a usable SentencePiece model (" + status.ToString() + ")" + hint);
@@ -97,12 +115,16 @@ Tokenizer Tokenizer::from_bytes(std::string_view serialized, const std::string& 
   info.eos_id = impl->sp.eos_id();
   info.unk_id = impl->sp.unk_id();
   info.size_bytes = serialized.size();
-  info.sha256 = sha256_hex(serialized);
   read_spec_fields(serialized, info);
   return Tokenizer(std::move(impl));
 }
 
 const ModelInfo& Tokenizer::info() const { return impl_->info; }
+
+const std::string& Tokenizer::sha256() const {
+  std::call_once(impl_->sha256_once, [this] { impl_->sha256 = sha256_hex(impl_->serialized); });
+  return impl_->sha256;
+}
 
 Encoding Tokenizer::encode(std::string_view text) const {
   sentencepiece::ImmutableSentencePieceText spt;

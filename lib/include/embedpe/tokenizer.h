@@ -35,7 +35,6 @@ struct ModelInfo {
   std::string normalizer;        // normalizer_spec.name, e.g. "nmt_nfkc"
   bool byte_fallback = false;
   std::size_t size_bytes = 0;    // of the serialized model
-  std::string sha256;            // of the serialized model, lowercase hex
 };
 
 // One text as SentencePiece encodes it. pieces[i] is the piece of ids[i];
@@ -80,6 +79,10 @@ class Tokenizer {
   ~Tokenizer();
 
   const ModelInfo& info() const;
+  // SHA-256 of the serialized model, lowercase hex. Computed on first use,
+  // so that runs which do not report it do not pay for it (the embedded
+  // model's is computed when the library is built).
+  const std::string& sha256() const;
 
   // One text without BOS/EOS, as SentencePiece's Encode gives it.
   Encoding encode(std::string_view text) const;
@@ -94,6 +97,7 @@ class Tokenizer {
  private:
   struct Impl;
   explicit Tokenizer(std::unique_ptr<Impl> impl);
+  static Tokenizer load(std::unique_ptr<Impl> impl, const std::string& source);
   std::unique_ptr<Impl> impl_;
 };
 
