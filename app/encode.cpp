@@ -342,7 +342,7 @@ void write_whole(const Context& ctx, const Computed& c, OutputFile& out) {
         dtypes[t.name] = dtype_label(ctx, t);
       }
       write_json(out, {{"config", config}, {"shapes", shapes}, {"dtypes", dtypes}, {"tokens", c.batch.pieces}},
-                 tensors);
+                 tensors, ctx.threads);
       break;
     }
   }
@@ -351,24 +351,27 @@ void write_whole(const Context& ctx, const Computed& c, OutputFile& out) {
 // One JSON object per input line. Without --seq-len each record has the
 // sequence's own length (no padding), so records do not depend on batching.
 // `reader` is null for --text (records then carry the text's number as "line").
+// Records are rendered on ctx.threads threads, a few megabytes at a time,
+// and written in order.
 void write_jsonl_records(const Context& ctx, const Computed& c, const std::vector<TextLine>& lines,
                          const LineReader* reader, OutputFile& out) {
   std::vector<Converted> keep;
   const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
   const bool several = reader && reader->paths().size() > 1;
-  for (std::size_t b = 0; b < c.batch.size(); ++b) {
+  auto per_position = [](const TensorRef& t) {  // (seq_len, d): the same rows for every sequence
+    return t.name == "positional_encoding" || t.name == "rope_cos" || t.name == "rope_sin";
+  };
+  auto render = [&](std::size_t b, std::string& text) {
     const std::size_t len = ctx.cmd.tokenize.seq_len ? c.batch.seq_len() : c.batch.pieces[b].size();
     nlohmann::ordered_json head;
     if (several) head["source"] = reader->display_name(lines[b].source);
     head["line"] = lines[b].line;
     head["tokens"] = c.batch.pieces[b];
-    std::string text = head.dump();
+    text = head.dump();
     text.pop_back();  // reopen the object for the tensors
-    out.write(text);
     for (const TensorRef& t : tensors) {
       TensorRef row = t;
-      const bool per_position = t.name == "positional_encoding" || t.name == "rope_cos" || t.name == "rope_sin";
-      if (per_position) {  // (seq_len, d): the same rows for every sequence
+      if (per_position(t)) {
         row.shape = {len, t.shape[1]};
       } else {
         std::size_t stride = dtype_size(t.dtype);
@@ -377,10 +380,22 @@ void write_jsonl_records(const Context& ctx, const Computed& c, const std::vecto
         row.shape.erase(row.shape.begin());
         row.shape[0] = len;
       }
-      out.write(",\"" + t.name + "\":");
-      write_tensor_json_line(out, row);
+      text += ",\"" + t.name + "\":";
+      append_tensor_json_line(text, row);
     }
-    out.write("}\n");
+    text += "}\n";
+  };
+  std::size_t values = 1;  // per record, at most
+  for (const TensorRef& t : tensors) values += per_position(t) ? t.elements() : t.elements() / std::max<std::size_t>(1, t.shape[0]);
+  constexpr std::size_t kValuesPerThread = std::size_t(1) << 17;  // ~1.5 MB of text
+  const std::size_t round = std::max<std::size_t>(1, ctx.threads * kValuesPerThread / values);
+  std::vector<std::string> texts(std::min(round, c.batch.size()));
+  for (std::size_t first = 0; first < c.batch.size(); first += round) {
+    const std::size_t n = std::min(round, c.batch.size() - first);
+    parallel_for(n, ctx.threads, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k) render(first + k, texts[k]);
+    });
+    for (std::size_t k = 0; k < n; ++k) out.write(texts[k]);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "embedpe/heatmap.h"
 #include "embedpe/json_writer.h"
 #include "embedpe/output_file.h"
+#include "embedpe/parallel.h"
 #include "embedpe/pe_analysis.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/rope.h"
@@ -146,7 +147,7 @@ void write_matrix(OutputFile& out, Format format, const Labelled& m, const std::
       nlohmann::ordered_json meta = {{"config", config},
                                      {m.row_label + "s", {{"first", m.row_first}, {"count", rows}}},
                                      {m.col_label + "s", {{"first", m.col_first}, {"count", cols}}}};
-      write_json(out, meta, {tensor_ref(name, m.values)});
+      write_json(out, meta, {tensor_ref(name, m.values)}, available_cores());
       break;
     }
     case Format::npy: write_npy(out, tensor_ref(name, m.values)); break;
@@ -292,7 +293,7 @@ void run_rope(const PeCommand& cmd, Format format, Range positions, OutputFile& 
       write_npz(out, tensors);
     } else {
       write_json(out, {{"config", config}, {"positions", {{"first", positions.first}, {"count", positions.count}}}},
-                 tensors);
+                 tensors, available_cores());
     }
     return;
   }
@@ -325,7 +326,7 @@ void run_alibi(const PeCommand& cmd, Format format, Range positions, OutputFile&
   switch (format) {
     case Format::json:
       write_json(out, {{"config", config}, {"positions", {{"first", positions.first}, {"count", positions.count}}}},
-                 tensors);
+                 tensors, available_cores());
       return;
     case Format::npz: write_npz(out, tensors); return;
     case Format::npy: write_npy(out, tensors[1]); return;

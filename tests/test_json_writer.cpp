@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <limits>
 
+#include "embedpe/embedding.h"
 #include "embedpe/error.h"
 #include "embedpe/json_writer.h"
 #include "embedpe/output_file.h"
@@ -61,4 +63,46 @@ TEST_CASE("JSON: empty and 3-D tensors") {
                                         {tensor_ref("e", empty), tensor_ref("c", cube)});
   CHECK(s == "{\n  \"e\": [],\n  \"c\": [\n    [\n      [0, 1],\n      [2, 3]\n    ]\n  ]\n}\n");
   CHECK(nlohmann::json::parse(s)["c"][0][1][0] == 2);
+}
+
+TEST_CASE("JSON: a tensor of many chunks reads back exactly and does not depend on the thread count") {
+  // 5 × 300 × 101 values: more than one chunk of rows, rows split unevenly.
+  auto t = xt::xtensor<float, 3>::from_shape({5, 300, 101});
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    t.data()[k] = static_cast<float>(std::ldexp(static_cast<double>(embedpe::splitmix64(k) >> 40), -20) - 8.0);
+  }
+  std::string texts[3];
+  const std::size_t threads[3] = {1, 2, 3};
+  for (int i = 0; i < 3; ++i) {
+    const std::string path = test::temp_path("chunks" + std::to_string(i) + ".json");
+    OutputFile out(path);
+    write_json(out, nlohmann::ordered_json::object(), {tensor_ref("t", t)}, threads[i]);
+    out.commit();
+    texts[i] = test::read_file(path);
+  }
+  CHECK(texts[0] == texts[1]);
+  CHECK(texts[0] == texts[2]);
+  const auto parsed = nlohmann::json::parse(texts[0])["t"];
+  REQUIRE(parsed.size() == 5);
+  bool exact = true;
+  for (std::size_t a = 0; a < 5; ++a)
+    for (std::size_t b = 0; b < 300; ++b)
+      for (std::size_t c = 0; c < 101; ++c) exact = exact && parsed[a][b][c].get<float>() == t(a, b, c);
+  CHECK(exact);
+}
+
+TEST_CASE("JSON Lines: one-line tensors, including empty and 0-d ones") {
+  auto line = [](const TensorRef& t) {
+    std::string s = "x";
+    append_tensor_json_line(s, t);
+    return s;
+  };
+  xt::xtensor<float, 2> m = {{1.5f, -2}, {0.25f, 3}};
+  CHECK(line(tensor_ref("m", m)) == "x[[1.5, -2], [0.25, 3]]");
+  auto hollow = xt::xtensor<float, 3>::from_shape({2, 0, 3});
+  CHECK(line(tensor_ref("h", hollow)) == "x[[], []]");
+  auto flat = xt::xtensor<float, 2>::from_shape({2, 0});
+  CHECK(line(tensor_ref("f", flat)) == "x[[], []]");
+  const std::int64_t scalar = -7;
+  CHECK(line({"s", DType::int64, {}, &scalar}) == "x-7");
 }

@@ -9,8 +9,12 @@
 // Floats are written in the shortest form that reads back to the same
 // float32 (std::to_chars); a NaN or infinity is an error, since JSON has no
 // way to write it. The innermost dimension of each tensor is one line.
+// Tensor text is rendered in chunks of rows on up to `threads` threads and
+// written in order; the bytes do not depend on the thread count.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,9 +24,11 @@
 
 namespace embedpe {
 
-void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::vector<TensorRef>& tensors);
+void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::vector<TensorRef>& tensors,
+                std::size_t threads = 1);
 
-// One tensor as nested JSON arrays on a single line (for JSON Lines records).
-void write_tensor_json_line(OutputFile& out, const TensorRef& tensor);
+// Appends one tensor as nested JSON arrays on a single line (for JSON Lines
+// records, which callers may build on several threads).
+void append_tensor_json_line(std::string& text, const TensorRef& tensor);
 
 }  // namespace embedpe
