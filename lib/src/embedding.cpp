@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <thread>
 #include <cmath>
@@ -27,26 +28,26 @@ RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_mode
   if (d_model == 0) throw UsageError("--d-model must be at least 1");
   const auto rows = static_cast<std::size_t>(vocab_size);
   if (d_model <= kRowCacheLimit / sizeof(float) / rows) {
-    cache_bytes_ = rows * d_model * sizeof(float);
-    void* p = ::mmap(nullptr, cache_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p != MAP_FAILED) {
+    const std::size_t bytes = rows * d_model * sizeof(float) + rows;
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) {  // else no cache: rows are generated each time
+      mapping_ = p;
+      mapping_bytes_ = bytes;
       cache_ = static_cast<float*>(p);
-      state_ = std::make_unique<std::atomic<std::uint8_t>[]>(rows);  // value-initialised: all empty
-    } else {
-      cache_bytes_ = 0;  // no cache: rows are generated each time
+      state_ = static_cast<std::uint8_t*>(p) + rows * d_model * sizeof(float);  // zero pages: all empty
     }
   }
 }
 
 RandomNormalTable::~RandomNormalTable() {
-  if (cache_) ::munmap(cache_, cache_bytes_);
+  if (mapping_) ::munmap(mapping_, mapping_bytes_);
 }
 
 const float* RandomNormalTable::row_data(std::int64_t id) const {
   if (!cache_) return nullptr;
   enum : std::uint8_t { kEmpty, kFilling, kReady };
   float* slot = cache_ + static_cast<std::size_t>(id) * d_model_;
-  std::atomic<std::uint8_t>& state = state_[static_cast<std::size_t>(id)];
+  std::atomic_ref<std::uint8_t> state(state_[static_cast<std::size_t>(id)]);
   std::uint8_t s = state.load(std::memory_order_acquire);
   if (s == kReady) return slot;
   if (s == kEmpty && state.compare_exchange_strong(s, kFilling, std::memory_order_acquire)) {

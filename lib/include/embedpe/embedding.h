@@ -23,7 +23,6 @@
 // the distinct ids seen, never beyond that limit.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -72,10 +71,14 @@ class RandomNormalTable final : public EmbeddingTable {
   std::int64_t vocab_size_;
   std::size_t d_model_;
   std::uint64_t seed_;
-  // Reserved, not committed: pages are touched only for rows generated.
+  // One anonymous mapping, reserved but not committed (pages are touched
+  // only for rows generated, so creating the table costs the same for any
+  // vocabulary): the rows, then one state byte per row (empty, filling,
+  // ready), used through std::atomic_ref.
+  void* mapping_ = nullptr;
+  std::size_t mapping_bytes_ = 0;
   float* cache_ = nullptr;
-  std::size_t cache_bytes_ = 0;
-  std::unique_ptr<std::atomic<std::uint8_t>[]> state_;  // per row: empty, filling, ready
+  std::uint8_t* state_ = nullptr;
 };
 
 // A table held in memory, e.g. weights handed over by a caller.
