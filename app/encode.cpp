@@ -67,7 +67,7 @@ struct EncodeCommand {
   OutDType dtype = OutDType::f32;
   std::string output = "-";
   std::vector<std::string> emit;
-  std::size_t batch_size = 256;
+  std::size_t batch_size = 128;
   std::optional<std::size_t> threads;
   std::string output_dir;
   std::size_t shard_rows = 1024;
@@ -186,7 +186,8 @@ struct Context {
   bool want_tok = false;
   bool want_rope = false;
   bool want_layer = false;  // any of token_embeddings, positional_encoding, output
-  std::size_t threads = 1;
+  std::size_t threads = 1;          // for tokenizing, embedding and rendering text
+  std::size_t compute_threads = 1;  // for tokenizing and embedding while a writer thread runs
   Tokenizer tokenizer;
   LayerParts parts;
   std::unique_ptr<InputLayer> layer;
@@ -204,10 +205,10 @@ struct Computed {
 // Tokenizes and embeds one batch into `c`, whose buffers are reused.
 void compute(const Context& ctx, const std::vector<std::string>& texts, const std::vector<std::string>& origins,
              std::size_t first_row, Computed& c) {
-  c.batch = ctx.tokenizer.encode_batch(texts, encode_options(ctx.cmd.tokenize), ctx.threads);
+  c.batch = ctx.tokenizer.encode_batch(texts, encode_options(ctx.cmd.tokenize), ctx.compute_threads);
   check_lengths(c.batch, origins, ctx.cmd);
   if (ctx.want_layer) {
-    ctx.layer->forward_into(c.result, c.batch.input_ids, c.batch.attention_mask, ctx.threads, first_row);
+    ctx.layer->forward_into(c.result, c.batch.input_ids, c.batch.attention_mask, ctx.compute_threads, first_row);
   }
   if (ctx.want_rope) {
     std::tie(c.rope_cos, c.rope_sin) = rope_tables(ctx.rope, position_offset(ctx.cmd.layer), c.batch.seq_len());
@@ -600,9 +601,10 @@ void run_encode(const EncodeCommand& cmd) {
     refuse_binary_to_terminal(cmd.output, format == Format::npy ? ".npy" : ".npz");
   }
 
-  Context ctx{cmd, format, emit, false, false, false, cmd.threads.value_or(available_cores()),
-              load_tokenizer(cmd.tokenize.model), {}, {}, {}, {}};
-  if (ctx.threads == 0) throw UsageError("--threads must be at least 1");
+  const std::size_t threads = cmd.threads.value_or(available_cores());
+  if (threads == 0) throw UsageError("--threads must be at least 1");
+  Context ctx{cmd, format, emit, false, false, false, threads, threads, load_tokenizer(cmd.tokenize.model),
+              {}, {}, {}, {}};
   ctx.want_tok = std::find(emit.begin(), emit.end(), TensorName::token_embeddings) != emit.end();
   ctx.want_layer = std::find_if(emit.begin(), emit.end(), [](TensorName t) {
                      return t == TensorName::token_embeddings || t == TensorName::positional_encoding ||
@@ -691,6 +693,9 @@ void run_encode(const EncodeCommand& cmd) {
                        " lines is completed at the end, which " + (out.is_stdout() ? "standard output" : out.path()) +
                        " cannot do: give --output FILE (or use --format jsonl, or a larger --batch-size)");
     }
+    // The writer thread takes a core of its own: by default the batches are
+    // computed on the others (on two cores: one computes, one writes).
+    if (!cmd.threads) ctx.compute_threads = std::max<std::size_t>(1, ctx.threads - 1);
     struct Slot {
       std::vector<TextLine> lines;
       Computed computed;
@@ -751,7 +756,7 @@ void setup_encode(CLI::App& app) {
       ->delimiter(',')
       ->type_name("NAME,...");
   sub->add_option("--batch-size", cmd->batch_size, "Lines encoded at a time when streaming")->capture_default_str();
-  sub->add_option("--threads", cmd->threads, "Threads for tokenizing and embedding (default: the cores available)")
+  sub->add_option("--threads", cmd->threads, "Threads for tokenizing, embedding and JSON text (default: the cores available; when streaming, one core is left to the writer)")
       ->type_name("N");
   sub->add_option("--output-dir", cmd->output_dir,
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
