@@ -90,14 +90,24 @@ TEST_CASE("a stream of batches: reused buffers and kept PE rows give what fresh 
 }
 
 TEST_CASE("an output larger than the caches (streaming stores) equals the cached path") {
-  // 16 × 512 × 1024 floats = 32 MiB, the size from which rows bypass the cache.
+  // 16 × 512 × 1024 floats = 32 MiB, the size from which rows bypass the
+  // cache and are written position by position.
   RandomNormalTable table(1000, 1024, 1);
-  SinusoidalEncoding pe({.d_model = 1024, .max_len = 512});
+  SinusoidalEncoding pe({.d_model = 1024, .max_len = 600});
   const auto ids = id_grid(16, 512, 1000, 7);
   const auto big = InputLayer(table, pe, {}).forward(ids, {}, 2).output;
   const auto with_tok = InputLayer(table, pe, {.want_token_embeddings = true}).forward(ids, {}, 2);
   CHECK(big == with_tok.output);
   CHECK(big(15, 511, 1023) == with_tok.token_embeddings(15, 511, 1023) + with_tok.positional_encoding(511, 1023));
+  // RoBERTa-style positions (offset 2, padding at position 1) on an odd thread split.
+  xt::xtensor<std::int64_t, 2> mask = xt::ones<std::int64_t>({16, 512});
+  for (std::size_t b = 0; b < 16; ++b)
+    for (std::size_t l = 400 + b; l < 512; ++l) mask(b, l) = 0;
+  const InputLayerOptions roberta{.position_offset = 2, .pad_position = 1};
+  InputLayerOptions roberta_tok = roberta;
+  roberta_tok.want_token_embeddings = true;
+  CHECK(InputLayer(table, pe, roberta).forward(ids, mask, 3).output ==
+        InputLayer(table, pe, roberta_tok).forward(ids, mask, 3).output);
 }
 
 TEST_CASE("scale: sqrt, none, a number; anything else is an error") {
