@@ -3,8 +3,8 @@
 //
 //   bench_kernel [batch seq_len d_model threads [only]]   (default 64 512 512 1)
 //
-// `only` = memcpy, dense or random times just that one, for profiling under
-// perf (bench/profile.sh).
+// `only` = memcpy, dense or random times just that one, 40 times instead of
+// 5, so that a perf recording (bench/profile.sh) is mostly the kernel.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < ids.size(); ++i) ids.data()[i] = static_cast<std::int64_t>((i * 2654435761u) % vocab);
   // A dense table (what --weights gives) and the default generated one.
   xt::xtensor<float, 2> weights = xt::xtensor<float, 2>::from_shape({static_cast<std::size_t>(vocab), d});
-  {
+  if (only.empty() || only == "dense") {
     const embedpe::RandomNormalTable source(vocab, d, 1);
     for (std::int64_t r = 0; r < vocab; ++r) source.row(r, weights.data() + static_cast<std::size_t>(r) * d);
   }
@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
   const std::size_t bytes = batch * seq * d * sizeof(float);
   std::vector<float> src(batch * seq * d, 1.0f), dst(batch * seq * d);
   auto wanted = [&](const char* name) { return only.empty() || only == name; };
-  const double memcpy_s = !wanted("memcpy") ? 0 : best_seconds(5, [&] {
+  const int reps = only.empty() ? 5 : 40;
+  const double memcpy_s = !wanted("memcpy") ? 0 : best_seconds(reps, [&] {
     std::memcpy(dst.data(), src.data(), bytes);
     asm volatile("" ::"r"(dst.data()) : "memory");
   });
@@ -64,12 +65,12 @@ int main(int argc, char** argv) {
   const embedpe::InputLayer random_layer(random, pe, {});
   // Output buffers are reused across calls, as when streaming batches.
   embedpe::InputLayerOutput out;
-  const double dense_s = !wanted("dense") ? 0 : best_seconds(5, [&] { dense_layer.forward_into(out, ids, {}, threads); });
+  const double dense_s = !wanted("dense") ? 0 : best_seconds(reps, [&] { dense_layer.forward_into(out, ids, {}, threads); });
   // The generated table's first pass generates every distinct row; later
   // passes read the rows it kept.
   const double random_cold_s =
       !wanted("random") ? 0 : best_seconds(1, [&] { random_layer.forward_into(out, ids, {}, threads); });
-  const double random_s = !wanted("random") ? 0 : best_seconds(5, [&] { random_layer.forward_into(out, ids, {}, threads); });
+  const double random_s = !wanted("random") ? 0 : best_seconds(reps, [&] { random_layer.forward_into(out, ids, {}, threads); });
   std::printf(
       "{\"batch\": %zu, \"seq_len\": %zu, \"d_model\": %zu, \"threads\": %zu, \"bytes\": %zu, "
       "\"memcpy_s\": %.6f, \"dense_s\": %.6f, \"random_cold_s\": %.6f, \"random_s\": %.6f}\n",
