@@ -387,7 +387,9 @@ void write_jsonl_records(const Context& ctx, const Computed& c, const std::vecto
     text += "}\n";
   };
   std::size_t values = 1;  // per record, at most
-  for (const TensorRef& t : tensors) values += per_position(t) ? t.elements() : t.elements() / std::max<std::size_t>(1, t.shape[0]);
+  for (const TensorRef& t : tensors) {
+    values += per_position(t) ? t.elements() : t.elements() / std::max<std::size_t>(1, t.shape[0]);
+  }
   constexpr std::size_t kValuesPerThread = std::size_t(1) << 17;  // ~1.5 MB of text
   const std::size_t round = std::max<std::size_t>(1, ctx.threads * kValuesPerThread / values);
   std::vector<std::string> texts(std::min(round, c.batch.size()));
@@ -756,7 +758,9 @@ void setup_encode(CLI::App& app) {
       ->delimiter(',')
       ->type_name("NAME,...");
   sub->add_option("--batch-size", cmd->batch_size, "Lines encoded at a time when streaming")->capture_default_str();
-  sub->add_option("--threads", cmd->threads, "Threads for tokenizing, embedding and JSON text (default: the cores available; when streaming, one core is left to the writer)")
+  sub->add_option("--threads", cmd->threads,
+                  "Threads for tokenizing, embedding and JSON text (default: the cores available; when streaming, "
+                  "one core is left to the writer)")
       ->type_name("N");
   sub->add_option("--output-dir", cmd->output_dir,
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
