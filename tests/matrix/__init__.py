@@ -1,0 +1,46 @@
+"""The bad-input and fault matrix: one row per case.
+
+Each module in this package (outputs.py, reading.py, ...) holds a list
+`CASES` of `Case` rows; matrix_test.py turns every row into a test that runs
+the real binary and checks
+
+  - the exit status,
+  - for a failure: exactly one line on stderr, starting "embedpe: " and
+    containing `stderr`, and nothing on standard output,
+  - the files afterwards (`files`: path -> ABSENT, UNCHANGED, PRESENT, or a
+    function of the path that returns an error message or None),
+  - that no temporary (".embedpe-") is left anywhere under the test directory.
+
+Strings in `args`, `files` and `stdin_file` may name "{tmp}" (a fresh
+directory per case), "{tests}" (this tests/ directory) and "{models}".
+`setup(tmp)` prepares input files; `limits` sets resource limits in the child
+(e.g. {"AS": 256 << 20, "FSIZE": 4096}); `check(result, tmp)` may add
+assertions and returns an error message or None.
+"""
+import dataclasses
+import pathlib
+from typing import Callable, Optional
+
+ABSENT = "absent"
+UNCHANGED = "unchanged"
+PRESENT = "present"
+
+TESTS = pathlib.Path(__file__).resolve().parent.parent
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    args: list
+    exit: int
+    stderr: str = ""                       # a failure's line contains this
+    files: dict = dataclasses.field(default_factory=dict)
+    setup: Optional[Callable] = None       # setup(tmp: pathlib.Path)
+    stdin: Optional[bytes] = None
+    stdin_file: Optional[str] = None       # stdin opened from this path
+    stdout_file: Optional[str] = None      # stdout redirected to this path (opened O_TRUNC)
+    limits: dict = dataclasses.field(default_factory=dict)
+    env: dict = dataclasses.field(default_factory=dict)
+    check: Optional[Callable] = None       # check(result, tmp) -> error message or None
+    timeout: float = 120
+    root_only: bool = False                # needs root (chown, tmpfs)
