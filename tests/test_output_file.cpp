@@ -53,11 +53,11 @@ TEST_CASE("without commit (an error midway) nothing is left behind, and an old f
   {
     OutputFile out(path);
     out.write("new but never committed");
-    CHECK(embedpe::active_temporary_path() != nullptr);
+    CHECK(embedpe::temporaries_in_progress() == 1);
   }
   CHECK(test::read_file(path) == "old");
   CHECK(temporaries(dir) == 0);
-  CHECK(embedpe::active_temporary_path() == nullptr);
+  CHECK(embedpe::temporaries_in_progress() == 0);
 }
 
 TEST_CASE("unwritable outputs are errors naming the path") {
@@ -71,4 +71,59 @@ TEST_CASE("a full device is an error, not a silent truncation") {
   OutputFile out("/dev/full");
   out.write("x");
   CHECK_THROWS_WITH_AS(out.commit(), doctest::Contains("No space left on device"), embedpe::Error);
+}
+
+TEST_CASE("issue 11 – overwriting keeps the file's mode; a symbolic link is kept and its target replaced") {
+  const std::string dir = test::temp_dir("output_file_mode");
+  const std::string path = dir + "/private.txt";
+  {
+    OutputFile first(path);
+    first.write("old");
+    first.commit();
+  }
+  REQUIRE(::chmod(path.c_str(), 0600) == 0);
+  REQUIRE(::symlink("private.txt", (dir + "/link.txt").c_str()) == 0);
+  {
+    OutputFile out(dir + "/link.txt");
+    CHECK(out.can_rewrite());
+    out.write("new");
+    out.commit();
+  }
+  struct stat st;
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+  CHECK(test::read_file(path) == "new");
+  REQUIRE(::lstat((dir + "/link.txt").c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  CHECK(temporaries(dir) == 0);
+}
+
+TEST_CASE("issue 11 – devices and descriptors are written directly and cannot be rewritten") {
+  OutputFile null("/dev/null");
+  CHECK_FALSE(null.can_rewrite());
+  CHECK(embedpe::temporaries_in_progress() == 0);
+  null.write("x");
+  CHECK_THROWS_AS(null.rewrite(0, "y"), embedpe::UsageError);
+  null.commit();
+  struct stat st;
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+}
+
+TEST_CASE("issue 11 – an output that is an input is refused, through hard links and symbolic links") {
+  const std::string dir = test::temp_dir("output_file_inputs");
+  const std::string input = dir + "/table.npy";
+  {
+    OutputFile out(input);
+    out.write("data");
+    out.commit();
+  }
+  REQUIRE(::link(input.c_str(), (dir + "/hard.npy").c_str()) == 0);
+  REQUIRE(::symlink("table.npy", (dir + "/soft.npy").c_str()) == 0);
+  for (const std::string& output : {input, dir + "/hard.npy", dir + "/soft.npy", dir + "/./table.npy"}) {
+    CHECK_THROWS_WITH_AS(embedpe::refuse_output_over_inputs(output, {{"--weights", input}}),
+                         doctest::Contains("is the same file as --weights"), embedpe::UsageError);
+  }
+  CHECK_NOTHROW(embedpe::refuse_output_over_inputs(dir + "/other.npy", {{"--weights", input}}));
+  CHECK_NOTHROW(embedpe::refuse_output_over_inputs(input, {{"--weights", dir + "/missing.npy"}, {"--model", ""}}));
 }

@@ -1,6 +1,7 @@
 #include "embedpe/output_file.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -8,8 +9,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "embedpe/error.h"
 
@@ -17,11 +20,18 @@ namespace embedpe {
 namespace {
 
 constexpr std::size_t kBufferSize = 1 << 20;
+constexpr int kMaxSymlinkHops = 40;  // as the kernel's MAXSYMLINKS
+const char kTempSuffix[] = ".embedpe-XXXXXX";
 
-// One output is written at a time; the path is kept in a static buffer so a
-// signal handler can read it without allocating.
-char g_temporary[4096];
-std::atomic<bool> g_has_temporary{false};
+// The temporaries being written, in fixed storage so that a signal handler
+// can unlink them without allocating. A slot is free (0), being filled (1) or
+// holds a path (2).
+struct TemporarySlot {
+  std::atomic<int> state{0};
+  char path[PATH_MAX];
+};
+constexpr int kSlots = 16;
+TemporarySlot g_slots[kSlots];
 
 std::string directory_of(const std::string& path) {
   auto slash = path.rfind('/');
@@ -30,12 +40,108 @@ std::string directory_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-std::string errno_text() { return std::strerror(errno); }
+std::string base_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string errno_text(int error) { return std::strerror(error); }
+
+// The descriptor a path names, if it is one of this process's:
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/<our pid>/fd/N.
+std::optional<int> descriptor_alias(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  const std::string pid_dir = "/proc/" + std::to_string(::getpid()) + "/fd/";
+  for (const std::string& prefix : {std::string("/dev/fd/"), std::string("/proc/self/fd/"),
+                                    std::string("/proc/thread-self/fd/"), pid_dir}) {
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
+    int fd = -1;
+    const char* first = path.data() + prefix.size();
+    const char* last = path.data() + path.size();
+    auto r = std::from_chars(first, last, fd);
+    if (r.ec == std::errc() && r.ptr == last && fd >= 0) return fd;
+  }
+  return std::nullopt;
+}
+
+// What an output path names once symbolic links are followed one at a time
+// (so that a link to /dev/stdout is seen as a descriptor, not as the file
+// the descriptor happens to point at).
+struct Target {
+  enum Kind { descriptor, direct, file } kind = file;
+  int fd = -1;           // descriptor
+  std::string path;      // direct: to open; file: to replace
+  bool exists = false;   // file
+  struct stat st {};     // file, when it exists
+};
+
+Target resolve(const std::string& output) {
+  std::string cur = output;
+  for (int hop = 0; hop < kMaxSymlinkHops; ++hop) {
+    if (auto fd = descriptor_alias(cur)) return {Target::descriptor, *fd, cur};
+    struct stat st;
+    if (::lstat(cur.c_str(), &st) != 0) {
+      const int error = errno;
+      if (error == ENOENT) return {Target::file, -1, cur, false};
+      throw Error("cannot write output " + output + ": " + errno_text(error));
+    }
+    if (S_ISLNK(st.st_mode)) {
+      std::string link(PATH_MAX, '\0');
+      const ssize_t n = ::readlink(cur.c_str(), link.data(), link.size());
+      if (n < 0) throw Error("cannot write output " + output + ": " + errno_text(errno));
+      link.resize(static_cast<std::size_t>(n));
+      cur = link.front() == '/' ? link : directory_of(cur) + "/" + link;
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) throw Error("cannot write output " + output + ": it is a directory; give a file name");
+    if (S_ISREG(st.st_mode)) return {Target::file, -1, cur, true, st};
+    return {Target::direct, -1, cur};  // a device, a FIFO, a socket
+  }
+  throw Error("cannot write output " + output + ": " + errno_text(ELOOP));
+}
+
+// ".NAME.embedpe-XXXXXX" in `dir`, NAME shortened if needed to fit the
+// directory's NAME_MAX.
+std::string temporary_template(const std::string& dir, const std::string& base) {
+  long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  const std::size_t room = static_cast<std::size_t>(name_max) - 1 - (sizeof kTempSuffix - 1);
+  return dir + "/." + base.substr(0, room) + kTempSuffix;
+}
+
+mode_t current_umask() {
+  // umask() can only be read by setting it; read it once, before any thread
+  // of ours could create files.
+  static const mode_t mask = [] {
+    const mode_t m = ::umask(0);
+    ::umask(m);
+    return m;
+  }();
+  return mask;
+}
+
+sigset_t termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
 
 }  // namespace
 
-const char* active_temporary_path() noexcept {
-  return g_has_temporary.load() ? g_temporary : nullptr;
+void remove_temporaries() noexcept {
+  for (auto& slot : g_slots) {
+    if (slot.state.load() == 2) ::unlink(slot.path);
+  }
+}
+
+std::size_t temporaries_in_progress() noexcept {
+  std::size_t n = 0;
+  for (auto& slot : g_slots) n += slot.state.load() == 2;
+  return n;
 }
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBufferSize) {
@@ -44,48 +150,70 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBuff
     fd_ = STDOUT_FILENO;
     return;
   }
-  struct stat st;
-  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw Error("cannot write output " + path_ + ": it is a directory; give a file name");
-  }
-  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    // A device or FIFO (e.g. /dev/stdout, /dev/full): no rename possible,
-    // write it directly.
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd_ < 0) throw Error("cannot write output " + path_ + ": " + errno_text());
+  const Target target = resolve(path_);
+  if (target.kind == Target::descriptor) {
+    fd_ = ::fcntl(target.fd, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) fail(errno_text(errno));
+    own_fd_ = true;
     return;
   }
-  std::string base = path_.substr(path_.rfind('/') == std::string::npos ? 0 : path_.rfind('/') + 1);
-  temp_path_ = directory_of(path_) + "/." + base + ".embedpe-XXXXXX";
-  if (temp_path_.size() >= sizeof g_temporary) throw Error("output path is too long: " + path_);
-  // Hold SIGINT/SIGTERM back between creating the temporary and recording
-  // its name, so that a handler never misses a file that already exists.
-  sigset_t block, previous;
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
+  if (target.kind == Target::direct) {
+    fd_ = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0) fail(errno_text(errno));
+    own_fd_ = true;
+    return;
+  }
+
+  target_ = target.path;
+  const std::string dir = directory_of(target_);
+  if (target.exists) {
+    mode_ = target.st.st_mode & 07777;
+    uid_ = target.st.st_uid;
+    gid_ = target.st.st_gid;
+    keep_owner_ = true;
+  } else {
+    mode_ = 0666 & ~current_umask();
+  }
+  std::string name = temporary_template(dir, base_of(target_));
+  if (name.size() >= PATH_MAX) fail(errno_text(ENAMETOOLONG));
+
+  // Claim a slot, then create the file with SIGINT/SIGTERM/SIGHUP held back,
+  // so that a handler on this thread never misses a file that exists.
+  for (int i = 0; i < kSlots && slot_ < 0; ++i) {
+    int free = 0;
+    if (g_slots[i].state.compare_exchange_strong(free, 1)) slot_ = i;
+  }
+  if (slot_ < 0) throw Error("cannot write output " + path_ + ": too many outputs open at once");
+  const sigset_t block = termination_signals();
+  sigset_t previous;
   pthread_sigmask(SIG_BLOCK, &block, &previous);
-  fd_ = ::mkostemp(temp_path_.data(), O_CLOEXEC);
+  fd_ = ::mkostemp(name.data(), O_CLOEXEC);
   const int error = errno;
   if (fd_ >= 0) {
-    std::memcpy(g_temporary, temp_path_.c_str(), temp_path_.size() + 1);
-    g_has_temporary.store(true);
+    std::memcpy(g_slots[slot_].path, name.c_str(), name.size() + 1);
+    g_slots[slot_].state.store(2);
+  } else {
+    g_slots[slot_].state.store(0);
+    slot_ = -1;
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (fd_ < 0) {
-    errno = error;
-    throw Error("cannot write output " + path_ + ": " + errno_text() + " (in directory " + directory_of(path_) + ")");
-  }
+  if (fd_ < 0) fail(errno_text(error) + " (in directory " + dir + ")");
+  temp_path_ = std::move(name);
+  own_fd_ = true;
 }
 
 OutputFile::~OutputFile() {
-  if (!temp_path_.empty() && !committed_) {
-    g_has_temporary.store(false);
-    ::close(fd_);
-    ::unlink(temp_path_.c_str());
-  } else if (fd_ > STDOUT_FILENO && !committed_) {
-    ::close(fd_);
+  if (!committed_) {
+    if (own_fd_ && fd_ >= 0) ::close(fd_);
+    if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
   }
+  if (slot_ >= 0) g_slots[slot_].state.store(0);
+}
+
+std::string OutputFile::display_name() const { return is_stdout() ? "standard output" : path_; }
+
+void OutputFile::fail(const std::string& why) const {
+  throw Error("cannot write output " + (is_stdout() ? std::string("to standard output") : path_) + ": " + why);
 }
 
 void OutputFile::write_fd(const char* data, std::size_t size) {
@@ -94,8 +222,8 @@ void OutputFile::write_fd(const char* data, std::size_t size) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EPIPE) throw BrokenPipe();
-      throw Error("cannot write output " + (is_stdout() ? std::string("to standard output") : path_) + ": " +
-                  errno_text());
+      if (errno == EFBIG) fail("file too large (over the file-size limit, see ulimit -f)");
+      fail(errno_text(errno));
     }
     data += n;
     size -= static_cast<std::size_t>(n);
@@ -121,14 +249,16 @@ void OutputFile::write(const void* data, std::size_t size) {
 }
 
 void OutputFile::rewrite(std::size_t offset, std::string_view bytes) {
-  if (temp_path_.empty()) throw UsageError("cannot go back and complete " + path_ + ": give --output FILE");
+  if (temp_path_.empty()) {
+    throw UsageError("cannot go back and complete " + display_name() + ": give --output FILE (a regular file)");
+  }
   flush();
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error("cannot write output " + path_ + ": " + errno_text());
+      fail(errno_text(errno));
     }
     done += static_cast<std::size_t>(n);
   }
@@ -138,26 +268,51 @@ void OutputFile::commit() {
   if (committed_) return;
   flush();
   if (temp_path_.empty()) {
-    if (fd_ > STDOUT_FILENO && ::close(fd_) != 0) throw Error("cannot write output " + path_ + ": " + errno_text());
+    const int fd = fd_;
+    fd_ = -1;
     committed_ = true;
+    if (own_fd_ && ::close(fd) != 0) fail(errno_text(errno));
     return;
   }
-  // mkstemp creates 0600; give the file the mode a plain open() would have.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (::fchmod(fd_, 0666 & ~mask) != 0 || ::close(fd_) != 0) {
-    throw Error("cannot write output " + path_ + ": " + errno_text());
-  }
+  // The SQLite / git discipline: the data reaches the disk before the name
+  // points at it, and the new name reaches the disk before we say we are done.
+  if (::fsync(fd_) != 0) fail(errno_text(errno));
+  if (keep_owner_ && ::fchown(fd_, uid_, gid_) != 0 && ::geteuid() == 0) fail(errno_text(errno));
+  // After fchown, which may clear set-user-ID bits.
+  if (::fchmod(fd_, mode_) != 0) fail(errno_text(errno));
+  const int fd = fd_;
   fd_ = -1;
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    std::string why = errno_text();
-    ::unlink(temp_path_.c_str());
-    g_has_temporary.store(false);
-    committed_ = true;  // nothing left to clean up
-    throw Error("cannot write output " + path_ + ": " + why);
-  }
-  g_has_temporary.store(false);
+  if (::close(fd) != 0) fail(errno_text(errno));
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) fail(errno_text(errno));
   committed_ = true;
+  temp_path_.clear();
+  if (slot_ >= 0) g_slots[slot_].state.store(0);
+  slot_ = -1;
+  const int dir = ::open(directory_of(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    const int synced = ::fsync(dir);
+    const int error = errno;
+    ::close(dir);
+    if (synced != 0 && error != EINVAL) fail("the file is in place, but its directory could not be synced: " +
+                                            errno_text(error));
+  }
+}
+
+void refuse_output_over_inputs(const std::string& output,
+                               const std::vector<std::pair<std::string, std::string>>& inputs) {
+  struct stat out;
+  const bool known = output == "-" ? ::fstat(STDOUT_FILENO, &out) == 0 : ::stat(output.c_str(), &out) == 0;
+  if (!known || !S_ISREG(out.st_mode)) return;  // a new file, a pipe, a device: nothing to destroy
+  for (const auto& [flag, path] : inputs) {
+    if (path.empty()) continue;
+    struct stat in;
+    if ((path == "-" ? ::fstat(STDIN_FILENO, &in) : ::stat(path.c_str(), &in)) != 0) continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      const std::string name = output == "-" ? "standard output" : "the output " + output;
+      throw UsageError(name + " is the same file as " + flag + " " + (path == "-" ? "<stdin>" : path) +
+                       "; writing it would destroy the input: choose another output");
+    }
+  }
 }
 
 }  // namespace embedpe

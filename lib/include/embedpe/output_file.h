@@ -2,14 +2,30 @@
 //
 //   embedpe::OutputFile out("batch.npz");   // or "-" for standard output
 //   out.write(bytes);
-//   out.commit();                            // renames the temporary into place
+//   out.commit();                            // fsyncs, then renames the temporary into place
 //
-// A file path is written to a temporary file in the same directory and
-// renamed over the target on commit(), so an error (or an exception that
-// skips commit()) never leaves a partial file at the target path: the
-// destructor removes the temporary. Write errors (a full disk, /dev/full, a
-// closed pipe) throw embedpe::Error naming the output.
+// What happens depends on what the path names (docs/RELIABILITY.md has the
+// table):
+//  - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written
+//    straight to that descriptor, wherever it points (a redirected file, a
+//    pipe, a terminal); nothing is renamed.
+//  - anything else that is not a regular file once symbolic links are
+//    followed (a device such as /dev/null, a FIFO): opened and written
+//    directly, no temporary and no rename.
+//  - a regular file, or a name that does not exist yet: written to a
+//    temporary in the same directory as the file (after following symbolic
+//    links, so a link is kept and its target replaced, as `>` and editors
+//    do), fsynced, given the old file's permissions (and owner, as root) or
+//    0666 & ~umask for a new file, renamed over the target, and the
+//    directory fsynced.
+// An error (or an exception that skips commit()) never leaves a partial file
+// at the target path: the destructor removes the temporary. Write errors (a
+// full disk, /dev/full, a closed pipe, the file-size limit) throw
+// embedpe::Error naming the output. rewrite() (going back to complete a
+// header) needs a replaced regular file: can_rewrite() says whether it has one.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <string>
@@ -30,22 +46,32 @@ class OutputFile {
   void write(const void* data, std::size_t size);
   void write(std::string_view text) { write(text.data(), text.size()); }
   // Overwrites bytes already written (e.g. a header completed at the end).
-  // Only for files: throws UsageError for standard output.
+  // Only for replaced regular files: throws UsageError otherwise.
   void rewrite(std::size_t offset, std::string_view bytes);
-  // Whether rewrite() works: a file path, not standard output or a device.
+  // Whether rewrite() works: a replaced regular file, not a descriptor or device.
   bool can_rewrite() const { return !temp_path_.empty(); }
   void commit();
 
   const std::string& path() const { return path_; }
   bool is_stdout() const { return path_ == "-"; }
+  // What messages call the output: the path, or "standard output".
+  std::string display_name() const;
 
  private:
   void flush();
   void write_fd(const char* data, std::size_t size);
+  [[noreturn]] void fail(const std::string& why) const;
 
   std::string path_;
-  std::string temp_path_;  // empty for stdout
+  std::string target_;     // the regular file replaced on commit (symbolic links followed)
+  std::string temp_path_;  // empty when written directly
   int fd_ = -1;
+  bool own_fd_ = false;    // close fd_ when done (not for standard output)
+  bool keep_owner_ = false;
+  mode_t mode_ = 0;        // given to the file on commit
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+  int slot_ = -1;          // in the table of temporaries a signal handler removes
   std::vector<char> buffer_;
   std::size_t used_ = 0;
   bool committed_ = false;
@@ -58,8 +84,20 @@ class BrokenPipe : public Error {
   BrokenPipe() : Error("broken pipe") {}
 };
 
-// The temporary file currently being written, or nullptr; a signal handler
-// may unlink it (see app/main.cpp).
-const char* active_temporary_path() noexcept;
+// Removes every temporary being written. Async-signal-safe: for the handlers
+// of SIGINT, SIGTERM, SIGHUP and SIGBUS (see app/main.cpp).
+void remove_temporaries() noexcept;
+
+// How many temporaries exist right now (for tests).
+std::size_t temporaries_in_progress() noexcept;
+
+// Refuses (UsageError) an output that is the same file as one of `inputs`:
+// same device and inode once symbolic links are followed, so hard links,
+// symlinks and "./" spellings are all caught. "-" compares standard output
+// when it is a regular file (`embedpe ... >> corpus.txt`). Inputs that do
+// not exist, "-" and "" are ignored. `inputs` holds (flag, path) pairs; the
+// message names both.
+void refuse_output_over_inputs(const std::string& output,
+                               const std::vector<std::pair<std::string, std::string>>& inputs);
 
 }  // namespace embedpe
