@@ -3,7 +3,10 @@
 // main() builds the command line, dispatches to a subcommand and is the one
 // place where errors become a line on stderr and an exit status:
 // 0 success, 1 runtime error (bad file, I/O), 2 usage error (bad option).
+#include <signal.h>
+
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -17,14 +20,62 @@
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
+#include "embedpe/weights.h"
 
 namespace {
 
-// Removes a half-written output on SIGINT/SIGTERM, then dies of the signal.
-void on_fatal_signal(int sig) {
-  if (const char* temp = embedpe::active_temporary_path()) ::unlink(temp);
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+// SIGINT, SIGTERM, SIGHUP: remove a half-written output, then die of the
+// signal, as the shell expects.
+void on_termination(int sig) {
+  embedpe::remove_temporaries();
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(sig, &dfl, nullptr);
+  ::raise(sig);
+}
+
+void say(const char* text) {
+  for (std::size_t n = std::strlen(text); n > 0;) {
+    const ssize_t w = ::write(STDERR_FILENO, text, n);
+    if (w <= 0) return;
+    text += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+// SIGBUS: a memory-mapped weights file was truncated (or replaced in place)
+// while it was read. One line, no temporary left, exit 1.
+void on_bus_error(int, siginfo_t* info, void*) {
+  embedpe::remove_temporaries();
+  if (const char* path = embedpe::mapped_file_at(info->si_addr)) {
+    say("embedpe: weights file ");
+    say(path);
+    say(" changed while being read (truncated or rewritten in place); run again once it is complete\n");
+  } else {
+    say("embedpe: bus error: a memory-mapped input changed while being read\n");
+  }
+  ::_exit(1);
+}
+
+void install_signal_handlers() {
+  struct sigaction term {};
+  term.sa_handler = on_termination;
+  sigemptyset(&term.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    sigaddset(&term.sa_mask, sig);
+  }
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &term, nullptr);
+  struct sigaction bus {};
+  bus.sa_sigaction = on_bus_error;
+  bus.sa_flags = SA_SIGINFO;
+  sigfillset(&bus.sa_mask);
+  ::sigaction(SIGBUS, &bus, nullptr);
+  // A closed pipe is seen as EPIPE and ends the run quietly (see below),
+  // after nothing more is written.
+  ::signal(SIGPIPE, SIG_IGN);
+  // Past the file-size limit (ulimit -f) write() fails with EFBIG, which
+  // becomes a "file too large" error that removes the temporary.
+  ::signal(SIGXFSZ, SIG_IGN);
 }
 
 int fail(const std::string& message, int status) {
@@ -35,11 +86,7 @@ int fail(const std::string& message, int status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGINT, on_fatal_signal);
-  std::signal(SIGTERM, on_fatal_signal);
-  // A closed pipe is seen as EPIPE and ends the run quietly (see below),
-  // after nothing more is written.
-  std::signal(SIGPIPE, SIG_IGN);
+  install_signal_handlers();
 
   CLI::App app{"embedpe — text → SentencePiece ids → embedding × √d_model + positional encoding → JSON / .npy / .npz"};
   app.set_version_flag("--version", std::string("embedpe ") + embedpe::version());

@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <limits.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -80,6 +83,29 @@ std::size_t weight_dtype_size(WeightDType dtype) {
 
 // ------------------------------------------------------------ MappedFile
 
+namespace {
+
+// The files mapped now, in fixed storage a signal handler can read. A slot is
+// free (0), being filled (1) or describes a mapping (2).
+struct MappingSlot {
+  std::atomic<int> state{0};
+  const char* begin = nullptr;
+  std::size_t size = 0;
+  char path[PATH_MAX];
+};
+constexpr int kMappingSlots = 16;
+MappingSlot g_mappings[kMappingSlots];
+
+}  // namespace
+
+const char* mapped_file_at(const void* address) noexcept {
+  const char* a = static_cast<const char*>(address);
+  for (auto& m : g_mappings) {
+    if (m.state.load() == 2 && a >= m.begin && a < m.begin + m.size) return m.path;
+  }
+  return nullptr;
+}
+
 MappedFile::MappedFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error("cannot open weights " + path + ": " + std::strerror(errno));
@@ -97,9 +123,23 @@ MappedFile::MappedFile(const std::string& path) {
   ::close(fd);
   if (p == MAP_FAILED) throw Error("cannot map weights " + path + ": " + std::strerror(errno));
   data_ = static_cast<const char*>(p);
+  for (int i = 0; i < kMappingSlots && slot_ < 0; ++i) {
+    int free = 0;
+    if (g_mappings[i].state.compare_exchange_strong(free, 1)) slot_ = i;
+  }
+  if (slot_ >= 0) {  // with more files than slots, a fault names no file
+    MappingSlot& m = g_mappings[slot_];
+    m.begin = data_;
+    m.size = size_;
+    const std::size_t n = std::min(path.size(), sizeof m.path - 1);
+    std::memcpy(m.path, path.data(), n);
+    m.path[n] = '\0';
+    m.state.store(2);
+  }
 }
 
 MappedFile::~MappedFile() {
+  if (slot_ >= 0) g_mappings[slot_].state.store(0);
   if (data_) ::munmap(const_cast<char*>(data_), size_);
 }
 

@@ -42,7 +42,13 @@ class MappedFile {
  private:
   const char* data_ = nullptr;
   std::size_t size_ = 0;
+  int slot_ = -1;  // in the table mapped_file_at() reads
 };
+
+// The path of the mapped file whose pages hold `address`, or nullptr.
+// Async-signal-safe, for a SIGBUS handler: reading a mapping past the end of
+// a file that was truncated while mapped raises SIGBUS (see app/main.cpp).
+const char* mapped_file_at(const void* address) noexcept;
 
 enum class WeightFormat { npy, safetensors };
 
