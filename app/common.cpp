@@ -7,9 +7,20 @@
 #include <cstdlib>
 
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "embedpe/text_input.h"
+#include "embedpe/weights.h"
 
 namespace embedpe::cli {
+
+void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
+                                const std::vector<std::pair<std::string, std::string>>& inputs) {
+  std::vector<std::pair<std::string, std::string>> paths;
+  for (const auto& [flag, spec] : inputs) {
+    if (!spec.empty()) paths.emplace_back(flag, parse_tensor_spec(spec).path);
+  }
+  for (const auto& output : outputs) refuse_output_over_inputs(output, paths);
+}
 
 void add_text_options(CLI::App& cmd, TextOptions& options) {
   auto* text = cmd.add_option("--text", options.texts, "Text to process (repeat for a batch)")
@@ -103,6 +114,13 @@ Texts load_texts(const TextOptions& options) {
     t.origins.push_back(std::move(origin));
   }
   return t;
+}
+
+std::vector<std::pair<std::string, std::string>> text_inputs(const TextOptions& text, const std::string& model) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& path : text.inputs) out.emplace_back("--input", path);
+  out.emplace_back("--model", model);
+  return out;
 }
 
 Tokenizer load_tokenizer(const std::string& model) {

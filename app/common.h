@@ -2,6 +2,7 @@
 // the tokenization flags of encode and tokenize.
 #pragma once
 
+#include <cctype>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "embedpe/error.h"
 #include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
 
@@ -55,6 +57,34 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& flag, std::function<vo
   return opt->type_name(names);
 }
 
+// The format `output`'s extension names, compared without regard to case
+// (x.NPY is .npy), or nullopt for "-" and names without an extension. An
+// extension that is not in `choices` is a UsageError listing them: an
+// unknown extension is never silently written as the default format.
+template <class F>
+std::optional<F> format_from_extension(const std::string& output,
+                                       const std::vector<std::pair<std::string, F>>& choices) {
+  const std::size_t slash = output.rfind('/');
+  const std::string base = output.substr(slash == std::string::npos ? 0 : slash + 1);
+  const std::size_t dot = base.rfind('.');
+  if (output == "-" || dot == std::string::npos || dot == 0) return std::nullopt;
+  std::string ext = base.substr(dot);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string names;
+  for (const auto& [e, f] : choices) {
+    if (e == ext) return f;
+    names += (names.empty() ? "" : ", ") + e;
+  }
+  throw UsageError("cannot tell the format of " + output + " from its extension '" + base.substr(dot) +
+                   "'; name it " + names + ", or give --format");
+}
+
+// Refuses, before any work, outputs that are the same file as an input
+// (see embedpe::refuse_output_over_inputs). `inputs` holds (flag, PATH or
+// PATH:TENSOR) pairs; tensor names are dropped.
+void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
+                                const std::vector<std::pair<std::string, std::string>>& inputs);
+
 void add_text_options(CLI::App& cmd, TextOptions& options);
 // --output/-o PATH, default "-" (standard output).
 void add_output_option(CLI::App& cmd, std::string& output);
@@ -67,6 +97,8 @@ void add_model_option(CLI::App& cmd, std::string& model);
 // The texts to process, all at once, checked for UTF-8; throws UsageError
 // if none are given.
 Texts load_texts(const TextOptions& options);
+// The files read for texts and tokens: each --input, and --model.
+std::vector<std::pair<std::string, std::string>> text_inputs(const TextOptions& text, const std::string& model);
 // A streaming reader over --input (throws UsageError if there is none).
 std::unique_ptr<LineReader> open_reader(const TextOptions& options);
 Tokenizer load_tokenizer(const std::string& model);

@@ -78,13 +78,9 @@ struct EncodeCommand {
 
 Format infer_format(const EncodeCommand& cmd) {
   if (cmd.format) return *cmd.format;
-  auto ends_with = [&](const std::string& e) {
-    return cmd.output.size() > e.size() && cmd.output.compare(cmd.output.size() - e.size(), e.size(), e) == 0;
-  };
-  if (ends_with(".npy")) return Format::npy;
-  if (ends_with(".npz")) return Format::npz;
-  if (ends_with(".jsonl")) return Format::jsonl;
-  return Format::json;
+  return format_from_extension<Format>(
+             cmd.output, {{".json", Format::json}, {".jsonl", Format::jsonl}, {".npy", Format::npy}, {".npz", Format::npz}})
+      .value_or(Format::json);
 }
 
 std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
@@ -602,6 +598,9 @@ void run_encode(const EncodeCommand& cmd) {
   if ((format == Format::npy || format == Format::npz) && cmd.output_dir.empty()) {
     refuse_binary_to_terminal(cmd.output, format == Format::npy ? ".npy" : ".npz");
   }
+  std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
+  for (auto& input : layer_inputs(cmd.layer)) inputs.push_back(std::move(input));
+  if (cmd.output_dir.empty()) refuse_outputs_over_inputs({cmd.output}, inputs);
 
   const std::size_t threads = cmd.threads.value_or(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");

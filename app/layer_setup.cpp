@@ -52,6 +52,13 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
       ->type_name("PATH[:TENSOR]");
 }
 
+std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerFlags& flags) {
+  return {{"--weights", flags.table.weights},
+          {"--pe-weights", flags.pe_weights},
+          {"--layernorm-weight", flags.layernorm_weight},
+          {"--layernorm-bias", flags.layernorm_bias}};
+}
+
 std::size_t requested_d_model(const TableFlags& flags) { return flags.d_model.value_or(512); }
 
 std::unique_ptr<EmbeddingTable> open_table(const TableFlags& flags, const Tokenizer* tokenizer) {

@@ -65,4 +65,8 @@ struct LayerParts {
 
 LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer);
 
+// The files the layer reads, as (flag, PATH[:TENSOR]) pairs, so that no
+// output replaces one of them.
+std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerFlags& flags);
+
 }  // namespace embedpe::cli

@@ -36,6 +36,7 @@ std::string shortest(float v) {
 }
 
 void run_lookup(const LookupCommand& cmd) {
+  refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.table.weights}});
   // A weight table is looked up on its own; the tokenizer (given, or the
   // default one for the N(0,1) table) names the pieces.
   std::optional<Tokenizer> tokenizer;

@@ -76,12 +76,13 @@ std::string shortest(double v) {
 
 Format infer_format(const PeCommand& cmd) {
   if (cmd.format) return *cmd.format;
-  for (auto [ext, f] : {std::pair{".npy", Format::npy}, {".npz", Format::npz}, {".png", Format::png},
-                        {".csv", Format::csv}, {".json", Format::json}}) {
-    const std::string e(ext);
-    if (cmd.output.size() > e.size() && cmd.output.compare(cmd.output.size() - e.size(), e.size(), e) == 0) return f;
-  }
-  return Format::table;
+  return format_from_extension<Format>(cmd.output, {{".txt", Format::table},
+                                                    {".json", Format::json},
+                                                    {".csv", Format::csv},
+                                                    {".npy", Format::npy},
+                                                    {".npz", Format::npz},
+                                                    {".png", Format::png}})
+      .value_or(Format::table);
 }
 
 // A matrix with the labels of its rows and columns.

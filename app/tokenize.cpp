@@ -22,6 +22,7 @@ struct TokenizeCommand {
 };
 
 void run_tokenize(const TokenizeCommand& cmd) {
+  refuse_outputs_over_inputs({cmd.output}, text_inputs(cmd.text, cmd.tokenize.model));
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
   const Texts texts = load_texts(cmd.text);
   const Batch batch = tokenizer.encode_batch(texts.lines, encode_options(cmd.tokenize));
