@@ -52,6 +52,8 @@ def run_case(test, case):
             test.skipTest("address-space limits do not apply under AddressSanitizer")
 
         def preexec():
+            if case.umask is not None:
+                os.umask(case.umask)
             for name, value in limits.items():
                 resource.setrlimit(getattr(resource, "RLIMIT_" + name), (value, value))
 
@@ -68,11 +70,11 @@ def run_case(test, case):
                 kw["stdin"] = subprocess.DEVNULL
             stdout = subprocess.PIPE
             if case.stdout_file:
-                stdout_f = open(expand(case.stdout_file, tmp), "wb")
+                stdout_f = open(expand(case.stdout_file, tmp), case.stdout_mode)
                 stdout = stdout_f
             r = subprocess.run([EMBEDPE, *[expand(a, tmp) for a in case.args]], stdout=stdout,
                                stderr=subprocess.PIPE, env=env, timeout=case.timeout,
-                               preexec_fn=preexec if limits else None, **kw)
+                               preexec_fn=preexec if limits or case.umask is not None else None, **kw)
         finally:
             for f in (stdin_f, stdout_f):
                 if f:
@@ -82,11 +84,11 @@ def run_case(test, case):
         if case.exit != 0:
             test.assertEqual(err.count("\n"), 1, f"expected one line on stderr, got {err!r}")
             test.assertTrue(err.startswith("embedpe: "), err)
-            test.assertIn(case.stderr, err)
+            test.assertIn(expand(case.stderr, tmp), err)
             if r.stdout is not None:
                 test.assertEqual(r.stdout, b"", "a failure wrote to standard output")
         elif case.stderr:
-            test.assertIn(case.stderr, err)
+            test.assertIn(expand(case.stderr, tmp), err)
         for path, want in files.items():
             p = pathlib.Path(path)
             if want == ABSENT:

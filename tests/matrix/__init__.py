@@ -38,7 +38,9 @@ class Case:
     setup: Optional[Callable] = None       # setup(tmp: pathlib.Path)
     stdin: Optional[bytes] = None
     stdin_file: Optional[str] = None       # stdin opened from this path
-    stdout_file: Optional[str] = None      # stdout redirected to this path (opened O_TRUNC)
+    stdout_file: Optional[str] = None      # stdout redirected to this path
+    stdout_mode: str = "wb"                # ... opened so ("ab": appended, as >>)
+    umask: Optional[int] = None            # the child's umask
     limits: dict = dataclasses.field(default_factory=dict)
     env: dict = dataclasses.field(default_factory=dict)
     check: Optional[Callable] = None       # check(result, tmp) -> error message or None
