@@ -593,7 +593,7 @@ void run_output_dir(const Context& ctx, LineReader& reader, Progress& progress) 
 // the JSON text of the pieces. Without --seq-len a sequence is taken at its
 // shortest (one token, plus BOS/EOS), so nothing that fits is refused; the
 // layer checks again with the real length before its allocations.
-void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first, bool whole) {
+void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first, bool streaming) {
   const EncodeCommand& cmd = ctx.cmd;
   const std::size_t d = ctx.parts.table->d_model();
   std::size_t rows = first.size(), text_bytes = 0;
@@ -602,7 +602,7 @@ void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first,
   const std::size_t specials = std::size_t(!cmd.tokenize.no_bos) + std::size_t(!cmd.tokenize.no_eos);
   const std::size_t seq = cmd.tokenize.seq_len.value_or(1 + specials);
   // Streaming keeps two batches: one written while the next is computed.
-  const std::size_t slots = whole || !cmd.output_dir.empty() ? 1 : 2;
+  const std::size_t slots = streaming ? 2 : 1;
   const std::string what = "encoding " + std::to_string(rows) + (rows == 1 ? " line" : " lines") + " of " +
                            (cmd.tokenize.seq_len ? "" : "at least ") + std::to_string(seq) + " tokens at d_model " +
                            std::to_string(d);
@@ -620,7 +620,7 @@ void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first,
       what);
   check_allocation(checked_sum({checked_product({per_slot, slots}, what), text_bytes}, what), what,
                    std::string(cmd.tokenize.seq_len ? "lower --seq-len or --d-model" : "lower --d-model") +
-                       (whole ? ", or encode fewer lines at a time" : ", or a smaller --batch-size"));
+                       (streaming ? ", or a smaller --batch-size" : ", or encode fewer lines at a time"));
 }
 
 void run_encode(const EncodeCommand& cmd) {
@@ -686,7 +686,7 @@ void run_encode(const EncodeCommand& cmd) {
   }
 
   ctx.parts = build_layer(cmd.layer, ctx.tokenizer);
-  check_encode_memory(ctx, first, whole);
+  check_encode_memory(ctx, first, reader && !whole && cmd.output_dir.empty());
   ctx.parts.options.dropout = dropout;
   ctx.parts.options.want_token_embeddings = ctx.want_tok;
   ctx.layer = std::make_unique<InputLayer>(*ctx.parts.table, ctx.parts.pe.get(), ctx.parts.options);
@@ -804,14 +804,14 @@ void setup_encode(CLI::App& app) {
                   "(default: output for npy; input_ids,attention_mask,output otherwise); also rope_cos, rope_sin")
       ->delimiter(',')
       ->type_name("NAME,...");
-  add_number(*sub, "--batch-size", cmd->batch_size, 1, kMaxBatchRows, "Lines encoded at a time when streaming");
+  add_number(*sub, "--batch-size", cmd->batch_size, 1, kMaxBatchRows, "Lines encoded at a time when streaming (1 to 1048576)");
   add_number(*sub, "--threads", cmd->threads, 1, kMaxThreads,
              "Threads for tokenizing, embedding and JSON text (default: the cores available; when streaming, "
-             "one core is left to the writer)");
+             "one core is left to the writer; at most 1024)");
   sub->add_option("--output-dir", cmd->output_dir,
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
       ->type_name("DIR");
-  add_number(*sub, "--shard-rows", cmd->shard_rows, 1, kMaxBatchRows, "Sequences per part with --output-dir");
+  add_number(*sub, "--shard-rows", cmd->shard_rows, 1, kMaxBatchRows, "Sequences per part with --output-dir (1 to 1048576)");
   sub->add_flag("--resume", cmd->resume, "With --output-dir: keep the parts that match the manifest, do the rest");
   sub->add_flag("--quiet,-q", cmd->quiet, "No progress line on a terminal");
   sub->add_flag("--summary", cmd->summary, "Print the closing summary to stderr even when it is not a terminal");

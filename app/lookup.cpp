@@ -45,7 +45,8 @@ void run_lookup(const LookupCommand& cmd) {
   const auto table = open_table(cmd.table, tokenizer ? &*tokenizer : nullptr);
   const std::size_t d = table->d_model();
   // The rows, plus their text (at most ~16 bytes a value), before any work.
-  const std::string what = std::to_string(cmd.ids.size()) + " rows of " + std::to_string(d) + " values";
+  const std::string what =
+      std::to_string(cmd.ids.size()) + (cmd.ids.size() == 1 ? " row of " : " rows of ") + std::to_string(d) + " values";
   check_allocation(checked_product({cmd.ids.size(), d, sizeof(float) + 16}, what), what,
                    "lower --d-model or look up fewer --ids");
   std::vector<std::vector<float>> rows;

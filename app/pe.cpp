@@ -53,6 +53,8 @@ struct PeCommand {
 
 using Range = Span;
 
+constexpr std::size_t kMaxAuditDModel = 65536;
+
 std::string span_text(Range r) { return std::to_string(r.first) + ":" + std::to_string(r.first + r.count); }
 
 std::string shortest(double v) {
@@ -370,6 +372,18 @@ void run_pe(const PeCommand& cmd) {
                      std::to_string(cmd.position_offset) : "") + " go beyond " + std::to_string(kMaxPosition) +
                      " (2^53, where float64 positions stop being exact); lower --positions" +
                      (cmd.position_offset ? " or --position-offset" : ""));
+  }
+  if (cmd.kind != Kind::alibi && (cmd.stats || cmd.audit)) {
+    // One record per dimension pair: their strings (and JSON objects) dominate.
+    const std::size_t pairs = *cmd.d_model / 2 + 1;
+    const std::string what = "--stats of " + std::to_string(pairs) + " dimension pairs";
+    if (cmd.stats) check_allocation(checked_product({pairs, 1024}, what), what, "lower --d-model");
+    // --audit evaluates up to 2000 sampled positions per band at every dim in
+    // float64, float32, float16 and bfloat16: beyond this width it would run for hours.
+    if (cmd.audit && *cmd.d_model > kMaxAuditDModel) {
+      throw UsageError("--audit takes --d-model up to " + std::to_string(kMaxAuditDModel) + ", not " +
+                       std::to_string(*cmd.d_model) + "; lower --d-model");
+    }
   }
   if (cmd.kind != Kind::alibi && !cmd.stats && !cmd.audit && !cmd.show_similarity) {
     const std::size_t d = *cmd.d_model;

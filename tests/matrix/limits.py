@@ -90,6 +90,10 @@ CASES = [
     *[Case(f"pe rope d_model 2e9 {fmt}", ["pe", "--kind", "rope", "--d-model", BIG, "-o", f"{{tmp}}/x.{fmt}"], 2,
            "GiB", files={f"{{tmp}}/x.{fmt}": ABSENT}, timeout=30)
       for fmt in ("npy", "json")],
+    Case("pe stats d_model 2e9", ["pe", "--d-model", BIG, "--stats"], 2, "--stats of 1000000001 dimension pairs would need",
+         timeout=30),
+    Case("pe audit d_model 1e9", ["pe", "--d-model", "1000000000", "--audit"], 2,
+         "--audit takes --d-model up to 65536, not 1000000000; lower --d-model", timeout=30),
     Case("pe d_model 2e9 table shows its 8 dims at once", ["pe", "--d-model", BIG], 0,
          check=expect_stdout("dims 0:8 of 2000000000"), timeout=30),
     Case("pe d_model 2e9 table of chosen dims", ["pe", "--d-model", BIG, "--dims", "1999999990:2000000000",
