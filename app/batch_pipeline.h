@@ -21,12 +21,16 @@
 #include <mutex>
 #include <thread>
 
+#include "embedpe/parallel.h"
+
 namespace embedpe::cli {
 
 template <class Slot>
 class BatchPipeline {
  public:
-  explicit BatchPipeline(std::function<void(Slot&)> write) : write_(std::move(write)), writer_([this] { run(); }) {}
+  // Throws embedpe::Error if the writer thread cannot start.
+  explicit BatchPipeline(std::function<void(Slot&)> write)
+      : write_(std::move(write)), writer_(start_thread([this] { run(); })) {}
   BatchPipeline(const BatchPipeline&) = delete;
   BatchPipeline& operator=(const BatchPipeline&) = delete;
   ~BatchPipeline() {

@@ -22,6 +22,61 @@ void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
   for (const auto& output : outputs) refuse_output_over_inputs(output, paths);
 }
 
+std::string echo_value(std::string_view text) {
+  constexpr std::size_t kShown = 24;
+  if (text.size() <= kShown) return std::string(text);
+  return std::string(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
+CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help) {
+  auto* opt = cmd.add_option_function<std::string>(
+      "--scale",
+      [&scale](const std::string& text) {
+        const NumberRange<double> range{-1e6, 1e6};
+        if (text != "sqrt" && text != "none" && !try_parse_number(text, range)) {
+          throw CLI::ValidationError("--scale", "expected sqrt, none or " + range_text(range) + ", not '" +
+                                                    echo_value(text) + "'");
+        }
+        scale = text;
+      },
+      help);
+  return opt->type_name("sqrt|none|X")->default_str(scale);
+}
+
+Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi) {
+  const NumberRange<std::size_t> bound{0, static_cast<std::size_t>(hi)};
+  const auto colon = text.find(':');
+  std::optional<std::size_t> a, b;
+  if (colon != std::string::npos) {
+    a = try_parse_number(std::string_view(text).substr(0, colon), bound);
+    b = try_parse_number(std::string_view(text).substr(colon + 1), bound);
+  }
+  if (!a || !b || *b <= *a) {
+    throw CLI::ValidationError(flag, "expected A:B with whole numbers 0 <= A < B <= " + std::to_string(hi) +
+                                         " (B excluded), not '" + echo_value(text) + "'");
+  }
+  return {*a, *b - *a};
+}
+
+std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text) {
+  const NumberRange<std::int64_t> bound{0, std::numeric_limits<int>::max()};
+  std::vector<std::int64_t> ids;
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = text.find(',', start);
+    const std::string_view item = std::string_view(text).substr(start, comma == std::string::npos ? comma : comma - start);
+    auto id = try_parse_number(item, bound);
+    if (!id) {
+      throw CLI::ValidationError(flag, "expected ids, whole numbers from 0 to " + number_text(bound.hi) +
+                                           " separated by commas, not '" + echo_value(item) + "'");
+    }
+    ids.push_back(*id);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return ids;
+}
+
 void add_text_options(CLI::App& cmd, TextOptions& options) {
   auto* text = cmd.add_option("--text", options.texts, "Text to process (repeat for a batch)")
                    ->type_name("TEXT")
@@ -40,13 +95,19 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
   cmd.add_option_function<std::string>(
          "--shard",
          [&options](const std::string& v) {
-           std::size_t k = 0, n = 0;
-           char extra = 0;
-           if (std::sscanf(v.c_str(), "%zu/%zu%c", &k, &n, &extra) != 2 || k < 1 || k > n) {
-             throw CLI::ValidationError("--shard", "takes K/N with 1 <= K <= N, not '" + v + "'");
+           const NumberRange<std::size_t> parts{1, kMaxShards};
+           const auto slash = v.find('/');
+           std::optional<std::size_t> k, n;
+           if (slash != std::string::npos) {
+             k = try_parse_number(std::string_view(v).substr(0, slash), parts);
+             n = try_parse_number(std::string_view(v).substr(slash + 1), parts);
            }
-           options.reading.shard_index = k;
-           options.reading.shard_count = n;
+           if (!k || !n || *k > *n) {
+             throw CLI::ValidationError("--shard", "expected K/N with whole numbers 1 <= K <= N <= " +
+                                                       std::to_string(kMaxShards) + ", not '" + echo_value(v) + "'");
+           }
+           options.reading.shard_index = *k;
+           options.reading.shard_count = *n;
          },
          "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")
       ->type_name("K/N");
@@ -73,13 +134,10 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
   add_model_option(cmd, flags.model);
   cmd.add_flag("--no-bos", flags.no_bos, "Do not add the model's BOS id");
   cmd.add_flag("--no-eos", flags.no_eos, "Do not add the model's EOS id");
-  cmd.add_option("--pad-id", flags.pad_id, "Padding id (default: the model's pad id, else 0)")
-      ->type_name("N")
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--seq-len", flags.seq_len,
-                 "Pad and truncate every sequence to N tokens, keeping BOS/EOS (default: pad to the longest)")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber);
+  add_number(cmd, "--pad-id", flags.pad_id, 0, std::numeric_limits<int>::max(),
+             "Padding id (default: the model's pad id, else 0)");
+  add_number(cmd, "--seq-len", flags.seq_len, 1, kMaxSeqLen,
+             "Pad and truncate every sequence to N tokens, keeping BOS/EOS (default: pad to the longest)");
 }
 
 std::unique_ptr<LineReader> open_reader(const TextOptions& options) {

@@ -3,11 +3,20 @@
 #pragma once
 
 #include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -37,6 +46,133 @@ struct TokenizeFlags {
   std::optional<int> pad_id;
   std::optional<std::size_t> seq_len;
 };
+
+// ---------------------------------------------------------------- numbers
+//
+// Every numeric option goes through parse_number, so that a negative,
+// overflowing, non-numeric, NaN or out-of-range value is refused with one
+// line in one shape, naming the flag and the accepted range:
+//
+//   --threads: expected a whole number from 1 to 1024, not '-1'
+//   --base: expected a number from 1.001 to 1e+12, not 'nan'
+//
+// and never wraps around (std::from_chars on unsigned types would accept no
+// sign, but CLI11's conversions turn "-3" into 2^64-3).
+
+// Positions are kept below 2^53, where every whole number is exact in a
+// float64 (the PE's angle pos / base^(2i/d) is computed in float64).
+inline constexpr std::uint64_t kMaxPosition = std::uint64_t(1) << 53;
+inline constexpr std::size_t kMaxThreads = 1024;
+inline constexpr std::size_t kMaxBatchRows = std::size_t(1) << 20;  // --batch-size, --shard-rows
+inline constexpr std::size_t kMaxDModel = 2147483647;
+inline constexpr std::size_t kMaxSeqLen = 2147483647;
+inline constexpr std::size_t kMaxShards = 1000000;
+// --base and --rope-theta: above 1 (base^(2i/d) must grow), at most 1e12.
+inline constexpr double kMinBase = 1.001;
+inline constexpr double kMaxBase = 1e12;
+
+// The inclusive range [lo, hi]; `hi_open` makes it [lo, hi).
+template <class V>
+struct NumberRange {
+  V lo, hi;
+  bool hi_open = false;
+};
+
+template <class V>
+std::string number_text(V v) {
+  if constexpr (std::is_floating_point_v<V>) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+    return buf;
+  } else {
+    return std::to_string(v);
+  }
+}
+
+// What a user typed, short enough to echo: a 309-digit number is cut.
+std::string echo_value(std::string_view text);
+
+template <class V>
+std::string range_text(const NumberRange<V>& r) {
+  const char* kind = std::is_floating_point_v<V> ? "a number" : "a whole number";
+  return std::string(kind) + " from " + number_text(r.lo) + (r.hi_open ? " up to (not including) " : " to ") +
+         number_text(r.hi);
+}
+
+// `text` as a V within `range`, or std::nullopt. No sign on unsigned types,
+// no leading or trailing junk, no overflow, finite floats only.
+template <class V>
+std::optional<V> try_parse_number(std::string_view text, const NumberRange<V>& range) {
+  if (text.empty()) return std::nullopt;
+  V value{};
+  if constexpr (std::is_floating_point_v<V>) {
+    // strtod rather than from_chars: it takes a leading '+', which users write.
+    // No leading space, no hexadecimal ("0x10"): only what people mean by a number.
+    if (std::isspace(static_cast<unsigned char>(text.front())) || text.find_first_of("xX") != text.npos) {
+      return std::nullopt;
+    }
+    const std::string copy(text);
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(copy.c_str(), &end);
+    if (end != copy.c_str() + copy.size() || errno == ERANGE || !std::isfinite(d)) return std::nullopt;
+    value = static_cast<V>(d);
+  } else {
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    if (*first == '+') ++first;  // from_chars takes no '+'
+    if (first == last || *first == '+') return std::nullopt;
+    if (std::is_unsigned_v<V> && *first == '-') return std::nullopt;
+    auto [end, ec] = std::from_chars(first, last, value);
+    if (ec != std::errc() || end != last) return std::nullopt;
+  }
+  if (value < range.lo || value > range.hi || (range.hi_open && value == range.hi)) return std::nullopt;
+  return value;
+}
+
+// As try_parse_number, but a bad value is a CLI::ValidationError (exit 2).
+template <class V>
+V parse_number(const std::string& flag, std::string_view text, const NumberRange<V>& range) {
+  if (auto v = try_parse_number(text, range)) return *v;
+  throw CLI::ValidationError(flag, "expected " + range_text(range) + ", not '" + echo_value(text) + "'");
+}
+
+template <class T>
+struct number_value {
+  using type = T;
+};
+template <class T>
+struct number_value<std::optional<T>> {
+  using type = T;
+};
+
+// A numeric option stored in `target` (a number or an optional number),
+// accepted only within [lo, hi] (or [lo, hi) with hi_open). A plain target's
+// value shows as the default in --help.
+template <class T, class V = typename number_value<T>::type>
+CLI::Option* add_number(CLI::App& cmd, const std::string& flag, T& target, std::type_identity_t<V> lo,
+                        std::type_identity_t<V> hi, const std::string& help, bool hi_open = false) {
+  static_assert(std::is_arithmetic_v<V>);
+  const NumberRange<V> range{lo, hi, hi_open};
+  auto* opt = cmd.add_option_function<std::string>(
+      flag, [&target, range, flag](const std::string& text) { target = parse_number<V>(flag, text, range); }, help);
+  opt->type_name(std::is_floating_point_v<V> ? "X" : "N");
+  if constexpr (std::is_same_v<T, V>) opt->default_str(number_text(target));
+  return opt;
+}
+
+// --scale sqrt|none|X: X a number from -1e6 to 1e6.
+CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help =
+                                  "Embedding scale: sqrt (√d_model), none, or a number");
+
+// "A:B" (B excluded) with lo <= A < B <= hi; a CLI::ValidationError otherwise.
+struct Span {
+  std::size_t first = 0, count = 0;
+};
+Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi);
+
+// "ID,ID,..." ids from 0 to 2^31-1.
+std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text);
 
 // An option that takes one of a few words and stores the matching enum
 // value through `set`; anything else is a usage error listing the words.

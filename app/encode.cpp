@@ -22,6 +22,7 @@
 #include "embedpe/half.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/json_writer.h"
+#include "embedpe/memory.h"
 #include "embedpe/output_file.h"
 #include "embedpe/parallel.h"
 #include "embedpe/rope.h"
@@ -116,16 +117,29 @@ std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
   return out;
 }
 
-void check_lengths(const Batch& batch, const std::vector<std::string>& origins, const EncodeCommand& cmd) {
-  if (cmd.layer.pe != PeKind::sinusoidal) return;  // learned tables are checked by the layer
+// Positions left in the sinusoidal table after --position-offset.
+std::size_t pe_room(const EncodeCommand& cmd) {
   const std::size_t max_len = cmd.layer.max_len;
   const std::size_t offset = position_offset(cmd.layer);
-  const std::size_t room = max_len > offset ? max_len - offset : 0;
-  if (cmd.tokenize.seq_len && *cmd.tokenize.seq_len > room) {
+  return max_len > offset ? max_len - offset : 0;
+}
+
+// --seq-len against the table, before anything is tokenized or padded.
+void check_seq_len(const EncodeCommand& cmd) {
+  if (cmd.layer.pe != PeKind::sinusoidal) return;  // learned tables are checked by the layer
+  const std::size_t offset = position_offset(cmd.layer);
+  if (cmd.tokenize.seq_len && *cmd.tokenize.seq_len > pe_room(cmd)) {
     throw UsageError("--seq-len " + std::to_string(*cmd.tokenize.seq_len) + " is longer than the PE table (--max-len " +
-                     std::to_string(max_len) + (offset ? ", less --position-offset " + std::to_string(offset) : "") +
+                     std::to_string(cmd.layer.max_len) +
+                     (offset ? ", less --position-offset " + std::to_string(offset) : "") +
                      "); raise --max-len or lower --seq-len");
   }
+}
+
+void check_lengths(const Batch& batch, const std::vector<std::string>& origins, const EncodeCommand& cmd) {
+  if (cmd.layer.pe != PeKind::sinusoidal) return;  // learned tables are checked by the layer
+  check_seq_len(cmd);
+  const std::size_t room = pe_room(cmd);
   if (batch.seq_len() <= room) return;
   auto longest = std::max_element(batch.pieces.begin(), batch.pieces.end(),
                                   [](const auto& a, const auto& b) { return a.size() < b.size(); });
@@ -568,15 +582,49 @@ void run_output_dir(const Context& ctx, LineReader& reader, Progress& progress) 
 
 // ---------------------------------------------------------------- run
 
+// Refuses, before any work, a run whose batches cannot fit in memory (or
+// under ulimit -v), counting everything a batch holds: the texts, ids, mask
+// and pieces, the float tensors (token_embeddings too when emitted, a copy
+// in the output dtype), the PE rows kept by the layer and their copy, and
+// the JSON text of the pieces. Without --seq-len a sequence is taken at its
+// shortest (one token, plus BOS/EOS), so nothing that fits is refused; the
+// layer checks again with the real length before its allocations.
+void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first, bool streaming) {
+  const EncodeCommand& cmd = ctx.cmd;
+  const std::size_t d = ctx.parts.table->d_model();
+  std::size_t rows = first.size(), text_bytes = 0;
+  if (!cmd.output_dir.empty()) rows = cmd.shard_rows;
+  for (const auto& l : first) text_bytes += l.text.size();
+  const std::size_t specials = std::size_t(!cmd.tokenize.no_bos) + std::size_t(!cmd.tokenize.no_eos);
+  const std::size_t seq = cmd.tokenize.seq_len.value_or(1 + specials);
+  // Streaming keeps two batches: one written while the next is computed.
+  const std::size_t slots = streaming ? 2 : 1;
+  const std::string what = "encoding " + std::to_string(rows) + (rows == 1 ? " line" : " lines") + " of " +
+                           (cmd.tokenize.seq_len ? "" : "at least ") + std::to_string(seq) + " tokens at d_model " +
+                           std::to_string(d);
+  const std::size_t tokens = checked_product({rows, seq}, what);
+  // Pieces are kept for real tokens only: at most a byte each, plus BOS/EOS.
+  const std::size_t pieces = std::min(tokens, checked_sum({text_bytes, checked_product({rows, specials}, what)}, what));
+  std::size_t floats_per_token = ctx.want_layer ? (ctx.want_tok ? 2 : 1) : 0;
+  if (ctx.want_layer && cmd.dtype != OutDType::f32) floats_per_token *= 2;  // the converted copy
+  const std::size_t per_slot = checked_sum(
+      {checked_product({tokens, 2 * sizeof(std::int64_t)}, what),  // ids, mask
+       checked_product({pieces, 40}, what),                         // piece strings
+       checked_product({tokens, d, sizeof(float), floats_per_token}, what),
+       ctx.want_layer ? checked_product({seq, d, sizeof(float), 2}, what) : 0,  // PE rows + positional_encoding
+       ctx.want_rope ? checked_product({seq, cmd.rope_dim.value_or(d), sizeof(float), 2}, what) : 0},
+      what);
+  check_allocation(checked_sum({checked_product({per_slot, slots}, what), text_bytes}, what), what,
+                   std::string(cmd.tokenize.seq_len ? "lower --seq-len or --d-model" : "lower --d-model") +
+                       (streaming ? ", or a smaller --batch-size" : ", or encode fewer lines at a time"));
+}
+
 void run_encode(const EncodeCommand& cmd) {
   const Format format = infer_format(cmd);
   const std::vector<TensorName> emit = emitted(cmd, format);
   if (cmd.dtype == OutDType::bf16 && format != Format::json && format != Format::jsonl) {
     throw UsageError("--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json or "
                      "jsonl, or --dtype f32 and convert (e.g. torch.from_numpy(a).bfloat16())");
-  }
-  if (cmd.dropout && !(*cmd.dropout >= 0.0 && *cmd.dropout < 1.0)) {
-    throw UsageError("--dropout must be in [0, 1), not " + std::to_string(*cmd.dropout));
   }
   if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
   std::optional<Dropout> dropout;
@@ -586,7 +634,6 @@ void run_encode(const EncodeCommand& cmd) {
     }
     dropout = Dropout{cmd.dropout.value_or(0.1), cmd.layer.table.seed};
   }
-  if (cmd.batch_size == 0) throw UsageError("--batch-size must be at least 1");
   if (!cmd.output_dir.empty()) {
     if (cmd.output != "-") throw UsageError("give --output or --output-dir, not both");
     if (cmd.format && *cmd.format != Format::npz) throw UsageError("--output-dir writes .npz parts; drop --format");
@@ -602,6 +649,7 @@ void run_encode(const EncodeCommand& cmd) {
   for (auto& input : layer_inputs(cmd.layer)) inputs.push_back(std::move(input));
   if (cmd.output_dir.empty()) refuse_outputs_over_inputs({cmd.output}, inputs);
 
+  check_seq_len(cmd);
   const std::size_t threads = cmd.threads.value_or(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
   Context ctx{cmd, format, emit, false, false, false, threads, threads, load_tokenizer(cmd.tokenize.model),
@@ -636,11 +684,8 @@ void run_encode(const EncodeCommand& cmd) {
     }
   }
 
-  if (cmd.layer.table.weights.empty() && whole) {
-    InputLayer::check_memory(first.size(), cmd.tokenize.seq_len.value_or(1), requested_d_model(cmd.layer.table),
-                             ctx.want_tok);
-  }
   ctx.parts = build_layer(cmd.layer, ctx.tokenizer);
+  check_encode_memory(ctx, first, reader && !whole && cmd.output_dir.empty());
   ctx.parts.options.dropout = dropout;
   ctx.parts.options.want_token_embeddings = ctx.want_tok;
   ctx.layer = std::make_unique<InputLayer>(*ctx.parts.table, ctx.parts.pe.get(), ctx.parts.options);
@@ -740,10 +785,12 @@ void setup_encode(CLI::App& app) {
   add_tokenize_flags(*sub, cmd->tokenize);
   add_layer_flags(*sub, cmd->layer);
   add_rope_flags(*sub, cmd->rope);
-  sub->add_option("--rope-dim", cmd->rope_dim, "Rotary dimension for --emit rope_cos,rope_sin (default d_model)")
-      ->type_name("N");
+  add_number(*sub, "--rope-dim", cmd->rope_dim, 2, kMaxDModel,
+             "Rotary dimension for --emit rope_cos,rope_sin (default d_model)");
   sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");
-  sub->add_option("--dropout", cmd->dropout, "Dropout probability with --train (default 0.1)")->type_name("P");
+  add_number(*sub, "--dropout", cmd->dropout, 0.0, 1.0, "Dropout probability with --train (default 0.1)",
+             /*hi_open=*/true)
+      ->type_name("P");
   add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
                      {{"json", Format::json}, {"jsonl", Format::jsonl}, {"npy", Format::npy}, {"npz", Format::npz}},
                      "Output format (default: from --output's extension, else json)");
@@ -756,15 +803,14 @@ void setup_encode(CLI::App& app) {
                   "(default: output for npy; input_ids,attention_mask,output otherwise); also rope_cos, rope_sin")
       ->delimiter(',')
       ->type_name("NAME,...");
-  sub->add_option("--batch-size", cmd->batch_size, "Lines encoded at a time when streaming")->capture_default_str();
-  sub->add_option("--threads", cmd->threads,
-                  "Threads for tokenizing, embedding and JSON text (default: the cores available; when streaming, "
-                  "one core is left to the writer)")
-      ->type_name("N");
+  add_number(*sub, "--batch-size", cmd->batch_size, 1, kMaxBatchRows, "Lines encoded at a time when streaming (1 to 1048576)");
+  add_number(*sub, "--threads", cmd->threads, 1, kMaxThreads,
+             "Threads for tokenizing, embedding and JSON text (default: the cores available; when streaming, "
+             "one core is left to the writer; at most 1024)");
   sub->add_option("--output-dir", cmd->output_dir,
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
       ->type_name("DIR");
-  sub->add_option("--shard-rows", cmd->shard_rows, "Sequences per part with --output-dir")->capture_default_str();
+  add_number(*sub, "--shard-rows", cmd->shard_rows, 1, kMaxBatchRows, "Sequences per part with --output-dir (1 to 1048576)");
   sub->add_flag("--resume", cmd->resume, "With --output-dir: keep the parts that match the manifest, do the rest");
   sub->add_flag("--quiet,-q", cmd->quiet, "No progress line on a terminal");
   sub->add_flag("--summary", cmd->summary, "Print the closing summary to stderr even when it is not a terminal");

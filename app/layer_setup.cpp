@@ -7,28 +7,21 @@
 namespace embedpe::cli {
 
 void add_table_flags(CLI::App& cmd, TableFlags& flags) {
-  cmd.add_option("--d-model", flags.d_model, "Embedding width (default 512, or the --weights table's)")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber);
-  flags.seed_option = cmd.add_option("--seed", flags.seed, "Seed of the default N(0,1) table (and of the dropout mask)")
-                          ->capture_default_str();
+  add_number(cmd, "--d-model", flags.d_model, 1, kMaxDModel, "Embedding width (default 512, or the --weights table's)");
+  flags.seed_option = add_number(cmd, "--seed", flags.seed, 0, std::numeric_limits<std::uint64_t>::max(),
+                                 "Seed of the default N(0,1) table (and of the dropout mask)");
   cmd.add_option("--weights", flags.weights,
                  "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from "
                  "embedpe quantize)")
       ->type_name("PATH[:TENSOR]");
-  cmd.add_option("--padding-idx", flags.padding_idx, "This row of the table reads as zeros (nn.Embedding padding_idx)")
-      ->type_name("N")
-      ->check(CLI::NonNegativeNumber);
+  add_number(cmd, "--padding-idx", flags.padding_idx, 0, std::numeric_limits<int>::max(),
+             "This row of the table reads as zeros (nn.Embedding padding_idx)");
 }
 
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   add_table_flags(cmd, flags.table);
-  cmd.add_option("--max-len", flags.max_len, "Positions in the sinusoidal PE table")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd.add_option("--scale", flags.scale, "Embedding scale: sqrt (√d_model), none, or a number")
-      ->type_name("sqrt|none|X")
-      ->capture_default_str();
+  add_number(cmd, "--max-len", flags.max_len, 1, kMaxPosition, "Positions in the sinusoidal PE table");
+  add_scale_option(cmd, flags.scale);
   add_choice<PeKind>(cmd, "--pe", [&flags](PeKind k) { flags.pe = k; },
                      {{"sinusoidal", PeKind::sinusoidal}, {"learned", PeKind::learned}, {"none", PeKind::none},
                       {"rope", PeKind::rope}},
@@ -38,14 +31,13 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
                  "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings "
                  "(default: found in --weights)")
       ->type_name("PATH[:TENSOR]");
-  cmd.add_option("--position-offset", flags.position_offset,
-                 "Token l is at position l+K (default 0; BART: 2; fairseq/RoBERTa: padding_idx+1)")
+  add_number(cmd, "--position-offset", flags.position_offset, 0, kMaxPosition - 1,
+             "Token l is at position l+K (default 0; BART: 2; fairseq/RoBERTa: padding_idx+1)")
       ->type_name("K");
-  cmd.add_option("--pad-position", flags.pad_position,
-                 "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)")
-      ->type_name("N");
+  add_number(cmd, "--pad-position", flags.pad_position, 0, kMaxPosition - 1,
+             "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)");
   cmd.add_flag("--layernorm", flags.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
-  cmd.add_option("--layernorm-eps", flags.layernorm_eps, "LayerNorm epsilon (BERT: 1e-12)")->capture_default_str();
+  add_number(cmd, "--layernorm-eps", flags.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)");
   cmd.add_option("--layernorm-weight", flags.layernorm_weight, "LayerNorm gamma (default: found in --weights, else 1)")
       ->type_name("PATH[:TENSOR]");
   cmd.add_option("--layernorm-bias", flags.layernorm_bias, "LayerNorm beta (default: found in --weights, else 0)")

@@ -1,6 +1,7 @@
 // embedpe lookup: rows of the embedding table, E[ids] — seed 003's
 // demonstration that nn.Embedding is a lookup table.
 #include <charconv>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
+#include "embedpe/memory.h"
 #include "embedpe/output_file.h"
 #include "layer_setup.h"
 
@@ -43,6 +45,11 @@ void run_lookup(const LookupCommand& cmd) {
   if (!cmd.model.empty() || cmd.table.weights.empty()) tokenizer = load_tokenizer(cmd.model);
   const auto table = open_table(cmd.table, tokenizer ? &*tokenizer : nullptr);
   const std::size_t d = table->d_model();
+  // The rows, plus their text (at most ~16 bytes a value), before any work.
+  const std::string what =
+      std::to_string(cmd.ids.size()) + (cmd.ids.size() == 1 ? " row of " : " rows of ") + std::to_string(d) + " values";
+  check_allocation(checked_product({cmd.ids.size(), d, sizeof(float) + 16}, what), what,
+                   "lower --d-model or look up fewer --ids");
   std::vector<std::vector<float>> rows;
   for (std::int64_t id : cmd.ids) {
     if (id < 0 || id >= table->vocab_size()) {
@@ -58,7 +65,14 @@ void run_lookup(const LookupCommand& cmd) {
     nlohmann::ordered_json json_rows = nlohmann::ordered_json::array();
     for (const auto& r : rows) {
       nlohmann::ordered_json jr = nlohmann::ordered_json::array();
-      for (float v : r) jr.push_back(float_json(v));
+      for (float v : r) {
+        // As encode's JSON does: JSON has no NaN or infinity (nlohmann would write null).
+        if (!std::isfinite(v)) {
+          throw Error(table->describe() + " holds " + (std::isnan(v) ? "NaN" : "an infinity") +
+                      " in the rows asked for, which JSON cannot represent; use --format table");
+        }
+        jr.push_back(float_json(v));
+      }
       json_rows.push_back(jr);
     }
     doc["rows"] = json_rows;
@@ -80,7 +94,10 @@ void run_lookup(const LookupCommand& cmd) {
 void setup_lookup(CLI::App& app) {
   auto cmd = std::make_shared<LookupCommand>();
   auto* sub = app.add_subcommand("lookup", "Rows E[ids] of the embedding table (nn.Embedding is a lookup table)");
-  sub->add_option("--ids", cmd->ids, "Token ids, comma-separated")->delimiter(',')->type_name("ID,...")->required();
+  sub->add_option_function<std::string>(
+         "--ids", [cmd](const std::string& v) { cmd->ids = parse_ids("--ids", v); }, "Token ids, comma-separated")
+      ->type_name("ID,...")
+      ->required();
   add_model_option(*sub, cmd->model);
   add_table_flags(*sub, cmd->table);
   add_choice<LookupFormat>(*sub, "--format", [cmd](LookupFormat f) { cmd->format = f; },

@@ -16,6 +16,7 @@
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
 #include "embedpe/json_writer.h"
+#include "embedpe/memory.h"
 #include "embedpe/output_file.h"
 #include "embedpe/parallel.h"
 #include "embedpe/pe_analysis.h"
@@ -36,8 +37,8 @@ struct PeCommand {
   Kind kind = Kind::sinusoidal;
   std::optional<std::size_t> d_model;
   std::optional<std::size_t> max_len;
-  std::string positions;
-  std::string dims;
+  std::optional<Span> positions;
+  std::optional<Span> dims;
   std::optional<Format> format;
   std::string output = "-";
   SinusoidalFlags sinusoidal;
@@ -50,23 +51,11 @@ struct PeCommand {
   bool stats = false, show_similarity = false, audit = false;
 };
 
-struct Range {
-  std::size_t first = 0, count = 0;
-};
+using Range = Span;
 
-Range parse_range(const std::string& text, const char* flag) {
-  const auto colon = text.find(':');
-  auto number = [&](std::string_view s, std::size_t& v) {
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return ec == std::errc() && end == s.data() + s.size() && !s.empty();
-  };
-  std::size_t a = 0, b = 0;
-  if (colon == std::string::npos || !number(std::string_view(text).substr(0, colon), a) ||
-      !number(std::string_view(text).substr(colon + 1), b) || b <= a) {
-    throw UsageError(std::string(flag) + " takes A:B with whole numbers A < B (B excluded), not '" + text + "'");
-  }
-  return {a, b - a};
-}
+constexpr std::size_t kMaxAuditDModel = 65536;
+
+std::string span_text(Range r) { return std::to_string(r.first) + ":" + std::to_string(r.first + r.count); }
 
 std::string shortest(double v) {
   char buf[32];
@@ -213,6 +202,25 @@ std::string fmt(double v, const char* spec = "%.6g") {
   return buf;
 }
 
+// --dims, or by default every dim (the first 8 in a table); within d.
+Range shown_dims(const PeCommand& cmd, Format format, std::size_t d) {
+  if (!cmd.dims) return {0, format == Format::table ? std::min<std::size_t>(d, 8) : d};
+  if (cmd.dims->first + cmd.dims->count > d) {
+    throw UsageError("--dims " + span_text(*cmd.dims) + " goes beyond d_model " + std::to_string(d) +
+                     "; choose dims below " + std::to_string(d));
+  }
+  return *cmd.dims;
+}
+
+// The bytes a matrix of rows x cols takes as `format` output on top of its
+// floats: the text of table/csv is built whole; JSON is rendered in chunks.
+std::size_t text_bytes(Format format, std::size_t rows, std::size_t cols) {
+  if (format == Format::table || format == Format::csv) {
+    return checked_product({rows, cols, 16}, "the " + std::string(format == Format::table ? "table" : "CSV"));
+  }
+  return 0;
+}
+
 void run_sinusoidal(const PeCommand& cmd, Format format, Range positions, OutputFile& out) {
   const std::size_t d = *cmd.d_model;
   const std::size_t end = positions.first + positions.count + cmd.position_offset;
@@ -249,21 +257,22 @@ void run_sinusoidal(const PeCommand& cmd, Format format, Range positions, Output
                   config, "bands");
     return;
   }
-  const xt::xtensor<float, 2> table = pe.rows(positions.first + cmd.position_offset, positions.count);
   if (cmd.show_similarity) {
+    const xt::xtensor<float, 2> table = pe.rows(positions.first + cmd.position_offset, positions.count);
     write_matrix(out, format, {similarity(table), "position", "position", positions.first, positions.first},
                  "PE.PE^T similarity, d=" + std::to_string(d), config, "similarity");
     return;
   }
-  Range dims = cmd.dims.empty() ? Range{0, format == Format::table ? std::min<std::size_t>(d, 8) : d}
-                                : parse_range(cmd.dims, "--dims");
-  if (dims.first + dims.count > d) throw UsageError("--dims " + cmd.dims + " goes beyond d_model " + std::to_string(d));
+  const Range dims = shown_dims(cmd, format, d);
   std::string title = "sinusoidal PE d=" + std::to_string(d) + " " + conv;
-  if (format == Format::table && cmd.dims.empty() && dims.count < d) {
+  if (format == Format::table && !cmd.dims && dims.count < d) {
     title += " (dims 0:" + std::to_string(dims.count) + " of " + std::to_string(d) + "; choose with --dims)";
   }
-  write_matrix(out, format, {slice_columns(table, dims), "position", "dim", positions.first, dims.first}, title, config,
-               "positional_encoding");
+  // Only the shown columns are computed: `--dims 0:8` of a huge d_model is cheap.
+  write_matrix(out, format,
+               {pe.columns(positions.first + cmd.position_offset, positions.count, dims.first, dims.count), "position",
+                "dim", positions.first, dims.first},
+               title, config, "positional_encoding");
 }
 
 void run_rope(const PeCommand& cmd, Format format, Range positions, OutputFile& out) {
@@ -299,9 +308,7 @@ void run_rope(const PeCommand& cmd, Format format, Range positions, OutputFile& 
     return;
   }
   const bool is_cos = cmd.rope_table == RopeTable::cos;
-  Range dims = cmd.dims.empty() ? Range{0, format == Format::table ? std::min<std::size_t>(o.dim, 8) : o.dim}
-                                : parse_range(cmd.dims, "--dims");
-  if (dims.first + dims.count > o.dim) throw UsageError("--dims goes beyond the rotary dimension");
+  const Range dims = shown_dims(cmd, format, o.dim);
   write_matrix(out, format, {slice_columns(is_cos ? cos : sin, dims), "position", "dim", positions.first, dims.first},
                std::string("RoPE ") + (is_cos ? "cos" : "sin") + " dim=" + std::to_string(o.dim), config,
                is_cos ? "cos" : "sin");
@@ -356,11 +363,39 @@ void run_pe(const PeCommand& cmd) {
     throw UsageError("--similarity and --audit apply to --kind sinusoidal");
   }
   Range positions{0, cmd.max_len.value_or(50)};
-  if (!cmd.positions.empty()) {
+  if (cmd.positions) {
     if (cmd.max_len) throw UsageError("give --max-len N or --positions A:B, not both");
-    positions = parse_range(cmd.positions, "--positions");
+    positions = *cmd.positions;
   }
-  if (positions.count == 0) throw UsageError("--max-len must be at least 1");
+  // Positions stay below 2^53, where float64 holds every whole number exactly.
+  if (positions.first + positions.count > kMaxPosition - cmd.position_offset) {
+    throw UsageError("positions " + span_text(positions) + (cmd.position_offset ? " with --position-offset " +
+                     std::to_string(cmd.position_offset) : "") + " go beyond " + std::to_string(kMaxPosition) +
+                     " (2^53, where float64 positions stop being exact); lower --positions" +
+                     (cmd.position_offset ? " or --position-offset" : ""));
+  }
+  if (cmd.kind != Kind::alibi && (cmd.stats || cmd.audit)) {
+    // One record per dimension pair: their strings (and JSON objects) dominate.
+    const std::size_t pairs = *cmd.d_model / 2 + 1;
+    const std::string what = "--stats of " + std::to_string(pairs) + " dimension pairs";
+    if (cmd.stats) check_allocation(checked_product({pairs, 1024}, what), what, "lower --d-model");
+    // --audit evaluates up to 2000 sampled positions per band at every dim in
+    // float64, float32, float16 and bfloat16: beyond this width it would run for hours.
+    if (cmd.audit && *cmd.d_model > kMaxAuditDModel) {
+      throw UsageError("--audit takes --d-model up to " + std::to_string(kMaxAuditDModel) + ", not " +
+                       std::to_string(*cmd.d_model) + "; lower --d-model");
+    }
+  }
+  if (cmd.kind != Kind::alibi && !cmd.stats && !cmd.audit && !cmd.show_similarity) {
+    const std::size_t d = *cmd.d_model;
+    const std::size_t cols = (cmd.kind == Kind::rope && (format == Format::json || format == Format::npz))
+                                 ? 2 * d : shown_dims(cmd, format, d).count;
+    const std::string what = "a PE table of " + std::to_string(positions.count) + " positions x " +
+                             std::to_string(cols) + " dims";
+    check_allocation(checked_sum({checked_product({positions.count, cols, sizeof(float)}, what),
+                                  text_bytes(format, positions.count, cols)}, what),
+                     what, "lower --d-model, show fewer positions (--max-len, --positions) or fewer --dims");
+  }
   OutputFile out(cmd.output);
   switch (cmd.kind) {
     case Kind::sinusoidal: run_sinusoidal(cmd, format, positions, out); break;
@@ -378,27 +413,32 @@ void setup_pe(CLI::App& app) {
   add_choice<Kind>(*sub, "--kind", [cmd](Kind k) { cmd->kind = k; },
                    {{"sinusoidal", Kind::sinusoidal}, {"rope", Kind::rope}, {"alibi", Kind::alibi}},
                    "sinusoidal (default), rope or alibi");
-  sub->add_option("--d-model", cmd->d_model, "Width (the rotary dimension for RoPE)")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--max-len", cmd->max_len, "Positions 0..N-1 (default 50)")->type_name("N");
-  sub->add_option("--positions", cmd->positions, "Positions A..B-1, e.g. 999990:1000000")->type_name("A:B");
-  sub->add_option("--dims", cmd->dims, "Dimensions A..B-1 (table: default 0:8)")->type_name("A:B");
+  add_number(*sub, "--d-model", cmd->d_model, 1, kMaxDModel, "Width (the rotary dimension for RoPE)");
+  add_number(*sub, "--max-len", cmd->max_len, 1, kMaxPosition, "Positions 0..N-1 (default 50)");
+  sub->add_option_function<std::string>(
+         "--positions", [cmd](const std::string& v) { cmd->positions = parse_span("--positions", v, kMaxPosition); },
+         "Positions A..B-1, e.g. 999990:1000000")
+      ->type_name("A:B");
+  sub->add_option_function<std::string>(
+         "--dims", [cmd](const std::string& v) { cmd->dims = parse_span("--dims", v, kMaxDModel); },
+         "Dimensions A..B-1 (table: default 0:8)")
+      ->type_name("A:B");
   add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
                      {{"table", Format::table}, {"json", Format::json}, {"csv", Format::csv}, {"npy", Format::npy},
                       {"npz", Format::npz}, {"png", Format::png}},
                      "Output format (default: from --output's extension, else table)");
   add_output_option(*sub, cmd->output);
   add_sinusoidal_flags(*sub, cmd->sinusoidal);
-  sub->add_option("--position-offset", cmd->position_offset, "Row l shows position l+K")->type_name("K");
-  sub->add_option("--padding-idx", cmd->padding_idx, "fairseq convention: this position's row is zero (default 1)")
-      ->type_name("N");
+  add_number(*sub, "--position-offset", cmd->position_offset, 0, kMaxPosition - 1, "Row l shows position l+K")
+      ->type_name("K");
+  add_number(*sub, "--padding-idx", cmd->padding_idx, 0, kMaxPosition - 1,
+             "fairseq convention: this position's row is zero (default 1)");
   add_rope_flags(*sub, cmd->rope);
   add_choice<RopeTable>(*sub, "--rope-table", [cmd](RopeTable t) { cmd->rope_table = t; },
                         {{"cos", RopeTable::cos}, {"sin", RopeTable::sin}},
                         "RoPE table for table/csv/npy/png (json and npz hold inv_freq, cos and sin)");
-  sub->add_option("--heads", cmd->heads, "ALiBi: attention heads")->type_name("H");
-  sub->add_option("--head", cmd->head, "ALiBi: the head drawn by table/png (default 0)")->type_name("H");
+  add_number(*sub, "--heads", cmd->heads, 1, 65536, "ALiBi: attention heads")->type_name("H");
+  add_number(*sub, "--head", cmd->head, 0, 65535, "ALiBi: the head drawn by table/png (default 0)")->type_name("H");
   sub->add_flag("--stats", cmd->stats, "Per dimension pair: frequency, wavelength, aliasing, incomplete periods");
   sub->add_flag("--similarity", cmd->show_similarity, "The PE . PE^T matrix of the positions");
   sub->add_flag("--audit", cmd->audit, "Error of float32 (as seed 000 computes it), float16, bfloat16 vs float64");

@@ -17,28 +17,26 @@ void add_sinusoidal_flags(CLI::App& cmd, SinusoidalFlags& f) {
   add_choice<PeFrequencies>(cmd, "--pe-freq", [&f](PeFrequencies q) { f.frequencies = q; },
                             {{"paper", PeFrequencies::paper}, {"fairseq", PeFrequencies::fairseq}},
                             "Frequencies 1/base^(2i/d) (paper) or exp(-i·ln(base)/(d/2-1)) (fairseq, t2t)");
-  cmd.add_option("--base", f.base, "Sinusoid base")->capture_default_str();
-  cmd.add_option("--position-scale", f.position_scale, "Position interpolation: encode position/K")
-      ->type_name("K")
-      ->capture_default_str();
+  add_number(cmd, "--base", f.base, kMinBase, kMaxBase, "Sinusoid base");
+  add_number(cmd, "--position-scale", f.position_scale, 1e-6, 1e6, "Position interpolation: encode position/K")
+      ->type_name("K");
 }
 
 void add_rope_flags(CLI::App& cmd, RopeFlags& f) {
   RopeOptions& o = f.options;
-  cmd.add_option("--rope-theta", o.theta, "RoPE base (rope_theta)")->capture_default_str();
+  add_number(cmd, "--rope-theta", o.theta, kMinBase, kMaxBase, "RoPE base (rope_theta)");
   add_choice<RopeScaling>(cmd, "--rope-scaling", [&o](RopeScaling s) { o.scaling = s; },
                           {{"none", RopeScaling::none}, {"linear", RopeScaling::linear},
                            {"dynamic", RopeScaling::dynamic}, {"yarn", RopeScaling::yarn},
                            {"llama3", RopeScaling::llama3}},
                           "RoPE scaling as in HF transformers (default none)");
-  cmd.add_option("--rope-factor", o.factor, "Scaling factor")->capture_default_str();
-  cmd.add_option("--rope-original-max-positions", o.original_max_positions,
-                 "Original context (max_position_embeddings / original_max_position_embeddings)")
-      ->capture_default_str();
-  cmd.add_option("--rope-beta-fast", o.beta_fast, "yarn beta_fast")->capture_default_str();
-  cmd.add_option("--rope-beta-slow", o.beta_slow, "yarn beta_slow")->capture_default_str();
-  cmd.add_option("--rope-low-freq-factor", o.low_freq_factor, "llama3 low_freq_factor")->capture_default_str();
-  cmd.add_option("--rope-high-freq-factor", o.high_freq_factor, "llama3 high_freq_factor")->capture_default_str();
+  add_number(cmd, "--rope-factor", o.factor, 1e-6, 1e6, "Scaling factor");
+  add_number(cmd, "--rope-original-max-positions", o.original_max_positions, 1, kMaxPosition,
+             "Original context (max_position_embeddings / original_max_position_embeddings)");
+  add_number(cmd, "--rope-beta-fast", o.beta_fast, 1e-6, 1e6, "yarn beta_fast");
+  add_number(cmd, "--rope-beta-slow", o.beta_slow, 1e-6, 1e6, "yarn beta_slow");
+  add_number(cmd, "--rope-low-freq-factor", o.low_freq_factor, 1e-6, 1e6, "llama3 low_freq_factor");
+  add_number(cmd, "--rope-high-freq-factor", o.high_freq_factor, 1e-6, 1e6, "llama3 high_freq_factor");
 }
 
 SinusoidalOptions sinusoidal_options(const SinusoidalFlags& f, std::size_t d_model, std::size_t max_len,

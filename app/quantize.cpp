@@ -74,9 +74,7 @@ void setup_quantize(CLI::App& app) {
       ->type_name("PATH[:TENSOR]")
       ->required();
   sub->add_option("--output,-o", cmd->output, "The int8 .safetensors file to write")->type_name("PATH")->required();
-  sub->add_option("--scale", cmd->scale, "Embedding scale the output error figures assume")
-      ->type_name("sqrt|none|X")
-      ->capture_default_str();
+  add_scale_option(*sub, cmd->scale, "Embedding scale the output error figures assume");
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
                            {{"text", ReportFormat::text}, {"json", ReportFormat::json}},
                            "Report as text (default) or json");

@@ -21,3 +21,12 @@ TEST_CASE("check_allocation refuses more than the machine has, before allocating
   CHECK_THROWS_WITH_AS(embedpe::check_allocation(ram + 1, "huge thing"), doctest::Contains("huge thing would need"),
                        embedpe::UsageError);
 }
+
+TEST_CASE("check_allocation says what to lower, and checked_sum refuses overflow") {
+  const std::size_t ram = embedpe::physical_memory_bytes();
+  CHECK_THROWS_WITH_AS(embedpe::check_allocation(ram + 1, "PE table", "lower --d-model"),
+                       doctest::Contains("; lower --d-model"), embedpe::UsageError);
+  CHECK(embedpe::memory_budget_bytes() <= ram);
+  CHECK(embedpe::checked_sum({1, 2, 3}, "x") == 6);
+  CHECK_THROWS_AS(embedpe::checked_sum({std::numeric_limits<std::size_t>::max(), 1}, "x"), embedpe::UsageError);
+}

@@ -7,6 +7,8 @@
 #include "embedpe/positional_encoding.h"
 #include "test_support.h"
 
+using embedpe::PeFrequencies;
+using embedpe::PeLayout;
 using embedpe::SinusoidalEncoding;
 
 namespace {
@@ -80,4 +82,25 @@ TEST_CASE("positions beyond max_len are errors naming --max-len") {
 TEST_CASE("d_model and max_len must be positive") {
   CHECK_THROWS_AS(SinusoidalEncoding({.d_model = 0}), embedpe::UsageError);
   CHECK_THROWS_AS(SinusoidalEncoding({.d_model = 4, .max_len = 0}), embedpe::UsageError);
+}
+
+TEST_CASE("issue: columns() computes only the shown dims, equal to the full rows") {
+  for (auto layout : {PeLayout::interleaved, PeLayout::concat}) {
+    for (auto freq : {PeFrequencies::paper, PeFrequencies::fairseq}) {
+      for (std::size_t d : {1u, 7u, 8u}) {
+        SinusoidalEncoding pe({.d_model = d, .max_len = 100, .layout = layout, .frequencies = freq,
+                               .zero_position = 3});
+        const auto full = pe.rows(0, 100);
+        const auto part = pe.columns(2, 50, d / 2, d - d / 2);
+        for (std::size_t r = 0; r < 50; ++r)
+          for (std::size_t c = 0; c < d - d / 2; ++c) CHECK(part(r, c) == full(r + 2, d / 2 + c));
+      }
+    }
+  }
+  // A few dims of a 2e9-wide table, without its 16 GB of frequencies.
+  SinusoidalEncoding wide({.d_model = 2000000000, .max_len = 10});
+  const auto cols = wide.columns(0, 10, 0, 8);
+  CHECK(cols(9, 0) == static_cast<float>(std::sin(9.0)));
+  CHECK(cols(9, 1) == static_cast<float>(std::cos(9.0)));
+  CHECK_THROWS_AS(wide.columns(0, 10, 1999999999, 2), embedpe::UsageError);
 }

@@ -58,6 +58,27 @@ TEST_CASE("PATH[:TENSOR] specs") {
   CHECK(parse_tensor_spec(odd).tensor.empty());
 }
 
+TEST_CASE("issue: a tensor name containing ':' can be selected") {
+  // The path is the longest existing prefix; the rest, colons and all, is the tensor.
+  const std::string file = test::temp_path("w.safetensors");
+  { OutputFile o(file); o.write("x"); o.commit(); }
+  auto s = parse_tensor_spec(file + ":enc:emb");
+  CHECK(s.path == file);
+  CHECK(s.tensor == "enc:emb");
+  const std::string odd = test::temp_path("a:b.safetensors");
+  { OutputFile o(odd); o.write("x"); o.commit(); }
+  s = parse_tensor_spec(odd + ":x:y");
+  CHECK(s.path == odd);
+  CHECK(s.tensor == "x:y");
+  // Nothing exists: the path ends after the extension, so the error names it.
+  s = parse_tensor_spec("missing.safetensors:enc:emb");
+  CHECK(s.path == "missing.safetensors");
+  CHECK(s.tensor == "enc:emb");
+  s = parse_tensor_spec("missing:model.bin:t");
+  CHECK(s.path == "missing:model.bin");
+  CHECK(s.tensor == "t");
+}
+
 TEST_CASE("the same table in F32, F16, BF16 and F64 files reads as PyTorch upcasts it") {
   const auto f32 = test::load_matrix(weights("table_f32.npy"));
   auto st = WeightFile::open(weights("llama_f32.safetensors"));

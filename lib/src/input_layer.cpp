@@ -76,9 +76,11 @@ void InputLayer::check_memory(std::size_t batch, std::size_t seq_len, std::size_
                            std::to_string(d_model) + "]";
   const std::size_t tensors = want_token_embeddings ? 2 : 1;
   const std::size_t outputs = checked_product({batch, seq_len, d_model, sizeof(float), tensors}, what);
-  const std::size_t pe = checked_product({seq_len + 1, d_model, sizeof(float)}, what);  // rows + frequencies
-  if (outputs > SIZE_MAX - pe) throw UsageError(what + " is too large");
-  check_allocation(outputs + pe, what);
+  // The PE rows kept by the layer and their copy in positional_encoding.
+  const std::size_t pe = checked_product({seq_len, d_model, sizeof(float), 2}, what);
+  // The ids and the mask the batch already holds.
+  const std::size_t ids = checked_product({batch, seq_len, 2 * sizeof(std::int64_t)}, what);
+  check_allocation(checked_sum({outputs, pe, ids}, what), what);
 }
 
 std::shared_ptr<const std::vector<float>> InputLayer::position_rows(std::size_t count) const {

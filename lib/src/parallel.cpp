@@ -3,9 +3,12 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <thread>
 #include <vector>
+
+#include "embedpe/error.h"
 
 namespace embedpe {
 
@@ -25,12 +28,23 @@ void parallel_for(std::size_t n, std::size_t threads, const std::function<void(s
   };
   std::vector<std::thread> pool;
   pool.reserve(chunks - 1);
-  for (std::size_t c = 1; c < chunks; ++c) pool.emplace_back(run, c);
+  // A std::thread destroyed while joinable calls std::terminate: if one
+  // cannot start, join those that did before reporting it.
+  try {
+    for (std::size_t c = 1; c < chunks; ++c) pool.push_back(start_thread(run, c));
+  } catch (...) {
+    for (auto& t : pool) t.join();
+    throw;
+  }
   run(0);
   for (auto& t : pool) t.join();
   for (auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+}
+
+void throw_thread_error(const std::system_error& e) {
+  throw Error(std::string("cannot start a thread: ") + std::strerror(e.code().value()) + "; lower --threads");
 }
 
 std::size_t available_cores() {

@@ -58,6 +58,8 @@ struct Float32Pe {
 }  // namespace
 
 std::vector<AuditBand> audit_precision(const SinusoidalOptions& options, std::size_t first, std::size_t count) {
+  check_allocation(checked_product({options.d_model, 2 * (sizeof(double) + sizeof(float))}, "precision audit"),
+                   "precision audit", "lower --d-model");
   SinusoidalOptions o = options;
   o.max_len = std::max(o.max_len, first + count);
   o.zero_position.reset();
@@ -107,7 +109,8 @@ std::vector<AuditBand> audit_precision(const SinusoidalOptions& options, std::si
 
 xt::xtensor<float, 2> similarity(const xt::xtensor<float, 2>& rows) {
   const std::size_t n = rows.shape()[0], d = rows.shape()[1];
-  check_allocation(checked_product({n, n, sizeof(float)}, "similarity matrix"), "similarity matrix");
+  check_allocation(checked_product({n, n, sizeof(float)}, "similarity matrix"), "similarity matrix",
+                   "show fewer positions");
   auto out = xt::xtensor<float, 2>::from_shape({n, n});
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j <= i; ++j) {

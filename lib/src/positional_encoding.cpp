@@ -15,7 +15,8 @@ xt::xtensor<float, 2> PositionTable::rows(std::size_t first, std::size_t count) 
     throw UsageError("positions " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
                      " go beyond the position table; " + limit_hint());
   }
-  check_allocation(checked_product({count, d_model(), sizeof(float)}, "PE table"), "PE table");
+  check_allocation(checked_product({count, d_model(), sizeof(float)}, "PE table"), "PE table",
+                   "lower --d-model or the number of positions");
   auto table = xt::xtensor<float, 2>::from_shape({count, d_model()});
   for (std::size_t r = 0; r < count; ++r) row(first + r, table.data() + r * d_model());
   return table;
@@ -31,24 +32,27 @@ SinusoidalEncoding::SinusoidalEncoding(SinusoidalOptions options) : options_(opt
     throw UsageError("--position-scale must be a positive number");
   }
   const std::size_t d = options_.d_model;
-  check_allocation(checked_product({d, sizeof(double)}, "PE frequency table"), "PE frequency table");
-  // The paper's formula divides by base^(2i/d); fairseq multiplies by its
-  // inverse frequency. Each is kept as written, so that values equal the
-  // float64 results of those formulas.
-  auto paper = [&](std::size_t i) {  // base^(2i/d), a divisor
-    return std::pow(options_.base, static_cast<double>(2 * i) / static_cast<double>(d));
-  };
-  const std::size_t h = d / 2;
-  auto fairseq = [&](std::size_t i) {  // exp(-i ln(base) / max(h-1, 1))
-    return std::exp(-static_cast<double>(i) * std::log(options_.base) / static_cast<double>(h > 1 ? h - 1 : 1));
-  };
-  const bool is_paper = options_.frequencies == PeFrequencies::paper;
+  divide_ = options_.frequencies == PeFrequencies::paper;
   // Paper frequencies give odd d one more sin column (the seed's pe[:, 0::2]
   // and Marian's sentinel); fairseq frequencies give it a zero column.
-  const std::size_t sins = is_paper ? (d + 1) / 2 : h;
-  for (std::size_t i = 0; i < sins; ++i) sin_k_.push_back(is_paper ? paper(i) : fairseq(i));
-  for (std::size_t i = 0; i < h; ++i) cos_k_.push_back(is_paper ? paper(i) : fairseq(i));
-  divide_ = is_paper;
+  sins_ = divide_ ? (d + 1) / 2 : d / 2;
+  coss_ = d / 2;
+  // Up to 2^22 pairs (32 MiB) the frequencies are kept; beyond, each is
+  // computed when used, so that `pe --dims 0:8` of a huge d_model is cheap.
+  if (sins_ <= (std::size_t(1) << 22)) {
+    k_.reserve(sins_);
+    for (std::size_t i = 0; i < sins_; ++i) k_.push_back(k(i));
+  }
+}
+
+// The paper's formula divides by base^(2i/d); fairseq multiplies by its
+// inverse frequency. Each is kept as written, so that values equal the
+// float64 results of those formulas.
+double SinusoidalEncoding::k(std::size_t i) const {
+  if (i < k_.size()) return k_[i];
+  const std::size_t d = options_.d_model, h = d / 2;
+  if (divide_) return std::pow(options_.base, static_cast<double>(2 * i) / static_cast<double>(d));
+  return std::exp(-static_cast<double>(i) * std::log(options_.base) / static_cast<double>(h > 1 ? h - 1 : 1));
 }
 
 std::string SinusoidalEncoding::limit_hint() const {
@@ -67,12 +71,49 @@ void SinusoidalEncoding::fill_row(std::size_t pos, T* out) const {
   const double p = static_cast<double>(pos) / options_.position_scale;
   const bool interleaved = options_.layout == PeLayout::interleaved;
   auto angle = [&](double k) { return divide_ ? p / k : p * k; };
-  for (std::size_t i = 0; i < sin_k_.size(); ++i) {
-    out[interleaved ? 2 * i : i] = static_cast<T>(std::sin(angle(sin_k_[i])));
+  for (std::size_t i = 0; i < sins_; ++i) out[interleaved ? 2 * i : i] = static_cast<T>(std::sin(angle(k(i))));
+  for (std::size_t i = 0; i < coss_; ++i) {
+    out[interleaved ? 2 * i + 1 : sins_ + i] = static_cast<T>(std::cos(angle(k(i))));
   }
-  for (std::size_t i = 0; i < cos_k_.size(); ++i) {
-    out[interleaved ? 2 * i + 1 : sin_k_.size() + i] = static_cast<T>(std::cos(angle(cos_k_[i])));
+}
+
+double SinusoidalEncoding::value(std::size_t pos, std::size_t dim) const {
+  if (options_.zero_position && pos == *options_.zero_position) return 0.0;
+  bool is_sin;
+  std::size_t i;
+  if (options_.layout == PeLayout::interleaved) {
+    is_sin = dim % 2 == 0;
+    i = dim / 2;
+  } else {
+    is_sin = dim < sins_;
+    i = is_sin ? dim : dim - sins_;
   }
+  if (i >= (is_sin ? sins_ : coss_)) return 0.0;  // fairseq's zero column of an odd d
+  const double p = static_cast<double>(pos) / options_.position_scale;
+  const double a = divide_ ? p / k(i) : p * k(i);
+  return is_sin ? std::sin(a) : std::cos(a);
+}
+
+xt::xtensor<float, 2> SinusoidalEncoding::columns(std::size_t first_pos, std::size_t count, std::size_t first_dim,
+                                                  std::size_t dims) const {
+  if (count > 0 && (first_pos >= max_len() || count > max_len() - first_pos)) {
+    throw UsageError("positions " + std::to_string(first_pos) + ".." + std::to_string(first_pos + count - 1) +
+                     " go beyond the position table; " + limit_hint());
+  }
+  if (first_dim > d_model() || dims > d_model() - first_dim) {
+    throw UsageError("dims " + std::to_string(first_dim) + ".." + std::to_string(first_dim + dims - 1) +
+                     " go beyond d_model " + std::to_string(d_model()));
+  }
+  check_allocation(checked_product({count, dims, sizeof(float)}, "PE table"), "PE table",
+                   "lower --d-model or the number of positions");
+  auto table = xt::xtensor<float, 2>::from_shape({count, dims});
+  for (std::size_t r = 0; r < count; ++r) {
+    for (std::size_t c = 0; c < dims; ++c) {
+      if (first_pos + r >= options_.max_len) throw UsageError("position beyond the PE table; " + limit_hint());
+      table(r, c) = static_cast<float>(value(first_pos + r, first_dim + c));
+    }
+  }
+  return table;
 }
 
 void SinusoidalEncoding::row(std::size_t pos, float* out) const { fill_row(pos, out); }
@@ -80,7 +121,10 @@ void SinusoidalEncoding::row_f64(std::size_t pos, double* out) const { fill_row(
 
 std::vector<double> SinusoidalEncoding::pair_frequencies() const {
   std::vector<double> freq;
-  for (double k : sin_k_) freq.push_back((divide_ ? 1.0 / k : k) / options_.position_scale);
+  check_allocation(checked_product({sins_, sizeof(double)}, "PE frequency list"), "PE frequency list",
+                   "lower --d-model");
+  freq.reserve(sins_);
+  for (std::size_t i = 0; i < sins_; ++i) freq.push_back((divide_ ? 1.0 / k(i) : k(i)) / options_.position_scale);
   return freq;
 }
 

@@ -11,12 +11,19 @@
 namespace embedpe {
 
 RopeFrequencies rope_frequencies(const RopeOptions& o) {
-  if (o.dim == 0 || o.dim % 2 != 0) throw UsageError("RoPE needs an even, positive --d-model (the rotary dimension)");
+  if (o.dim == 0 || o.dim % 2 != 0) {
+    // pe takes the rotary dimension from --d-model, encode from --rope-dim
+    // (default: d_model): name both rather than one that may not exist.
+    throw UsageError("RoPE needs an even, positive rotary dimension, not " + std::to_string(o.dim) +
+                     " (pe --d-model; encode --rope-dim, which defaults to d_model)");
+  }
   if (!(o.theta > 1.0) || !std::isfinite(o.theta)) throw UsageError("--rope-theta must be a finite number above 1");
   if (o.scaling != RopeScaling::none && (!(o.factor > 0.0) || !std::isfinite(o.factor))) {
     throw UsageError("--rope-factor must be a positive number");
   }
   const std::size_t half = o.dim / 2;
+  check_allocation(checked_product({half, sizeof(double)}, "RoPE frequencies"), "RoPE frequencies",
+                   "lower the rotary dimension");
   const double dim = static_cast<double>(o.dim);
   // default: inv_freq = 1 / (base ** (arange(0, dim, 2) / dim))
   auto base_inv_freq = [&](double base) {
@@ -106,7 +113,8 @@ RopeFrequencies rope_frequencies(const RopeOptions& o) {
 std::pair<xt::xtensor<float, 2>, xt::xtensor<float, 2>> rope_tables(const RopeFrequencies& f, std::size_t first,
                                                                      std::size_t count) {
   const std::size_t half = f.inv_freq.size(), dim = 2 * half;
-  check_allocation(checked_product({count, dim, sizeof(float), 2}, "RoPE tables"), "RoPE tables");
+  check_allocation(checked_product({count, dim, sizeof(float), 2}, "RoPE tables"), "RoPE tables",
+                   "lower the rotary dimension or the number of positions");
   auto cos = xt::xtensor<float, 2>::from_shape({count, dim});
   auto sin = xt::xtensor<float, 2>::from_shape({count, dim});
   for (std::size_t r = 0; r < count; ++r) {

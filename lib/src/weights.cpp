@@ -148,6 +148,28 @@ MappedFile::~MappedFile() {
 namespace {
 
 constexpr std::size_t kMaxSafetensorsHeader = 100u << 20;  // as the reference implementation
+constexpr std::size_t kMaxSafetensorsDepth = 64;
+
+// The deepest nesting of [ and { in JSON text, outside strings: refused
+// before parsing, so that a hostile header cannot exhaust the stack.
+std::size_t json_depth(std::string_view text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 std::size_t element_count(const std::vector<std::size_t>& shape, const std::string& what) {
   std::size_t n = 1;
@@ -198,9 +220,18 @@ void parse_safetensors(const std::string& path, std::string_view bytes, std::vec
   if (bytes.size() < 8) throw Error(path + ": too short for a .safetensors file");
   std::uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
-  if (n > kMaxSafetensorsHeader || n > bytes.size() - 8) {
+  if (n > kMaxSafetensorsHeader) {
+    throw Error(path + ": header length " + std::to_string(n) + " is over the 100 MiB (" +
+                std::to_string(kMaxSafetensorsHeader) + "-byte) limit of .safetensors headers; the file is corrupt "
+                "or not .safetensors");
+  }
+  if (n > bytes.size() - 8) {
     throw Error(path + ": header length " + std::to_string(n) + " is impossible for a " + std::to_string(bytes.size()) +
                 "-byte file; the file is truncated or not .safetensors");
+  }
+  if (json_depth(bytes.substr(8, n)) > kMaxSafetensorsDepth) {
+    throw Error(path + ": the .safetensors header nests deeper than " + std::to_string(kMaxSafetensorsDepth) +
+                " levels, the limit (a real header nests 3 deep); the file is corrupt or not .safetensors");
   }
   auto header = nlohmann::json::parse(bytes.substr(8, n), nullptr, /*allow_exceptions=*/false);
   if (header.is_discarded() || !header.is_object()) {
@@ -286,9 +317,22 @@ const WeightTensor* WeightFile::find(std::string_view name) const {
 }
 
 TensorSpec parse_tensor_spec(const std::string& spec) {
-  struct stat st;
+  auto exists = [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+  };
+  if (spec.find(':') == std::string::npos || exists(spec)) return {spec, ""};
+  for (auto colon = spec.rfind(':'); colon != std::string::npos && colon > 0; colon = spec.rfind(':', colon - 1)) {
+    if (exists(spec.substr(0, colon))) return {spec.substr(0, colon), spec.substr(colon + 1)};
+  }
+  for (const std::string ext : {".safetensors:", ".npy:"}) {
+    const auto at = spec.find(ext);
+    if (at != std::string::npos) {
+      const auto colon = at + ext.size() - 1;
+      return {spec.substr(0, colon), spec.substr(colon + 1)};
+    }
+  }
   const auto colon = spec.rfind(':');
-  if (colon == std::string::npos || ::stat(spec.c_str(), &st) == 0) return {spec, ""};
   return {spec.substr(0, colon), spec.substr(colon + 1)};
 }
 

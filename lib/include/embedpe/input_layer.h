@@ -84,9 +84,9 @@ class InputLayer {
   InputLayer(const EmbeddingTable& table, const PositionTable& pe, InputLayerOptions options)
       : InputLayer(table, &pe, std::move(options)) {}
 
-  // Throws UsageError if a forward pass of this size (outputs, PE rows and
-  // frequencies) would not fit in the machine's memory. forward() checks
-  // this itself; callers may check before building the table and PE.
+  // Throws UsageError if a forward pass of this size (outputs, the PE rows
+  // and their copy, the ids and mask) would not fit in memory (or under
+  // ulimit -v). forward() checks this itself; callers may check earlier.
   static void check_memory(std::size_t batch, std::size_t seq_len, std::size_t d_model, bool want_token_embeddings);
 
   // ids: (batch, seq_len). mask: (batch, seq_len) or empty (all tokens);

@@ -17,9 +17,17 @@ std::size_t checked_product(std::initializer_list<std::size_t> dims, const std::
 // Physical memory of this machine in bytes (0 if unknown).
 std::size_t physical_memory_bytes();
 
-// Throws UsageError if `bytes` exceeds the machine's physical memory, saying
-// how much was asked for, so that an absurd option fails at once instead of
-// swapping or being killed.
-void check_allocation(std::size_t bytes, const std::string& what);
+// What this process may hold: physical memory, or the address-space limit
+// (ulimit -v, RLIMIT_AS) when that is lower. 0 if unknown.
+std::size_t memory_budget_bytes();
+
+// Throws UsageError if `bytes` exceeds memory_budget_bytes(), saying how much
+// was asked for and `hint` (what to lower), so that an absurd option fails at
+// once instead of swapping or being killed.
+inline constexpr const char* kEncodeMemoryHint = "lower --seq-len or --d-model, or encode fewer lines at a time";
+void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint = kEncodeMemoryHint);
+
+// a + b, or a UsageError naming `what` if it overflows.
+std::size_t checked_sum(std::initializer_list<std::size_t> terms, const std::string& what);
 
 }  // namespace embedpe

@@ -8,15 +8,34 @@
 // thread (the first on the caller's). Results must not depend on the split:
 // every caller here writes disjoint rows, so outputs are identical for any
 // thread count. If chunks throw, the exception of the earliest chunk is
-// rethrown, so errors are reported the same way too.
+// rethrown, so errors are reported the same way too. If a thread cannot
+// start, the ones already started are joined and an embedpe::Error is thrown.
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <system_error>
+#include <thread>
+#include <utility>
 
 namespace embedpe {
 
 void parallel_for(std::size_t n, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& fn);
+
+// The embedpe::Error for a thread that could not start (out of memory for
+// its stack, a process limit): "cannot start a thread: <reason>; lower --threads".
+[[noreturn]] void throw_thread_error(const std::system_error& e);
+
+// std::thread(fn, args...), but a thread that cannot start is an
+// embedpe::Error instead of a std::system_error.
+template <class Fn, class... Args>
+std::thread start_thread(Fn&& fn, Args&&... args) {
+  try {
+    return std::thread(std::forward<Fn>(fn), std::forward<Args>(args)...);
+  } catch (const std::system_error& e) {
+    throw_thread_error(e);
+  }
+}
 
 // The cores this process may run on.
 std::size_t available_cores();

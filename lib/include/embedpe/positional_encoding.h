@@ -90,14 +90,20 @@ class SinusoidalEncoding final : public PositionTable {
   // Radians per token position of each sin column (one per pair, plus the
   // extra sin of an odd d), position scale included.
   std::vector<double> pair_frequencies() const;
+  // PE[first_pos .. first_pos+count-1, first_dim .. first_dim+dims-1], computing
+  // only those columns: a few dims of a very wide table cost only their own.
+  xt::xtensor<float, 2> columns(std::size_t first_pos, std::size_t count, std::size_t first_dim,
+                                std::size_t dims) const;  // (count, dims)
 
  private:
   template <class T>
   void fill_row(std::size_t pos, T* out) const;
+  double k(std::size_t i) const;  // pair i's divisor (paper) or inverse frequency (fairseq)
+  double value(std::size_t pos, std::size_t dim) const;
 
   SinusoidalOptions options_;
-  std::vector<double> sin_k_;  // (sin columns,): divisor (paper) or inverse frequency (fairseq)
-  std::vector<double> cos_k_;  // (cos columns,)
+  std::size_t sins_ = 0, coss_ = 0;  // sin and cos columns
+  std::vector<double> k_;  // (sins_,): k(i) cached, unless d_model is too wide to hold them
   bool divide_ = true;
 };
 

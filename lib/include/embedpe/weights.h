@@ -85,8 +85,12 @@ class WeightFile {
   std::vector<WeightTensor> tensors_;
 };
 
-// "PATH[:TENSOR]". A path that exists as given is taken whole (so paths with
-// colons work); otherwise the text after the last ':' names the tensor.
+// "PATH[:TENSOR]", where both PATH and TENSOR may contain ':'. The path is
+// the longest prefix (the whole text, or the text before a ':') that names an
+// existing file, and the rest is the tensor: "w.safetensors:enc:emb" selects
+// tensor "enc:emb" of w.safetensors. If no prefix exists (the error then
+// names the path), the path ends at the first ':' after a ".safetensors" or
+// ".npy", else at the last ':'.
 struct TensorSpec {
   std::string path;
   std::string tensor;  // empty: find a usual name

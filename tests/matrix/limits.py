@@ -1,0 +1,159 @@
+"""Limits: threads that cannot start, absurd sizes refused up front, position
+arithmetic that cannot overflow, JSON without NaN, tensor names with ':' and
+safetensors headers past their limits."""
+import json
+import struct
+
+import numpy as np
+
+from matrix import ABSENT, PRESENT, Case
+
+# Thread stacks are sized from RLIMIT_STACK: with a 4 GiB stack limit under a
+# 2 GiB address-space limit, the first pthread_create fails (EAGAIN) while the
+# process itself runs normally.
+NO_THREADS = {"STACK": 4 << 30, "AS": 2 << 30}
+BIG = "2000000000"
+
+
+def four_lines(tmp):
+    (tmp / "in.txt").write_text("one\ntwo\nthree\nfour\n")
+
+
+def write_safetensors(path, tensors, header_extra=None):
+    header, blobs, offset = {}, [], 0
+    for name, array in tensors.items():
+        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    if header_extra:
+        header.update(header_extra)
+    text = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def colon_tensors(tmp):
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    write_safetensors(tmp / "w.safetensors", {"enc:emb": table, "other": table * 2})
+    write_safetensors(tmp / "a:b.safetensors", {"enc:emb": table})
+
+
+def nan_table(tmp):
+    table = np.zeros((4, 3), dtype=np.float32)
+    table[1, 2] = np.nan
+    table[2, 0] = np.inf
+    np.save(tmp / "nan.npy", table)
+
+
+def huge_header(tmp):
+    (tmp / "huge.safetensors").write_bytes(struct.pack("<Q", 200 << 20) + b"{" + b" " * 1024)
+
+
+def deep_header(tmp):
+    text = b'{"a": ' + b"[" * 100000 + b"]" * 100000 + b"}"
+    (tmp / "deep.safetensors").write_bytes(struct.pack("<Q", len(text)) + text)
+
+
+def expect_stdout(fragment):
+    def check(result, tmp):
+        out = result.stdout.decode(errors="replace")
+        return None if fragment in out else f"stdout lacks {fragment!r}: {out[:300]!r}"
+    return check
+
+
+CASES = [
+    # ---- B: a thread that cannot start is an error, and the output is removed
+    Case("threads cannot start in parallel_for",
+         ["encode", "--text", "a", "--text", "b", "--text", "c", "--text", "d", "--threads", "4", "-o",
+          "{tmp}/out.npy"],
+         1, "cannot start a thread: Resource temporarily unavailable; lower --threads",
+         files={"{tmp}/out.npy": ABSENT}, limits=NO_THREADS),
+    Case("threads cannot start for the streaming writer",
+         ["encode", "--input", "{tmp}/in.txt", "--threads", "1", "--format", "jsonl", "-o", "{tmp}/out.jsonl"],
+         1, "cannot start a thread: Resource temporarily unavailable; lower --threads",
+         files={"{tmp}/out.jsonl": ABSENT}, setup=four_lines, limits=NO_THREADS),
+    Case("threads cannot start for a JSON batch",
+         ["encode", "--text", "a", "--text", "b", "--threads", "2", "--seq-len", "4000", "--d-model", "64",
+          "-o", "{tmp}/out.json"],
+         1, "cannot start a thread", files={"{tmp}/out.json": ABSENT}, limits=NO_THREADS),
+
+    # ---- C: absurd sizes are refused up front, saying how much and what to lower
+    *[Case(f"encode d_model 2e9 {fmt}", ["encode", "--text", "hi", "--d-model", BIG, "-o", f"{{tmp}}/x.{fmt}"],
+           2, "GiB", files={f"{{tmp}}/x.{fmt}": ABSENT}, timeout=30)
+      for fmt in ("npy", "npz", "json", "jsonl")],
+    Case("encode d_model 2e9 says what to lower", ["encode", "--text", "hi", "--d-model", BIG, "-o", "{tmp}/x.npy"],
+         2, "lower --d-model", files={"{tmp}/x.npy": ABSENT}, timeout=30),
+    *[Case(f"pe d_model 2e9 {fmt}", ["pe", "--d-model", BIG, "-o", f"{{tmp}}/x.{fmt}"], 2,
+           "lower --d-model, show fewer positions (--max-len, --positions) or fewer --dims",
+           files={f"{{tmp}}/x.{fmt}": ABSENT}, timeout=30)
+      for fmt in ("npy", "npz", "json", "csv", "png")],
+    *[Case(f"pe rope d_model 2e9 {fmt}", ["pe", "--kind", "rope", "--d-model", BIG, "-o", f"{{tmp}}/x.{fmt}"], 2,
+           "GiB", files={f"{{tmp}}/x.{fmt}": ABSENT}, timeout=30)
+      for fmt in ("npy", "json")],
+    Case("pe stats d_model 2e9", ["pe", "--d-model", BIG, "--stats"], 2, "--stats of 1000000001 dimension pairs would need",
+         timeout=30),
+    Case("pe audit d_model 1e9", ["pe", "--d-model", "1000000000", "--audit"], 2,
+         "--audit takes --d-model up to 65536, not 1000000000; lower --d-model", timeout=30),
+    Case("pe d_model 2e9 table shows its 8 dims at once", ["pe", "--d-model", BIG], 0,
+         check=expect_stdout("dims 0:8 of 2000000000"), timeout=30),
+    Case("pe d_model 2e9 table of chosen dims", ["pe", "--d-model", BIG, "--dims", "1999999990:2000000000",
+                                                  "--max-len", "3", "-o", "{tmp}/t.csv"], 0,
+         files={"{tmp}/t.csv": PRESENT}, timeout=30),
+    Case("pe --dims beyond d_model", ["pe", "--d-model", "8", "--dims", "4:9", "-o", "{tmp}/t.csv"], 2,
+         "--dims 4:9 goes beyond d_model 8", files={"{tmp}/t.csv": ABSENT}),
+    Case("pe max_len 2^53 table", ["pe", "--d-model", "8", "--max-len", str(2 ** 53), "-o", "{tmp}/t.csv"], 2,
+         "GiB", files={"{tmp}/t.csv": ABSENT}, timeout=30),
+    *[Case(f"lookup d_model 2e9 {fmt}", ["lookup", "--ids", "1", "--d-model", BIG, "--format", fmt], 2,
+           "lower --d-model or look up fewer --ids", timeout=30)
+      for fmt in ("table", "json")],
+    Case("encode seq_len 6e7 npz counts ids, mask and PE rows",
+         ["encode", "--text", "hi", "--seq-len", "60000000", "--max-len", "60000000", "--d-model", "1",
+          "-o", "{tmp}/x.npz"], 2,
+         "would need 1.6 GiB but the address-space limit (ulimit -v) is 1.0 GiB",
+         files={"{tmp}/x.npz": ABSENT}, limits={"AS": 1 << 30}, timeout=60),
+    Case("encode seq_len beyond max_len refused before padding",
+         ["encode", "--text", "hi", "--seq-len", "60000000", "-o", "{tmp}/x.npz"], 2,
+         "--seq-len 60000000 is longer than the PE table (--max-len 5000)", files={"{tmp}/x.npz": ABSENT},
+         limits={"AS": 256 << 20}),
+    Case("encode under ulimit -v names the limit",
+         ["encode", "--text", "hi", "--seq-len", "1000000", "--max-len", "1000000", "--d-model", "256",
+          "-o", "{tmp}/x.npy"], 2,
+         "the address-space limit (ulimit -v) is 1.0 GiB", files={"{tmp}/x.npy": ABSENT}, limits={"AS": 1 << 30}),
+
+    # ---- C: positions stay below 2^53; no overflow, no endless loop
+    Case("pe positions plus offset beyond 2^53",
+         ["pe", "--d-model", "8", "--positions", f"{2 ** 53 - 10}:{2 ** 53}", "--position-offset", "1000",
+          "-o", "{tmp}/t.csv"], 2, f"go beyond {2 ** 53} (2^53", files={"{tmp}/t.csv": ABSENT}),
+    Case("pe audit overflowing positions refused at once",
+         ["pe", "--d-model", "8", "--positions", "18446744073709551000:18446744073709551615", "--audit"], 2,
+         "--positions: expected A:B", timeout=10),
+    Case("pe audit at the last exact positions ends",
+         ["pe", "--d-model", "8", "--positions", f"{2 ** 53 - 1000}:{2 ** 53}", "--audit"], 0, timeout=60),
+    Case("encode position offset at 2^53 is refused by the table",
+         ["encode", "--text", "hi", "--position-offset", str(2 ** 53 - 1), "--max-len", str(2 ** 53),
+          "-o", "{tmp}/x.npy"], 2, "PE table", files={"{tmp}/x.npy": ABSENT}),
+
+    # ---- D: lookup's JSON refuses NaN/Inf as encode's does
+    Case("lookup json NaN", ["lookup", "--weights", "{tmp}/nan.npy", "--ids", "1", "--format", "json"], 1,
+         "holds NaN in the rows asked for, which JSON cannot represent; use --format table", setup=nan_table),
+    Case("lookup json Inf", ["lookup", "--weights", "{tmp}/nan.npy", "--ids", "0,2", "--format", "json"], 1,
+         "holds an infinity", setup=nan_table),
+    Case("lookup table NaN is fine", ["lookup", "--weights", "{tmp}/nan.npy", "--ids", "1"], 0,
+         check=expect_stdout("nan"), setup=nan_table),
+
+    # ---- D: tensor names (and paths) with ':'
+    Case("tensor name with colons", ["lookup", "--weights", "{tmp}/w.safetensors:enc:emb", "--ids", "1"], 0,
+         check=expect_stdout("3 4 5"), setup=colon_tensors),
+    Case("path and tensor name with colons", ["lookup", "--weights", "{tmp}/a:b.safetensors:enc:emb", "--ids", "2"],
+         0, check=expect_stdout("6 7 8"), setup=colon_tensors),
+    Case("missing tensor name with colons", ["lookup", "--weights", "{tmp}/w.safetensors:no:such", "--ids", "1"], 1,
+         "has no tensor 'no:such'", setup=colon_tensors),
+    Case("missing file with a tensor name with colons",
+         ["lookup", "--weights", "{tmp}/none.safetensors:enc:emb", "--ids", "1"], 1, "none.safetensors"),
+
+    # ---- C: safetensors header limits are named
+    Case("safetensors header over 100 MiB", ["info", "--weights", "{tmp}/huge.safetensors"], 1,
+         "over the 100 MiB (104857600-byte) limit", setup=huge_header),
+    Case("safetensors header nesting", ["info", "--weights", "{tmp}/deep.safetensors"], 1,
+         "nests deeper than 64 levels, the limit", setup=deep_header),
+]
