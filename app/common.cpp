@@ -26,6 +26,11 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
   cmd.add_option("--field", options.reading.field, "JSONL member holding the text")->capture_default_str();
   cmd.add_flag("--skip-empty", options.reading.skip_empty,
                "Drop empty and whitespace-only lines (default: keep them as empty sequences)");
+  cmd.add_option("--max-line-bytes", options.reading.max_line_bytes,
+                 "Longest input line accepted, in bytes (default 64 MiB); a longer line is an error naming it, "
+                 "so memory stays bounded")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
   cmd.add_option_function<std::string>(
          "--shard",
          [&options](const std::string& v) {

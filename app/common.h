@@ -20,7 +20,7 @@ namespace embedpe::cli {
 struct TextOptions {
   std::vector<std::string> texts;   // --text, repeatable
   std::vector<std::string> inputs;  // --input PATH or -, repeatable
-  InputOptions reading;             // --input-format, --field, --skip-empty, --shard
+  InputOptions reading;             // --input-format, --field, --skip-empty, --shard, --max-line-bytes
 };
 
 struct Texts {
