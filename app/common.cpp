@@ -60,7 +60,7 @@ void refuse_binary_to_terminal(const std::string& output, const std::string& wha
 void add_model_option(CLI::App& cmd, std::string& model) {
   cmd.add_option("--model", model, "SentencePiece .model file (default: the embedded model)")
       ->type_name("PATH")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile);  // Tokenizer::from_file then refuses devices, FIFOs and files over 1 GiB
 }
 
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
