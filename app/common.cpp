@@ -41,6 +41,7 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
            }
            options.reading.shard_index = k;
            options.reading.shard_count = n;
+           options.shard_given = true;
          },
          "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")
       ->type_name("K/N");

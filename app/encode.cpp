@@ -630,7 +630,9 @@ void run_encode(const EncodeCommand& cmd) {
   const bool whole = cmd.output_dir.empty() && (format == Format::json || format == Format::npz);
   if (reader && cmd.output_dir.empty()) {
     first = reader->next(whole ? static_cast<std::size_t>(-1) : cmd.batch_size);
-    if (first.empty()) {
+    // One shard of many may hold no line (a short file split N ways): its
+    // output is a valid one with zero rows, so that parallel recipes work.
+    if (first.empty() && !cmd.text.shard_given) {
       std::string names;
       for (std::size_t i = 0; i < reader->paths().size(); ++i) names += (i ? ", " : "") + reader->display_name(i);
       throw UsageError("input " + names + " has no text: nothing to encode");
