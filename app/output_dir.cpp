@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +33,9 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kJournal = "parts.journal";
 constexpr const char* kLock = ".lock";
+// A manifest or journal is ~200 bytes per part: 256 MiB is over a million
+// parts. Anything larger is not ours, and is not read into memory.
+constexpr std::size_t kMaxManifestBytes = std::size_t(256) << 20;
 
 // ---------------------------------------------------------------- records
 
@@ -256,7 +260,8 @@ class Schema {
 // The regular file at `path`, whole; nullopt if there is none. Anything else
 // there (a FIFO, a symlink, a directory) is an error naming it, found
 // without blocking: O_NOFOLLOW refuses a symlink, O_NONBLOCK a FIFO's wait.
-std::optional<std::string> read_small_file(const std::string& path, const std::string& what) {
+std::optional<std::string> read_small_file(const std::string& path, const std::string& what,
+                                           std::size_t max_bytes = SIZE_MAX) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0 && errno == ENOENT) return std::nullopt;
   const auto not_regular = [&] {
@@ -271,6 +276,10 @@ std::optional<std::string> read_small_file(const std::string& path, const std::s
   struct stat st;
   if (::fstat(fd, &st) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw not_regular();
+  if (static_cast<std::size_t>(st.st_size) > max_bytes) {
+    throw Error(path + " is " + std::to_string(st.st_size) + " bytes, more than a " + what + " embedpe writes (" +
+                std::to_string(max_bytes) + "); remove it or choose another --output-dir");
+  }
   std::string data(static_cast<std::size_t>(st.st_size) + 1, '\0');  // one more byte: sees a file that grew
   std::size_t got = 0;
   for (;;) {
@@ -393,11 +402,11 @@ class Journal {
 // ignored; any other malformed line is an error.
 Manifest load_manifest(const std::string& manifest_path, const std::string& journal_path) {
   const Schema schema(manifest_path);
-  const std::string text = read_small_file(manifest_path, "manifest").value_or("");
+  const std::string text = read_small_file(manifest_path, "manifest", kMaxManifestBytes).value_or("");
   const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) schema.fail("not JSON");
   Manifest m = schema.manifest(doc);
-  const std::optional<std::string> journal = read_small_file(journal_path, "journal");
+  const std::optional<std::string> journal = read_small_file(journal_path, "journal", kMaxManifestBytes);
   if (!journal) return m;
   const Schema jschema(journal_path);
   std::size_t begin = 0, number = 0;

@@ -163,3 +163,11 @@ TEST_CASE("JSONL nested deeper than the limit names the limit") {
   const std::string ok = "{\"text\":\"b\",\"x\":" + std::string(500, '[') + std::string(500, ']') + "}\n";
   CHECK(read_all(write_temp("ok_depth.jsonl", ok), o) == std::vector<std::string>{"b"});
 }
+
+TEST_CASE("regression: max_line_bytes near SIZE_MAX does not overflow into refusing every line") {
+  embedpe::InputOptions o;
+  o.max_line_bytes = static_cast<std::size_t>(-1);
+  CHECK(read_all(write_temp("max_limit.txt", "a\nbb\r\n"), o) == std::vector<std::string>{"a", "bb"});
+  o.max_line_bytes = static_cast<std::size_t>(-2);
+  CHECK(read_all(write_temp("max_limit.txt", "a\nbb\r\n"), o) == std::vector<std::string>{"a", "bb"});
+}

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -126,8 +127,12 @@ bool LineReader::fill() {
     filled_ = keep;
   }
   if (buffer_.size() < keep + kChunk) {
+    // Doubling (amortised O(1) per byte), but never beyond what the longest
+    // allowed line needs; saturating, for --max-line-bytes near SIZE_MAX.
+    const std::size_t max = options_.max_line_bytes;
+    const std::size_t cap = max > SIZE_MAX - 2 - kChunk ? SIZE_MAX : max + 2 + kChunk;
     try {
-      buffer_.resize(std::max(keep + kChunk, std::min(buffer_.size() * 2, options_.max_line_bytes + 2 + kChunk)));
+      buffer_.resize(std::max(keep + kChunk, std::min(buffer_.size() * 2, cap)));
     } catch (const std::bad_alloc&) {
       fail_read("out of memory holding a line of " + std::to_string(keep) + " bytes (line " +
                 std::to_string(line_ + 1) + "); lower --max-line-bytes (now " +
@@ -224,7 +229,7 @@ bool LineReader::read_line(std::string& line) {
     if (nl) break;
     scanned = have;
     // "\r" of a CRLF ending may follow the longest allowed line.
-    if (have > options_.max_line_bytes + 1) {
+    if (have > 0 && have - 1 > options_.max_line_bytes) {
       throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than --max-line-bytes " +
                   std::to_string(options_.max_line_bytes) +
                   " bytes; split the text into shorter lines or raise --max-line-bytes");

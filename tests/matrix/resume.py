@@ -222,6 +222,12 @@ CASES = [
                          ["parts"][1:]) + '{"file": "part-00003.np'),  # a last line cut short by the crash
              edit_manifest(lambda d: dict(d, complete=False, parts=d["parts"][:1]))(tmp))),
          files={"{tmp}/dir": complete_and_consistent, "{tmp}/dir/part-00001.npz": UNCHANGED}),
+    Case("a manifest of 300 MB is refused without reading it", resume(), 1, "more than a manifest embedpe writes",
+         setup=finished(then=lambda tmp: os.truncate(tmp / "dir" / "manifest.json", 300 << 20)), limits={"AS": 256 << 20}),
+    Case("a FIFO as manifest.json is never opened for a blocking read", resume(), 1,
+         "manifest.json is not a regular file",
+         setup=finished(then=lambda tmp: ((tmp / "dir" / "manifest.json").unlink(),
+                                          os.mkfifo(tmp / "dir" / "manifest.json"))), timeout=20),
     Case("a malformed journal line names the journal", resume(), 1, "parts.journal is not a valid embedpe manifest",
          setup=finished(then=lambda tmp: (tmp / "dir" / "parts.journal").write_text('{"file": 3}\n'))),
 ] + [
