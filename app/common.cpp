@@ -92,7 +92,7 @@ Texts load_texts(const TextOptions& options) {
       t.origins.push_back(reader->display_name(line.source) + ":" + std::to_string(line.line));
       t.lines.push_back(std::move(line.text));
     }
-    if (t.lines.empty()) {
+    if (t.lines.empty() && !options.shard_given) {  // an empty shard is an empty result
       std::string names;
       for (std::size_t i = 0; i < reader->paths().size(); ++i) names += (i ? ", " : "") + reader->display_name(i);
       throw UsageError("input " + names + " has no text: nothing to encode");
