@@ -585,7 +585,9 @@ void setup_encode(CLI::App& app) {
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
       ->type_name("DIR");
   sub->add_option("--shard-rows", cmd->shard_rows, "Sequences per part with --output-dir")->capture_default_str();
-  sub->add_flag("--resume", cmd->resume, "With --output-dir: keep the parts that match the manifest, do the rest");
+  sub->add_flag("--resume", cmd->resume,
+                "With --output-dir: continue a run; refused unless the options, model and input are the same; keeps "
+                "the parts that still match the manifest, does the rest");
   sub->add_flag("--quiet,-q", cmd->quiet, "No progress line on a terminal");
   sub->add_flag("--summary", cmd->summary, "Print the closing summary to stderr even when it is not a terminal");
   sub->callback([cmd] { run_encode(*cmd); });

@@ -643,7 +643,13 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
   double& hashing = stats.part_hash_seconds;
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0) {
-    if (::mkdir(dir.c_str(), 0777) != 0) throw Error("cannot create --output-dir " + dir + ": " + std::strerror(errno));
+    // EEXIST: a concurrent run created it first; the lock below decides.
+    if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+      throw Error("cannot create --output-dir " + dir + ": " + std::strerror(errno));
+    }
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      throw UsageError("--output-dir " + dir + " exists and is not a directory");
+    }
   } else if (!S_ISDIR(st.st_mode)) {
     throw UsageError("--output-dir " + dir + " exists and is not a directory");
   }

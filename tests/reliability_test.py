@@ -124,6 +124,27 @@ class ConcurrentRunTests(Case):
         again = subprocess.run(args + ["--resume"], capture_output=True, timeout=300)
         self.assertEqual(again.returncode, 0, again.stderr)
 
+    def test_two_runs_creating_the_same_directory_one_wins_one_is_refused(self):
+        src = self.corpus(300)
+        for attempt in range(5):
+            out = self.tmp / f"dir{attempt}"
+            args = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--emit", "input_ids",
+                    "--shard-rows", "1", "--output-dir", str(out)]
+            procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+            results = [(p.wait(timeout=120), p.stderr.read().decode()) for p in procs]
+            for p in procs:
+                p.stdout.close()
+                p.stderr.close()
+            codes = sorted(rc for rc, _ in results)
+            self.assertEqual(codes[0], 0, results)
+            self.assertIn(codes[1], (1, 2), results)
+            loser = [err for rc, err in results if rc != 0][0]
+            self.assertTrue("another embedpe run is writing" in loser or "already holds a manifest.json" in loser,
+                            loser)
+            manifest = json.loads((out / "manifest.json").read_text())
+            self.assertTrue(manifest["complete"])
+            self.assertEqual(len(manifest["parts"]), 300)
+
 
 if __name__ == "__main__":
     unittest.main()
