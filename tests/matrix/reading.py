@@ -95,6 +95,16 @@ CASES = [
           "--format", "jsonl", "-o", "{tmp}/out.jsonl"], 1, "corpus.txt: out of memory",
          files={"{tmp}/out.jsonl": ABSENT},
          setup=lambda tmp: (sparse_line(tmp), (tmp / "good.txt").write_text("fine\n")), limits={"AS": AS_LIMIT}),
+    # EIO for real: read(2) of /proc/self/mem at offset 0 (unmapped) fails with EIO.
+    Case("EIO on the first of several inputs ends the run, no output",
+         ["encode", "--input", "/proc/self/mem", "--input", "{tmp}/good.txt", "--format", "jsonl",
+          "-o", "{tmp}/out.jsonl"], 1, "cannot read input /proc/self/mem: Input/output error",
+         files={"{tmp}/out.jsonl": ABSENT}, setup=write("good.txt", b"fine\n")),
+    Case("EIO with --output-dir leaves an incomplete manifest",
+         ["encode", "--input", "{tmp}/good.txt", "--input", "/proc/self/mem", "--output-dir", "{tmp}/dir"], 1,
+         "Input/output error", setup=write("good.txt", b"fine\n"),
+         files={"{tmp}/dir/manifest.json": lambda p: None if '"complete": false' in p.read_text()
+                else "manifest says complete"}),
     Case("a long line in the first of several inputs ends the run",
          ["encode", "--input", "{tmp}/a.txt", "--input", "{tmp}/b.txt", "--max-line-bytes", "10",
           "--output-dir", "{tmp}/dir"], 1, "a.txt:1: line longer than --max-line-bytes 10",
