@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -154,7 +155,18 @@ TensorRef convert(TensorRef ref, const xt::xtensor<float, N>& src, OutDType dtyp
 
 void compute(const Context& ctx, const std::vector<std::string>& texts, const std::vector<std::string>& origins,
              std::size_t first_row, Computed& c) {
-  c.batch = ctx.tokenizer.encode_batch(texts, encode_options(ctx.cmd.tokenize), ctx.compute_threads);
+  try {
+    c.batch = ctx.tokenizer.encode_batch(texts, encode_options(ctx.cmd.tokenize), ctx.compute_threads);
+  } catch (const std::bad_alloc&) {
+    // Tokenizing costs memory in proportion to the text: blame the longest
+    // line (not --seq-len, which only truncates afterwards).
+    const auto longest = std::max_element(texts.begin(), texts.end(),
+                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    const std::size_t i = static_cast<std::size_t>(longest - texts.begin());
+    throw Error("out of memory tokenizing " + (i < origins.size() ? origins[i] : std::string("the input")) + " (" +
+                std::to_string(longest->size()) + " bytes); split long lines, or refuse them with a lower "
+                "--max-line-bytes (now " + std::to_string(ctx.cmd.text.reading.max_line_bytes) + ")");
+  }
   check_lengths(c.batch, origins, ctx.cmd);
   if (ctx.want_layer) {
     ctx.layer->forward_into(c.result, c.batch.input_ids, c.batch.attention_mask, ctx.compute_threads, first_row);
