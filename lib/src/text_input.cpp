@@ -113,7 +113,7 @@ std::string LineReader::display_name(std::size_t source) const {
 
 void LineReader::fail_read(const std::string& why) const {
   throw Error("cannot read input " + display_name(current_) + ": " + why +
-              "; the output would miss part of the input, so nothing was written");
+              "; stopped rather than take it for the end of the input");
 }
 
 bool LineReader::fill() {
