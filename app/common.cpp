@@ -92,6 +92,9 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
   cmd.add_option("--field", options.reading.field, "JSONL member holding the text")->capture_default_str();
   cmd.add_flag("--skip-empty", options.reading.skip_empty,
                "Drop empty and whitespace-only lines (default: keep them as empty sequences)");
+  add_number(cmd, "--max-line-bytes", options.reading.max_line_bytes, 1, std::numeric_limits<std::size_t>::max(),
+             "Longest input line accepted, in bytes (default 64 MiB); a longer line is an error naming it, "
+             "so memory stays bounded");
   cmd.add_option_function<std::string>(
          "--shard",
          [&options](const std::string& v) {
@@ -108,6 +111,7 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
            }
            options.reading.shard_index = *k;
            options.reading.shard_count = *n;
+           options.shard_given = true;
          },
          "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")
       ->type_name("K/N");
@@ -127,7 +131,7 @@ void refuse_binary_to_terminal(const std::string& output, const std::string& wha
 void add_model_option(CLI::App& cmd, std::string& model) {
   cmd.add_option("--model", model, "SentencePiece .model file (default: the embedded model)")
       ->type_name("PATH")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile);  // Tokenizer::from_file then refuses devices, FIFOs and files over 1 GiB
 }
 
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
@@ -155,7 +159,7 @@ Texts load_texts(const TextOptions& options) {
       t.origins.push_back(reader->display_name(line.source) + ":" + std::to_string(line.line));
       t.lines.push_back(std::move(line.text));
     }
-    if (t.lines.empty()) {
+    if (t.lines.empty() && !options.shard_given) {  // an empty shard is an empty result
       std::string names;
       for (std::size_t i = 0; i < reader->paths().size(); ++i) names += (i ? ", " : "") + reader->display_name(i);
       throw UsageError("input " + names + " has no text: nothing to encode");

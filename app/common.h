@@ -31,7 +31,8 @@ namespace embedpe::cli {
 struct TextOptions {
   std::vector<std::string> texts;   // --text, repeatable
   std::vector<std::string> inputs;  // --input PATH or -, repeatable
-  InputOptions reading;             // --input-format, --field, --skip-empty, --shard
+  InputOptions reading;             // --input-format, --field, --skip-empty, --shard, --max-line-bytes
+  bool shard_given = false;         // --shard, even 1/1: an empty part is then an empty output, not an error
 };
 
 struct Texts {

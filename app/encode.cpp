@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +19,8 @@
 #include "batch_pipeline.h"
 #include "commands.h"
 #include "common.h"
+#include "encode.h"
+#include "output_dir.h"
 #include "embedpe/error.h"
 #include "embedpe/half.h"
 #include "embedpe/input_layer.h"
@@ -35,10 +38,6 @@
 namespace embedpe::cli {
 namespace {
 
-enum class Format { json, jsonl, npy, npz };
-enum class OutDType { f32, f16, bf16 };
-enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
-
 constexpr std::pair<const char*, TensorName> kTensorNames[] = {
     {"input_ids", TensorName::input_ids},
     {"attention_mask", TensorName::attention_mask},
@@ -55,27 +54,6 @@ const char* name_of(TensorName t) {
   }
   return "?";
 }
-
-struct EncodeCommand {
-  TextOptions text;
-  TokenizeFlags tokenize;
-  LayerFlags layer;
-  RopeFlags rope;
-  std::optional<std::size_t> rope_dim;
-  bool train = false;
-  std::optional<double> dropout;
-  std::optional<Format> format;
-  OutDType dtype = OutDType::f32;
-  std::string output = "-";
-  std::vector<std::string> emit;
-  std::size_t batch_size = 128;
-  std::optional<std::size_t> threads;
-  std::string output_dir;
-  std::size_t shard_rows = 1024;
-  bool resume = false;
-  bool quiet = false;
-  bool summary = false;
-};
 
 Format infer_format(const EncodeCommand& cmd) {
   if (cmd.format) return *cmd.format;
@@ -149,13 +127,6 @@ void check_lengths(const Batch& batch, const std::vector<std::string>& origins, 
                    " positions; raise --max-len, or truncate with --seq-len");
 }
 
-// A float tensor in the requested output dtype: float16 storage, or float32
-// values rounded to bfloat16. Values that do not fit float16 are an error.
-struct Converted {
-  std::vector<std::uint16_t> half;  // for f16
-  xt::xtensor<float, 3> rounded3;   // for bf16
-  xt::xtensor<float, 2> rounded2;
-};
 
 template <std::size_t N>
 TensorRef convert(TensorRef ref, const xt::xtensor<float, N>& src, OutDType dtype, Converted& keep) {
@@ -188,34 +159,24 @@ TensorRef convert(TensorRef ref, const xt::xtensor<float, N>& src, OutDType dtyp
   return ref;
 }
 
-// What stays the same for every batch of a run.
-struct Context {
-  const EncodeCommand& cmd;
-  Format format;
-  std::vector<TensorName> emit;
-  bool want_tok = false;
-  bool want_rope = false;
-  bool want_layer = false;  // any of token_embeddings, positional_encoding, output
-  std::size_t threads = 1;          // for tokenizing, embedding and rendering text
-  std::size_t compute_threads = 1;  // for tokenizing and embedding while a writer thread runs
-  Tokenizer tokenizer;
-  LayerParts parts;
-  std::unique_ptr<InputLayer> layer;
-  RopeFrequencies rope;
-  nlohmann::ordered_json rope_config;
-};
 
-// One batch, computed.
-struct Computed {
-  Batch batch;
-  InputLayerOutput result;
-  xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim)
-};
 
-// Tokenizes and embeds one batch into `c`, whose buffers are reused.
+}  // namespace
+
 void compute(const Context& ctx, const std::vector<std::string>& texts, const std::vector<std::string>& origins,
              std::size_t first_row, Computed& c) {
-  c.batch = ctx.tokenizer.encode_batch(texts, encode_options(ctx.cmd.tokenize), ctx.compute_threads);
+  try {
+    c.batch = ctx.tokenizer.encode_batch(texts, encode_options(ctx.cmd.tokenize), ctx.compute_threads);
+  } catch (const std::bad_alloc&) {
+    // Tokenizing costs memory in proportion to the text: blame the longest
+    // line (not --seq-len, which only truncates afterwards).
+    const auto longest = std::max_element(texts.begin(), texts.end(),
+                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    const std::size_t i = static_cast<std::size_t>(longest - texts.begin());
+    throw Error("out of memory tokenizing " + (i < origins.size() ? origins[i] : std::string("the input")) + " (" +
+                std::to_string(longest->size()) + " bytes); split long lines, or refuse them with a lower "
+                "--max-line-bytes (now " + std::to_string(ctx.cmd.text.reading.max_line_bytes) + ")");
+  }
   check_lengths(c.batch, origins, ctx.cmd);
   if (ctx.want_layer) {
     ctx.layer->forward_into(c.result, c.batch.input_ids, c.batch.attention_mask, ctx.compute_threads, first_row);
@@ -225,7 +186,6 @@ void compute(const Context& ctx, const std::vector<std::string>& texts, const st
   }
 }
 
-// The emitted tensors of a computed batch, in the output dtype.
 std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<Converted>& keep) {
   std::vector<TensorRef> tensors;
   keep.assign(ctx.emit.size(), {});
@@ -278,6 +238,8 @@ nlohmann::ordered_json run_config(const Context& ctx) {
   config["emit"] = emit;
   return config;
 }
+
+namespace {
 
 std::string dtype_label(const Context& ctx, const TensorRef& t) {
   return (ctx.cmd.dtype == OutDType::bf16 && t.dtype == DType::float32) ? "bfloat16" : dtype_name(t.dtype);
@@ -443,143 +405,6 @@ class NpyStream {
   std::size_t rows_ = 0;
 };
 
-// ---------------------------------------------------------------- output-dir
-
-struct PartRecord {
-  std::string file;
-  std::size_t rows = 0;
-  std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> sources;  // name, first/last line
-  std::string sha256;
-  std::size_t bytes = 0;
-};
-
-nlohmann::ordered_json part_json(const PartRecord& p) {
-  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
-  for (const auto& [name, range] : p.sources) {
-    sources.push_back({{"source", name}, {"first_line", range.first}, {"last_line", range.second}});
-  }
-  return {{"file", p.file}, {"rows", p.rows}, {"lines", sources}, {"sha256", p.sha256}, {"bytes", p.bytes}};
-}
-
-std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> line_ranges(
-    const std::vector<TextLine>& lines, const LineReader& reader) {
-  std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> out;
-  for (const auto& l : lines) {
-    const std::string name = reader.display_name(l.source);
-    if (out.empty() || out.back().first != name) {
-      out.push_back({name, {l.line, l.line}});
-    } else {
-      out.back().second.second = l.line;
-    }
-  }
-  return out;
-}
-
-std::string read_whole(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return {};
-  std::string data;
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
-  std::fclose(f);
-  return data;
-}
-
-void run_output_dir(const Context& ctx, LineReader& reader, Progress& progress) {
-  const EncodeCommand& cmd = ctx.cmd;
-  const std::string dir = cmd.output_dir;
-  struct stat st;
-  if (::stat(dir.c_str(), &st) != 0) {
-    if (::mkdir(dir.c_str(), 0777) != 0) {
-      throw Error("cannot create --output-dir " + dir + ": " + std::strerror(errno));
-    }
-  } else if (!S_ISDIR(st.st_mode)) {
-    throw UsageError("--output-dir " + dir + " exists and is not a directory");
-  }
-  const std::string manifest_path = dir + "/manifest.json";
-  const nlohmann::ordered_json config = run_config(ctx);
-  std::vector<PartRecord> parts;
-
-  // --resume: keep the parts whose files still match the manifest.
-  std::vector<nlohmann::ordered_json> previous;
-  const std::string old = read_whole(manifest_path);
-  if (!old.empty()) {
-    if (!cmd.resume) {
-      throw UsageError(dir + " already holds a manifest.json; continue that run with --resume, or choose an empty "
-                       "--output-dir");
-    }
-    auto doc = nlohmann::ordered_json::parse(old, nullptr, false);
-    if (doc.is_discarded() || !doc.contains("config") || !doc.contains("parts")) {
-      throw Error(manifest_path + " is not an embedpe manifest; remove it or choose another --output-dir");
-    }
-    if (doc["config"] != config || doc.value("shard_rows", std::size_t(0)) != cmd.shard_rows) {
-      throw UsageError(manifest_path + " was written with other options or another model; --resume needs the same "
-                       "command (or choose another --output-dir)");
-    }
-    for (const auto& p : doc["parts"]) previous.push_back(p);
-  }
-
-  auto write_manifest = [&](bool complete) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    std::size_t rows = 0;
-    for (const auto& p : parts) {
-      list.push_back(part_json(p));
-      rows += p.rows;
-    }
-    nlohmann::ordered_json doc = {{"embedpe_version", version()}, {"config", config}, {"shard_rows", cmd.shard_rows},
-                                  {"format", "npz"},            {"rows", rows},     {"complete", complete},
-                                  {"parts", list}};
-    OutputFile out(manifest_path);
-    out.write(doc.dump(1) + "\n");
-    out.commit();
-  };
-
-  std::size_t first_row = 0;
-  bool resuming = true;
-  for (std::size_t index = 0;; ++index) {
-    std::vector<TextLine> lines = reader.next(cmd.shard_rows);
-    if (lines.empty()) break;
-    char name[32];
-    std::snprintf(name, sizeof name, "part-%05zu.npz", index);
-    const std::string path = dir + "/" + name;
-    const auto ranges = line_ranges(lines, reader);
-    if (resuming && index < previous.size()) {
-      const auto& prev = previous[index];
-      PartRecord p{name, lines.size(), ranges, "", 0};
-      const std::string data = read_whole(path);
-      if (prev["file"] == name && prev["rows"] == lines.size() && part_json(p)["lines"] == prev["lines"] &&
-          !data.empty() && sha256_hex(data) == prev["sha256"]) {
-        p.sha256 = sha256_hex(data);
-        p.bytes = data.size();
-        parts.push_back(p);
-        first_row += lines.size();
-        continue;
-      }
-    }
-    resuming = false;
-    std::vector<std::string> texts, origins;
-    for (auto& l : lines) {
-      origins.push_back(reader.display_name(l.source) + ":" + std::to_string(l.line));
-      texts.push_back(std::move(l.text));
-    }
-    Computed c;
-    compute(ctx, texts, origins, first_row, c);
-    progress.add(c.batch);
-    {
-      OutputFile out(path);
-      std::vector<Converted> keep;
-      write_npz(out, tensors_of(ctx, c, keep));
-      out.commit();
-    }
-    const std::string data = read_whole(path);
-    parts.push_back({name, lines.size(), ranges, sha256_hex(data), data.size()});
-    first_row += lines.size();
-    write_manifest(false);
-  }
-  write_manifest(true);
-}
-
 // ---------------------------------------------------------------- run
 
 // Refuses, before any work, a run whose batches cannot fit in memory (or
@@ -647,7 +472,11 @@ void run_encode(const EncodeCommand& cmd) {
   }
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
   for (auto& input : layer_inputs(cmd.layer)) inputs.push_back(std::move(input));
-  if (cmd.output_dir.empty()) refuse_outputs_over_inputs({cmd.output}, inputs);
+  if (cmd.output_dir.empty()) {
+    refuse_outputs_over_inputs({cmd.output}, inputs);
+  } else {
+    refuse_inputs_in_output_dir(cmd.output_dir, inputs);
+  }
 
   check_seq_len(cmd);
   const std::size_t threads = cmd.threads.value_or(available_cores());
@@ -677,7 +506,9 @@ void run_encode(const EncodeCommand& cmd) {
   const bool whole = cmd.output_dir.empty() && (format == Format::json || format == Format::npz);
   if (reader && cmd.output_dir.empty()) {
     first = reader->next(whole ? static_cast<std::size_t>(-1) : cmd.batch_size);
-    if (first.empty()) {
+    // One shard of many may hold no line (a short file split N ways): its
+    // output is a valid one with zero rows, so that parallel recipes work.
+    if (first.empty() && !cmd.text.shard_given) {
       std::string names;
       for (std::size_t i = 0; i < reader->paths().size(); ++i) names += (i ? ", " : "") + reader->display_name(i);
       throw UsageError("input " + names + " has no text: nothing to encode");
@@ -699,8 +530,12 @@ void run_encode(const EncodeCommand& cmd) {
 
   Progress progress(cmd, reader.get());
   if (!cmd.output_dir.empty()) {
-    run_output_dir(ctx, *reader, progress);
+    const OutputDirStats stats = run_output_dir(ctx, *reader, [&](const Batch& b) { progress.add(b); });
     progress.finish();
+    if (cmd.summary) {
+      std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
+                   stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
+    }
     return;
   }
 
@@ -811,7 +646,9 @@ void setup_encode(CLI::App& app) {
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
       ->type_name("DIR");
   add_number(*sub, "--shard-rows", cmd->shard_rows, 1, kMaxBatchRows, "Sequences per part with --output-dir (1 to 1048576)");
-  sub->add_flag("--resume", cmd->resume, "With --output-dir: keep the parts that match the manifest, do the rest");
+  sub->add_flag("--resume", cmd->resume,
+                "With --output-dir: continue a run; refused unless the options, model and input are the same; keeps "
+                "the parts that still match the manifest, does the rest");
   sub->add_flag("--quiet,-q", cmd->quiet, "No progress line on a terminal");
   sub->add_flag("--summary", cmd->summary, "Print the closing summary to stderr even when it is not a terminal");
   sub->callback([cmd] { run_encode(*cmd); });

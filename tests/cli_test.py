@@ -737,7 +737,7 @@ class StreamTests(CliCase):
         self.ok(*args, "--resume")
         self.assertEqual(json.loads((out / "manifest.json").read_text())["parts"], manifest["parts"])
         self.assertEqual({p: (out / p).stat().st_mtime_ns for p in before}, before)
-        self.fails(2, "written with other options", "encode", "--input", str(src), "--seq-len", "10", "--d-model",
+        self.fails(2, "was written with config d_model 8, this run has config d_model 16", "encode", "--input", str(src), "--seq-len", "10", "--d-model",
                    "16", "--output-dir", str(out), "--shard-rows", "10", "--resume")
 
     def test_shards_merge_to_the_single_run(self):

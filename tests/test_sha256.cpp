@@ -27,3 +27,14 @@ TEST_CASE("sha256 of a real model equals the hash published with it") {
   CHECK(embedpe::sha256_hex(test::read_file(test::source_path("tests/models/sp-test.model"))) ==
         "4884d27bf50494e080aa99dbb868f27b68b6a3b6bd128da37ad6057c5e3cf5a2");
 }
+
+TEST_CASE("incremental Sha256 equals sha256_hex however the bytes are split") {
+  std::string data;
+  for (int i = 0; i < 300; ++i) data.push_back(static_cast<char>(i * 7));
+  for (std::size_t step : {1u, 3u, 55u, 63u, 64u, 65u, 200u}) {
+    embedpe::Sha256 h;
+    for (std::size_t i = 0; i < data.size(); i += step) h.update(std::string_view(data).substr(i, step));
+    CHECK(h.hex() == embedpe::sha256_hex(data));
+  }
+  CHECK(embedpe::Sha256().hex() == embedpe::sha256_hex(""));
+}

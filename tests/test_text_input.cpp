@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 
 #include "embedpe/error.h"
@@ -61,4 +64,110 @@ TEST_CASE("read_lines of a missing file says so") {
 
 TEST_CASE("read_lines of a directory says so") {
   CHECK_THROWS_WITH_AS(embedpe::read_lines(EMBEDPE_TEST_TMPDIR), doctest::Contains("is a directory"), embedpe::Error);
+}
+
+namespace {
+std::vector<std::string> read_all(const std::string& path, embedpe::InputOptions options = {}) {
+  embedpe::LineReader reader({path}, options);
+  std::vector<std::string> out;
+  for (auto& t : reader.next(static_cast<std::size_t>(-1))) out.push_back(std::move(t.text));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a line over max_line_bytes names the file, the line and the flag") {
+  auto path = write_temp("long_line.txt", "short\n" + std::string(100, 'x') + "\nafter\n");
+  embedpe::InputOptions o;
+  o.max_line_bytes = 99;
+  CHECK_THROWS_WITH_AS(read_all(path, o),
+                       doctest::Contains("long_line.txt:2: line longer than --max-line-bytes 99 bytes"),
+                       embedpe::Error);
+  o.max_line_bytes = 100;  // exactly the limit is fine, also with CRLF and without a final newline
+  CHECK(read_all(path, o).size() == 3);
+  CHECK(read_all(write_temp("long_crlf.txt", std::string(100, 'y') + "\r\n"), o).size() == 1);
+  CHECK(read_all(write_temp("long_last.txt", "a\n" + std::string(100, 'z')), o).size() == 2);
+  CHECK_THROWS_AS(read_all(write_temp("long_last2.txt", "a\n" + std::string(101, 'z')), o), embedpe::Error);
+}
+
+TEST_CASE("regression: a line over the limit is refused without reading it whole") {
+  // 200 MB of one line would take 200 MB of memory; the limit stops it at 1 KiB.
+  std::string path = test::temp_path("sparse_line.txt");
+  { std::ofstream(path, std::ios::binary) << "x"; }
+  REQUIRE(::truncate(path.c_str(), 200 << 20) == 0);
+  embedpe::InputOptions o;
+  o.max_line_bytes = 1024;
+  CHECK_THROWS_WITH_AS(read_all(path, o), doctest::Contains(":1: line longer than --max-line-bytes 1024"),
+                       embedpe::Error);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("regression: a file that shrinks while being read is an error, not an early end") {
+  std::string path = test::temp_path("shrinks.txt");
+  {
+    std::ofstream f(path, std::ios::binary);
+    for (int i = 0; i < 100000; ++i) f << "line number " << i << "\n";  // ~1.8 MB, many reads
+  }
+  embedpe::LineReader reader({path}, {});
+  CHECK(reader.next(10).size() == 10);
+  REQUIRE(::truncate(path.c_str(), 1 << 20) == 0);
+  CHECK_THROWS_WITH_AS(reader.next(static_cast<std::size_t>(-1)),
+                       doctest::Contains("shrinks.txt: it ended at byte 1048576 but was"), embedpe::Error);
+}
+
+TEST_CASE("regression: a shard cut short before its computed end is an error") {
+  std::string path = test::temp_path("shard_shrinks.txt");
+  {
+    std::ofstream f(path, std::ios::binary);
+    for (int i = 0; i < 100000; ++i) f << "line number " << i << "\n";  // ~1.8 MB: shard 1 ends near 0.9 MB
+  }
+  embedpe::InputOptions o;
+  o.shard_index = 1;
+  o.shard_count = 2;
+  embedpe::LineReader reader({path}, o);
+  CHECK(reader.next(10).size() == 10);
+  REQUIRE(::truncate(path.c_str(), 500000) == 0);
+  CHECK_THROWS_WITH_AS(reader.next(static_cast<std::size_t>(-1)), doctest::Contains("it ended at byte 500000"),
+                       embedpe::Error);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("the raw sink sees every byte once, skipped lines and BOM included") {
+  const std::string bytes = "\xEF\xBB\xBFone\r\n\n  \nfour\nfive";
+  auto path = write_temp("raw_sink.txt", bytes);
+  for (std::size_t n = 1; n <= 3; ++n) {
+    std::string all;
+    for (std::size_t k = 1; k <= n; ++k) {
+      embedpe::InputOptions o;
+      o.skip_empty = true;
+      o.shard_index = k;
+      o.shard_count = n;
+      embedpe::LineReader reader({path}, o);
+      reader.set_raw_sink([&](std::size_t source, std::string_view raw) {
+        CHECK(source == 0);
+        all.append(raw);
+      });
+      while (!reader.next(1).empty()) {
+      }
+    }
+    CHECK(all == bytes);
+  }
+}
+
+TEST_CASE("JSONL nested deeper than the limit names the limit") {
+  const std::string deep = "{\"text\":\"a\",\"x\":" + std::string(600, '[') + std::string(600, ']') + "}\n";
+  auto path = write_temp("deep.jsonl", "{\"text\":\"fine\"}\n" + deep);
+  embedpe::InputOptions o;
+  o.format = embedpe::InputFormat::jsonl;
+  CHECK_THROWS_WITH_AS(read_all(path, o), doctest::Contains("deep.jsonl:2: JSON nested deeper than 512 levels"),
+                       embedpe::Error);
+  const std::string ok = "{\"text\":\"b\",\"x\":" + std::string(500, '[') + std::string(500, ']') + "}\n";
+  CHECK(read_all(write_temp("ok_depth.jsonl", ok), o) == std::vector<std::string>{"b"});
+}
+
+TEST_CASE("regression: max_line_bytes near SIZE_MAX does not overflow into refusing every line") {
+  embedpe::InputOptions o;
+  o.max_line_bytes = static_cast<std::size_t>(-1);
+  CHECK(read_all(write_temp("max_limit.txt", "a\nbb\r\n"), o) == std::vector<std::string>{"a", "bb"});
+  o.max_line_bytes = static_cast<std::size_t>(-2);
+  CHECK(read_all(write_temp("max_limit.txt", "a\nbb\r\n"), o) == std::vector<std::string>{"a", "bb"});
 }

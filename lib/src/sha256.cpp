@@ -1,5 +1,6 @@
 #include "embedpe/sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -41,20 +42,33 @@ void compress(std::array<std::uint32_t, 8>& h, const unsigned char* block) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view bytes) {
-  std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+void Sha256::update(std::string_view bytes) {
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  std::size_t full = bytes.size() / 64 * 64;
-  for (std::size_t i = 0; i < full; i += 64) compress(h, data + i);
+  std::size_t n = bytes.size();
+  total_ += n;
+  if (used_) {
+    const std::size_t take = std::min(n, block_.size() - used_);
+    std::copy(data, data + take, block_.begin() + static_cast<std::ptrdiff_t>(used_));
+    used_ += take;
+    data += take;
+    n -= take;
+    if (used_ < block_.size()) return;
+    compress(h_, block_.data());
+    used_ = 0;
+  }
+  for (; n >= 64; data += 64, n -= 64) compress(h_, data);
+  std::copy(data, data + n, block_.begin());
+  used_ = n;
+}
 
+std::string Sha256::hex() const {
   // Padding: 0x80, zeros, then the message length in bits, big-endian.
+  std::array<std::uint32_t, 8> h = h_;
   std::array<unsigned char, 128> tail{};
-  std::size_t rest = bytes.size() - full;
-  for (std::size_t i = 0; i < rest; ++i) tail[i] = data[full + i];
-  tail[rest] = 0x80;
-  std::size_t tail_len = rest < 56 ? 64 : 128;
-  std::uint64_t bits = std::uint64_t(bytes.size()) * 8;
+  std::copy(block_.begin(), block_.begin() + static_cast<std::ptrdiff_t>(used_), tail.begin());
+  tail[used_] = 0x80;
+  const std::size_t tail_len = used_ < 56 ? 64 : 128;
+  const std::uint64_t bits = total_ * 8;
   for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
   for (std::size_t i = 0; i < tail_len; i += 64) compress(h, tail.data() + i);
 
@@ -65,6 +79,12 @@ std::string sha256_hex(std::string_view bytes) {
     for (int shift = 28; shift >= 0; shift -= 4) out.push_back(kHex[(word >> shift) & 0xF]);
   }
   return out;
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  Sha256 h;
+  h.update(bytes);
+  return h.hex();
 }
 
 }  // namespace embedpe

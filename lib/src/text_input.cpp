@@ -1,15 +1,16 @@
 #include "embedpe/text_input.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
-#include <fstream>
-#include <iostream>
+#include <new>
 
 #include <nlohmann/json.hpp>
 
@@ -74,6 +75,7 @@ LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
   if (options_.shard_count == 0 || options_.shard_index == 0 || options_.shard_index > options_.shard_count) {
     throw UsageError("--shard takes K/N with 1 <= K <= N");
   }
+  if (options_.max_line_bytes == 0) throw UsageError("--max-line-bytes must be at least 1");
   sharded_ = options_.shard_count > 1;
   if (sharded_ && (paths_.size() != 1 || paths_[0] == "-")) {
     throw UsageError("--shard needs exactly one seekable input file (not stdin)");
@@ -98,60 +100,117 @@ LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
   if (known) total_bytes_ = sharded_ ? 0 : total;
 }
 
-LineReader::~LineReader() {
-  if (file_ && file_ != stdin) std::fclose(file_);
-  std::free(buffer_);
+LineReader::~LineReader() { close_current(); }
+
+void LineReader::close_current() {
+  if (fd_ > STDIN_FILENO) ::close(fd_);
+  fd_ = -1;
 }
 
 std::string LineReader::display_name(std::size_t source) const {
   return paths_[source] == "-" ? "<stdin>" : paths_[source];
 }
 
+void LineReader::fail_read(const std::string& why) const {
+  throw Error("cannot read input " + display_name(current_) + ": " + why +
+              "; stopped rather than take it for the end of the input");
+}
+
+bool LineReader::fill() {
+  constexpr std::size_t kChunk = std::size_t(1) << 16;
+  if (eof_) return false;
+  // Move the unconsumed bytes to the front, then make room for one more read.
+  const std::size_t keep = filled_ - pending_;
+  if (pending_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + pending_, keep);
+    pending_ = 0;
+    filled_ = keep;
+  }
+  if (buffer_.size() < keep + kChunk) {
+    // Doubling (amortised O(1) per byte), but never beyond what the longest
+    // allowed line needs; saturating, for --max-line-bytes near SIZE_MAX.
+    const std::size_t max = options_.max_line_bytes;
+    const std::size_t cap = max > SIZE_MAX - 2 - kChunk ? SIZE_MAX : max + 2 + kChunk;
+    try {
+      buffer_.resize(std::max(keep + kChunk, std::min(buffer_.size() * 2, cap)));
+    } catch (const std::bad_alloc&) {
+      fail_read("out of memory holding a line of " + std::to_string(keep) + " bytes (line " +
+                std::to_string(line_ + 1) + "); lower --max-line-bytes (now " +
+                std::to_string(options_.max_line_bytes) + ") or allow the process more memory");
+    }
+  }
+  for (;;) {
+    const ssize_t n = ::read(fd_, buffer_.data() + filled_, buffer_.size() - filled_);
+    if (n > 0) {
+      filled_ += static_cast<std::size_t>(n);
+      file_offset_ += static_cast<std::size_t>(n);
+      return true;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_read(std::strerror(errno));
+    eof_ = true;
+    // A regular file that ends before the size it had when it was opened was
+    // cut while being read: its end here is not the end of the input.
+    if (expected_size_ && file_offset_ < *expected_size_) {
+      fail_read("it ended at byte " + std::to_string(file_offset_) + " but was " + std::to_string(*expected_size_) +
+                " bytes when opened (was it truncated or rewritten while being read?)");
+    }
+    return false;
+  }
+}
+
 bool LineReader::open_next() {
-  if (file_ && file_ != stdin) std::fclose(file_);
-  file_ = nullptr;
+  close_current();
   ++current_;
   if (current_ >= paths_.size()) return false;
   const std::string& path = paths_[current_];
   line_ = 0;
-  offset_ = 0;
+  offset_ = file_offset_ = 0;
+  pending_ = filled_ = 0;
+  eof_ = false;
+  expected_size_.reset();
   end_offset_ = static_cast<std::size_t>(-1);
   if (path == "-") {
-    file_ = stdin;
+    fd_ = STDIN_FILENO;
     return true;
   }
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) throw Error("cannot open input " + path + ": " + std::strerror(errno));
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw Error("cannot open input " + path + ": " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) fail_read(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw Error("input " + path + " is a directory; give a text file with one text per line");
+  if (S_ISREG(st.st_mode)) expected_size_ = static_cast<std::size_t>(st.st_size);
   if (!sharded_) return true;
+  if (!expected_size_) throw UsageError("--shard needs a regular file, and " + path + " is not one");
 
   // This shard's byte range: lines whose first byte is in [begin, end).
-  struct stat st;
-  ::fstat(fileno(file_), &st);
-  const auto size = static_cast<std::size_t>(st.st_size);
+  const std::size_t size = *expected_size_;
   const std::size_t begin = size / options_.shard_count * (options_.shard_index - 1) +
                             std::min(size % options_.shard_count, options_.shard_index - 1);
   end_offset_ = size / options_.shard_count * options_.shard_index +
                 std::min(size % options_.shard_count, options_.shard_index);
   // Count the lines before `begin` (for line numbers), then start at the
-  // first line that begins at or after it.
-  std::size_t newlines = 0, pos = 0;
-  char chunk[1 << 16];
+  // first line that begins at or after it: the line that straddles `begin`
+  // belongs to the previous shard.
   bool at_line_start = true;
-  while (pos < begin) {
-    const std::size_t want = std::min(sizeof chunk, begin - pos);
-    const std::size_t got = std::fread(chunk, 1, want, file_);
-    if (got == 0) break;
-    for (std::size_t i = 0; i < got; ++i) newlines += chunk[i] == '\n';
-    at_line_start = chunk[got - 1] == '\n';
-    pos += got;
+  while (offset_ < begin) {
+    if (pending_ == filled_ && !fill()) break;
+    const std::size_t take = std::min(filled_ - pending_, begin - offset_);
+    const char* p = buffer_.data() + pending_;
+    line_ += static_cast<std::size_t>(std::count(p, p + take, '\n'));
+    at_line_start = p[take - 1] == '\n';
+    pending_ += take;
+    offset_ += take;
   }
-  offset_ = pos;
-  line_ = newlines;
-  if (pos > 0 && !at_line_start) {  // finish the line that started in the previous shard
-    int c;
-    while ((c = std::fgetc(file_)) != EOF) {
-      ++offset_;
-      if (c == '\n') break;
+  if (offset_ > 0 && !at_line_start) {
+    for (;;) {
+      if (pending_ == filled_ && !fill()) break;
+      const char* p = buffer_.data() + pending_;
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', filled_ - pending_));
+      const std::size_t take = nl ? static_cast<std::size_t>(nl - p) + 1 : filled_ - pending_;
+      pending_ += take;
+      offset_ += take;
+      if (nl) break;
     }
     ++line_;
   }
@@ -161,19 +220,42 @@ bool LineReader::open_next() {
 
 bool LineReader::read_line(std::string& line) {
   if (offset_ >= end_offset_) return false;
-  const ssize_t n = ::getline(&buffer_, &capacity_, file_);
-  if (n < 0) {
-    if (std::ferror(file_)) throw Error("cannot read input " + display_name(current_) + ": " + std::strerror(errno));
-    return false;
+  // Find the end of the line in what is buffered, reading more as needed.
+  std::size_t scanned = 0;  // bytes after pending_ known to hold no '\n'
+  const char* nl = nullptr;
+  for (;;) {
+    const std::size_t have = filled_ - pending_;
+    nl = static_cast<const char*>(std::memchr(buffer_.data() + pending_ + scanned, '\n', have - scanned));
+    if (nl) break;
+    scanned = have;
+    // "\r" of a CRLF ending may follow the longest allowed line.
+    if (have > 0 && have - 1 > options_.max_line_bytes) {
+      throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than --max-line-bytes " +
+                  std::to_string(options_.max_line_bytes) +
+                  " bytes; split the text into shorter lines or raise --max-line-bytes");
+    }
+    if (!fill()) break;
   }
-  offset_ += static_cast<std::size_t>(n);
-  bytes_read_ += static_cast<std::size_t>(n);
+  const std::size_t have = filled_ - pending_;
+  if (!nl && have == 0) return false;  // the end of this file
+  const std::size_t n = nl ? static_cast<std::size_t>(nl - (buffer_.data() + pending_)) + 1 : have;
+  const std::string_view raw(buffer_.data() + pending_, n);
+  std::size_t len = n;
+  if (len && raw[len - 1] == '\n') --len;
+  if (len && raw[len - 1] == '\r') --len;
+  if (len > options_.max_line_bytes) {
+    throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than --max-line-bytes " +
+                std::to_string(options_.max_line_bytes) +
+                " bytes; split the text into shorter lines or raise --max-line-bytes");
+  }
+  std::size_t skip = 0;
+  if (offset_ == 0 && raw.substr(0, 3) == "\xEF\xBB\xBF") skip = std::min<std::size_t>(3, len);
+  line.assign(raw.data() + skip, len - skip);
+  if (raw_sink_) raw_sink_(current_, raw);
+  pending_ += n;
+  offset_ += n;
+  bytes_read_ += n;
   ++line_;
-  std::size_t len = static_cast<std::size_t>(n);
-  if (len && buffer_[len - 1] == '\n') --len;
-  if (len && buffer_[len - 1] == '\r') --len;
-  line.assign(buffer_, len);
-  if (line_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
   return true;
 }
 
@@ -189,7 +271,16 @@ std::vector<TextLine> LineReader::next(std::size_t max_lines) {
     const std::string where = display_name(current_) + ":" + std::to_string(line_);
     std::string text;
     if (options_.format == InputFormat::jsonl && !blank(line)) {
-      auto doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      // The parser keeps one stack entry per open bracket: refuse deep
+      // nesting before it costs memory.
+      auto depth_limit = [&where](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (static_cast<std::size_t>(depth) > kMaxJsonDepth) {
+          throw Error(where + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                      " levels; --input-format jsonl expects flat records");
+        }
+        return true;
+      };
+      auto doc = nlohmann::json::parse(line, depth_limit, /*allow_exceptions=*/false);
       if (doc.is_discarded() || !doc.is_object()) {
         throw Error(where + ": not a JSON object (--input-format jsonl expects one object per line)");
       }

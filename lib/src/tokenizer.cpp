@@ -1,11 +1,14 @@
 #include "embedpe/tokenizer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <mutex>
 #include <sstream>
@@ -30,13 +33,37 @@ struct Tokenizer::Impl {
 
 namespace {
 
+// A regular file of at most kMaxModelBytes, read whole. A device, FIFO or
+// directory given as --model (e.g. /dev/urandom) would otherwise be read
+// forever or fail obscurely.
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open model " + path + ": " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw Error("cannot read model " + path + ": " + std::strerror(errno));
-  return std::move(buf).str();
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw Error("cannot open model " + path + ": " + std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) throw Error("cannot read model " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) {
+    throw Error("model " + path + " is not a regular file; give a SentencePiece .model file");
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size > Tokenizer::kMaxModelBytes) {
+    throw Error("model " + path + " is " + std::to_string(size) + " bytes, more than a SentencePiece model can be (" +
+                std::to_string(Tokenizer::kMaxModelBytes) + "); give a SentencePiece .model file");
+  }
+  std::string data(size, '\0');
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t n = ::read(fd, data.data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("cannot read model " + path + ": " + std::strerror(errno));
+    if (n == 0) throw Error("cannot read model " + path + ": it shrank while being read");
+    got += static_cast<std::size_t>(n);
+  }
+  return data;
 }
 
 // Fields SentencePiece does not expose through its processor, read from the

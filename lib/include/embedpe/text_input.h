@@ -13,10 +13,17 @@
 // line is removed (CRLF files). Invalid UTF-8 and NUL bytes are errors that
 // name the file and the line, so that a binary file given by mistake is not
 // silently turned into tokens.
+//
+// A read error is never mistaken for the end of the input: a failed read(2),
+// a regular file that ends before the size it had when it was opened (it
+// shrank while being read), a line longer than `max_line_bytes` or a JSON
+// record nested deeper than kMaxJsonDepth all throw embedpe::Error naming the
+// file, so a run cannot end "successfully" with part of its input. Memory is
+// bounded by the longest line allowed plus one read buffer.
 #pragma once
 
 #include <cstddef>
-#include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,7 +53,15 @@ struct InputOptions {
   // contiguous byte ranges split at line boundaries (a line belongs to the
   // part its first byte falls in). Line numbers stay those of the file.
   std::size_t shard_index = 1, shard_count = 1;
+  // A line (without its "\n" or "\r\n") longer than this is an error rather
+  // than an unbounded allocation.
+  std::size_t max_line_bytes = kDefaultMaxLineBytes;
+  static constexpr std::size_t kDefaultMaxLineBytes = std::size_t(64) << 20;  // 64 MiB
 };
+
+// JSONL records nested deeper than this are refused (a record of a million
+// "[" would otherwise cost memory in proportion).
+inline constexpr std::size_t kMaxJsonDepth = 512;
 
 struct TextLine {
   std::string text;
@@ -71,25 +86,41 @@ class LineReader {
   // Bytes this reader will read in all, if every input is a regular file.
   std::optional<std::size_t> total_bytes() const { return total_bytes_; }
   std::size_t empty_lines() const { return empty_lines_; }  // seen, kept or skipped
+  const InputOptions& options() const { return options_; }
+
+  // Receives the raw bytes of every line consumed, kept or skipped, with its
+  // line ending, in input order — exactly the input that next() turned into
+  // texts (for hashing what a batch came from). Set it before the first next().
+  using RawSink = std::function<void(std::size_t source, std::string_view bytes)>;
+  void set_raw_sink(RawSink sink) { raw_sink_ = std::move(sink); }
 
  private:
   bool open_next();
+  void close_current();
   bool read_line(std::string& line);
+  // Reads more bytes into buffer_ after the `keep` bytes at pending_; false at
+  // the end of the file. Throws on a read error or a file that shrank.
+  bool fill();
+  [[noreturn]] void fail_read(const std::string& why) const;
 
   std::vector<std::string> paths_;
   InputOptions options_;
   static constexpr std::size_t kNotStarted = static_cast<std::size_t>(-1);  // ++ gives source 0
   std::size_t current_ = kNotStarted;  // index of the open source (paths_.size() when done)
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
   std::size_t line_ = 0;
   std::size_t end_offset_ = 0;  // shard: stop before a line starting at or after this
-  std::size_t offset_ = 0;      // of the next byte in the current file
+  std::size_t offset_ = 0;      // in the current file, of the first byte not yet consumed
+  std::size_t file_offset_ = 0; // in the current file, of the next byte read(2) returns
+  std::optional<std::size_t> expected_size_;  // a regular file's size when it was opened
   bool sharded_ = false;
   std::size_t bytes_read_ = 0;
   std::optional<std::size_t> total_bytes_;
   std::size_t empty_lines_ = 0;
-  char* buffer_ = nullptr;
-  std::size_t capacity_ = 0;
+  std::string buffer_;  // read(2) lands here; holds at most one line plus one read
+  std::size_t pending_ = 0, filled_ = 0;  // unconsumed bytes are buffer_[pending_, filled_)
+  bool eof_ = false;
+  RawSink raw_sink_;
 };
 
 // All lines of a file ("-" reads standard input), checked as above.

@@ -68,6 +68,9 @@ struct Batch {
 
 class Tokenizer {
  public:
+  // A SentencePiece ModelProto cannot exceed protobuf's 2 GiB; real ones are
+  // a few MB. from_file refuses larger files and anything not a regular file.
+  static constexpr std::size_t kMaxModelBytes = std::size_t(1) << 30;  // 1 GiB
   static Tokenizer from_file(const std::string& path);
   // `source` names the bytes in error messages and ModelInfo.
   static Tokenizer from_bytes(std::string_view serialized, const std::string& source);

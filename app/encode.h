@@ -1,0 +1,93 @@
+// What encode's output modes share: the command's options, the per-run
+// context (tokenizer, layer) and computing one batch into the emitted tensors.
+// encode.cpp writes single outputs; output_dir.cpp writes --output-dir parts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include "common.h"
+#include "embedpe/input_layer.h"
+#include "embedpe/rope.h"
+#include "embedpe/tensor_io.h"
+#include "embedpe/tokenizer.h"
+#include "layer_setup.h"
+
+namespace embedpe::cli {
+
+enum class Format { json, jsonl, npy, npz };
+enum class OutDType { f32, f16, bf16 };
+enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
+
+struct EncodeCommand {
+  TextOptions text;
+  TokenizeFlags tokenize;
+  LayerFlags layer;
+  RopeFlags rope;
+  std::optional<std::size_t> rope_dim;
+  bool train = false;
+  std::optional<double> dropout;
+  std::optional<Format> format;
+  OutDType dtype = OutDType::f32;
+  std::string output = "-";
+  std::vector<std::string> emit;
+  std::size_t batch_size = 128;
+  std::optional<std::size_t> threads;
+  std::string output_dir;
+  std::size_t shard_rows = 1024;
+  bool resume = false;
+  bool quiet = false;
+  bool summary = false;
+};
+
+// A float tensor in the requested output dtype: float16 storage, or float32
+// values rounded to bfloat16. Values that do not fit float16 are an error.
+struct Converted {
+  std::vector<std::uint16_t> half;  // for f16
+  xt::xtensor<float, 3> rounded3;   // for bf16
+  xt::xtensor<float, 2> rounded2;
+};
+
+// What stays the same for every batch of a run.
+struct Context {
+  const EncodeCommand& cmd;
+  Format format;
+  std::vector<TensorName> emit;
+  bool want_tok = false;
+  bool want_rope = false;
+  bool want_layer = false;  // any of token_embeddings, positional_encoding, output
+  std::size_t threads = 1;          // for tokenizing, embedding and rendering text
+  std::size_t compute_threads = 1;  // for tokenizing and embedding while a writer thread runs
+  Tokenizer tokenizer;
+  LayerParts parts;
+  std::unique_ptr<InputLayer> layer;
+  RopeFrequencies rope;
+  nlohmann::ordered_json rope_config;
+};
+
+// One batch, computed.
+struct Computed {
+  Batch batch;
+  InputLayerOutput result;
+  xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim)
+};
+
+// Tokenizes and embeds one batch into `c`, whose buffers are reused.
+// `origins` name the texts for errors; `first_row` is the batch's first row
+// in the run (dropout masks depend on it).
+void compute(const Context& ctx, const std::vector<std::string>& texts, const std::vector<std::string>& origins,
+             std::size_t first_row, Computed& c);
+// The emitted tensors of a computed batch, in the output dtype; `keep` holds
+// converted copies the refs point into.
+std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<Converted>& keep);
+// Everything needed to reproduce the run's rows (model, layer, dtype, emit).
+nlohmann::ordered_json run_config(const Context& ctx);
+
+}  // namespace embedpe::cli
