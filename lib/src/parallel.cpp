@@ -1,6 +1,8 @@
 #include "embedpe/parallel.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstring>
@@ -41,6 +43,21 @@ void parallel_for(std::size_t n, std::size_t threads, const std::function<void(s
   for (auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+}
+
+static_assert(sizeof(sigset_t) <= 128, "TerminationSignalsBlocked keeps a sigset_t");
+
+TerminationSignalsBlocked::TerminationSignalsBlocked() {
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &block, reinterpret_cast<sigset_t*>(previous_));
+}
+
+TerminationSignalsBlocked::~TerminationSignalsBlocked() {
+  pthread_sigmask(SIG_SETMASK, reinterpret_cast<const sigset_t*>(previous_), nullptr);
 }
 
 void throw_thread_error(const std::system_error& e) {

@@ -136,6 +136,24 @@ CASES = [
          exit=2, stderr=CLOBBER, setup=files, stdout_file="{tmp}/table.npy", stdout_mode="ab",
          files={"{tmp}/table.npy": UNCHANGED}),
 
+    # --output-dir: no input may be (or become) one of the files the run writes there.
+    Case("--output-dir holding the --weights as a part name",
+         ["encode", *SMALL[:2], "--weights", "{tmp}/out/part-00000.npz", "--input", "{tmp}/corpus.txt",
+          "--output-dir", "{tmp}/out"],
+         exit=2, stderr="--weights {tmp}/out/part-00000.npz is one of the files --output-dir", setup=lambda tmp: (
+             files(tmp), (tmp / "out").mkdir(), shutil.copy(tmp / "table.npy", tmp / "out" / "part-00000.npz")),
+         files={"{tmp}/out/part-00000.npz": UNCHANGED, "{tmp}/out/manifest.json": ABSENT}),
+    Case("--output-dir holding the --model as manifest.json",
+         ["encode", "--model", "{tmp}/out/manifest.json", "--input", "{tmp}/corpus.txt", "--output-dir", "{tmp}/out"],
+         exit=2, stderr="--model {tmp}/out/manifest.json is one of the files", setup=lambda tmp: (
+             files(tmp), (tmp / "out").mkdir(), shutil.copy(MODEL, tmp / "out" / "manifest.json")),
+         files={"{tmp}/out/manifest.json": UNCHANGED}),
+    Case("--output-dir whose future part is the --input",
+         ["encode", *SMALL, "--input", "{tmp}/out/part-00001.npz", "--output-dir", "{tmp}/out"],
+         exit=2, stderr="--input {tmp}/out/part-00001.npz is one of the files", setup=lambda tmp: (
+             (tmp / "out").mkdir(), (tmp / "out" / "part-00001.npz").write_text("a\nb\n")),
+         files={"{tmp}/out/part-00001.npz": UNCHANGED}),
+
     # Only regular files are replaced; everything else is written directly.
     Case("-o /dev/stdout redirected to a file", ["encode", *SMALL, "--text", "hi", "-o", "/dev/stdout"],
          exit=0, stdout_file="{tmp}/out.json", files={"{tmp}/out.json": is_json, "/dev/stdout": PRESENT}),

@@ -26,10 +26,27 @@ void parallel_for(std::size_t n, std::size_t threads, const std::function<void(s
 // its stack, a process limit): "cannot start a thread: <reason>; lower --threads".
 [[noreturn]] void throw_thread_error(const std::system_error& e);
 
-// std::thread(fn, args...), but a thread that cannot start is an
-// embedpe::Error instead of a std::system_error.
+// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread for its lifetime,
+// then restores the previous mask. Threads started meanwhile inherit the
+// block, so those signals are handled on the main thread only, which holds
+// them back while it creates and registers a temporary output.
+class TerminationSignalsBlocked {
+ public:
+  TerminationSignalsBlocked();
+  ~TerminationSignalsBlocked();
+  TerminationSignalsBlocked(const TerminationSignalsBlocked&) = delete;
+  TerminationSignalsBlocked& operator=(const TerminationSignalsBlocked&) = delete;
+
+ private:
+  alignas(8) unsigned char previous_[128];  // a sigset_t
+};
+
+// std::thread(fn, args...), started with the termination signals blocked;
+// a thread that cannot start is an embedpe::Error instead of a
+// std::system_error.
 template <class Fn, class... Args>
 std::thread start_thread(Fn&& fn, Args&&... args) {
+  const TerminationSignalsBlocked held;
   try {
     return std::thread(std::forward<Fn>(fn), std::forward<Args>(args)...);
   } catch (const std::system_error& e) {
