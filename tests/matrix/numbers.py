@@ -28,7 +28,7 @@ ROPE = [("--rope-theta", "float", 1.001, 1e12), ("--rope-factor", "float", 1e-6,
         ("--rope-beta-slow", "float", 1e-6, 1e6), ("--rope-low-freq-factor", "float", 1e-6, 1e6),
         ("--rope-high-freq-factor", "float", 1e-6, 1e6)]
 SINUSOIDAL = [("--base", "float", 1.001, 1e12), ("--position-scale", "float", 1e-6, 1e6)]
-TOKENIZE = [("--pad-id", "int", 0, INT), ("--seq-len", "int", 1, INT)]
+TOKENIZE = [("--pad-id", "int", 0, INT), ("--seq-len", "int", 1, INT), ("--max-line-bytes", "int", 1, U64)]
 TABLE_FLAGS = [("--d-model", "int", 1, INT), ("--seed", "int", 0, U64), ("--padding-idx", "int", 0, INT)]
 FLAGS = (
     [("encode", *f) for f in TOKENIZE + TABLE_FLAGS + SINUSOIDAL + ROPE + [
