@@ -92,6 +92,9 @@ def rows():
                 exit=2,
                 stderr=f"{flag}: expected {range_text(kind, lo, hi)}, not '{echo(value)}'",
                 files={output: ABSENT} if output else {}))
+        # The flag last, with no value at all.
+        out.append(Case(name=f"{command} {flag} without a value", args=args + [flag], exit=2,
+                        stderr=f"{flag}: needs a value", files={output: ABSENT} if output else {}))
         # The value in its own argument, as people type it: a negative number
         # is still a value, never an option or a wrapped-around size_t.
         out.append(Case(name=f"{command} {flag} negative separate", args=args + [flag, "-3"], exit=2,
