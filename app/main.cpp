@@ -11,7 +11,6 @@
 #include <exception>
 #include <iostream>
 #include <new>
-#include <regex>
 
 #include <unistd.h>
 
@@ -111,10 +110,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ArgumentMismatch& e) {
     // CLI11 says "--d-model: 1 required N missing" for a flag given no value.
-    static const std::regex missing(R"(^(\S+): \d+ required \S+ missing$)");
     std::string message = e.what();
-    std::smatch m;
-    if (std::regex_match(message, m, missing)) message = m[1].str() + ": needs a value";
+    const auto colon = message.find(": ");
+    if (colon != std::string::npos && message.find(" required ", colon) != std::string::npos &&
+        message.ends_with(" missing")) {
+      message = message.substr(0, colon) + ": needs a value";
+    }
     return fail(message + "; see embedpe --help", 2);
   } catch (const CLI::ParseError& e) {
     return fail(std::string(e.what()) + "; see embedpe --help", 2);
