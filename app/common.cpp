@@ -77,6 +77,13 @@ std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& 
   return ids;
 }
 
+const CLI::Validator& non_empty_path() {
+  static const CLI::Validator check(
+      [](std::string& value) { return value.empty() ? std::string("needs a path, not an empty value") : std::string(); },
+      "", "non-empty path");
+  return check;
+}
+
 void add_text_options(CLI::App& cmd, TextOptions& options) {
   auto* text = cmd.add_option("--text", options.texts, "Text to process (repeat for a batch)")
                    ->type_name("TEXT")
@@ -84,7 +91,8 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
   auto* input = cmd.add_option("--input", options.inputs,
                                "File with one text per line (UTF-8; - reads stdin); repeat to read several in order")
                     ->type_name("PATH|-")
-                    ->allow_extra_args(false);
+                    ->allow_extra_args(false)
+                    ->check(non_empty_path());
   text->excludes(input);
   add_choice<InputFormat>(cmd, "--input-format", [&options](InputFormat f) { options.reading.format = f; },
                           {{"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}},
@@ -131,6 +139,7 @@ void refuse_binary_to_terminal(const std::string& output, const std::string& wha
 void add_model_option(CLI::App& cmd, std::string& model) {
   cmd.add_option("--model", model, "SentencePiece .model file (default: the embedded model)")
       ->type_name("PATH")
+      ->check(non_empty_path())
       ->check(CLI::ExistingFile);  // Tokenizer::from_file then refuses devices, FIFOs and files over 1 GiB
 }
 

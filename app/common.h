@@ -222,6 +222,10 @@ std::optional<F> format_from_extension(const std::string& output,
 void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
                                 const std::vector<std::pair<std::string, std::string>>& inputs);
 
+// For options that name a file: an empty value (--weights "$UNSET") is an
+// error, never silently the default.
+const CLI::Validator& non_empty_path();
+
 void add_text_options(CLI::App& cmd, TextOptions& options);
 // --output/-o PATH, default "-" (standard output).
 void add_output_option(CLI::App& cmd, std::string& output);

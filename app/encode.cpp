@@ -553,6 +553,20 @@ void run_encode(const EncodeCommand& cmd) {
   };
 
   std::vector<TextLine> second = (reader && !whole) ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
+  // A .npy over several batches is completed at the end: refuse a target
+  // that cannot be gone back to before opening it (a FIFO would block).
+  const bool streamed_npy = format != Format::jsonl && !second.empty();
+  if (streamed_npy && !cmd.tokenize.seq_len) {
+    throw UsageError("the input has more than --batch-size " + std::to_string(cmd.batch_size) +
+                     " lines: streaming them into one .npy needs a fixed --seq-len (or use --format jsonl, "
+                     "--output-dir, or a larger --batch-size)");
+  }
+  if (streamed_npy && !output_is_replaced_file(cmd.output)) {
+    throw UsageError("a .npy of more than --batch-size " + std::to_string(cmd.batch_size) +
+                     " lines is completed at the end, which " +
+                     (cmd.output == "-" ? std::string("standard output") : cmd.output) +
+                     " cannot do: give --output FILE (or use --format jsonl, or a larger --batch-size)");
+  }
   OutputFile out(cmd.output);
   if (format != Format::jsonl && second.empty()) {
     auto [texts, origins] = take_texts(first);
@@ -563,17 +577,7 @@ void run_encode(const EncodeCommand& cmd) {
   } else {
     // Streaming: JSON Lines, or one .npy over several batches. Batch n is
     // written by the pipeline's thread while batch n+1 is computed.
-    const bool npy = format != Format::jsonl;
-    if (npy && !cmd.tokenize.seq_len) {
-      throw UsageError("the input has more than --batch-size " + std::to_string(cmd.batch_size) +
-                       " lines: streaming them into one .npy needs a fixed --seq-len (or use --format jsonl, "
-                       "--output-dir, or a larger --batch-size)");
-    }
-    if (npy && !out.can_rewrite()) {
-      throw UsageError("a .npy of more than --batch-size " + std::to_string(cmd.batch_size) +
-                       " lines is completed at the end, which " + (out.is_stdout() ? "standard output" : out.path()) +
-                       " cannot do: give --output FILE (or use --format jsonl, or a larger --batch-size)");
-    }
+    const bool npy = streamed_npy;
     // The writer thread takes a core of its own: by default the batches are
     // computed on the others (on two cores: one computes, one writes).
     if (!cmd.threads) ctx.compute_threads = std::max<std::size_t>(1, ctx.threads - 1);
@@ -644,7 +648,8 @@ void setup_encode(CLI::App& app) {
              "one core is left to the writer; at most 1024)");
   sub->add_option("--output-dir", cmd->output_dir,
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path());
   add_number(*sub, "--shard-rows", cmd->shard_rows, 1, kMaxBatchRows, "Sequences per part with --output-dir (1 to 1048576)");
   sub->add_flag("--resume", cmd->resume,
                 "With --output-dir: continue a run; refused unless the options, model and input are the same; keeps "

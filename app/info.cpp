@@ -97,6 +97,7 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
 }
 
 void run_info(const InfoCommand& cmd) {
+  refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.weights}});
   std::string text;
   nlohmann::ordered_json doc = nlohmann::ordered_json::object();
   if (!cmd.model.empty() || cmd.weights.empty()) model_info(load_tokenizer(cmd.model), cmd.format, text, doc);
@@ -118,7 +119,8 @@ void setup_info(CLI::App& app) {
   auto* sub = app.add_subcommand("info", "What a SentencePiece model (vocabulary, special ids, type, SHA-256) or a "
                                          "weight file (tensors, shapes, dtypes) holds");
   add_model_option(*sub, cmd->model);
-  sub->add_option("--weights", cmd->weights, "A .npy or .safetensors file: list its tensors")->type_name("PATH");
+  sub->add_option("--weights", cmd->weights, "A .npy or .safetensors file: list its tensors")->type_name("PATH")
+      ->check(non_empty_path());
   add_choice<InfoFormat>(*sub, "--format", [cmd](InfoFormat f) { cmd->format = f; },
                          {{"text", InfoFormat::text}, {"json", InfoFormat::json}}, "text (default) or json");
   sub->callback([cmd] { run_info(*cmd); });

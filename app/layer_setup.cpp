@@ -13,7 +13,8 @@ void add_table_flags(CLI::App& cmd, TableFlags& flags) {
   cmd.add_option("--weights", flags.weights,
                  "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from "
                  "embedpe quantize)")
-      ->type_name("PATH[:TENSOR]");
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path());
   add_number(cmd, "--padding-idx", flags.padding_idx, 0, std::numeric_limits<int>::max(),
              "This row of the table reads as zeros (nn.Embedding padding_idx)");
 }
@@ -30,7 +31,8 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   cmd.add_option("--pe-weights", flags.pe_weights,
                  "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings "
                  "(default: found in --weights)")
-      ->type_name("PATH[:TENSOR]");
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path());
   add_number(cmd, "--position-offset", flags.position_offset, 0, kMaxPosition - 1,
              "Token l is at position l+K (default 0; BART: 2; fairseq/RoBERTa: padding_idx+1)")
       ->type_name("K");
@@ -39,9 +41,11 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   cmd.add_flag("--layernorm", flags.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
   add_number(cmd, "--layernorm-eps", flags.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)");
   cmd.add_option("--layernorm-weight", flags.layernorm_weight, "LayerNorm gamma (default: found in --weights, else 1)")
-      ->type_name("PATH[:TENSOR]");
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path());
   cmd.add_option("--layernorm-bias", flags.layernorm_bias, "LayerNorm beta (default: found in --weights, else 0)")
-      ->type_name("PATH[:TENSOR]");
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path());
 }
 
 std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerFlags& flags) {

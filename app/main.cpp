@@ -5,12 +5,15 @@
 // 0 success, 1 runtime error (bad file, I/O), 2 usage error (bad option).
 #include <signal.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -78,9 +81,44 @@ void install_signal_handlers() {
   ::signal(SIGXFSZ, SIG_IGN);
 }
 
+// One line, whatever the message quotes (a file name with a newline, a
+// value with control characters): control bytes are written as \n, \x1b...
+// On a terminal, a progress line still showing is cleared first.
 int fail(const std::string& message, int status) {
-  std::cerr << "embedpe: " << message << '\n';
+  std::string line = ::isatty(STDERR_FILENO) ? "\r\033[Kembedpe: " : "embedpe: ";
+  for (unsigned char c : message) {
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      line += hex;
+    } else {
+      line += static_cast<char>(c);
+    }
+  }
+  std::cerr << line << '\n';
   return status;
+}
+
+// "--flag=" with nothing after '=' becomes "--flag" "": CLI11 would take the
+// next argument as the value (`--output= --quiet` wrote a file "--quiet").
+std::vector<std::string> split_empty_assignments(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool options = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") options = false;
+    if (options && a.size() > 3 && a.starts_with("--") && a.back() == '=' && a.find('=') == a.size() - 1) {
+      a.pop_back();
+      args.push_back(a);
+      args.emplace_back();
+      continue;
+    }
+    args.push_back(std::move(a));
+  }
+  std::reverse(args.begin(), args.end());  // CLI11's parse(vector) takes them last first
+  return args;
 }
 
 }  // namespace
@@ -100,7 +138,8 @@ int main(int argc, char** argv) {
   embedpe::cli::setup_quantize(app);
 
   try {
-    app.parse(argc, argv);
+    app.name(argv[0]);  // as parse(argc, argv) would: for usage lines
+    app.parse(split_empty_assignments(argc, argv));
     return 0;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

@@ -69,7 +69,8 @@ struct Reading {
   std::string field;
   bool skip_empty = false;
   std::string shard;  // "K/N"
-  std::size_t max_line_bytes = 0;  // recorded; a different limit changes no row, only whether a run fails
+  // Not --max-line-bytes: a different limit changes no row, only whether a
+  // run fails, so a resume may raise it.
 };
 
 struct Manifest {
@@ -127,8 +128,7 @@ std::string manifest_text(Manifest& m) {
                        {"input_format", r.input_format},
                        {"field", r.field},
                        {"skip_empty", r.skip_empty},
-                       {"shard", r.shard},
-                       {"max_line_bytes", r.max_line_bytes}}},
+                       {"shard", r.shard}}},
                      {"inputs", inputs},
                      {"shard_rows", m.shard_rows},
                      {"rows", rows},
@@ -229,7 +229,6 @@ class Schema {
     m.reading.field = string(r, "field", "reading");
     m.reading.skip_empty = boolean(r, "skip_empty", "reading");
     m.reading.shard = string(r, "shard", "reading");
-    m.reading.max_line_bytes = count(r, "max_line_bytes", "reading");
     const Json& records = array(doc, "inputs", top);
     for (std::size_t k = 0; k < records.size(); ++k) {
       const std::string w = "inputs[" + std::to_string(k) + "]";
@@ -645,9 +644,11 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
   double& book = stats.manifest_seconds;
   double& hashing = stats.part_hash_seconds;
   struct stat st;
+  bool created = false;
   if (::stat(dir.c_str(), &st) != 0) {
     // EEXIST: a concurrent run created it first; the lock below decides.
-    if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    created = ::mkdir(dir.c_str(), 0777) == 0;
+    if (!created && errno != EEXIST) {
       throw Error("cannot create --output-dir " + dir + ": " + std::strerror(errno));
     }
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -666,7 +667,7 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
   run.config = run_config(ctx);
   const InputOptions& o = reader.options();
   run.reading = {reader.paths(), o.format == InputFormat::jsonl ? "jsonl" : "lines", o.field, o.skip_empty,
-                 shard_label(o), o.max_line_bytes};
+                 shard_label(o)};
   for (const auto& path : reader.paths()) {
     InputRecord in{path, std::nullopt, std::nullopt};
     struct stat s;
@@ -713,6 +714,35 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
     }
   }
 
+  Sha256 part_input;
+  std::vector<Sha256> whole(reader.paths().size());
+  reader.set_raw_sink([&](std::size_t source, std::string_view raw) {
+    part_input.update(raw);
+    whole[source].update(raw);
+  });
+  // The first part's lines are read before anything is written: an input
+  // with no text is an error, as with --output (an empty --shard part is a
+  // run with no parts), and so is a read error; either leaves no directory
+  // this run created.
+  auto abandon = [&] {
+    if (!created) return;
+    ::unlink((dir + "/" + kLock).c_str());
+    ::rmdir(dir.c_str());
+  };
+  std::vector<TextLine> first;
+  try {
+    first = reader.next(cmd.shard_rows);
+  } catch (...) {
+    abandon();
+    throw;
+  }
+  if (first.empty() && !cmd.text.shard_given) {
+    abandon();
+    std::string names;
+    for (std::size_t i = 0; i < reader.paths().size(); ++i) names += (i ? ", " : "") + reader.display_name(i);
+    throw UsageError("input " + names + " has no text: nothing to encode");
+  }
+
   Manifest progress = run;
   {
     Stopwatch w(book);
@@ -722,16 +752,10 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
   Journal journal(journal_path);
   progress.parts.clear();
 
-  Sha256 part_input;
-  std::vector<Sha256> whole(reader.paths().size());
-  reader.set_raw_sink([&](std::size_t source, std::string_view raw) {
-    part_input.update(raw);
-    whole[source].update(raw);
-  });
   std::size_t first_row = 0;
   bool resuming = true;
   for (std::size_t index = 0;; ++index) {
-    std::vector<TextLine> lines = reader.next(cmd.shard_rows);
+    std::vector<TextLine> lines = index == 0 ? std::move(first) : reader.next(cmd.shard_rows);
     if (lines.empty()) break;
     const std::string name = part_name(index);
     const std::string path = dir + "/" + name;

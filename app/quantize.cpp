@@ -38,7 +38,6 @@ void run_quantize(const QuantizeCommand& cmd) {
 
   OutputFile out(cmd.output);
   const QuantizeReport r = quantize_table(*file, tensor, out, scale);
-  out.commit();
 
   const double saved = 100.0 * (1.0 - static_cast<double>(r.output_bytes) / static_cast<double>(r.input_bytes));
   OutputFile report("-");
@@ -62,7 +61,9 @@ void run_quantize(const QuantizeCommand& cmd) {
                   double(r.output_scale));
     report.write(std::string(text));
   }
+  // The report first: if standard output fails, the run fails and leaves no file.
   report.commit();
+  out.commit();
 }
 
 }  // namespace
@@ -72,7 +73,8 @@ void setup_quantize(CLI::App& app) {
   auto* sub = app.add_subcommand("quantize", "Embedding table → per-row symmetric int8 .safetensors, with its error");
   sub->add_option("--weights", cmd->weights, "Float table: .npy or .safetensors[:TENSOR]")
       ->type_name("PATH[:TENSOR]")
-      ->required();
+      ->required()
+      ->check(non_empty_path());
   sub->add_option("--output,-o", cmd->output, "The int8 .safetensors file to write")->type_name("PATH")->required();
   add_scale_option(*sub, cmd->scale, "Embedding scale the output error figures assume");
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },

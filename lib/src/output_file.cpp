@@ -298,6 +298,15 @@ void OutputFile::commit() {
   }
 }
 
+bool output_is_replaced_file(const std::string& path) {
+  if (path.empty() || path == "-") return false;
+  try {
+    return resolve(path).kind == Target::file;
+  } catch (const Error&) {
+    return true;  // OutputFile will report it
+  }
+}
+
 void refuse_output_over_inputs(const std::string& output,
                                const std::vector<std::pair<std::string, std::string>>& inputs) {
   struct stat out;

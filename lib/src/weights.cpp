@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -380,6 +382,14 @@ void read_floats(const WeightFile& file, const WeightTensor& t, std::size_t firs
         double v;
         std::memcpy(&v, src + 8 * (first + i), 8);
         out[i] = static_cast<float>(v);
+        if (std::isfinite(v) && !std::isfinite(out[i])) {
+          const std::size_t width = t.shape.size() == 2 ? std::max<std::size_t>(1, t.shape[1]) : 1;
+          char value[32];
+          std::snprintf(value, sizeof value, "%g", v);
+          throw Error(file.path() + ": " + (t.name.empty() ? "" : "tensor " + t.name + " ") + "row " +
+                      std::to_string((first + i) / width) + " holds " + value +
+                      ", beyond float32's range (3.4e38); embedpe computes in float32");
+        }
       }
       break;
     case WeightDType::f16:
@@ -397,7 +407,8 @@ void read_floats(const WeightFile& file, const WeightTensor& t, std::size_t firs
 
 std::vector<float> read_vector(const WeightFile& file, const WeightTensor& t) {
   if (t.shape.size() != 1) {
-    throw Error(file.path() + ": tensor " + t.name + " has shape " + shape_text(t.shape) + "; expected a vector");
+    throw Error(file.path() + ": " + (t.name.empty() ? "the array" : "tensor " + t.name) + " has shape " +
+                shape_text(t.shape) + "; expected a vector");
   }
   std::vector<float> v(t.shape[0]);
   read_floats(file, t, 0, v.size(), v.data());

@@ -84,6 +84,12 @@ class BrokenPipe : public Error {
   BrokenPipe() : Error("broken pipe") {}
 };
 
+// Whether OutputFile(path) would write a temporary and replace a regular
+// file (so that rewrite() works), judged without opening anything: false for
+// "-", descriptors, devices and FIFOs. Errors (a directory, a link loop) are
+// left to OutputFile.
+bool output_is_replaced_file(const std::string& path);
+
 // Removes every temporary being written. Async-signal-safe: for the handlers
 // of SIGINT, SIGTERM, SIGHUP and SIGBUS (see app/main.cpp).
 void remove_temporaries() noexcept;
