@@ -1,5 +1,5 @@
-// embedpe lookup: rows of the embedding table, E[ids] — seed 003's
-// demonstration that nn.Embedding is a lookup table.
+// embedpe lookup: rows of the embedding table, E[ids]: nn.Embedding is a
+// lookup table (PyTorch documentation).
 #include <charconv>
 #include <cmath>
 #include <memory>

@@ -106,7 +106,7 @@ void write_matrix(OutputFile& out, Format format, const Labelled& m, const std::
         std::snprintf(cell, sizeof cell, "%10zu", m.row_first + r);
         text += cell;
         for (std::size_t c = 0; c < cols; ++c) {
-          // Two decimals like seed 002's table; "-0.00" would only be noise.
+          // Two decimals like the tables tutorials print; "-0.00" would only be noise.
           double v = m.values(r, c);
           if (std::abs(v) < 0.005) v = 0.0;
           std::snprintf(cell, sizeof cell, " %6.2f", v);
@@ -252,7 +252,7 @@ void run_sinusoidal(const PeCommand& cmd, Format format, Range positions, Output
     write_records(out, format,
                   {"first", "last", "sampled", "f32_seed_max", "f32_seed_mean", "f16_max", "f16_mean", "bf16_max",
                    "bf16_mean"},
-                  rows, "abs error against float64 per position band: float32 as seed 000 computes it, float16, "
+                  rows, "abs error against float64 per position band: float32 as the usual PyTorch recipe computes it, float16, "
                         "bfloat16 (embedpe itself writes the float64 value rounded to float32)",
                   config, "bands");
     return;
@@ -441,7 +441,7 @@ void setup_pe(CLI::App& app) {
   add_number(*sub, "--head", cmd->head, 0, 65535, "ALiBi: the head drawn by table/png (default 0)")->type_name("H");
   sub->add_flag("--stats", cmd->stats, "Per dimension pair: frequency, wavelength, aliasing, incomplete periods");
   sub->add_flag("--similarity", cmd->show_similarity, "The PE . PE^T matrix of the positions");
-  sub->add_flag("--audit", cmd->audit, "Error of float32 (as seed 000 computes it), float16, bfloat16 vs float64");
+  sub->add_flag("--audit", cmd->audit, "Error of float32 (as the usual PyTorch recipe computes it), float16, bfloat16 vs float64");
   sub->callback([cmd] { run_pe(*cmd); });
 }
 

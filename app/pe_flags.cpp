@@ -9,7 +9,7 @@ void add_sinusoidal_flags(CLI::App& cmd, SinusoidalFlags& f) {
   add_choice<Convention>(cmd, "--convention", [&f](Convention c) { f.convention = c; },
                          {{"paper", Convention::paper}, {"marian", Convention::marian},
                           {"fairseq", Convention::fairseq}, {"tensor2tensor", Convention::tensor2tensor}},
-                         "Sinusoidal PE as a framework computes it: paper (seed 000; default), marian (HF), "
+                         "Sinusoidal PE as a framework computes it: paper (Vaswani et al. 2017; default), marian (HF), "
                          "fairseq, tensor2tensor");
   add_choice<PeLayout>(cmd, "--layout", [&f](PeLayout l) { f.layout = l; },
                        {{"interleaved", PeLayout::interleaved}, {"concat", PeLayout::concat}},

@@ -1,5 +1,5 @@
 """The Python way to do what `embedpe encode --input F --seq-len 64 --d-model 128 --format npy`
-does: Python SentencePiece + seed 000's layer in PyTorch + np.save. bench/run.py times it."""
+does: Python SentencePiece + the Annotated Transformer layer in PyTorch + np.save. bench/run.py times it."""
 import pathlib
 import sys
 
@@ -8,7 +8,7 @@ import sentencepiece as spm
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
-from make_goldens import TransformerInput  # noqa: E402  (seed 000's layer)
+from make_goldens import TransformerInput  # noqa: E402  (the Annotated Transformer layer)
 
 model, corpus, out = sys.argv[1:4]
 seq_len, d = 64, 128

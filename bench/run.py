@@ -8,7 +8,7 @@ Installs what it needs (tools/install_deps.sh: python3-torch, python3-sentencepi
 Release into build-bench/ (tools/build.sh), then measures:
   kernel   fused E[ids]·scale + PE (64×512×512) into reused buffers vs memcpy of the same bytes,
            1 and 2 threads, for a dense table and the default N(0,1) table (warm: rows kept from
-           an earlier pass; first pass: every distinct row generated), and vs seed 000's PyTorch
+           an earlier pass; first pass: every distinct row generated), and vs the PyTorch
            TransformerInput (eval), timed in its own process
   corpus   encode botchan.txt (--seq-len 64 --d-model 128 --format npy, to /dev/shm) vs
            spm_encode --output_format=id, vs writing the same number of bytes to the same

@@ -1,4 +1,4 @@
-"""Seed 000's TransformerInput forward (eval) on batch × seq ids, timed: the
+"""The Annotated Transformer's TransformerInput forward (eval) on batch × seq ids, timed: the
 PyTorch baseline of bench/run.py. Prints seconds (best of 5)."""
 import pathlib
 import sys
@@ -7,7 +7,7 @@ import time
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
-from make_goldens import TransformerInput  # noqa: E402  (seed 000's layer, as the goldens use it)
+from make_goldens import TransformerInput  # noqa: E402  (the Annotated Transformer layer, as the goldens use it)
 
 batch, seq, d, threads = (int(a) for a in sys.argv[1:5])
 torch.set_num_threads(threads)

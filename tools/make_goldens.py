@@ -9,11 +9,11 @@ test suite only reads what this writes; it never needs PyTorch.
 References used:
   * Python SentencePiece: ids and pieces of sample texts for every model in
     tests/models/ and for data/default.model (encodings.json).
-  * PyTorch, seed 000's TransformerInput (nn.Embedding × sqrt(d_model) +
+  * PyTorch, the Annotated Transformer's TransformerInput (nn.Embedding × sqrt(d_model) +
     float32 sinusoidal PE buffer, eval mode) with a given weight table:
     the input-layer goldens (layer_*.npy) and the CLI goldens (cli_*.npz).
   * NumPy float64: the PE precision reference far beyond 5000 positions
-    (pe_float64.npy) and odd d_model, which seed 000's code cannot do
+    (pe_float64.npy) and odd d_model, which the usual float32 recipe cannot do
     (its pe[:, 1::2] assignment fails when d_model is odd).
 """
 import json
@@ -50,7 +50,7 @@ TEXTS = [
 ]
 
 
-# --- seed 000's input layer, in PyTorch -------------------------------------
+# --- the Annotated Transformer's input layer, in PyTorch -------------------------------------
 class TokenEmbedding(nn.Module):
     def __init__(self, vocab_size, d_model):
         super().__init__()
@@ -87,7 +87,7 @@ class TransformerInput(nn.Module):
 
 
 def torch_input_layer(weights, ids, max_len=5000):
-    """Seed 000's layer in eval mode with `weights` as the embedding table."""
+    """The Annotated Transformer layer in eval mode with `weights` as the embedding table."""
     vocab, d = weights.shape
     layer = TransformerInput(vocab, d, max_len)
     with torch.no_grad():
@@ -145,7 +145,7 @@ def pe_precision_goldens():
 
 
 def cli_goldens():
-    """What `embedpe encode` must write, from Python SentencePiece + seed 000's layer."""
+    """What `embedpe encode` must write, from Python SentencePiece + the Annotated Transformer layer."""
     sp = spm.SentencePieceProcessor(model_file=str(ROOT / "data" / "default.model"))
     texts = ["Hello, this is machine translation", "我爱机器翻译 🙂", "hi"]
     seqs = [[sp.bos_id()] + sp.encode(t) + [sp.eos_id()] for t in texts]
@@ -211,7 +211,7 @@ def weight_goldens():
     ids, mask = padded_ids(sp, WEIGHT_TEXTS, pad_id=0)
     cases = {}
 
-    # Seed 000's layer over the same table stored as F32 / F16 / BF16 / F64.
+    # The Annotated Transformer layer over the same table stored as F32 / F16 / BF16 / F64.
     table = (rng.standard_normal((vocab + 24, d)) * 0.5).astype(np.float32)  # padded vocabulary: more rows is fine
     f16 = table.astype(np.float16)
     bf16 = bf16_bits(table)

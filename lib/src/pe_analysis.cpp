@@ -32,7 +32,7 @@ std::vector<FrequencyStat> frequency_stats(const SinusoidalEncoding& pe, std::si
 
 namespace {
 
-// The seed's float32 computation: inverse frequencies exp(k · c) in float32
+// The usual PyTorch recipe's float32 computation: inverse frequencies exp(k · c) in float32
 // with c = -ln(base) / denominator rounded to float32, arguments pos · inv in
 // float32, sin/cos in float32.
 struct Float32Pe {

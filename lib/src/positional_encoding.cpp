@@ -33,7 +33,7 @@ SinusoidalEncoding::SinusoidalEncoding(SinusoidalOptions options) : options_(opt
   }
   const std::size_t d = options_.d_model;
   divide_ = options_.frequencies == PeFrequencies::paper;
-  // Paper frequencies give odd d one more sin column (the seed's pe[:, 0::2]
+  // Paper frequencies give odd d one more sin column (the PyTorch recipe's pe[:, 0::2]
   // and Marian's sentinel); fairseq frequencies give it a zero column.
   sins_ = divide_ ? (d + 1) / 2 : d / 2;
   coss_ = d / 2;

@@ -39,7 +39,7 @@ const std::vector<std::string_view> kEmbeddingNames = {
     "transformer.word_embeddings.weight",  // BLOOM
     "gpt_neox.embed_in.weight",
     "embed_tokens.weight",
-    "token_embedding.embedding.weight",    // seed 000's TransformerInput
+    "token_embedding.embedding.weight",    // the Annotated Transformer's TransformerInput
     "weight",                              // a bare nn.Embedding state_dict
 };
 

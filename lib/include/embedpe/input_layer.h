@@ -1,5 +1,5 @@
 // The Transformer input layer: output = E[ids] × scale + PE[pos], then
-// (optionally) LayerNorm, then (training only) inverted dropout — seed 000's
+// (optionally) LayerNorm, then (training only) inverted dropout — the Annotated Transformer's
 // TransformerInput, fused in one pass.
 //
 // Positions: token l of a sequence is at position l + position_offset

@@ -29,7 +29,7 @@ std::vector<FrequencyStat> frequency_stats(const SinusoidalEncoding& pe, std::si
 struct AuditBand {
   std::size_t first = 0, last = 0;  // positions [first, last]
   std::size_t sampled = 0;          // positions evaluated in the band
-  // Against float64: [0] float32 computed as seed 000 does (float32 arguments),
+  // Against float64: [0] float32 computed as the usual PyTorch recipe does (float32 arguments),
   // [1] float64 stored as float16, [2] float64 stored as bfloat16.
   double max_error[3] = {0, 0, 0};
   double mean_error[3] = {0, 0, 0};

@@ -1,13 +1,13 @@
 // Positional encodings: PE[pos] rows of width d_model added to the token
 // embeddings.
 //
-// SinusoidalEncoding (Vaswani et al. 2017; seed 000), interleaved by default:
+// SinusoidalEncoding (Vaswani et al. 2017), interleaved by default:
 //
 //   PE[pos, 2i]   = sin(pos / base^(2i/d))
 //   PE[pos, 2i+1] = cos(pos / base^(2i/d))        (odd d: the last column is a sin)
 //
 // Conventions (layout × frequencies; h = floor(d/2)), each matching a framework:
-//   paper          interleaved, 1/base^(2i/d)               seed 000, the paper
+//   paper          interleaved, 1/base^(2i/d)               the paper, Annotated Transformer
 //   marian         concat, 1/base^(2i/d); odd d: one more   HF MarianSinusoidalPositionalEmbedding
 //                  sin column
 //   fairseq        concat, exp(-i·ln(base)/(h-1)); odd d:   fairseq SinusoidalPositionalEmbedding
@@ -17,7 +17,7 @@
 // (fairseq divides by h-1 and so fails for d < 4; embedpe uses max(h-1, 1).)
 //
 // Every value is the float64 result rounded to float32, at any position: the
-// usual float32 computation (seed 000) is off by up to ~4.5e-2 near 1e6.
+// usual float32 computation (the PyTorch recipe) is off by up to ~4.5e-2 near 1e6.
 //
 // LearnedPositions: a (max_len, d_model) table from a weight file (GPT-2
 // wpe, BERT position_embeddings, BART/fairseq embed_positions).
@@ -54,13 +54,13 @@ class PositionTable {
 
 // Where sin and cos columns go.
 enum class PeLayout {
-  interleaved,  // sin, cos, sin, cos, ... (the paper; seed 000; HF BERT-style sinusoidal)
+  interleaved,  // sin, cos, sin, cos, ... (the paper; HF BERT-style sinusoidal)
   concat,       // all sins, then all cosines (tensor2tensor, fairseq, HF Marian)
 };
 
 // How the frequency of pair i is chosen (h = floor(d/2) pairs, n = number of pairs).
 enum class PeFrequencies {
-  paper,    // 1 / base^(2i/d)                     (the paper, seed 000, HF Marian)
+  paper,    // 1 / base^(2i/d)                     (the paper, HF Marian)
   fairseq,  // exp(-i * ln(base) / max(h - 1, 1))  (fairseq, tensor2tensor)
 };
 

@@ -1,4 +1,4 @@
-// Per-row symmetric int8 quantization of an embedding table (seed 002 §5.2).
+// Per-row symmetric int8 quantization of an embedding table.
 //
 //   auto file = embedpe::WeightFile::open("emb.safetensors");
 //   const auto& t = embedpe::select_tensor(*file, "", embedpe::kEmbeddingNames, "token embedding");
