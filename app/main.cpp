@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "errors.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
@@ -164,7 +165,7 @@ int main(int argc, char** argv) {
     std::raise(SIGPIPE);
     return 141;
   } catch (const embedpe::Error& e) {
-    return fail(e.what(), e.exit_code());
+    return fail(embedpe::cli::user_message(e), e.exit_code());
   } catch (const std::bad_alloc&) {
     return fail("out of memory; encode fewer lines at a time or lower --seq-len / --d-model", 1);
   } catch (const std::exception& e) {

@@ -11,19 +11,39 @@
 // line naming the input and what to do about it. UsageError marks mistakes in
 // how the library or tool was asked to do something (bad option values);
 // everything else (unreadable or corrupt files, I/O failures) is a plain Error.
+//
+// The library speaks in parameters, never in a front end's flags: a message
+// names the parameter as the option structs spell it ("raise max_len") and
+// lists it in parameters(), so that a front end can respell each one in its
+// own terms (the command line says "raise --max-len"; see app/errors.cpp).
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace embedpe {
 
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  explicit Error(const std::string& message, std::vector<std::string> parameters = {})
+      : std::runtime_error(message),
+        parameters_(parameters.empty() ? nullptr
+                                       : std::make_shared<const std::vector<std::string>>(std::move(parameters))) {}
 
   // The process exit status the command-line tool uses for this error.
   virtual int exit_code() const noexcept { return 1; }
+
+  // The parameters the message names, each spelled as in the message
+  // ("max_len", "seq_len"): whole words there, in snake_case.
+  const std::vector<std::string>& parameters() const noexcept {
+    static const std::vector<std::string> none;
+    return parameters_ ? *parameters_ : none;
+  }
+
+ private:
+  std::shared_ptr<const std::vector<std::string>> parameters_;  // shared: copying an exception must not throw
 };
 
 // A request that cannot be satisfied as asked: an option out of range, a
