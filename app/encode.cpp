@@ -104,7 +104,7 @@ std::size_t pe_room(const EncodeCommand& cmd) {
 
 // --seq-len against the table, before anything is tokenized or padded.
 void check_seq_len(const EncodeCommand& cmd) {
-  if (cmd.layer.pe != PeKind::sinusoidal) return;  // learned tables are checked by the layer
+  if (!cmd.layer.pe->sized_by_max_len()) return;  // learned tables are checked by the layer
   const std::size_t offset = position_offset(cmd.layer);
   if (cmd.tokenize.seq_len && *cmd.tokenize.seq_len > pe_room(cmd)) {
     throw UsageError("--seq-len " + std::to_string(*cmd.tokenize.seq_len) + " is longer than the PE table (--max-len " +
@@ -115,7 +115,7 @@ void check_seq_len(const EncodeCommand& cmd) {
 }
 
 void check_lengths(const Batch& batch, const std::vector<std::string>& origins, const EncodeCommand& cmd) {
-  if (cmd.layer.pe != PeKind::sinusoidal) return;  // learned tables are checked by the layer
+  if (!cmd.layer.pe->sized_by_max_len()) return;  // learned tables are checked by the layer
   check_seq_len(cmd);
   const std::size_t room = pe_room(cmd);
   if (batch.seq_len() <= room) return;
@@ -182,7 +182,7 @@ void compute(const Context& ctx, const std::vector<std::string>& texts, const st
     ctx.layer->forward_into(c.result, c.batch.input_ids, c.batch.attention_mask, ctx.compute_threads, first_row);
   }
   if (ctx.want_rope) {
-    std::tie(c.rope_cos, c.rope_sin) = rope_tables(ctx.rope, position_offset(ctx.cmd.layer), c.batch.seq_len());
+    std::tie(c.rope_cos, c.rope_sin) = rope_tables(ctx.rope, ctx.parts.options.position_offset, c.batch.seq_len());
   }
 }
 
@@ -521,11 +521,11 @@ void run_encode(const EncodeCommand& cmd) {
   ctx.parts.options.want_token_embeddings = ctx.want_tok;
   ctx.layer = std::make_unique<InputLayer>(*ctx.parts.table, ctx.parts.pe.get(), ctx.parts.options);
   if (ctx.want_rope) {
-    RopeOptions o = cmd.rope.options;
+    RopeOptions o = rope_options(cmd.layer.pe_args);
     o.dim = cmd.rope_dim.value_or(ctx.parts.table->d_model());
-    o.seq_len = position_offset(cmd.layer) + cmd.tokenize.seq_len.value_or(0);
+    o.seq_len = ctx.parts.options.position_offset + cmd.tokenize.seq_len.value_or(0);
     ctx.rope = rope_frequencies(o);
-    ctx.rope_config = rope_json(o, ctx.rope);
+    ctx.rope_config = to_json(o, ctx.rope);
   }
 
   Progress progress(cmd, reader.get());
@@ -623,7 +623,6 @@ void setup_encode(CLI::App& app) {
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
   add_layer_flags(*sub, cmd->layer);
-  add_rope_flags(*sub, cmd->rope);
   add_number(*sub, "--rope-dim", cmd->rope_dim, 2, kMaxDModel,
              "Rotary dimension for --emit rope_cos,rope_sin (default d_model)");
   sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");

@@ -30,7 +30,6 @@ struct EncodeCommand {
   TextOptions text;
   TokenizeFlags tokenize;
   LayerFlags layer;
-  RopeFlags rope;
   std::optional<std::size_t> rope_dim;
   bool train = false;
   std::optional<double> dropout;

@@ -3,6 +3,7 @@
 #include "common.h"
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
+#include "pe_flags.h"
 
 namespace embedpe::cli {
 
@@ -23,11 +24,11 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   add_table_flags(cmd, flags.table);
   add_number(cmd, "--max-len", flags.max_len, 1, kMaxPosition, "Positions in the sinusoidal PE table");
   add_scale_option(cmd, flags.scale);
-  add_choice<PeKind>(cmd, "--pe", [&flags](PeKind k) { flags.pe = k; },
-                     {{"sinusoidal", PeKind::sinusoidal}, {"learned", PeKind::learned}, {"none", PeKind::none},
-                      {"rope", PeKind::rope}},
+  const auto offered = [](const PeKind& k) { return k.layer_choice(); };
+  add_pe_kind_option(cmd, "--pe", flags.pe, offered,
                      "Positional encoding (default sinusoidal; learned reads --pe-weights; none for RoPE models)");
-  add_sinusoidal_flags(cmd, flags.sinusoidal);
+  // Every kind's, not only the chosen one's: --emit rope_cos reads the rope parameters under any --pe.
+  add_pe_params(cmd, flags.pe_args, PeParam::Use::layer, [](const PeKind&) { return true; });
   cmd.add_option("--pe-weights", flags.pe_weights,
                  "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings "
                  "(default: found in --weights)")
@@ -107,58 +108,30 @@ std::vector<float> layernorm_vector(const std::string& spec, const std::string& 
 
 }  // namespace
 
-namespace {
-bool fairseq(const LayerFlags& flags) {
-  return flags.pe == PeKind::sinusoidal && flags.sinusoidal.convention == Convention::fairseq;
+LayerPeRequest pe_request(const LayerFlags& flags, std::size_t d_model) {
+  LayerPeRequest r{.d_model = d_model, .max_len = flags.max_len, .position_offset = flags.position_offset,
+                   .pad_position = flags.pad_position, .weights = flags.table.weights, .pe_weights = flags.pe_weights};
+  if (flags.table.padding_idx) r.padding_idx = static_cast<std::size_t>(*flags.table.padding_idx);
+  return r;
 }
-std::size_t fairseq_padding_idx(const LayerFlags& flags) {
-  return static_cast<std::size_t>(flags.table.padding_idx.value_or(1));
-}
-}  // namespace
 
 std::size_t position_offset(const LayerFlags& flags) {
-  if (flags.position_offset) return *flags.position_offset;
-  return fairseq(flags) ? fairseq_padding_idx(flags) + 1 : 0;
+  return flags.pe->position_offset(flags.pe_args, pe_request(flags, 0));
 }
 
 LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer) {
-  if (flags.pe == PeKind::rope) {
-    throw UsageError("RoPE is not added to the input: it rotates queries and keys inside attention. Use --pe none "
-                     "for a RoPE model, and --emit rope_cos,rope_sin to see its tables for the batch's positions");
-  }
+  // A kind that acts inside attention says where it goes (layer() throws) before any file is read.
+  if (flags.pe->acts_in_attention()) flags.pe->layer(flags.pe_args, {});
   LayerParts parts;
   parts.table = open_table(flags.table, &tokenizer);
   const std::size_t d = parts.table->d_model();
-  const std::size_t offset = position_offset(flags);
-  std::optional<std::size_t> pad_position = flags.pad_position;
-  if (!pad_position && fairseq(flags)) pad_position = fairseq_padding_idx(flags);
-  SinusoidalOptions sinusoidal;
-
-  switch (flags.pe) {
-    case PeKind::sinusoidal:
-      sinusoidal = sinusoidal_options(flags.sinusoidal, d, flags.max_len,
-                                      flags.table.padding_idx ? std::optional<std::size_t>(fairseq_padding_idx(flags))
-                                                              : std::nullopt);
-      parts.pe = std::make_unique<SinusoidalEncoding>(sinusoidal);
-      break;
-    case PeKind::learned: {
-      std::string spec = flags.pe_weights;
-      if (spec.empty()) {
-        if (flags.table.weights.empty()) throw UsageError("--pe learned needs --pe-weights PATH[:TENSOR]");
-        spec = parse_tensor_spec(flags.table.weights).path;
-      }
-      parts.pe = open_position_table(spec);
-      break;
-    }
-    case PeKind::none:
-    case PeKind::rope:
-      break;
-  }
-  if (flags.pe != PeKind::learned && !flags.pe_weights.empty()) throw UsageError("--pe-weights needs --pe learned");
+  LayerPe pe = flags.pe->layer(flags.pe_args, pe_request(flags, d));
+  parts.pe = std::move(pe.table);
+  if (!flags.pe->reads_pe_weights() && !flags.pe_weights.empty()) throw UsageError("--pe-weights needs --pe learned");
 
   parts.options.scale = Scale::parse(flags.scale);
-  parts.options.position_offset = offset;
-  parts.options.pad_position = pad_position;
+  parts.options.position_offset = pe.position_offset;
+  parts.options.pad_position = pe.pad_position;
   std::string gamma_source, beta_source;
   if (flags.layernorm) {
     LayerNorm ln;
@@ -170,16 +143,6 @@ LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer) {
     throw UsageError("--layernorm-weight and --layernorm-bias need --layernorm");
   }
 
-  nlohmann::ordered_json pe_config;
-  if (flags.pe == PeKind::sinusoidal) {
-    pe_config = sinusoidal_json(sinusoidal);
-  } else if (flags.pe == PeKind::learned) {
-    pe_config = {{"kind", "learned"}, {"table", parts.pe->describe()}, {"max_len", parts.pe->max_len()}};
-  } else {
-    pe_config = {{"kind", "none"}};
-  }
-  pe_config["position_offset"] = offset;
-  pe_config["pad_position"] = pad_position ? nlohmann::ordered_json(*pad_position) : nlohmann::ordered_json();
   parts.config = {
       {"d_model", d},
       {"embedding", parts.table->describe()},
@@ -187,7 +150,7 @@ LayerParts build_layer(const LayerFlags& flags, const Tokenizer& tokenizer) {
       {"padding_idx", flags.table.padding_idx ? nlohmann::ordered_json(*flags.table.padding_idx) : nlohmann::ordered_json()},
       {"scale", parts.options.scale.to_string()},
       {"scale_factor", float_json(parts.options.scale.factor(d))},
-      {"positional_encoding", pe_config},
+      {"positional_encoding", pe.config},
       {"layernorm", flags.layernorm ? nlohmann::ordered_json{{"weight", gamma_source}, {"bias", beta_source},
                                                              {"eps", flags.layernorm_eps}}
                                     : nlohmann::ordered_json()},

@@ -1,7 +1,7 @@
 // The input layer's parts as the command line describes them: which
 // embedding table (default N(0,1), or --weights), which positional encoding
-// (sinusoidal, learned, none), offsets, LayerNorm. Shared by encode and
-// lookup.
+// (a kind of the library's registry, with its parameters), offsets,
+// LayerNorm. Shared by encode and lookup.
 #pragma once
 
 #include <memory>
@@ -13,13 +13,11 @@
 
 #include "embedpe/embedding.h"
 #include "embedpe/input_layer.h"
+#include "embedpe/pe_kind.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/tokenizer.h"
-#include "pe_flags.h"
 
 namespace embedpe::cli {
-
-enum class PeKind { sinusoidal, learned, none, rope };
 
 struct TableFlags {
   std::optional<std::size_t> d_model;   // default 512, or from --weights
@@ -33,8 +31,8 @@ struct LayerFlags {
   TableFlags table;
   std::size_t max_len = 5000;
   std::string scale = "sqrt";
-  PeKind pe = PeKind::sinusoidal;
-  SinusoidalFlags sinusoidal;
+  const PeKind* pe = pe_kinds().front();  // sinusoidal
+  PeArgs pe_args;                         // every kind's parameters (--convention, --rope-theta, ...)
   std::string pe_weights;
   std::optional<std::size_t> position_offset;  // default 0 (fairseq convention: padding_idx + 1)
   std::optional<std::size_t> pad_position;
@@ -55,10 +53,12 @@ std::size_t requested_d_model(const TableFlags& flags);
 
 // Token l's position: l + this (fairseq's convention starts at padding_idx + 1).
 std::size_t position_offset(const LayerFlags& flags);
+// What the flags ask of the positional encoding, given the table's width.
+LayerPeRequest pe_request(const LayerFlags& flags, std::size_t d_model);
 
 struct LayerParts {
   std::unique_ptr<EmbeddingTable> table;
-  std::unique_ptr<PositionTable> pe;  // null for --pe none
+  std::unique_ptr<PositionTable> pe;  // null when the kind adds nothing (--pe none)
   InputLayerOptions options;
   nlohmann::ordered_json config;      // what the JSON output records
 };

@@ -1,6 +1,7 @@
-// embedpe pe: inspect positional-encoding tables — sinusoidal (any
-// convention), RoPE, ALiBi — as a table, JSON, CSV, .npy/.npz or a PNG
-// heatmap, and analyse them (--stats, --similarity, --audit).
+// embedpe pe: inspect the positional encodings of the library's registry
+// (embedpe/pe_kind.h) — tables, biases, statistics — as a table, JSON, CSV,
+// .npy/.npz or a PNG heatmap. The kinds compute; this file parses the flags,
+// checks what fits in memory and writes.
 #include <unistd.h>
 
 #include <charconv>
@@ -12,42 +13,31 @@
 
 #include "commands.h"
 #include "common.h"
-#include "embedpe/alibi.h"
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
 #include "embedpe/json_writer.h"
 #include "embedpe/memory.h"
 #include "embedpe/output_file.h"
 #include "embedpe/parallel.h"
-#include "embedpe/pe_analysis.h"
-#include "embedpe/positional_encoding.h"
-#include "embedpe/rope.h"
+#include "embedpe/pe_kind.h"
 #include "embedpe/tensor_io.h"
-#include "embedpe/version.h"
 #include "pe_flags.h"
 
 namespace embedpe::cli {
 namespace {
 
-enum class Kind { sinusoidal, rope, alibi };
 enum class Format { table, json, csv, npy, npz, png };
-enum class RopeTable { cos, sin };
 
 struct PeCommand {
-  Kind kind = Kind::sinusoidal;
+  const PeKind* kind = pe_kinds().front();  // sinusoidal
   std::optional<std::size_t> d_model;
   std::optional<std::size_t> max_len;
   std::optional<Span> positions;
   std::optional<Span> dims;
   std::optional<Format> format;
   std::string output = "-";
-  SinusoidalFlags sinusoidal;
-  RopeFlags rope;
-  RopeTable rope_table = RopeTable::cos;
+  PeArgs args;  // the kinds' parameters (--convention, --rope-theta, --heads, ...)
   std::size_t position_offset = 0;
-  std::optional<std::size_t> padding_idx;
-  std::size_t heads = 0;
-  std::size_t head = 0;
   bool stats = false, show_similarity = false, audit = false;
 };
 
@@ -80,13 +70,6 @@ struct Labelled {
   std::string row_label, col_label;
   std::size_t row_first = 0, col_first = 0;
 };
-
-xt::xtensor<float, 2> slice_columns(const xt::xtensor<float, 2>& m, Range dims) {
-  auto out = xt::xtensor<float, 2>::from_shape({m.shape()[0], dims.count});
-  for (std::size_t r = 0; r < m.shape()[0]; ++r)
-    for (std::size_t c = 0; c < dims.count; ++c) out(r, c) = m(r, dims.first + c);
-  return out;
-}
 
 void write_matrix(OutputFile& out, Format format, const Labelled& m, const std::string& title,
                   const nlohmann::ordered_json& config, const std::string& name) {
@@ -196,12 +179,6 @@ void write_records(OutputFile& out, Format format, const std::vector<std::string
   out.write(text);
 }
 
-std::string fmt(double v, const char* spec = "%.6g") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, spec, v);
-  return buf;
-}
-
 // --dims, or by default every dim (the first 8 in a table); within d.
 Range shown_dims(const PeCommand& cmd, Format format, std::size_t d) {
   if (!cmd.dims) return {0, format == Format::table ? std::min<std::size_t>(d, 8) : d};
@@ -221,133 +198,51 @@ std::size_t text_bytes(Format format, std::size_t rows, std::size_t cols) {
   return 0;
 }
 
-void run_sinusoidal(const PeCommand& cmd, Format format, Range positions, OutputFile& out) {
-  const std::size_t d = *cmd.d_model;
-  const std::size_t end = positions.first + positions.count + cmd.position_offset;
-  const SinusoidalOptions options = sinusoidal_options(cmd.sinusoidal, d, end, cmd.padding_idx);
-  const SinusoidalEncoding pe(options);
-  nlohmann::ordered_json config = {{"embedpe_version", version()}, {"d_model", d},
-                                   {"positional_encoding", sinusoidal_json(options)},
-                                   {"position_offset", cmd.position_offset}};
-  const std::string conv = options.layout == PeLayout::interleaved ? "interleaved" : "concat";
-  if (cmd.stats) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& s : frequency_stats(pe, positions.count)) {
-      rows.push_back({std::to_string(s.pair), std::to_string(s.sin_dim), std::to_string(s.cos_dim), fmt(s.frequency),
-                      fmt(s.wavelength), s.aliases ? "yes" : "no", s.incomplete ? "yes" : "no"});
-    }
-    write_records(out, format, {"pair", "sin_dim", "cos_dim", "frequency", "wavelength", "aliases", "incomplete"}, rows,
-                  "sinusoidal PE d=" + std::to_string(d) + " (" + conv + "): frequency in radians/position, "
-                  "wavelength in positions; aliases: wavelength < 2; incomplete: no full period in " +
-                  std::to_string(positions.count) + " positions", config, "pairs");
-    return;
-  }
-  if (cmd.audit) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& b : audit_precision(options, positions.first + cmd.position_offset, positions.count)) {
-      rows.push_back({std::to_string(b.first), std::to_string(b.last), std::to_string(b.sampled),
-                      fmt(b.max_error[0], "%.6e"), fmt(b.mean_error[0], "%.6e"), fmt(b.max_error[1], "%.6e"),
-                      fmt(b.mean_error[1], "%.6e"), fmt(b.max_error[2], "%.6e"), fmt(b.mean_error[2], "%.6e")});
-    }
-    write_records(out, format,
-                  {"first", "last", "sampled", "f32_seed_max", "f32_seed_mean", "f16_max", "f16_mean", "bf16_max",
-                   "bf16_mean"},
-                  rows, "abs error against float64 per position band: float32 as the usual PyTorch recipe computes it, float16, "
-                        "bfloat16 (embedpe itself writes the float64 value rounded to float32)",
-                  config, "bands");
-    return;
-  }
-  if (cmd.show_similarity) {
-    const xt::xtensor<float, 2> table = pe.rows(positions.first + cmd.position_offset, positions.count);
-    write_matrix(out, format, {similarity(table), "position", "position", positions.first, positions.first},
-                 "PE.PE^T similarity, d=" + std::to_string(d), config, "similarity");
-    return;
-  }
-  const Range dims = shown_dims(cmd, format, d);
-  std::string title = "sinusoidal PE d=" + std::to_string(d) + " " + conv;
-  if (format == Format::table && !cmd.dims && dims.count < d) {
-    title += " (dims 0:" + std::to_string(dims.count) + " of " + std::to_string(d) + "; choose with --dims)";
-  }
-  // Only the shown columns are computed: `--dims 0:8` of a huge d_model is cheap.
-  write_matrix(out, format,
-               {pe.columns(positions.first + cmd.position_offset, positions.count, dims.first, dims.count), "position",
-                "dim", positions.first, dims.first},
-               title, config, "positional_encoding");
+PeViewKind view_of(const PeCommand& cmd) {
+  if (cmd.stats) return PeViewKind::stats;
+  if (cmd.show_similarity) return PeViewKind::similarity;
+  if (cmd.audit) return PeViewKind::audit;
+  return PeViewKind::table;
 }
 
-void run_rope(const PeCommand& cmd, Format format, Range positions, OutputFile& out) {
-  RopeOptions o = cmd.rope.options;
-  o.dim = *cmd.d_model;
-  if (o.seq_len == 0) o.seq_len = positions.first + positions.count;
-  const RopeFrequencies f = rope_frequencies(o);
-  nlohmann::ordered_json config = {{"embedpe_version", version()}, {"rope", rope_json(o, f)},
-                                   {"note", "RoPE is not added to the input: it rotates Q and K in attention"}};
-  if (cmd.stats) {
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t i = 0; i < f.inv_freq.size(); ++i) {
-      const double wl = 2.0 * 3.14159265358979323846 / f.inv_freq[i];
-      rows.push_back({std::to_string(i), fmt(f.inv_freq[i], "%.9g"), fmt(wl), wl < 2 ? "yes" : "no",
-                      wl > double(positions.count) ? "yes" : "no"});
-    }
-    write_records(out, format, {"pair", "inv_freq", "wavelength", "aliases", "incomplete"}, rows,
-                  "RoPE inv_freq (attention_factor " + fmt(f.attention_factor) + ")", config, "pairs");
-    return;
-  }
-  auto [cos, sin] = rope_tables(f, positions.first, positions.count);
-  if (format == Format::json || format == Format::npz) {
-    xt::xtensor<float, 1> inv = xt::xtensor<float, 1>::from_shape({f.inv_freq.size()});
-    for (std::size_t i = 0; i < f.inv_freq.size(); ++i) inv(i) = static_cast<float>(f.inv_freq[i]);
-    std::vector<TensorRef> tensors = {{"inv_freq", DType::float32, {inv.size()}, inv.data()},
-                                      tensor_ref("cos", cos), tensor_ref("sin", sin)};
-    if (format == Format::npz) {
-      write_npz(out, tensors);
-    } else {
-      write_json(out, {{"config", config}, {"positions", {{"first", positions.first}, {"count", positions.count}}}},
-                 tensors, available_cores());
-    }
-    return;
-  }
-  const bool is_cos = cmd.rope_table == RopeTable::cos;
-  const Range dims = shown_dims(cmd, format, o.dim);
-  write_matrix(out, format, {slice_columns(is_cos ? cos : sin, dims), "position", "dim", positions.first, dims.first},
-               std::string("RoPE ") + (is_cos ? "cos" : "sin") + " dim=" + std::to_string(o.dim), config,
-               is_cos ? "cos" : "sin");
+bool offers(const PeKind& kind, PeViewKind view) {
+  const auto views = kind.views();
+  return std::find(views.begin(), views.end(), view) != views.end();
 }
 
-void run_alibi(const PeCommand& cmd, Format format, Range positions, OutputFile& out) {
-  if (cmd.heads == 0) throw UsageError("--kind alibi needs --heads H");
-  const auto slopes = alibi_slopes(cmd.heads);
-  nlohmann::ordered_json config = {{"embedpe_version", version()}, {"kind", "alibi"}, {"heads", cmd.heads},
-                                   {"bias", "slope_h * (j - i); j > i is masked in causal attention"}};
-  if (cmd.stats || format == Format::csv) {
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t h = 0; h < slopes.size(); ++h) rows.push_back({std::to_string(h), fmt(slopes[h], "%.9g")});
-    write_records(out, format == Format::table || format == Format::csv ? format : Format::json, {"head", "slope"},
-                  rows, "ALiBi slopes for " + std::to_string(cmd.heads) + " heads", config, "slopes");
+// "a, b or c": the inspectable kinds that offer `view`.
+std::string kinds_offering(PeViewKind view) {
+  std::vector<std::string> names;
+  for (const PeKind* k : pe_kinds()) {
+    if (k->inspectable() && offers(*k, view)) names.emplace_back(k->name());
+  }
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
+void write_inspection(OutputFile& out, Format format, const PeInspection& v, Range positions) {
+  if (v.records) {
+    const bool text = format == Format::table || format == Format::csv;
+    write_records(out, v.records_as_json && !text ? Format::json : format, v.records->columns, v.records->rows,
+                  v.title, v.config, v.records->key);
     return;
   }
-  if (cmd.head >= cmd.heads) throw UsageError("--head must be below --heads");
-  auto bias = alibi_bias(slopes, positions.count);  // (heads, n, n)
-  xt::xtensor<float, 1> s = xt::xtensor<float, 1>::from_shape({slopes.size()});
-  for (std::size_t h = 0; h < slopes.size(); ++h) s(h) = static_cast<float>(slopes[h]);
-  const std::vector<TensorRef> tensors = {{"slopes", DType::float32, {s.size()}, s.data()}, tensor_ref("bias", bias)};
-  switch (format) {
-    case Format::json:
-      write_json(out, {{"config", config}, {"positions", {{"first", positions.first}, {"count", positions.count}}}},
-                 tensors, available_cores());
-      return;
-    case Format::npz: write_npz(out, tensors); return;
-    case Format::npy: write_npy(out, tensors[1]); return;
-    default: break;
+  std::vector<TensorRef> tensors;
+  for (const PeTensor& t : v.tensors) {
+    std::visit([&](const auto& values) { tensors.push_back(tensor_ref(t.name, values)); }, t.values);
   }
-  const std::size_t n = positions.count;
-  auto head = xt::xtensor<float, 2>::from_shape({n, n});
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) head(i, j) = bias(cmd.head, i, j);
-  write_matrix(out, format, {head, "query", "key", positions.first, positions.first},
-               "ALiBi bias, head " + std::to_string(cmd.head) + " of " + std::to_string(cmd.heads) + ", slope " +
-                   fmt(slopes[cmd.head]),
-               config, "bias");
+  if (!tensors.empty() && format == Format::json) {
+    write_json(out, {{"config", v.config}, {"positions", {{"first", positions.first}, {"count", positions.count}}}},
+               tensors, available_cores());
+    return;
+  }
+  if (!tensors.empty() && format == Format::npz) return write_npz(out, tensors);
+  if (v.npy_tensor && format == Format::npy) return write_npy(out, tensors.at(*v.npy_tensor));
+  if (!v.matrix) throw UsageError("this view is written as json or npz");
+  const PeMatrix& m = *v.matrix;
+  write_matrix(out, format, {m.values, m.row_label, m.col_label, m.row_first, m.col_first}, v.title, v.config,
+               v.matrix_name);
 }
 
 void run_pe(const PeCommand& cmd) {
@@ -358,10 +253,13 @@ void run_pe(const PeCommand& cmd) {
   if (int(cmd.stats) + int(cmd.show_similarity) + int(cmd.audit) > 1) {
     throw UsageError("--stats, --similarity and --audit are separate views; give one");
   }
-  if (cmd.kind != Kind::alibi && !cmd.d_model) throw UsageError("--d-model is required");
-  if (cmd.kind != Kind::sinusoidal && (cmd.show_similarity || cmd.audit)) {
-    throw UsageError("--similarity and --audit apply to --kind sinusoidal");
+  const PeKind& kind = *cmd.kind;
+  const PeViewKind view = view_of(cmd);
+  if (kind.needs_d_model() && !cmd.d_model) throw UsageError("--d-model is required");
+  if ((cmd.show_similarity || cmd.audit) && !offers(kind, view)) {
+    throw UsageError("--similarity and --audit apply to --kind " + kinds_offering(view));
   }
+  if (cmd.stats && !offers(kind, view)) throw UsageError("--stats applies to --kind " + kinds_offering(view));
   Range positions{0, cmd.max_len.value_or(50)};
   if (cmd.positions) {
     if (cmd.max_len) throw UsageError("give --max-len N or --positions A:B, not both");
@@ -374,7 +272,10 @@ void run_pe(const PeCommand& cmd) {
                      " (2^53, where float64 positions stop being exact); lower --positions" +
                      (cmd.position_offset ? " or --position-offset" : ""));
   }
-  if (cmd.kind != Kind::alibi && (cmd.stats || cmd.audit)) {
+  PeInspectRequest request{.d_model = cmd.d_model, .first = positions.first, .count = positions.count,
+                           .position_offset = cmd.position_offset, .view = view, .text_table = format == Format::table,
+                           .csv = format == Format::csv, .whole = format == Format::json || format == Format::npz};
+  if (kind.needs_d_model() && (cmd.stats || cmd.audit)) {
     // One record per dimension pair: their strings (and JSON objects) dominate.
     const std::size_t pairs = *cmd.d_model / 2 + 1;
     const std::string what = "--stats of " + std::to_string(pairs) + " dimension pairs";
@@ -386,10 +287,14 @@ void run_pe(const PeCommand& cmd) {
                        std::to_string(*cmd.d_model) + "; lower --d-model");
     }
   }
-  if (cmd.kind != Kind::alibi && !cmd.stats && !cmd.audit && !cmd.show_similarity) {
+  std::size_t hidden_dims = 0;  // a table's default leaves out the dims beyond the first 8
+  if (kind.needs_d_model() && view == PeViewKind::table) {
     const std::size_t d = *cmd.d_model;
-    const std::size_t cols = (cmd.kind == Kind::rope && (format == Format::json || format == Format::npz))
-                                 ? 2 * d : shown_dims(cmd, format, d).count;
+    const Range dims = shown_dims(cmd, format, d);
+    request.dims_first = dims.first;
+    request.dims_count = dims.count;
+    if (format == Format::table && !cmd.dims && dims.count < d) hidden_dims = d;
+    const std::size_t cols = kind.view_columns(cmd.args, request);
     const std::string what = "a PE table of " + std::to_string(positions.count) + " positions x " +
                              std::to_string(cols) + " dims";
     check_allocation(checked_sum({checked_product({positions.count, cols, sizeof(float)}, what),
@@ -397,11 +302,12 @@ void run_pe(const PeCommand& cmd) {
                      what, "lower --d-model, show fewer positions (--max-len, --positions) or fewer --dims");
   }
   OutputFile out(cmd.output);
-  switch (cmd.kind) {
-    case Kind::sinusoidal: run_sinusoidal(cmd, format, positions, out); break;
-    case Kind::rope: run_rope(cmd, format, positions, out); break;
-    case Kind::alibi: run_alibi(cmd, format, positions, out); break;
+  PeInspection v = kind.inspect(cmd.args, request);
+  if (v.note_hidden_dims && hidden_dims) {
+    v.title += " (dims 0:" + std::to_string(request.dims_count) + " of " + std::to_string(hidden_dims) +
+               "; choose with --dims)";
   }
+  write_inspection(out, format, v, positions);
   out.commit();
 }
 
@@ -409,10 +315,13 @@ void run_pe(const PeCommand& cmd) {
 
 void setup_pe(CLI::App& app) {
   auto cmd = std::make_shared<PeCommand>();
-  auto* sub = app.add_subcommand("pe", "Inspect positional encodings: sinusoidal (any convention), RoPE, ALiBi");
-  add_choice<Kind>(*sub, "--kind", [cmd](Kind k) { cmd->kind = k; },
-                   {{"sinusoidal", Kind::sinusoidal}, {"rope", Kind::rope}, {"alibi", Kind::alibi}},
-                   "sinusoidal (default), rope or alibi");
+  const auto inspectable = [](const PeKind& k) { return k.inspectable(); };
+  std::string labels;
+  for (const PeKind* k : pe_kinds()) {
+    if (k->inspectable()) labels += (labels.empty() ? "" : ", ") + std::string(k->label());
+  }
+  auto* sub = app.add_subcommand("pe", "Inspect positional encodings: " + labels);
+  add_pe_kind_option(*sub, "--kind", cmd->kind, inspectable, pe_kind_list(inspectable));
   add_number(*sub, "--d-model", cmd->d_model, 1, kMaxDModel, "Width (the rotary dimension for RoPE)");
   add_number(*sub, "--max-len", cmd->max_len, 1, kMaxPosition, "Positions 0..N-1 (default 50)");
   sub->add_option_function<std::string>(
@@ -428,17 +337,9 @@ void setup_pe(CLI::App& app) {
                       {"npz", Format::npz}, {"png", Format::png}},
                      "Output format (default: from --output's extension, else table)");
   add_output_option(*sub, cmd->output);
-  add_sinusoidal_flags(*sub, cmd->sinusoidal);
   add_number(*sub, "--position-offset", cmd->position_offset, 0, kMaxPosition - 1, "Row l shows position l+K")
       ->type_name("K");
-  add_number(*sub, "--padding-idx", cmd->padding_idx, 0, kMaxPosition - 1,
-             "fairseq convention: this position's row is zero (default 1)");
-  add_rope_flags(*sub, cmd->rope);
-  add_choice<RopeTable>(*sub, "--rope-table", [cmd](RopeTable t) { cmd->rope_table = t; },
-                        {{"cos", RopeTable::cos}, {"sin", RopeTable::sin}},
-                        "RoPE table for table/csv/npy/png (json and npz hold inv_freq, cos and sin)");
-  add_number(*sub, "--heads", cmd->heads, 1, 65536, "ALiBi: attention heads")->type_name("H");
-  add_number(*sub, "--head", cmd->head, 0, 65535, "ALiBi: the head drawn by table/png (default 0)")->type_name("H");
+  add_pe_params(*sub, cmd->args, PeParam::Use::inspect, inspectable);
   sub->add_flag("--stats", cmd->stats, "Per dimension pair: frequency, wavelength, aliasing, incomplete periods");
   sub->add_flag("--similarity", cmd->show_similarity, "The PE . PE^T matrix of the positions");
   sub->add_flag("--audit", cmd->audit, "Error of float32 (as the usual PyTorch recipe computes it), float16, bfloat16 vs float64");

@@ -1,40 +1,27 @@
-// Flags for positional-encoding conventions and RoPE, shared by `pe` and
-// `encode`.
+// The positional-encoding registry (embedpe/pe_kind.h) as flags: every
+// kind's parameters become --kebab-case options, and the choice of kind is
+// one option over the registry's names. No kind is named here: a new kind
+// brings its flags with it.
 #pragma once
 
-#include <optional>
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
-#include "embedpe/positional_encoding.h"
-#include "embedpe/rope.h"
+#include "embedpe/pe_kind.h"
 
 namespace embedpe::cli {
 
-enum class Convention { paper, marian, fairseq, tensor2tensor };
+// Offers the parameters that matter for `use` (layer: encode; inspect: pe) of
+// every kind that `offered` selects, each once, storing what is given in `args`.
+void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::function<bool(const PeKind&)>& offered);
 
-struct SinusoidalFlags {
-  std::optional<Convention> convention;
-  std::optional<PeLayout> layout;
-  std::optional<PeFrequencies> frequencies;
-  double base = 10000.0;
-  double position_scale = 1.0;
-};
+// `flag` choosing among the kinds that `offered` selects.
+CLI::Option* add_pe_kind_option(CLI::App& cmd, const std::string& flag, const PeKind*& kind,
+                                const std::function<bool(const PeKind&)>& offered, const std::string& help);
 
-struct RopeFlags {
-  RopeOptions options;  // dim is set from --d-model
-};
-
-void add_sinusoidal_flags(CLI::App& cmd, SinusoidalFlags& flags);
-void add_rope_flags(CLI::App& cmd, RopeFlags& flags);
-
-// The options the flags describe; --layout/--pe-freq override the convention.
-// fairseq's convention also zeroes the row of `padding_idx` (default 1).
-SinusoidalOptions sinusoidal_options(const SinusoidalFlags& flags, std::size_t d_model, std::size_t max_len,
-                                     std::optional<std::size_t> padding_idx);
-nlohmann::ordered_json sinusoidal_json(const SinusoidalOptions& o);
-nlohmann::ordered_json rope_json(const RopeOptions& o, const RopeFrequencies& f);
+// "a (default), b or c": the kinds `offered` selects, the first marked default.
+std::string pe_kind_list(const std::function<bool(const PeKind&)>& offered);
 
 }  // namespace embedpe::cli

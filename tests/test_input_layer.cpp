@@ -153,7 +153,7 @@ TEST_CASE("errors: sequence longer than the PE table, id outside the table, d_mo
   SinusoidalEncoding pe({.d_model = 4, .max_len = 3});
   InputLayer layer(table, pe, {});
   CHECK_THROWS_WITH_AS(layer.forward(xt::xtensor<std::int64_t, 2>({{1, 2, 3, 4}})),
-                       doctest::Contains("raise --max-len"), UsageError);
+                       doctest::Contains("raise max_len"), UsageError);  // parameters, not flags (issue 12)
   CHECK_THROWS_WITH_AS(layer.forward(xt::xtensor<std::int64_t, 2>({{1, 10}})),
                        doctest::Contains("token id 10"), UsageError);
   CHECK_THROWS_AS(layer.forward(xt::xtensor<std::int64_t, 2>({{-1}})), UsageError);

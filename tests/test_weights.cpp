@@ -139,7 +139,7 @@ TEST_CASE("learned positions come from the file; beyond its rows is an error") {
   CHECK(pe->d_model() == 16);
   std::vector<float> row(16);
   CHECK_NOTHROW(pe->row(63, row.data()));
-  CHECK_THROWS_WITH_AS(pe->row(64, row.data()), doctest::Contains("truncate with --seq-len"), UsageError);
+  CHECK_THROWS_WITH_AS(pe->row(64, row.data()), doctest::Contains("truncate with seq_len"), UsageError);  // parameters, not flags (issue 12)
 }
 
 TEST_CASE("selecting tensors: explicit names, ambiguity, absence") {

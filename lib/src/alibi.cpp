@@ -18,8 +18,8 @@ std::vector<double> power_of_two_slopes(std::size_t n) {
 }  // namespace
 
 std::vector<double> alibi_slopes(std::size_t heads) {
-  if (heads == 0) throw UsageError("--heads must be at least 1");
-  if (heads > 65536) throw UsageError("--heads " + std::to_string(heads) + " is implausibly many attention heads");
+  if (heads == 0) throw UsageError("heads must be at least 1", {"heads"});
+  if (heads > 65536) throw UsageError("heads " + std::to_string(heads) + " is implausibly many (at most 65536)", {"heads"});
   std::size_t p = 1;
   while (p * 2 <= heads) p *= 2;
   std::vector<double> slopes = power_of_two_slopes(p);

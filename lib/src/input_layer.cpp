@@ -154,10 +154,12 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   const std::size_t offset = options_.position_offset;
   const bool use_mask = options_.pad_position.has_value() && mask.size() == ids.size();
   if (pe_ && seq_len > 0 && (offset >= pe_->max_len() || seq_len > pe_->max_len() - offset)) {
-    const std::string hint = pe_->limit_hint();
+    // A table that max_len lengthens can grow; any table fits a shorter seq_len.
+    const bool grows = pe_->extensible();
     throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long" +
-                     (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) +
-                     " but " + hint + (hint.find("--seq-len") == std::string::npos ? ", or truncate with --seq-len" : ""));
+                         (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) + " but " +
+                         pe_->extent() + (grows ? "; raise max_len, or truncate with seq_len" : "; truncate with seq_len"),
+                     grows ? std::vector<std::string>{"max_len", "seq_len"} : std::vector<std::string>{"seq_len"});
   }
   if (pe_ && options_.pad_position && *options_.pad_position >= pe_->max_len()) {
     throw UsageError("--pad-position " + std::to_string(*options_.pad_position) + " is beyond the position table");

@@ -30,6 +30,21 @@ std::vector<FrequencyStat> frequency_stats(const SinusoidalEncoding& pe, std::si
   return out;
 }
 
+std::vector<RopePairStat> rope_pair_stats(const RopeFrequencies& frequencies, std::size_t count) {
+  std::vector<RopePairStat> out;
+  out.reserve(frequencies.inv_freq.size());
+  for (std::size_t i = 0; i < frequencies.inv_freq.size(); ++i) {
+    RopePairStat s;
+    s.pair = i;
+    s.inv_freq = frequencies.inv_freq[i];
+    s.wavelength = 2.0 * std::numbers::pi / s.inv_freq;
+    s.aliases = s.wavelength < 2.0;
+    s.incomplete = s.wavelength > static_cast<double>(count);
+    out.push_back(s);
+  }
+  return out;
+}
+
 namespace {
 
 // The usual PyTorch recipe's float32 computation: inverse frequencies exp(k · c) in float32
@@ -59,7 +74,7 @@ struct Float32Pe {
 
 std::vector<AuditBand> audit_precision(const SinusoidalOptions& options, std::size_t first, std::size_t count) {
   check_allocation(checked_product({options.d_model, 2 * (sizeof(double) + sizeof(float))}, "precision audit"),
-                   "precision audit", "lower --d-model");
+                   "precision audit", "lower d_model", {"d_model"});
   SinusoidalOptions o = options;
   o.max_len = std::max(o.max_len, first + count);
   o.zero_position.reset();

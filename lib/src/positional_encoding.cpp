@@ -9,27 +9,37 @@
 #include "embedpe/weights.h"
 
 namespace embedpe {
+namespace {
+
+// A table that max_len lengthens says so; any other can only be given fewer positions.
+[[noreturn]] void throw_beyond(const PositionTable& table, const std::string& what) {
+  if (table.extensible()) {
+    throw UsageError(what + " beyond the position table; " + table.extent() + "; raise max_len", {"max_len"});
+  }
+  throw UsageError(what + " beyond the position table; " + table.extent() + "; truncate with seq_len", {"seq_len"});
+}
+
+}  // namespace
 
 xt::xtensor<float, 2> PositionTable::rows(std::size_t first, std::size_t count) const {
   if (count > 0 && (first >= max_len() || count > max_len() - first)) {
-    throw UsageError("positions " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
-                     " go beyond the position table; " + limit_hint());
+    throw_beyond(*this, "positions " + std::to_string(first) + ".." + std::to_string(first + count - 1) + " go");
   }
   check_allocation(checked_product({count, d_model(), sizeof(float)}, "PE table"), "PE table",
-                   "lower --d-model or the number of positions");
+                   "lower d_model or the number of positions", {"d_model"});
   auto table = xt::xtensor<float, 2>::from_shape({count, d_model()});
   for (std::size_t r = 0; r < count; ++r) row(first + r, table.data() + r * d_model());
   return table;
 }
 
 SinusoidalEncoding::SinusoidalEncoding(SinusoidalOptions options) : options_(options) {
-  if (options_.d_model == 0) throw UsageError("--d-model must be at least 1");
-  if (options_.max_len == 0) throw UsageError("--max-len must be at least 1");
+  if (options_.d_model == 0) throw UsageError("d_model must be at least 1", {"d_model"});
+  if (options_.max_len == 0) throw UsageError("max_len must be at least 1", {"max_len"});
   if (!(options_.base > 1.0) || !std::isfinite(options_.base)) {
-    throw UsageError("--base must be a finite number greater than 1");
+    throw UsageError("base must be a finite number greater than 1", {"base"});
   }
   if (!(options_.position_scale > 0.0) || !std::isfinite(options_.position_scale)) {
-    throw UsageError("--position-scale must be a positive number");
+    throw UsageError("position_scale must be a positive number", {"position_scale"});
   }
   const std::size_t d = options_.d_model;
   divide_ = options_.frequencies == PeFrequencies::paper;
@@ -55,8 +65,8 @@ double SinusoidalEncoding::k(std::size_t i) const {
   return std::exp(-static_cast<double>(i) * std::log(options_.base) / static_cast<double>(h > 1 ? h - 1 : 1));
 }
 
-std::string SinusoidalEncoding::limit_hint() const {
-  return "the PE table has " + std::to_string(options_.max_len) + " positions (--max-len); raise --max-len";
+std::string SinusoidalEncoding::extent() const {
+  return "the PE table has " + std::to_string(options_.max_len) + " positions (max_len)";
 }
 
 template <class T>
@@ -97,19 +107,18 @@ double SinusoidalEncoding::value(std::size_t pos, std::size_t dim) const {
 xt::xtensor<float, 2> SinusoidalEncoding::columns(std::size_t first_pos, std::size_t count, std::size_t first_dim,
                                                   std::size_t dims) const {
   if (count > 0 && (first_pos >= max_len() || count > max_len() - first_pos)) {
-    throw UsageError("positions " + std::to_string(first_pos) + ".." + std::to_string(first_pos + count - 1) +
-                     " go beyond the position table; " + limit_hint());
+    throw_beyond(*this, "positions " + std::to_string(first_pos) + ".." + std::to_string(first_pos + count - 1) + " go");
   }
   if (first_dim > d_model() || dims > d_model() - first_dim) {
     throw UsageError("dims " + std::to_string(first_dim) + ".." + std::to_string(first_dim + dims - 1) +
                      " go beyond d_model " + std::to_string(d_model()));
   }
   check_allocation(checked_product({count, dims, sizeof(float)}, "PE table"), "PE table",
-                   "lower --d-model or the number of positions");
+                   "lower d_model or the number of positions", {"d_model"});
   auto table = xt::xtensor<float, 2>::from_shape({count, dims});
   for (std::size_t r = 0; r < count; ++r) {
     for (std::size_t c = 0; c < dims; ++c) {
-      if (first_pos + r >= options_.max_len) throw UsageError("position beyond the PE table; " + limit_hint());
+      if (first_pos + r >= options_.max_len) throw_beyond(*this, "position");
       table(r, c) = static_cast<float>(value(first_pos + r, first_dim + c));
     }
   }
@@ -122,7 +131,7 @@ void SinusoidalEncoding::row_f64(std::size_t pos, double* out) const { fill_row(
 std::vector<double> SinusoidalEncoding::pair_frequencies() const {
   std::vector<double> freq;
   check_allocation(checked_product({sins_, sizeof(double)}, "PE frequency list"), "PE frequency list",
-                   "lower --d-model");
+                   "lower d_model", {"d_model"});
   freq.reserve(sins_);
   for (std::size_t i = 0; i < sins_; ++i) freq.push_back((divide_ ? 1.0 / k(i) : k(i)) / options_.position_scale);
   return freq;
@@ -139,15 +148,15 @@ LearnedPositions::LearnedPositions(std::shared_ptr<const WeightFile> file, const
   description_ = file_->path() + (tensor.name.empty() ? "" : ":" + tensor.name) + " " + weight_dtype_name(tensor.dtype);
 }
 
-std::string LearnedPositions::limit_hint() const {
-  return "the learned position table " + description_ + " has " + std::to_string(max_len_) +
-         " rows; truncate with --seq-len";
+std::string LearnedPositions::extent() const {
+  return "the learned position table " + description_ + " has " + std::to_string(max_len_) + " rows";
 }
 
 void LearnedPositions::row(std::size_t pos, float* out) const {
   if (pos >= max_len_) {
     throw UsageError("position " + std::to_string(pos) + " is beyond the learned position table (" +
-                     std::to_string(max_len_) + " rows); truncate with --seq-len");
+                     std::to_string(max_len_) + " rows); truncate with seq_len",
+                     {"seq_len"});
   }
   read_floats(*file_, *tensor_, pos * d_model_, d_model_, out);
 }

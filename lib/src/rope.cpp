@@ -15,11 +15,12 @@ RopeFrequencies rope_frequencies(const RopeOptions& o) {
     // pe takes the rotary dimension from --d-model, encode from --rope-dim
     // (default: d_model): name both rather than one that may not exist.
     throw UsageError("RoPE needs an even, positive rotary dimension, not " + std::to_string(o.dim) +
-                     " (pe --d-model; encode --rope-dim, which defaults to d_model)");
+                         " (pe d_model; encode rope_dim, which defaults to the model width)",
+                     {"d_model", "rope_dim"});
   }
-  if (!(o.theta > 1.0) || !std::isfinite(o.theta)) throw UsageError("--rope-theta must be a finite number above 1");
+  if (!(o.theta > 1.0) || !std::isfinite(o.theta)) throw UsageError("rope_theta must be a finite number above 1", {"rope_theta"});
   if (o.scaling != RopeScaling::none && (!(o.factor > 0.0) || !std::isfinite(o.factor))) {
-    throw UsageError("--rope-factor must be a positive number");
+    throw UsageError("rope_factor must be a positive number", {"rope_factor"});
   }
   const std::size_t half = o.dim / 2;
   check_allocation(checked_product({half, sizeof(double)}, "RoPE frequencies"), "RoPE frequencies",
@@ -89,7 +90,8 @@ RopeFrequencies rope_frequencies(const RopeOptions& o) {
       //   otherwise: smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
       //              (1 - smooth) * inv_freq / factor + smooth * inv_freq
       if (!(o.high_freq_factor > o.low_freq_factor)) {
-        throw UsageError("--rope-high-freq-factor must be larger than --rope-low-freq-factor");
+        throw UsageError("rope_high_freq_factor must be larger than rope_low_freq_factor",
+                         {"rope_high_freq_factor", "rope_low_freq_factor"});
       }
       const double old_len = static_cast<double>(o.original_max_positions);
       const double low_wavelen = old_len / o.low_freq_factor;

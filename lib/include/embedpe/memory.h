@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace embedpe {
 
@@ -23,9 +24,11 @@ std::size_t memory_budget_bytes();
 
 // Throws UsageError if `bytes` exceeds memory_budget_bytes(), saying how much
 // was asked for and `hint` (what to lower), so that an absurd option fails at
-// once instead of swapping or being killed.
+// once instead of swapping or being killed. `parameters` are those the hint
+// names (see error.h).
 inline constexpr const char* kEncodeMemoryHint = "lower --seq-len or --d-model, or encode fewer lines at a time";
-void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint = kEncodeMemoryHint);
+void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint = kEncodeMemoryHint,
+                      std::vector<std::string> parameters = {});
 
 // a + b, or a UsageError naming `what` if it overflows.
 std::size_t checked_sum(std::initializer_list<std::size_t> terms, const std::string& what);

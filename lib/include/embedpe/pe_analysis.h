@@ -1,6 +1,6 @@
 // What a sinusoidal PE table can and cannot tell apart.
 //
-//   auto stats = embedpe::frequency_stats(pe, 0, 5000);   // per dimension pair
+//   auto stats = embedpe::frequency_stats(pe, 5000);      // per dimension pair, over 5000 positions
 //   auto bands = embedpe::audit_precision(pe.options(), 0, 1'000'000);
 //   auto sim = embedpe::similarity(pe.rows(0, 64));      // (64, 64) PE·PEᵀ
 #pragma once
@@ -11,6 +11,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "embedpe/positional_encoding.h"
+#include "embedpe/rope.h"
 
 namespace embedpe {
 
@@ -25,6 +26,16 @@ struct FrequencyStat {
 
 // One row per sin column (pair) of `pe`, judged over `count` positions.
 std::vector<FrequencyStat> frequency_stats(const SinusoidalEncoding& pe, std::size_t count);
+
+// The same for RoPE: one row per pair of rotated dimensions.
+struct RopePairStat {
+  std::size_t pair = 0;
+  double inv_freq = 0;    // radians per position
+  double wavelength = 0;  // 2π / inv_freq
+  bool aliases = false;   // wavelength < 2
+  bool incomplete = false;  // wavelength > the range
+};
+std::vector<RopePairStat> rope_pair_stats(const RopeFrequencies& frequencies, std::size_t count);
 
 struct AuditBand {
   std::size_t first = 0, last = 0;  // positions [first, last]

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
 namespace embedpe {
@@ -45,8 +46,10 @@ class PositionTable {
   // Writes PE[pos] to out[0 .. d_model). Throws if pos >= max_len.
   virtual void row(std::size_t pos, float* out) const = 0;
   virtual std::string describe() const = 0;
-  // What to tell a user whose sequence does not fit.
-  virtual std::string limit_hint() const = 0;
+  // What bounds the positions, for a message: "the PE table has 5000 positions (max_len)".
+  virtual std::string extent() const = 0;
+  // Whether the max_len parameter lengthens the table (a learned one is as long as it is).
+  virtual bool extensible() const { return false; }
 
   // PE[first .. first+count), shape (count, d_model).
   xt::xtensor<float, 2> rows(std::size_t first, std::size_t count) const;
@@ -75,6 +78,16 @@ struct SinusoidalOptions {
   std::optional<std::size_t> zero_position;
 };
 
+// A framework's sinusoidal PE (see the table above).
+enum class PeConvention { paper, marian, fairseq, tensor2tensor };
+
+// The options of `convention`; fairseq's also zeroes the row of padding_idx
+// (default 1). Defined with the sinusoidal kind (lib/src/pe/sinusoidal.cpp).
+SinusoidalOptions convention_options(PeConvention convention, std::size_t d_model, std::size_t max_len,
+                                     std::optional<std::size_t> padding_idx = std::nullopt);
+// What a run records about the table: kind, layout, frequencies, base, ...
+nlohmann::ordered_json to_json(const SinusoidalOptions& options);
+
 class SinusoidalEncoding final : public PositionTable {
  public:
   explicit SinusoidalEncoding(SinusoidalOptions options);
@@ -84,7 +97,8 @@ class SinusoidalEncoding final : public PositionTable {
   std::size_t max_len() const override { return options_.max_len; }
   void row(std::size_t pos, float* out) const override;
   std::string describe() const override { return "sinusoidal"; }
-  std::string limit_hint() const override;
+  std::string extent() const override;
+  bool extensible() const override { return true; }
   // PE[pos] in float64, before rounding: the reference the audit compares with.
   void row_f64(std::size_t pos, double* out) const;
   // Radians per token position of each sin column (one per pair, plus the
@@ -117,7 +131,7 @@ class LearnedPositions final : public PositionTable {
   std::size_t max_len() const override { return max_len_; }
   void row(std::size_t pos, float* out) const override;
   std::string describe() const override { return description_; }
-  std::string limit_hint() const override;
+  std::string extent() const override;
 
  private:
   std::shared_ptr<const WeightFile> file_;

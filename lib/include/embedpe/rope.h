@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
 namespace embedpe {
@@ -42,6 +43,14 @@ struct RopeFrequencies {
 };
 
 RopeFrequencies rope_frequencies(const RopeOptions& options);
+
+// The options the rope kind's parameters (rope_theta, rope_scaling, ...) give,
+// as for `encode --emit rope_cos`; dim is left for the caller. Defined with the
+// kind (lib/src/pe/rope.cpp), like to_json.
+class PeArgs;
+RopeOptions rope_options(const PeArgs& args);
+// What a run records about the tables: dim, theta, scaling, its factors, attention_factor.
+nlohmann::ordered_json to_json(const RopeOptions& options, const RopeFrequencies& frequencies);
 
 // cos and sin for positions [first, first+count): each (count, dim).
 std::pair<xt::xtensor<float, 2>, xt::xtensor<float, 2>> rope_tables(const RopeFrequencies& f, std::size_t first,

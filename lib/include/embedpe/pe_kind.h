@@ -1,0 +1,176 @@
+// Positional-encoding kinds, in one registry. Each kind (sinusoidal, learned,
+// none, rope, alibi, t5) lists the parameters it takes, builds the table an
+// input layer adds (or says why it adds none: RoPE, ALiBi and T5 act inside
+// attention), describes itself as JSON and offers views for inspection
+// (tables, statistics, biases).
+//
+//   const embedpe::PeKind& kind = embedpe::find_pe_kind("sinusoidal");
+//   embedpe::PeArgs args;
+//   args.set("convention", std::string("fairseq"));
+//   embedpe::LayerPe pe = kind.layer(args, {.d_model = 512, .max_len = 1024});
+//   // pe.table->rows(0, 10): (10, 512); pe.position_offset == 2 (padding_idx 1, plus 1)
+//
+// A front end offers every parameter under its own spelling (the command line
+// turns snake_case into --kebab-case) without knowing the kinds: a new kind is
+// one file in lib/src/pe/ and one line in lib/src/pe_kind.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include "embedpe/positional_encoding.h"
+
+namespace embedpe {
+
+// Positions stay below 2^53, where a float64 holds every whole number exactly.
+inline constexpr std::uint64_t kMaxPePosition = std::uint64_t(1) << 53;
+
+using PeValue = std::variant<bool, std::uint64_t, double, std::string>;
+
+// One parameter of a kind, described so that a front end can offer it.
+struct PeParam {
+  enum class Type { integer, number, choice, flag, path };
+  // Where it matters: building an input layer, inspecting, or both.
+  enum class Use { both, layer, inspect };
+
+  std::string name;                      // snake_case: "rope_theta"
+  Type type = Type::number;
+  std::optional<PeValue> default_value;  // none: absence means something the kind decides
+  double min = 0, max = 0;               // integer and number: accepted range [min, max]
+  std::vector<std::string> choices;      // choice: the accepted words
+  std::string help;
+  std::string value_name;                // what the value is called in help ("K"); default by type
+  Use use = Use::both;
+};
+
+// The values a caller gave, by parameter name; a kind supplies the defaults.
+class PeArgs {
+ public:
+  void set(const std::string& name, PeValue value) { values_[name] = std::move(value); }
+  const PeValue* find(std::string_view name) const;
+
+ private:
+  std::map<std::string, PeValue, std::less<>> values_;
+};
+
+// What an input layer asks of its positional encoding.
+struct LayerPeRequest {
+  std::size_t d_model = 512;
+  std::size_t max_len = 5000;
+  std::optional<std::size_t> padding_idx;      // the token table's (fairseq derives positions from it)
+  std::optional<std::size_t> position_offset;  // given: token l is at position l + this
+  std::optional<std::size_t> pad_position;     // given: padding tokens use this position
+  std::string weights;                         // the token table's PATH[:TENSOR] (learned: looked for there)
+  std::string pe_weights;                      // learned: an explicit PATH[:TENSOR]
+};
+
+struct LayerPe {
+  std::unique_ptr<PositionTable> table;  // null: nothing is added
+  std::size_t position_offset = 0;
+  std::optional<std::size_t> pad_position;
+  nlohmann::ordered_json config;  // the kind's description, with position_offset and pad_position
+};
+
+enum class PeViewKind { table, stats, similarity, audit };
+
+// What an inspection shows, and how the front end will write it.
+struct PeInspectRequest {
+  std::optional<std::size_t> d_model;
+  std::size_t first = 0, count = 50;          // positions [first, first + count)
+  std::size_t position_offset = 0;            // row l shows position l + this
+  std::size_t dims_first = 0, dims_count = 0; // the columns shown, for kinds with a width
+  PeViewKind view = PeViewKind::table;
+  bool text_table = false;  // written as a text table
+  bool csv = false;         // written as CSV
+  bool whole = false;       // written as JSON or .npz, which can hold every tensor of the view
+};
+
+// A matrix with its axes named: rows are row_label row_first.., columns col_label col_first...
+struct PeMatrix {
+  xt::xtensor<float, 2> values;  // (rows, cols)
+  std::string row_label, col_label;
+  std::size_t row_first = 0, col_first = 0;
+};
+
+// One line per item (a dimension pair, a head); cells are JSON literals or yes/no.
+struct PeRecords {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+  std::string key;  // the JSON key of the list
+};
+
+struct PeTensor {
+  std::string name;
+  std::variant<xt::xtensor<float, 1>, xt::xtensor<float, 2>, xt::xtensor<float, 3>, xt::xtensor<std::int64_t, 2>>
+      values;
+};
+
+struct PeInspection {
+  nlohmann::ordered_json config;
+  std::string title;
+  bool note_hidden_dims = false;     // a text table's title says which dims it leaves out, and how to choose
+  std::optional<PeRecords> records;  // a list view, written instead of any tensor
+  bool records_as_json = false;      // formats other than table and CSV get the records as JSON, not an error
+  std::optional<PeMatrix> matrix;    // table, CSV, PNG; and JSON, .npy, .npz unless `tensors` says otherwise
+  std::string matrix_name;           // the matrix's tensor name
+  std::vector<PeTensor> tensors;     // JSON and .npz: these, when given, rather than the matrix
+  std::optional<std::size_t> npy_tensor;  // .npy: this one of `tensors` rather than the matrix
+};
+
+class PeKind {
+ public:
+  virtual ~PeKind() = default;
+
+  virtual std::string_view name() const = 0;
+  // How help text names it ("RoPE"); the name by default.
+  virtual std::string_view label() const { return name(); }
+  virtual const std::vector<PeParam>& params() const = 0;
+  // Offered as an input layer's encoding (encode --pe), for inspection (pe --kind).
+  virtual bool layer_choice() const { return false; }
+  virtual bool inspectable() const { return false; }
+  // Inspection needs d_model (a table's width).
+  virtual bool needs_d_model() const { return true; }
+  virtual std::vector<PeViewKind> views() const { return {PeViewKind::table}; }
+
+  // The table added to the input, or a UsageError saying why this kind adds none.
+  virtual LayerPe layer(const PeArgs& args, const LayerPeRequest& request) const;
+  // Where a layer's token 0 sits, known before the table is built (so that
+  // lengths can be checked first): the request's, else the kind's default.
+  virtual std::size_t position_offset(const PeArgs& args, const LayerPeRequest& request) const;
+  // The layer's table has max_len positions (a learned one has its file's).
+  virtual bool sized_by_max_len() const { return false; }
+  // It biases or rotates inside attention, so layer() explains that and throws.
+  virtual bool acts_in_attention() const { return false; }
+  // layer() reads LayerPeRequest::pe_weights.
+  virtual bool reads_pe_weights() const { return false; }
+  virtual PeInspection inspect(const PeArgs& args, const PeInspectRequest& request) const;
+  // The float columns of the table view, to check memory before it is computed.
+  virtual std::size_t view_columns(const PeArgs& args, const PeInspectRequest& request) const;
+
+ protected:
+  // The value given for one of params(), else its default.
+  const PeParam& param(std::string_view name) const;
+  std::uint64_t integer(const PeArgs& args, std::string_view name) const;
+  std::optional<std::uint64_t> optional_integer(const PeArgs& args, std::string_view name) const;
+  double number(const PeArgs& args, std::string_view name) const;
+  std::string text(const PeArgs& args, std::string_view name) const;  // choice or path; "" if none
+  std::optional<std::string> optional_text(const PeArgs& args, std::string_view name) const;
+  bool flag(const PeArgs& args, std::string_view name) const;
+};
+
+// Every kind, in the order front ends list them.
+const std::vector<const PeKind*>& pe_kinds();
+// The kind called `name`; a UsageError listing the kinds otherwise.
+const PeKind& find_pe_kind(std::string_view name);
+
+}  // namespace embedpe

@@ -1,0 +1,46 @@
+// What the positional-encoding kinds in this folder share: number text for
+// their record views and the position fields of a layer's description.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <xtensor/xtensor.hpp>
+
+namespace embedpe::pe_support {
+
+// printf-style text of one number for a record cell ("%.6g" unless said).
+inline std::string fmt(double v, const char* spec = "%.6g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, v);
+  return buf;
+}
+
+inline const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+// Where a layer's tokens sit in the table, recorded after the kind's own fields.
+inline void add_positions(nlohmann::ordered_json& config, std::size_t offset, std::optional<std::size_t> pad) {
+  config["position_offset"] = offset;
+  config["pad_position"] = pad ? nlohmann::ordered_json(*pad) : nlohmann::ordered_json();
+}
+
+// Columns [first, first + count) of m: (rows, count).
+inline xt::xtensor<float, 2> columns_of(const xt::xtensor<float, 2>& m, std::size_t first, std::size_t count) {
+  auto out = xt::xtensor<float, 2>::from_shape({m.shape()[0], count});
+  for (std::size_t r = 0; r < m.shape()[0]; ++r)
+    for (std::size_t c = 0; c < count; ++c) out(r, c) = m(r, first + c);
+  return out;
+}
+
+// Head h of a (heads, n, n) bias: (n, n).
+inline xt::xtensor<float, 2> head_of(const xt::xtensor<float, 3>& bias, std::size_t h) {
+  const std::size_t n = bias.shape()[1];
+  auto out = xt::xtensor<float, 2>::from_shape({n, bias.shape()[2]});
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < bias.shape()[2]; ++j) out(i, j) = bias(h, i, j);
+  return out;
+}
+
+}  // namespace embedpe::pe_support

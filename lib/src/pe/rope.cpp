@@ -1,0 +1,145 @@
+// The rope kind (RoFormer, with Hugging Face's scalings): parameters, the
+// options they give (also for encode's rope_cos/rope_sin), the JSON
+// description, the refusal to be added to the input, and the inspection
+// views (cos or sin table, every table, per-pair stats).
+#include <string>
+#include <vector>
+
+#include "embedpe/error.h"
+#include "embedpe/pe_analysis.h"
+#include "embedpe/pe_kind.h"
+#include "embedpe/rope.h"
+#include "embedpe/version.h"
+#include "pe/kind_support.h"
+
+namespace embedpe {
+namespace {
+
+using Type = PeParam::Type;
+using Use = PeParam::Use;
+
+constexpr const char* kScalings[] = {"none", "linear", "dynamic", "yarn", "llama3"};
+
+class Rope final : public PeKind {
+ public:
+  std::string_view name() const override { return "rope"; }
+  std::string_view label() const override { return "RoPE"; }
+  // Offered to a layer so that asking for it explains where RoPE goes.
+  bool layer_choice() const override { return true; }
+  bool inspectable() const override { return true; }
+  bool acts_in_attention() const override { return true; }
+  std::vector<PeViewKind> views() const override { return {PeViewKind::table, PeViewKind::stats}; }
+
+  const std::vector<PeParam>& params() const override {
+    static const RopeOptions d;
+    static const std::vector<PeParam> p = {
+        {.name = "rope_theta", .default_value = d.theta, .min = 1.001, .max = 1e12, .help = "RoPE base (rope_theta)"},
+        {.name = "rope_scaling", .type = Type::choice, .choices = {std::begin(kScalings), std::end(kScalings)},
+         .help = "RoPE scaling as in HF transformers (default none)"},
+        {.name = "rope_factor", .default_value = d.factor, .min = 1e-6, .max = 1e6, .help = "Scaling factor"},
+        {.name = "rope_original_max_positions", .type = Type::integer,
+         .default_value = std::uint64_t(d.original_max_positions), .min = 1, .max = double(kMaxPePosition),
+         .help = "Original context (max_position_embeddings / original_max_position_embeddings)"},
+        {.name = "rope_beta_fast", .default_value = d.beta_fast, .min = 1e-6, .max = 1e6, .help = "yarn beta_fast"},
+        {.name = "rope_beta_slow", .default_value = d.beta_slow, .min = 1e-6, .max = 1e6, .help = "yarn beta_slow"},
+        {.name = "rope_low_freq_factor", .default_value = d.low_freq_factor, .min = 1e-6, .max = 1e6,
+         .help = "llama3 low_freq_factor"},
+        {.name = "rope_high_freq_factor", .default_value = d.high_freq_factor, .min = 1e-6, .max = 1e6,
+         .help = "llama3 high_freq_factor"},
+        {.name = "rope_table", .type = Type::choice, .choices = {"cos", "sin"},
+         .help = "RoPE table for table/csv/npy/png (json and npz hold inv_freq, cos and sin)", .use = Use::inspect},
+    };
+    return p;
+  }
+
+  LayerPe layer(const PeArgs&, const LayerPeRequest&) const override {
+    throw UsageError("RoPE is not added to the input: it rotates queries and keys inside attention. Use pe none "
+                     "for a RoPE model, and emit rope_cos,rope_sin to see its tables for the batch's positions",
+                     {"pe", "emit"});
+  }
+
+  std::size_t view_columns(const PeArgs&, const PeInspectRequest& r) const override {
+    // JSON and .npz hold both tables whole.
+    return r.whole ? 2 * r.d_model.value_or(0) : r.dims_count;
+  }
+
+  PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
+    RopeOptions o = rope_options(args);
+    o.dim = r.d_model.value_or(0);
+    if (o.seq_len == 0) o.seq_len = r.first + r.count;
+    const RopeFrequencies f = rope_frequencies(o);
+    PeInspection v;
+    v.config = {{"embedpe_version", version()}, {"rope", to_json(o, f)},
+                {"note", "RoPE is not added to the input: it rotates Q and K in attention"}};
+    if (r.view == PeViewKind::stats) {
+      PeRecords rec{{"pair", "inv_freq", "wavelength", "aliases", "incomplete"}, {}, "pairs"};
+      for (const auto& s : rope_pair_stats(f, r.count)) {
+        rec.rows.push_back({std::to_string(s.pair), pe_support::fmt(s.inv_freq, "%.9g"), pe_support::fmt(s.wavelength),
+                            pe_support::yes_no(s.aliases), pe_support::yes_no(s.incomplete)});
+      }
+      v.records = std::move(rec);
+      v.title = "RoPE inv_freq (attention_factor " + pe_support::fmt(f.attention_factor) + ")";
+      return v;
+    }
+    // RoPE positions are the rows shown: position_offset is a layer's, not the model's.
+    auto [cos, sin] = rope_tables(f, r.first, r.count);  // (count, dim) each
+    if (r.whole) {
+      auto inv = xt::xtensor<float, 1>::from_shape({f.inv_freq.size()});  // (dim/2,)
+      for (std::size_t i = 0; i < f.inv_freq.size(); ++i) inv(i) = static_cast<float>(f.inv_freq[i]);
+      v.tensors.push_back({"inv_freq", std::move(inv)});
+      v.tensors.push_back({"cos", std::move(cos)});
+      v.tensors.push_back({"sin", std::move(sin)});
+      return v;
+    }
+    const bool is_cos = text(args, "rope_table") != "sin";
+    v.matrix = PeMatrix{pe_support::columns_of(is_cos ? cos : sin, r.dims_first, r.dims_count), "position", "dim",
+                        r.first, r.dims_first};
+    v.title = std::string("RoPE ") + (is_cos ? "cos" : "sin") + " dim=" + std::to_string(o.dim);
+    v.matrix_name = is_cos ? "cos" : "sin";
+    return v;
+  }
+
+  RopeOptions options(const PeArgs& args) const {
+    RopeOptions o;
+    o.theta = number(args, "rope_theta");
+    const std::string scaling = text(args, "rope_scaling");
+    for (std::size_t i = 0; i < std::size(kScalings); ++i) {
+      if (scaling == kScalings[i]) o.scaling = static_cast<RopeScaling>(i);
+    }
+    o.factor = number(args, "rope_factor");
+    o.original_max_positions = integer(args, "rope_original_max_positions");
+    o.beta_fast = number(args, "rope_beta_fast");
+    o.beta_slow = number(args, "rope_beta_slow");
+    o.low_freq_factor = number(args, "rope_low_freq_factor");
+    o.high_freq_factor = number(args, "rope_high_freq_factor");
+    return o;
+  }
+};
+
+const Rope& rope() {
+  static const Rope kind;
+  return kind;
+}
+
+}  // namespace
+
+const PeKind& rope_kind() { return rope(); }
+
+RopeOptions rope_options(const PeArgs& args) { return rope().options(args); }
+
+nlohmann::ordered_json to_json(const RopeOptions& o, const RopeFrequencies& f) {
+  return {{"kind", "rope"},
+          {"dim", o.dim},
+          {"theta", o.theta},
+          {"scaling", kScalings[static_cast<int>(o.scaling)]},
+          {"factor", o.factor},
+          {"original_max_positions", o.original_max_positions},
+          {"beta_fast", o.beta_fast},
+          {"beta_slow", o.beta_slow},
+          {"low_freq_factor", o.low_freq_factor},
+          {"high_freq_factor", o.high_freq_factor},
+          {"attention_factor", f.attention_factor},
+          {"layout", "rotate_half: cos = cos(cat(freqs, freqs)) * attention_factor"}};
+}
+
+}  // namespace embedpe

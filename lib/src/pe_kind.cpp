@@ -1,0 +1,98 @@
+#include "embedpe/pe_kind.h"
+
+#include <stdexcept>
+
+#include "embedpe/error.h"
+
+namespace embedpe {
+
+// Each kind's file in pe/ defines `const PeKind& <name>_kind()`. Adding a
+// kind is its file and one line here; the order is the one front ends list.
+#define EMBEDPE_PE_KINDS(X) \
+  X(sinusoidal)             \
+  X(learned)                \
+  X(none)                   \
+  X(rope)                   \
+  X(alibi)
+
+#define EMBEDPE_DECLARE_KIND(name) const PeKind& name##_kind();
+#define EMBEDPE_LIST_KIND(name) &name##_kind(),
+EMBEDPE_PE_KINDS(EMBEDPE_DECLARE_KIND)
+
+const std::vector<const PeKind*>& pe_kinds() {
+  static const std::vector<const PeKind*> kinds = {EMBEDPE_PE_KINDS(EMBEDPE_LIST_KIND)};
+  return kinds;
+}
+
+const PeKind& find_pe_kind(std::string_view name) {
+  std::string names;
+  for (const PeKind* k : pe_kinds()) {
+    if (k->name() == name) return *k;
+    names += (names.empty() ? "" : ", ") + std::string(k->name());
+  }
+  throw UsageError("unknown positional encoding '" + std::string(name) + "'; choose from " + names);
+}
+
+const PeValue* PeArgs::find(std::string_view name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+LayerPe PeKind::layer(const PeArgs&, const LayerPeRequest&) const {
+  throw UsageError(std::string(name()) + " is not added to the input: it acts inside attention");
+}
+
+std::size_t PeKind::position_offset(const PeArgs&, const LayerPeRequest& request) const {
+  return request.position_offset.value_or(0);
+}
+
+PeInspection PeKind::inspect(const PeArgs&, const PeInspectRequest&) const {
+  throw UsageError(std::string(name()) + " has no table to inspect");
+}
+
+std::size_t PeKind::view_columns(const PeArgs&, const PeInspectRequest& request) const { return request.dims_count; }
+
+const PeParam& PeKind::param(std::string_view name) const {
+  for (const PeParam& p : params()) {
+    if (p.name == name) return p;
+  }
+  // A kind asking for a parameter it does not declare is a bug in the kind.
+  throw std::logic_error("positional encoding " + std::string(this->name()) + " has no parameter " + std::string(name));
+}
+
+namespace {
+template <class T>
+std::optional<T> value_of(const PeArgs& args, const PeParam& p) {
+  const PeValue* v = args.find(p.name);
+  if (!v) v = p.default_value ? &*p.default_value : nullptr;
+  if (!v) return std::nullopt;
+  if (const T* t = std::get_if<T>(v)) return *t;
+  throw std::logic_error("parameter " + p.name + " holds a value of another type");
+}
+}  // namespace
+
+std::optional<std::uint64_t> PeKind::optional_integer(const PeArgs& args, std::string_view name) const {
+  return value_of<std::uint64_t>(args, param(name));
+}
+
+std::uint64_t PeKind::integer(const PeArgs& args, std::string_view name) const {
+  return optional_integer(args, name).value_or(0);
+}
+
+double PeKind::number(const PeArgs& args, std::string_view name) const {
+  return value_of<double>(args, param(name)).value_or(0.0);
+}
+
+std::optional<std::string> PeKind::optional_text(const PeArgs& args, std::string_view name) const {
+  return value_of<std::string>(args, param(name));
+}
+
+std::string PeKind::text(const PeArgs& args, std::string_view name) const {
+  return optional_text(args, name).value_or("");
+}
+
+bool PeKind::flag(const PeArgs& args, std::string_view name) const {
+  return value_of<bool>(args, param(name)).value_or(false);
+}
+
+}  // namespace embedpe
