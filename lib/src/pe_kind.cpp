@@ -13,7 +13,8 @@ namespace embedpe {
   X(learned)                \
   X(none)                   \
   X(rope)                   \
-  X(alibi)
+  X(alibi)                  \
+  /* one line per kind, above this one */
 
 #define EMBEDPE_DECLARE_KIND(name) const PeKind& name##_kind();
 #define EMBEDPE_LIST_KIND(name) &name##_kind(),
