@@ -14,6 +14,7 @@ namespace embedpe {
   X(none)                   \
   X(rope)                   \
   X(alibi)                  \
+  X(t5)                     \
   /* one line per kind, above this one */
 
 #define EMBEDPE_DECLARE_KIND(name) const PeKind& name##_kind();
