@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Regenerates tests/golden/ from reference implementations.
 
-    /usr/bin/python3 tools/make_goldens.py
+    /usr/bin/python3 tools/make_goldens.py          # everything
+    /usr/bin/python3 tools/make_goldens.py t5       # only the named parts (function names without _goldens)
 
 Needs Debian's python3-torch, python3-numpy and python3-sentencepiece. The
 test suite only reads what this writes; it never needs PyTorch.
@@ -12,6 +13,10 @@ References used:
   * PyTorch, the Annotated Transformer's TransformerInput (nn.Embedding × sqrt(d_model) +
     float32 sinusoidal PE buffer, eval mode) with a given weight table:
     the input-layer goldens (layer_*.npy) and the CLI goldens (cli_*.npz).
+  * Hugging Face transformers' T5Attention._relative_position_bucket and
+    compute_bias (src/transformers/models/t5/modeling_t5.py), ported to torch
+    here because transformers is not a Debian package: the T5 bucket and
+    bias goldens (t5/).
   * NumPy float64: the PE precision reference far beyond 5000 positions
     (pe_float64.npy) and odd d_model, which the usual float32 recipe cannot do
     (its pe[:, 1::2] assignment fails when d_model is odd).
@@ -440,18 +445,105 @@ def pe_goldens():
     (out / "cases.json").write_text(json.dumps(cases, indent=1) + "\n")
 
 
-def main():
+# --- T5 relative-position buckets ---------------------------------------------------
+def t5_relative_position_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    """HF transformers T5Attention._relative_position_bucket (src/transformers/models/t5/modeling_t5.py),
+    the static method as written there, in torch: the same float32 log and truncation."""
+    relative_buckets = 0
+    if bidirectional:
+        num_buckets //= 2
+        relative_buckets += (relative_position > 0).to(torch.long) * num_buckets
+        relative_position = torch.abs(relative_position)
+    else:
+        relative_position = -torch.min(relative_position, torch.zeros_like(relative_position))
+    # now relative_position is in the range [0, inf)
+
+    # half of the buckets are for exact increments in positions
+    max_exact = num_buckets // 2
+    is_small = relative_position < max_exact
+
+    # The other half of the buckets are for logarithmically bigger bins in positions up to max_distance
+    relative_position_if_large = max_exact + (
+        torch.log(relative_position.float() / max_exact)
+        / math.log(max_distance / max_exact)
+        * (num_buckets - max_exact)
+    ).to(torch.long)
+    relative_position_if_large = torch.min(
+        relative_position_if_large, torch.full_like(relative_position_if_large, num_buckets - 1)
+    )
+
+    relative_buckets += torch.where(is_small, relative_position, relative_position_if_large)
+    return relative_buckets
+
+
+def t5_buckets(length, bidirectional, num_buckets, max_distance):
+    """compute_bias's positions: bucket[query, key] of key - query."""
+    context_position = torch.arange(length, dtype=torch.long)[:, None]
+    memory_position = torch.arange(length, dtype=torch.long)[None, :]
+    relative_position = memory_position - context_position  # shape (query_length, key_length)
+    return t5_relative_position_bucket(relative_position, bidirectional=bidirectional, num_buckets=num_buckets,
+                                       max_distance=max_distance)
+
+
+def t5_goldens():
+    """Bucket matrices, bidirectional (encoder) and causal (decoder), at HF's default size and small odd ones,
+    and one bias through nn.Embedding as compute_bias does."""
+    out = GOLDEN / "t5"
+    out.mkdir(exist_ok=True)
+    arrays, cases = {}, {}
+    for num_buckets, max_distance, length in ((32, 128, 200), (8, 16, 40), (9, 20, 50), (7, 5, 30), (5, 3, 12),
+                                              (2, 2, 9)):
+        for bidirectional in (True, False):
+            if bidirectional and num_buckets // 2 // 2 == 0:
+                continue  # no exact bucket: embedpe refuses it (HF would divide by zero)
+            name = f"buckets_b{num_buckets}_m{max_distance}_n{length}_{'bi' if bidirectional else 'causal'}"
+            buckets = t5_buckets(length, bidirectional, num_buckets, max_distance).numpy().astype(np.int64)
+            arrays[name] = buckets
+            args = ["--kind", "t5", "--max-len", str(length), "--num-buckets", str(num_buckets), "--max-distance",
+                    str(max_distance)] + ([] if bidirectional else ["--causal"])
+            # The bucket depends on key - query only: -(n-1) .. n-1, for the library's unit test.
+            by_distance = np.concatenate([buckets[::-1, 0], buckets[0, 1:]])
+            cases[name] = {"args": args, "num_buckets": num_buckets, "max_distance": max_distance,
+                           "bidirectional": bidirectional, "first_distance": -(length - 1),
+                           "buckets_by_distance": by_distance.tolist()}
+
+    # compute_bias: nn.Embedding(num_buckets, heads) looked up at the buckets, permuted to (heads, query, key).
+    num_buckets, heads, length = 32, 4, 20
+    # Its own generator: the table does not depend on which goldens ran before.
+    table = torch.randn(num_buckets, heads, generator=torch.Generator().manual_seed(5)).numpy().astype(np.float32)
+    np.save(out / "relative_attention_bias.npy", table)
+    write_safetensors(out / "t5_encoder_decoder.safetensors", {
+        "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight": ("F32", table),
+        "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight": ("F32", table[::-1].copy()),
+        "shared.weight": ("F32", np.zeros((3, 8), dtype=np.float32))})
+    for bidirectional, source in ((True, table), (False, table[::-1].copy())):
+        emb = nn.Embedding(num_buckets, heads)
+        with torch.no_grad():
+            emb.weight.copy_(torch.from_numpy(source))
+            values = emb(t5_buckets(length, bidirectional, num_buckets, 128))  # (query, key, heads)
+        arrays[f"bias_{'bi' if bidirectional else 'causal'}"] = values.permute([2, 0, 1]).numpy().astype(np.float32)
+    cases["bias"] = {"num_buckets": num_buckets, "heads": heads, "length": length, "max_distance": 128}
+
+    np.savez_compressed(out / "goldens.npz", **arrays)  # bucket matrices compress well
+    (out / "cases.json").write_text(json.dumps(cases, indent=1) + "\n")
+
+
+PARTS = {"encodings": encodings, "layer": layer_goldens, "pe_precision": pe_precision_goldens, "cli": cli_goldens,
+         "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens, "t5": t5_goldens}
+
+
+def main(parts):
     GOLDEN.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
-    encodings()
-    layer_goldens()
-    pe_precision_goldens()
-    cli_goldens()
-    npy_goldens()
-    weight_goldens()
-    pe_goldens()
+    # In this order: the parts before t5 share torch's global generator.
+    for name, make in PARTS.items():
+        if not parts or name in parts:
+            make()
     print("wrote", ", ".join(sorted(p.name for p in GOLDEN.iterdir())))
 
 
 if __name__ == "__main__":
-    main()
+    unknown = set(sys.argv[1:]) - set(PARTS)
+    if unknown:
+        sys.exit(f"unknown parts {sorted(unknown)}; choose from {list(PARTS)}")
+    main(sys.argv[1:])
