@@ -597,6 +597,65 @@ class PeTests(CliCase):
         doc = json.loads(self.run_pe(["--kind", "rope", "--d-model", "8", "--max-len", "3"], "json"))
         self.assertIn("not added to the input", doc["config"]["note"])
 
+    # --- T5 relative-position buckets (issue 12: a PE kind added as one lib file) ---
+    T5 = GOLDEN / "t5"
+
+    def test_t5_buckets_match_hf_relative_position_bucket(self):
+        """HF T5Attention._relative_position_bucket (torch, in the goldens generator), encoder and decoder."""
+        cases = json.loads((self.T5 / "cases.json").read_text())
+        goldens = np.load(self.T5 / "goldens.npz")
+        names = [n for n in cases if n.startswith("buckets_")]
+        self.assertGreaterEqual(len(names), 10)
+        for name in names:
+            with self.subTest(case=name):
+                got = self.run_pe(cases[name]["args"], "npy")
+                self.assertEqual(got.dtype, np.int64)
+                np.testing.assert_array_equal(got, goldens[name])
+
+    def test_t5_bias_matches_compute_bias(self):
+        """(heads, query, key) = nn.Embedding(buckets).permute(2, 0, 1); the decoder's table with --causal."""
+        goldens = np.load(self.T5 / "goldens.npz")
+        npy = self.T5 / "relative_attention_bias.npy"
+        both = self.T5 / "t5_encoder_decoder.safetensors"
+        base = ["--kind", "t5", "--max-len", "20"]
+        np.testing.assert_array_equal(self.run_pe(base + ["--weights", str(npy)], "npy"), goldens["bias_bi"])
+        np.testing.assert_array_equal(self.run_pe(base + ["--weights", str(both)], "npy"), goldens["bias_bi"])
+        np.testing.assert_array_equal(self.run_pe(base + ["--weights", str(both), "--causal"], "npy"),
+                                      goldens["bias_causal"])
+        z = self.run_pe(base + ["--weights", str(npy)], "npz")
+        self.assertEqual(sorted(z.files), ["bias", "buckets"])
+        doc = json.loads(self.run_pe(base + ["--weights", str(npy)], "json"))
+        np.testing.assert_array_equal(np.array(doc["bias"], dtype=np.float32), goldens["bias_bi"])
+        self.assertEqual(doc["config"]["heads"], 4)
+        self.assertEqual(doc["config"]["num_buckets"], 32)  # from the table's rows
+        csv = self.run_pe(base + ["--weights", str(npy), "--head", "2"], "csv").decode().splitlines()
+        self.assertEqual(csv[0].split(",")[:3], ["query", "key0", "key1"])
+        np.testing.assert_array_equal(np.array([r.split(",")[1:] for r in csv[1:]], dtype=np.float32),
+                                      goldens["bias_bi"][2])
+        table = self.ok("pe", *base, "--weights", str(npy), "--head", "3").stdout.decode()
+        self.assertIn("head 3 of 4", table.splitlines()[0])
+        width, height, _ = decode_png(self.run_pe(base + ["--weights", str(npy), "--head", "1"], "png"))
+        self.assertGreaterEqual(width, 20 * 4)
+
+    def test_t5_json_and_default(self):
+        doc = json.loads(self.run_pe(["--kind", "t5", "--max-len", "3"], "json"))
+        self.assertEqual(doc["buckets"], [[0, 17, 18], [1, 0, 17], [2, 1, 0]])  # HF's defaults: 32 buckets, 128
+        self.assertEqual(doc["config"]["bidirectional"], True)
+        self.assertIsNone(doc["config"]["relative_attention_bias"])
+
+    def test_t5_refuses_nonsense_with_one_line(self):
+        self.fails(2, "--num-buckets 3 leaves no bucket for exact distances", "pe", "--kind", "t5", "--num-buckets",
+                   "3")
+        self.ok("pe", "--kind", "t5", "--num-buckets", "3", "--max-distance", "4", "--causal")
+        self.fails(2, "--max-distance 8 must be above 8", "pe", "--kind", "t5", "--max-distance", "8")
+        self.fails(2, "--num-buckets", "pe", "--kind", "t5", "--num-buckets", "1")
+        npy = str(self.T5 / "relative_attention_bias.npy")
+        self.fails(2, "--head 4 is beyond the 4 heads", "pe", "--kind", "t5", "--weights", npy, "--head", "4")
+        self.fails(2, "but --num-buckets is 16", "pe", "--kind", "t5", "--weights", npy, "--num-buckets", "16")
+        self.fails(2, "--stats applies to --kind sinusoidal, rope or alibi", "pe", "--kind", "t5", "--stats")
+        self.fails(1, "no-such.npy", "pe", "--kind", "t5", "--weights", str(self.tmp / "no-such.npy"))
+        self.fails(2, "must be one of sinusoidal|learned|none|rope", "encode", "--text", "hi", "--pe", "t5")
+
     def test_encode_shares_the_conventions(self):
         out = self.tmp / "o.npz"
         self.ok("encode", "--text", "Hello world", "--d-model", "10", "--convention", "fairseq",

@@ -1,0 +1,198 @@
+// The positional-encoding registry: what every kind declares, the layer each
+// builds (fairseq's position rules included), what those acting in attention
+// say, and the T5 buckets against HF's _relative_position_bucket.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "embedpe/error.h"
+#include "embedpe/pe_kind.h"
+#include "embedpe/rope.h"
+#include "test_support.h"
+
+using namespace embedpe;
+
+namespace {
+
+bool snake_case(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+bool has_parameter(const Error& e, const std::string& name) {
+  const auto& p = e.parameters();
+  return std::find(p.begin(), p.end(), name) != p.end();
+}
+
+}  // namespace
+
+TEST_CASE("every kind is registered once, with snake_case parameters that agree where they are shared") {
+  std::set<std::string_view> names;
+  std::map<std::string, PeParam::Type> types;
+  for (const PeKind* k : pe_kinds()) {
+    CHECK(names.insert(k->name()).second);
+    CHECK(&find_pe_kind(k->name()) == k);
+    for (const PeParam& p : k->params()) {
+      INFO(k->name(), " ", p.name);
+      CHECK(snake_case(p.name));
+      CHECK_FALSE(p.help.empty());
+      if (p.type == PeParam::Type::choice) CHECK_FALSE(p.choices.empty());
+      if (p.type == PeParam::Type::integer || p.type == PeParam::Type::number) CHECK(p.min <= p.max);
+      auto [it, fresh] = types.emplace(p.name, p.type);
+      if (!fresh) CHECK(it->second == p.type);  // a shared name (head) is one flag
+    }
+  }
+  for (auto k : {"sinusoidal", "learned", "none", "rope", "alibi", "t5"}) CHECK(names.count(k) == 1);
+  CHECK(pe_kinds().front()->name() == "sinusoidal");  // the default
+  CHECK_THROWS_WITH_AS(find_pe_kind("xpos"), doctest::Contains("choose from sinusoidal, learned"), UsageError);
+}
+
+TEST_CASE("sinusoidal layer: conventions, and fairseq's offset and padding rows from padding_idx") {
+  const PeKind& k = find_pe_kind("sinusoidal");
+  PeArgs args;
+  LayerPe paper = k.layer(args, {.d_model = 8, .max_len = 16});
+  CHECK(paper.position_offset == 0);
+  CHECK_FALSE(paper.pad_position);
+  CHECK(paper.config["layout"] == "interleaved");
+  CHECK(paper.table->max_len() == 16);
+
+  args.set("convention", std::string("fairseq"));
+  LayerPe fairseq = k.layer(args, {.d_model = 8, .max_len = 16});
+  CHECK(fairseq.position_offset == 2);  // padding_idx (default 1) + 1
+  CHECK(*fairseq.pad_position == 1);
+  CHECK(fairseq.config["zero_position"] == 1);
+  CHECK(fairseq.config["frequencies"] == "fairseq");
+  CHECK(k.position_offset(args, {.padding_idx = 0}) == 1);
+  LayerPe given = k.layer(args, {.d_model = 8, .max_len = 16, .padding_idx = 0, .position_offset = 5, .pad_position = 3});
+  CHECK(given.position_offset == 5);
+  CHECK(*given.pad_position == 3);
+  CHECK(given.config["zero_position"] == 0);
+
+  args.set("layout", std::string("interleaved"));  // overrides the convention
+  CHECK(k.layer(args, {.d_model = 8, .max_len = 16}).config["layout"] == "interleaved");
+}
+
+TEST_CASE("convention_options matches each framework's choice of layout and frequencies") {
+  CHECK(convention_options(PeConvention::paper, 8, 4).layout == PeLayout::interleaved);
+  CHECK(convention_options(PeConvention::marian, 8, 4).frequencies == PeFrequencies::paper);
+  CHECK(convention_options(PeConvention::marian, 8, 4).layout == PeLayout::concat);
+  CHECK(convention_options(PeConvention::tensor2tensor, 8, 4).frequencies == PeFrequencies::fairseq);
+  CHECK_FALSE(convention_options(PeConvention::tensor2tensor, 8, 4).zero_position);
+  CHECK(*convention_options(PeConvention::fairseq, 8, 4, 3).zero_position == 3);
+}
+
+TEST_CASE("kinds acting in attention refuse a layer in parameters, not flags") {
+  for (auto name : {"rope", "alibi", "t5"}) {
+    const PeKind& k = find_pe_kind(name);
+    CHECK(k.acts_in_attention());
+    CHECK_THROWS_AS(k.layer({}, {}), UsageError);
+  }
+  try {
+    find_pe_kind("rope").layer({}, {});
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find("--") == std::string::npos);
+    CHECK(has_parameter(e, "pe"));
+    CHECK(has_parameter(e, "emit"));
+  }
+  try {
+    find_pe_kind("learned").layer({}, {});
+    FAIL("learned without a table");
+  } catch (const UsageError& e) {
+    CHECK(has_parameter(e, "pe_weights"));
+  }
+  LayerPe none = find_pe_kind("none").layer({}, {.position_offset = 2});
+  CHECK_FALSE(none.table);
+  CHECK(none.config["kind"] == "none");
+  CHECK(none.config["position_offset"] == 2);
+}
+
+TEST_CASE("rope_options reads the rope parameters, defaults included") {
+  PeArgs args;
+  RopeOptions o = rope_options(args);
+  CHECK(o.theta == 10000.0);
+  CHECK(o.scaling == RopeScaling::none);
+  args.set("rope_scaling", std::string("llama3"));
+  args.set("rope_theta", 500000.0);
+  args.set("rope_original_max_positions", std::uint64_t(8192));
+  o = rope_options(args);
+  CHECK(o.scaling == RopeScaling::llama3);
+  CHECK(o.theta == 500000.0);
+  CHECK(o.original_max_positions == 8192);
+}
+
+TEST_CASE("t5 buckets equal HF's _relative_position_bucket, bidirectional and causal") {
+  const auto cases = test::read_json(test::golden("t5/cases.json"));
+  const PeKind& k = find_pe_kind("t5");
+  int checked = 0;
+  for (const auto& [name, c] : cases.items()) {
+    if (!c.contains("buckets_by_distance")) continue;
+    INFO(name);
+    PeArgs args;
+    args.set("num_buckets", c["num_buckets"].get<std::uint64_t>());
+    args.set("max_distance", c["max_distance"].get<std::uint64_t>());
+    if (!c["bidirectional"].get<bool>()) args.set("causal", true);
+    const auto want = c["buckets_by_distance"].get<std::vector<std::int64_t>>();
+    const std::size_t n = (want.size() + 1) / 2;
+    PeInspection v = k.inspect(args, {.count = n, .whole = true});
+    REQUIRE(v.tensors.size() == 1);
+    const auto& buckets = std::get<xt::xtensor<std::int64_t, 2>>(v.tensors[0].values);  // (query, key)
+    REQUIRE(buckets.shape()[0] == n);
+    for (std::size_t q = 0; q < n; ++q)
+      for (std::size_t key = 0; key < n; ++key) CHECK(buckets(q, key) == want[key + n - 1 - q]);
+    ++checked;
+  }
+  CHECK(checked == 11);
+}
+
+TEST_CASE("t5 bias: the table's rows looked up at the buckets, per head; its rows give num_buckets") {
+  const PeKind& k = find_pe_kind("t5");
+  PeArgs args;
+  args.set("weights", test::golden("t5/relative_attention_bias.npy"));
+  args.set("head", std::uint64_t(3));
+  PeInspection v = k.inspect(args, {.count = 20});
+  REQUIRE(v.tensors.size() == 2);
+  const auto& bias = std::get<xt::xtensor<float, 3>>(v.tensors[1].values);  // (heads, query, key)
+  const auto want = test::load_matrix(test::golden("t5/relative_attention_bias.npy"));  // (32, 4)
+  CHECK(bias.shape()[0] == 4);
+  CHECK(v.config["num_buckets"] == 32);
+  CHECK(v.config["heads"] == 4);
+  CHECK(bias(2, 0, 0) == want(0, 2));   // distance 0: bucket 0
+  CHECK(bias(1, 0, 1) == want(17, 1));  // key after query: bucket 16 + 1
+  CHECK(v.matrix->values(5, 5) == bias(3, 5, 5));                       // the head drawn is head 3
+  CHECK(v.npy_tensor == 1u);
+}
+
+TEST_CASE("t5 refuses nonsense in parameters: no exact bucket, max_distance within the exact range, head, table") {
+  const PeKind& k = find_pe_kind("t5");
+  auto fails_naming = [&](PeArgs args, const std::string& parameter) {
+    try {
+      k.inspect(args, {.count = 4});
+      FAIL("accepted");
+    } catch (const UsageError& e) {
+      INFO(e.what());
+      CHECK(has_parameter(e, parameter));
+      CHECK(std::string(e.what()).find("--") == std::string::npos);
+    }
+  };
+  PeArgs a;
+  a.set("num_buckets", std::uint64_t(3));
+  fails_naming(a, "num_buckets");  // bidirectional: 1 bucket per side, none exact
+  a.set("causal", true);
+  CHECK_NOTHROW(k.inspect(a, {.count = 4}));  // causal: 1 exact bucket, the rest log-spaced
+  PeArgs m;
+  m.set("max_distance", std::uint64_t(8));  // 32 buckets keep distances below 8 exact
+  fails_naming(m, "max_distance");
+  m.set("max_distance", std::uint64_t(9));
+  CHECK_NOTHROW(k.inspect(m, {.count = 4}));
+  PeArgs h;
+  h.set("weights", test::golden("t5/relative_attention_bias.npy"));
+  h.set("head", std::uint64_t(4));
+  fails_naming(h, "head");
+  PeArgs rows;
+  rows.set("weights", test::golden("t5/relative_attention_bias.npy"));
+  rows.set("num_buckets", std::uint64_t(16));
+  fails_naming(rows, "num_buckets");
+}
