@@ -42,5 +42,5 @@ TEST_CASE("heatmaps refuse empty and enormous tables") {
   h.values = xt::xtensor<float, 2>::from_shape({0, 3});
   CHECK_THROWS_AS(render_heatmap(h), UsageError);
   h.values = xt::xtensor<float, 2>::from_shape({2000, 3});
-  CHECK_THROWS_WITH_AS(render_heatmap(h), doctest::Contains("narrow --positions"), UsageError);
+  CHECK_THROWS_WITH_AS(render_heatmap(h), doctest::Contains("narrow positions"), UsageError);  // parameters, not flags (issue 12)
 }

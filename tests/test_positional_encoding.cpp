@@ -69,11 +69,11 @@ TEST_CASE("low dimensions are the fast ones (seed 002 has this backwards)") {
   CHECK(std::abs(r(49, 2) - static_cast<float>(std::sin(49.0 / std::pow(10000.0, 2.0 / 512.0)))) < 1e-7);
 }
 
-TEST_CASE("positions beyond max_len are errors naming --max-len") {
+TEST_CASE("positions beyond max_len are errors naming max_len") {
   SinusoidalEncoding pe({.d_model = 8, .max_len = 10});
   std::vector<float> row(8);
   CHECK_NOTHROW(pe.row(9, row.data()));
-  CHECK_THROWS_WITH_AS(pe.row(10, row.data()), doctest::Contains("--max-len 10"), embedpe::UsageError);
+  CHECK_THROWS_WITH_AS(pe.row(10, row.data()), doctest::Contains("max_len 10"), embedpe::UsageError);  // parameters, not flags (issue 12)
   CHECK_THROWS_AS(pe.rows(5, 6), embedpe::UsageError);
   CHECK(pe.rows(5, 5).shape()[0] == 5);
   CHECK(pe.rows(0, 0).size() == 0);

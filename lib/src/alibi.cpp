@@ -33,7 +33,7 @@ std::vector<double> alibi_slopes(std::size_t heads) {
 xt::xtensor<float, 3> alibi_bias(const std::vector<double>& slopes, std::size_t count) {
   const std::size_t heads = slopes.size();
   check_allocation(checked_product({heads, count, count, sizeof(float)}, "ALiBi bias"), "ALiBi bias",
-                   "lower --heads or the number of positions");
+                   "lower heads or the number of positions", {"heads"});
   auto bias = xt::xtensor<float, 3>::from_shape({heads, count, count});
   for (std::size_t h = 0; h < heads; ++h) {
     for (std::size_t i = 0; i < count; ++i) {

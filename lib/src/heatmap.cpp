@@ -163,7 +163,8 @@ Image render_heatmap(const Heatmap& hm) {
   constexpr std::size_t kMax = 1024;
   if (rows > kMax || cols > kMax) {
     throw UsageError("a PNG shows at most " + std::to_string(kMax) + " rows and columns (this table is " +
-                     std::to_string(rows) + " x " + std::to_string(cols) + "); narrow --positions or --dims");
+                         std::to_string(rows) + " x " + std::to_string(cols) + "); narrow positions or dims",
+                     {"positions", "dims"});
   }
   const std::size_t cell = std::clamp<std::size_t>(720 / std::max(rows, cols), 2, 24);
   double vmax = 0;

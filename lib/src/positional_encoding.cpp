@@ -72,8 +72,9 @@ std::string SinusoidalEncoding::extent() const {
 template <class T>
 void SinusoidalEncoding::fill_row(std::size_t pos, T* out) const {
   if (pos >= options_.max_len) {
-    throw UsageError("position " + std::to_string(pos) + " is beyond the PE table (--max-len " +
-                     std::to_string(options_.max_len) + "); raise --max-len");
+    throw UsageError("position " + std::to_string(pos) + " is beyond the PE table (max_len " +
+                         std::to_string(options_.max_len) + "); raise max_len",
+                     {"max_len"});
   }
   const std::size_t d = options_.d_model;
   std::fill(out, out + d, T(0));  // fairseq's zero row and odd-d column stay zero

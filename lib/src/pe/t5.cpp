@@ -73,7 +73,7 @@ class T5 final : public PeKind {
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {
         {.name = "num_buckets", .type = Type::integer, .default_value = std::uint64_t(32), .min = 2, .max = 1 << 20,
-         .help = "T5: relative_attention_num_buckets (default: the --weights table's rows, else 32)",
+         .help = "T5: relative_attention_num_buckets (default: the bias table's rows, else 32)",
          .use = Use::inspect},
         {.name = "max_distance", .type = Type::integer, .default_value = std::uint64_t(128), .min = 1,
          .max = double(kMaxPePosition), .help = "T5: relative_attention_max_distance", .use = Use::inspect},
