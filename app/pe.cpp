@@ -45,8 +45,6 @@ struct PeCommand {
 
 using Range = Span;
 
-constexpr std::size_t kMaxAuditDModel = 65536;
-
 std::string span_text(Range r) { return std::to_string(r.first) + ":" + std::to_string(r.first + r.count); }
 
 std::string shortest(double v) {
@@ -277,18 +275,7 @@ void run_pe(const PeCommand& cmd) {
   PeInspectRequest request{.d_model = cmd.d_model, .first = positions.first, .count = positions.count,
                            .position_offset = cmd.position_offset, .view = view, .text_table = format == Format::table,
                            .csv = format == Format::csv, .whole = format == Format::json || format == Format::npz};
-  if (kind.needs_d_model() && (cmd.stats || cmd.audit)) {
-    // One record per dimension pair: their strings (and JSON objects) dominate.
-    const std::size_t pairs = *cmd.d_model / 2 + 1;
-    const std::string what = "--stats of " + std::to_string(pairs) + " dimension pairs";
-    if (cmd.stats) check_allocation(checked_product({pairs, 1024}, what), what, "lower --d-model");
-    // --audit evaluates up to 2000 sampled positions per band at every dim in
-    // float64, float32, float16 and bfloat16: beyond this width it would run for hours.
-    if (cmd.audit && *cmd.d_model > kMaxAuditDModel) {
-      throw UsageError("--audit takes --d-model up to " + std::to_string(kMaxAuditDModel) + ", not " +
-                       std::to_string(*cmd.d_model) + "; lower --d-model");
-    }
-  }
+  kind.check_inspect(cmd.args, request);
   std::size_t hidden_dims = 0;  // a table's default leaves out the dims beyond the first 8
   if (kind.needs_d_model() && view == PeViewKind::table) {
     const std::size_t d = *cmd.d_model;

@@ -154,6 +154,9 @@ class PeKind {
   // layer() reads LayerPeRequest::pe_weights.
   virtual bool reads_pe_weights() const { return false; }
   virtual PeInspection inspect(const PeArgs& args, const PeInspectRequest& request) const;
+  // The refusals inspect() makes before computing anything (sizes it cannot
+  // hold), for a front end to call before it opens its output.
+  virtual void check_inspect(const PeArgs&, const PeInspectRequest&) const {}
   // The float columns of the table view, to check memory before it is computed.
   virtual std::size_t view_columns(const PeArgs& args, const PeInspectRequest& request) const;
 

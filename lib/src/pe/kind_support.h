@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "embedpe/memory.h"
+
 namespace embedpe::pe_support {
 
 // printf-style text of one number for a record cell ("%.6g" unless said).
@@ -19,6 +21,14 @@ inline std::string fmt(double v, const char* spec = "%.6g") {
 }
 
 inline const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+// Per-pair statistics are one record per dimension pair, whose strings (and
+// JSON objects) dominate: refuse a width whose records cannot be held.
+inline void check_pair_records(std::size_t d_model) {
+  const std::size_t pairs = d_model / 2 + 1;
+  const std::string what = "stats of " + std::to_string(pairs) + " dimension pairs";
+  check_allocation(checked_product({pairs, 1024}, what), what, "lower d_model", {"stats", "d_model"});
+}
 
 // Where a layer's tokens sit in the table, recorded after the kind's own fields.
 inline void add_positions(nlohmann::ordered_json& config, std::size_t offset, std::optional<std::size_t> pad) {

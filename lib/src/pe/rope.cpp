@@ -63,7 +63,12 @@ class Rope final : public PeKind {
     return r.whole ? 2 * r.d_model.value_or(0) : r.dims_count;
   }
 
+  void check_inspect(const PeArgs&, const PeInspectRequest& r) const override {
+    if (r.view == PeViewKind::stats) pe_support::check_pair_records(r.d_model.value_or(0));
+  }
+
   PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
+    check_inspect(args, r);
     RopeOptions o = rope_options(args);
     o.dim = r.d_model.value_or(0);
     if (o.seq_len == 0) o.seq_len = r.first + r.count;

@@ -52,6 +52,9 @@ using Use = PeParam::Use;
 
 // fairseq numbers positions from padding_idx + 1 and gives padding padding_idx (default 1).
 constexpr std::size_t kFairseqPaddingIdx = 1;
+// The audit evaluates up to 2000 sampled positions per band at every dim in
+// float64, float32, float16 and bfloat16: beyond this width it would run for hours.
+constexpr std::size_t kMaxAuditDModel = 65536;
 
 class Sinusoidal final : public PeKind {
  public:
@@ -102,7 +105,18 @@ class Sinusoidal final : public PeKind {
     return pe;
   }
 
+  void check_inspect(const PeArgs&, const PeInspectRequest& r) const override {
+    const std::size_t d = r.d_model.value_or(0);
+    if (r.view == PeViewKind::stats) pe_support::check_pair_records(d);
+    if (r.view == PeViewKind::audit && d > kMaxAuditDModel) {
+      throw UsageError("audit takes d_model up to " + std::to_string(kMaxAuditDModel) + ", not " + std::to_string(d) +
+                           "; lower d_model",
+                       {"audit", "d_model"});
+    }
+  }
+
   PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
+    check_inspect(args, r);
     const std::size_t d = r.d_model.value_or(0);
     const std::size_t first = r.first + r.position_offset;
     const SinusoidalOptions o = options(args, d, first + r.count, optional_integer(args, "padding_idx"));
