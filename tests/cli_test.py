@@ -637,6 +637,14 @@ class PeTests(CliCase):
         width, height, _ = decode_png(self.run_pe(base + ["--weights", str(npy), "--head", "1"], "png"))
         self.assertGreaterEqual(width, 20 * 4)
 
+    def test_t5_flags_come_from_the_registry(self):
+        """No app/ file names t5: its parameters become pe flags, and encode does not offer it."""
+        out = self.ok("pe", "--help").stdout.decode()
+        for flag in ("--num-buckets", "--max-distance", "--causal", "--weights", "--head"):
+            self.assertIn(flag, out)
+        self.assertIn("sinusoidal|rope|alibi|t5", out)
+        self.assertNotIn("--num-buckets", self.ok("encode", "--help").stdout.decode())
+
     def test_t5_json_and_default(self):
         doc = json.loads(self.run_pe(["--kind", "t5", "--max-len", "3"], "json"))
         self.assertEqual(doc["buckets"], [[0, 17, 18], [1, 0, 17], [2, 1, 0]])  # HF's defaults: 32 buckets, 128
