@@ -22,7 +22,6 @@
 #include "encode.h"
 #include "output_dir.h"
 #include "embedpe/error.h"
-#include "embedpe/half.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/json_writer.h"
 #include "embedpe/memory.h"
@@ -127,40 +126,6 @@ void check_lengths(const Batch& batch, const std::vector<std::string>& origins, 
                    " positions; raise --max-len, or truncate with --seq-len");
 }
 
-
-template <std::size_t N>
-TensorRef convert(TensorRef ref, const xt::xtensor<float, N>& src, OutDType dtype, Converted& keep) {
-  if (dtype == OutDType::f32) return ref;
-  if (dtype == OutDType::f16) {
-    keep.half.resize(src.size());
-    for (std::size_t i = 0; i < src.size(); ++i) {
-      const float v = src.data()[i];
-      keep.half[i] = float_to_half(v);
-      if (std::isfinite(v) && !std::isfinite(half_to_float(keep.half[i]))) {
-        throw UsageError("tensor " + ref.name + " holds " + std::to_string(v) +
-                         ", beyond float16's range (65504); use --dtype f32 or bf16");
-      }
-    }
-    ref.dtype = DType::float16;
-    ref.data = keep.half.data();
-    return ref;
-  }
-  xt::xtensor<float, N> rounded = src;
-  for (std::size_t i = 0; i < rounded.size(); ++i) {
-    rounded.data()[i] = bfloat16_to_float(float_to_bfloat16(rounded.data()[i]));
-  }
-  if constexpr (N == 3) {
-    keep.rounded3 = std::move(rounded);
-    ref.data = keep.rounded3.data();
-  } else {
-    keep.rounded2 = std::move(rounded);
-    ref.data = keep.rounded2.data();
-  }
-  return ref;
-}
-
-
-
 }  // namespace
 
 void compute(const Context& ctx, const std::vector<std::string>& texts, const std::vector<std::string>& origins,
@@ -186,33 +151,24 @@ void compute(const Context& ctx, const std::vector<std::string>& texts, const st
   }
 }
 
-std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<Converted>& keep) {
+std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<TensorBuffer>& keep) {
   std::vector<TensorRef> tensors;
   keep.assign(ctx.emit.size(), {});
-  const OutDType dtype = ctx.cmd.dtype;
   for (std::size_t k = 0; k < ctx.emit.size(); ++k) {
     const TensorName t = ctx.emit[k];
     switch (t) {
       case TensorName::input_ids: tensors.push_back(tensor_ref(name_of(t), c.batch.input_ids)); break;
       case TensorName::attention_mask: tensors.push_back(tensor_ref(name_of(t), c.batch.attention_mask)); break;
-      case TensorName::token_embeddings:
-        tensors.push_back(convert(tensor_ref(name_of(t), c.result.token_embeddings), c.result.token_embeddings, dtype,
-                                  keep[k]));
-        break;
+      case TensorName::token_embeddings: tensors.push_back(tensor_ref(name_of(t), c.result.token_embeddings)); break;
       case TensorName::positional_encoding:
-        tensors.push_back(convert(tensor_ref(name_of(t), c.result.positional_encoding), c.result.positional_encoding,
-                                  dtype, keep[k]));
+        tensors.push_back(tensor_ref(name_of(t), c.result.positional_encoding));
         break;
-      case TensorName::output:
-        tensors.push_back(convert(tensor_ref(name_of(t), c.result.output), c.result.output, dtype, keep[k]));
-        break;
-      case TensorName::rope_cos:
-        tensors.push_back(convert(tensor_ref(name_of(t), c.rope_cos), c.rope_cos, dtype, keep[k]));
-        break;
-      case TensorName::rope_sin:
-        tensors.push_back(convert(tensor_ref(name_of(t), c.rope_sin), c.rope_sin, dtype, keep[k]));
-        break;
+      case TensorName::output: tensors.push_back(tensor_ref(name_of(t), c.result.output)); break;
+      case TensorName::rope_cos: tensors.push_back(tensor_ref(name_of(t), c.rope_cos)); break;
+      case TensorName::rope_sin: tensors.push_back(tensor_ref(name_of(t), c.rope_sin)); break;
     }
+    // Float tensors in the output dtype; ids and mask stay int64.
+    if (tensors.back().dtype == DType::float32) tensors.back() = convert(tensors.back(), ctx.cmd.dtype, keep[k]);
   }
   return tensors;
 }
@@ -232,7 +188,7 @@ nlohmann::ordered_json run_config(const Context& ctx) {
   config["training"] = cmd.train;
   config["dropout"] = ctx.parts.options.dropout ? nlohmann::ordered_json(ctx.parts.options.dropout->p)
                                                 : nlohmann::ordered_json();
-  config["dtype"] = cmd.dtype == OutDType::f32 ? "float32" : cmd.dtype == OutDType::f16 ? "float16" : "bfloat16";
+  config["dtype"] = dtype_name(cmd.dtype);
   nlohmann::ordered_json emit = nlohmann::ordered_json::array();
   for (TensorName t : ctx.emit) emit.push_back(name_of(t));
   config["emit"] = emit;
@@ -240,10 +196,6 @@ nlohmann::ordered_json run_config(const Context& ctx) {
 }
 
 namespace {
-
-std::string dtype_label(const Context& ctx, const TensorRef& t) {
-  return (ctx.cmd.dtype == OutDType::bf16 && t.dtype == DType::float32) ? "bfloat16" : dtype_name(t.dtype);
-}
 
 // ---------------------------------------------------------------- progress
 
@@ -299,7 +251,7 @@ class Progress {
 
 // The whole input as one batch: json, npz, or an npy that fits one batch.
 void write_whole(const Context& ctx, const Computed& c, OutputFile& out) {
-  std::vector<Converted> keep;
+  std::vector<TensorBuffer> keep;
   const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
   switch (ctx.format) {
     case Format::npy: write_npy(out, tensors.front()); break;
@@ -312,7 +264,7 @@ void write_whole(const Context& ctx, const Computed& c, OutputFile& out) {
       nlohmann::ordered_json shapes = nlohmann::ordered_json::object(), dtypes = nlohmann::ordered_json::object();
       for (const auto& t : tensors) {
         shapes[t.name] = t.shape;
-        dtypes[t.name] = dtype_label(ctx, t);
+        dtypes[t.name] = dtype_name(t.dtype);
       }
       write_json(out, {{"config", config}, {"shapes", shapes}, {"dtypes", dtypes}, {"tokens", c.batch.pieces}},
                  tensors, ctx.threads);
@@ -328,7 +280,7 @@ void write_whole(const Context& ctx, const Computed& c, OutputFile& out) {
 // and written in order.
 void write_jsonl_records(const Context& ctx, const Computed& c, const std::vector<TextLine>& lines,
                          const LineReader* reader, OutputFile& out) {
-  std::vector<Converted> keep;
+  std::vector<TensorBuffer> keep;
   const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
   const bool several = reader && reader->paths().size() > 1;
   auto per_position = [](const TensorRef& t) {  // (seq_len, d): the same rows for every sequence
@@ -431,7 +383,7 @@ void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first,
   // Pieces are kept for real tokens only: at most a byte each, plus BOS/EOS.
   const std::size_t pieces = std::min(tokens, checked_sum({text_bytes, checked_product({rows, specials}, what)}, what));
   std::size_t floats_per_token = ctx.want_layer ? (ctx.want_tok ? 2 : 1) : 0;
-  if (ctx.want_layer && cmd.dtype != OutDType::f32) floats_per_token *= 2;  // the converted copy
+  if (ctx.want_layer && cmd.dtype != DType::float32) floats_per_token *= 2;  // the converted copy
   const std::size_t per_slot = checked_sum(
       {checked_product({tokens, 2 * sizeof(std::int64_t)}, what),  // ids, mask
        checked_product({pieces, 40}, what),                         // piece strings
@@ -447,7 +399,7 @@ void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first,
 void run_encode(const EncodeCommand& cmd) {
   const Format format = infer_format(cmd);
   const std::vector<TensorName> emit = emitted(cmd, format);
-  if (cmd.dtype == OutDType::bf16 && format != Format::json && format != Format::jsonl) {
+  if (cmd.dtype == DType::bfloat16 && format != Format::json && format != Format::jsonl) {
     throw UsageError("--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json or "
                      "jsonl, or --dtype f32 and convert (e.g. torch.from_numpy(a).bfloat16())");
   }
@@ -591,7 +543,7 @@ void run_encode(const EncodeCommand& cmd) {
         write_jsonl_records(ctx, s.computed, s.lines, reader.get(), out);
         return;
       }
-      std::vector<Converted> keep;
+      std::vector<TensorBuffer> keep;
       const std::vector<TensorRef> tensors = tensors_of(ctx, s.computed, keep);
       if (!stream) stream.emplace(out, tensors.front());
       stream->add(tensors.front());
@@ -633,8 +585,8 @@ void setup_encode(CLI::App& app) {
   add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
                      {{"json", Format::json}, {"jsonl", Format::jsonl}, {"npy", Format::npy}, {"npz", Format::npz}},
                      "Output format (default: from --output's extension, else json)");
-  add_choice<OutDType>(*sub, "--dtype", [cmd](OutDType d) { cmd->dtype = d; },
-                       {{"f32", OutDType::f32}, {"f16", OutDType::f16}, {"bf16", OutDType::bf16}},
+  add_choice<DType>(*sub, "--dtype", [cmd](DType d) { cmd->dtype = d; },
+                       {{"f32", DType::float32}, {"f16", DType::float16}, {"bf16", DType::bfloat16}},
                        "Float tensors as float32 (default), float16, or bfloat16 (JSON only)");
   add_output_option(*sub, cmd->output);
   sub->add_option("--emit", cmd->emit,

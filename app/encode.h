@@ -14,6 +14,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "common.h"
+#include "embedpe/dtype.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/rope.h"
 #include "embedpe/tensor_io.h"
@@ -23,7 +24,6 @@
 namespace embedpe::cli {
 
 enum class Format { json, jsonl, npy, npz };
-enum class OutDType { f32, f16, bf16 };
 enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
 
 struct EncodeCommand {
@@ -35,7 +35,7 @@ struct EncodeCommand {
   bool train = false;
   std::optional<double> dropout;
   std::optional<Format> format;
-  OutDType dtype = OutDType::f32;
+  DType dtype = DType::float32;  // of the float tensors: float32, float16 or bfloat16
   std::string output = "-";
   std::vector<std::string> emit;
   std::size_t batch_size = 128;
@@ -45,14 +45,6 @@ struct EncodeCommand {
   bool resume = false;
   bool quiet = false;
   bool summary = false;
-};
-
-// A float tensor in the requested output dtype: float16 storage, or float32
-// values rounded to bfloat16. Values that do not fit float16 are an error.
-struct Converted {
-  std::vector<std::uint16_t> half;  // for f16
-  xt::xtensor<float, 3> rounded3;   // for bf16
-  xt::xtensor<float, 2> rounded2;
 };
 
 // What stays the same for every batch of a run.
@@ -86,7 +78,7 @@ void compute(const Context& ctx, const std::vector<std::string>& texts, const st
              std::size_t first_row, Computed& c);
 // The emitted tensors of a computed batch, in the output dtype; `keep` holds
 // converted copies the refs point into.
-std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<Converted>& keep);
+std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<TensorBuffer>& keep);
 // Everything needed to reproduce the run's rows (model, layer, dtype, emit).
 nlohmann::ordered_json run_config(const Context& ctx);
 

@@ -790,7 +790,7 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
     on_batch(c.batch);
     {
       OutputFile out(path);
-      std::vector<Converted> keep;
+      std::vector<TensorBuffer> keep;
       write_npz(out, tensors_of(ctx, c, keep));
       out.commit();
     }

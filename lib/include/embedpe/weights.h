@@ -23,12 +23,9 @@
 #include <string_view>
 #include <vector>
 
+#include "embedpe/dtype.h"
+
 namespace embedpe {
-
-enum class WeightDType { f32, f16, bf16, f64, i8 };
-
-const char* weight_dtype_name(WeightDType dtype);  // safetensors spelling: "F32", "BF16", ...
-std::size_t weight_dtype_size(WeightDType dtype);
 
 // A read-only memory map of a whole file.
 class MappedFile {
@@ -54,7 +51,7 @@ enum class WeightFormat { npy, safetensors };
 
 struct WeightTensor {
   std::string name;
-  WeightDType dtype = WeightDType::f32;
+  DType dtype = DType::float32;  // float32, float16, bfloat16, float64 or int8
   std::vector<std::size_t> shape;
   std::size_t offset = 0;  // from the start of the file
   std::size_t size_bytes = 0;
