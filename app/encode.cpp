@@ -23,14 +23,11 @@
 #include "output_dir.h"
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
-#include "embedpe/json_writer.h"
 #include "embedpe/memory.h"
-#include "embedpe/output_file.h"
 #include "embedpe/parallel.h"
 #include "embedpe/rope.h"
 #include "embedpe/sha256.h"
 #include "embedpe/text_input.h"
-#include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
 #include "layer_setup.h"
 
@@ -54,17 +51,19 @@ const char* name_of(TensorName t) {
   return "?";
 }
 
-Format infer_format(const EncodeCommand& cmd) {
+const SinkFormat& infer_format(const EncodeCommand& cmd) {
   if (cmd.format) return *cmd.format;
-  return format_from_extension<Format>(
-             cmd.output, {{".json", Format::json}, {".jsonl", Format::jsonl}, {".npy", Format::npy}, {".npz", Format::npz}})
-      .value_or(Format::json);
+  std::vector<std::pair<std::string, const SinkFormat*>> extensions;
+  for (const SinkFormat* f : sink_formats()) {
+    for (const std::string& e : f->extensions) extensions.emplace_back(e, f);
+  }
+  return *format_from_extension(cmd.output, extensions).value_or(find_sink_format("json"));
 }
 
-std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
+std::vector<TensorName> emitted(const EncodeCommand& cmd, const SinkFormat& format) {
   std::vector<TensorName> out;
   if (cmd.emit.empty()) {
-    if (format == Format::npy && cmd.output_dir.empty()) return {TensorName::output};
+    if (format.traits.one_tensor && cmd.output_dir.empty()) return {TensorName::output};
     return {TensorName::input_ids, TensorName::attention_mask, TensorName::output};
   }
   for (const auto& name : cmd.emit) {
@@ -87,8 +86,8 @@ std::vector<TensorName> emitted(const EncodeCommand& cmd, Format format) {
   // how the list was spelled.
   std::set<TensorName> unique(out.begin(), out.end());
   out.assign(unique.begin(), unique.end());
-  if (format == Format::npy && cmd.output_dir.empty() && out.size() != 1) {
-    throw UsageError(".npy holds one tensor but --emit names " + std::to_string(out.size()) +
+  if (format.traits.one_tensor && cmd.output_dir.empty() && out.size() != 1) {
+    throw UsageError("." + std::string(format.name) + " holds one tensor but --emit names " + std::to_string(out.size()) +
                      "; use --format npz for several");
   }
   return out;
@@ -247,116 +246,6 @@ class Progress {
   std::size_t lines_ = 0, tokens_ = 0, truncated_ = 0;
 };
 
-// ---------------------------------------------------------------- outputs
-
-// The whole input as one batch: json, npz, or an npy that fits one batch.
-void write_whole(const Context& ctx, const Computed& c, OutputFile& out) {
-  std::vector<TensorBuffer> keep;
-  const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
-  switch (ctx.format) {
-    case Format::npy: write_npy(out, tensors.front()); break;
-    case Format::npz: write_npz(out, tensors); break;
-    case Format::jsonl: break;  // streamed elsewhere
-    case Format::json: {
-      nlohmann::ordered_json config = run_config(ctx);
-      config["sequences"] = c.batch.size();
-      config["truncated"] = c.batch.truncated_count();
-      nlohmann::ordered_json shapes = nlohmann::ordered_json::object(), dtypes = nlohmann::ordered_json::object();
-      for (const auto& t : tensors) {
-        shapes[t.name] = t.shape;
-        dtypes[t.name] = dtype_name(t.dtype);
-      }
-      write_json(out, {{"config", config}, {"shapes", shapes}, {"dtypes", dtypes}, {"tokens", c.batch.pieces}},
-                 tensors, ctx.threads);
-      break;
-    }
-  }
-}
-
-// One JSON object per input line. Without --seq-len each record has the
-// sequence's own length (no padding), so records do not depend on batching.
-// `reader` is null for --text (records then carry the text's number as "line").
-// Records are rendered on ctx.threads threads, a few megabytes at a time,
-// and written in order.
-void write_jsonl_records(const Context& ctx, const Computed& c, const std::vector<TextLine>& lines,
-                         const LineReader* reader, OutputFile& out) {
-  std::vector<TensorBuffer> keep;
-  const std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
-  const bool several = reader && reader->paths().size() > 1;
-  auto per_position = [](const TensorRef& t) {  // (seq_len, d): the same rows for every sequence
-    return t.name == "positional_encoding" || t.name == "rope_cos" || t.name == "rope_sin";
-  };
-  auto render = [&](std::size_t b, std::string& text) {
-    const std::size_t len = ctx.cmd.tokenize.seq_len ? c.batch.seq_len() : c.batch.pieces[b].size();
-    nlohmann::ordered_json head;
-    if (several) head["source"] = reader->display_name(lines[b].source);
-    head["line"] = lines[b].line;
-    head["tokens"] = c.batch.pieces[b];
-    text = head.dump();
-    text.pop_back();  // reopen the object for the tensors
-    for (const TensorRef& t : tensors) {
-      TensorRef row = t;
-      if (per_position(t)) {
-        row.shape = {len, t.shape[1]};
-      } else {
-        std::size_t stride = dtype_size(t.dtype);
-        for (std::size_t k = 1; k < t.shape.size(); ++k) stride *= t.shape[k];
-        row.data = static_cast<const char*>(t.data) + b * stride;
-        row.shape.erase(row.shape.begin());
-        row.shape[0] = len;
-      }
-      text += ",\"" + t.name + "\":";
-      append_tensor_json_line(text, row);
-    }
-    text += "}\n";
-  };
-  std::size_t values = 1;  // per record, at most
-  for (const TensorRef& t : tensors) {
-    values += per_position(t) ? t.elements() : t.elements() / std::max<std::size_t>(1, t.shape[0]);
-  }
-  constexpr std::size_t kValuesPerThread = std::size_t(1) << 17;  // ~1.5 MB of text
-  const std::size_t round = std::max<std::size_t>(1, ctx.threads * kValuesPerThread / values);
-  std::vector<std::string> texts(std::min(round, c.batch.size()));
-  for (std::size_t first = 0; first < c.batch.size(); first += round) {
-    const std::size_t n = std::min(round, c.batch.size() - first);
-    parallel_for(n, ctx.threads, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t k = begin; k < end; ++k) render(first + k, texts[k]);
-    });
-    for (std::size_t k = 0; k < n; ++k) out.write(texts[k]);
-  }
-}
-
-// A single .npy streamed batch by batch, its length completed at the end.
-class NpyStream {
- public:
-  NpyStream(OutputFile& out, const TensorRef& first) : out_(out), proto_(first) {
-    TensorRef widest = proto_;
-    widest.shape[0] = static_cast<std::size_t>(-1);  // as many digits as any count can take
-    header_size_ = npy_header(widest).size();
-    TensorRef empty = proto_;
-    empty.shape[0] = 0;
-    out_.write(npy_header(empty, header_size_));
-  }
-  void add(const TensorRef& t) {
-    if (!std::equal(t.shape.begin() + 1, t.shape.end(), proto_.shape.begin() + 1, proto_.shape.end())) {
-      throw Error("internal error: streamed batches differ in shape");
-    }
-    out_.write(t.data, t.bytes());
-    rows_ += t.shape[0];
-  }
-  void finish() {
-    TensorRef done = proto_;
-    done.shape[0] = rows_;
-    out_.rewrite(0, npy_header(done, header_size_));
-  }
-
- private:
-  OutputFile& out_;
-  TensorRef proto_;
-  std::size_t header_size_ = 0;
-  std::size_t rows_ = 0;
-};
-
 // ---------------------------------------------------------------- run
 
 // Refuses, before any work, a run whose batches cannot fit in memory (or
@@ -397,9 +286,9 @@ void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first,
 }
 
 void run_encode(const EncodeCommand& cmd) {
-  const Format format = infer_format(cmd);
+  const SinkFormat& format = infer_format(cmd);
   const std::vector<TensorName> emit = emitted(cmd, format);
-  if (cmd.dtype == DType::bfloat16 && format != Format::json && format != Format::jsonl) {
+  if (cmd.dtype == DType::bfloat16 && !format.traits.bfloat16) {
     throw UsageError("--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json or "
                      "jsonl, or --dtype f32 and convert (e.g. torch.from_numpy(a).bfloat16())");
   }
@@ -413,15 +302,13 @@ void run_encode(const EncodeCommand& cmd) {
   }
   if (!cmd.output_dir.empty()) {
     if (cmd.output != "-") throw UsageError("give --output or --output-dir, not both");
-    if (cmd.format && *cmd.format != Format::npz) throw UsageError("--output-dir writes .npz parts; drop --format");
+    if (cmd.format && std::string_view(cmd.format->name) != "npz") throw UsageError("--output-dir writes .npz parts; drop --format");
     if (cmd.shard_rows == 0) throw UsageError("--shard-rows must be at least 1");
     if (!cmd.text.texts.empty()) throw UsageError("--output-dir is for --input corpora");
   } else if (cmd.resume) {
     throw UsageError("--resume continues an --output-dir run");
   }
-  if ((format == Format::npy || format == Format::npz) && cmd.output_dir.empty()) {
-    refuse_binary_to_terminal(cmd.output, format == Format::npy ? ".npy" : ".npz");
-  }
+  if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
   for (auto& input : layer_inputs(cmd.layer)) inputs.push_back(std::move(input));
   if (cmd.output_dir.empty()) {
@@ -453,9 +340,9 @@ void run_encode(const EncodeCommand& cmd) {
   } else {
     reader = open_reader(cmd.text);
   }
-  // json and npz hold the whole input in one document; so does npy when it
-  // all fits one batch. Otherwise: stream.
-  const bool whole = cmd.output_dir.empty() && (format == Format::json || format == Format::npz);
+  // Some formats hold the whole input in one document; the others stream,
+  // a single batch when it all fits one.
+  const bool whole = cmd.output_dir.empty() && format.traits.whole_input;
   if (reader && cmd.output_dir.empty()) {
     first = reader->next(whole ? static_cast<std::size_t>(-1) : cmd.batch_size);
     // One shard of many may hold no line (a short file split N ways): its
@@ -505,49 +392,35 @@ void run_encode(const EncodeCommand& cmd) {
   };
 
   std::vector<TextLine> second = (reader && !whole) ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
-  // A .npy over several batches is completed at the end: refuse a target
-  // that cannot be gone back to before opening it (a FIFO would block).
-  const bool streamed_npy = format != Format::jsonl && !second.empty();
-  if (streamed_npy && !cmd.tokenize.seq_len) {
-    throw UsageError("the input has more than --batch-size " + std::to_string(cmd.batch_size) +
-                     " lines: streaming them into one .npy needs a fixed --seq-len (or use --format jsonl, "
-                     "--output-dir, or a larger --batch-size)");
+  std::unique_ptr<TensorSink> sink = format.make(cmd.output);
+  SinkRun run{run_config(ctx), {}, {}, cmd.tokenize.seq_len, ctx.threads, !second.empty(), cmd.batch_size};
+  if (reader && reader->paths().size() > 1) {
+    for (std::size_t i = 0; i < reader->paths().size(); ++i) run.sources.push_back(reader->display_name(i));
   }
-  if (streamed_npy && !output_is_replaced_file(cmd.output)) {
-    throw UsageError("a .npy of more than --batch-size " + std::to_string(cmd.batch_size) +
-                     " lines is completed at the end, which " +
-                     (cmd.output == "-" ? std::string("standard output") : cmd.output) +
-                     " cannot do: give --output FILE (or use --format jsonl, or a larger --batch-size)");
+  for (TensorName t : {TensorName::positional_encoding, TensorName::rope_cos, TensorName::rope_sin}) {
+    run.per_position.push_back(name_of(t));
   }
-  OutputFile out(cmd.output);
-  if (format != Format::jsonl && second.empty()) {
+  sink->begin(run);
+  auto write = [&](const Computed& c, const std::vector<TextLine>& lines) {
+    std::vector<TensorBuffer> keep;
+    sink->add({c.batch, lines, tensors_of(ctx, c, keep)});
+  };
+  if (second.empty() && !format.traits.streams) {
     auto [texts, origins] = take_texts(first);
     Computed c;
     compute(ctx, texts, origins, 0, c);
     progress.add(c.batch);
-    write_whole(ctx, c, out);
+    write(c, first);
   } else {
-    // Streaming: JSON Lines, or one .npy over several batches. Batch n is
-    // written by the pipeline's thread while batch n+1 is computed.
-    const bool npy = streamed_npy;
-    // The writer thread takes a core of its own: by default the batches are
-    // computed on the others (on two cores: one computes, one writes).
+    // Streaming: batch n is written by the pipeline's thread while batch n+1
+    // is computed. The writer thread takes a core of its own: by default the
+    // batches are computed on the others (on two cores: one computes, one writes).
     if (!cmd.threads) ctx.compute_threads = std::max<std::size_t>(1, ctx.threads - 1);
     struct Slot {
       std::vector<TextLine> lines;
       Computed computed;
     };
-    std::optional<NpyStream> stream;
-    BatchPipeline<Slot> pipe([&](Slot& s) {
-      if (!npy) {
-        write_jsonl_records(ctx, s.computed, s.lines, reader.get(), out);
-        return;
-      }
-      std::vector<TensorBuffer> keep;
-      const std::vector<TensorRef> tensors = tensors_of(ctx, s.computed, keep);
-      if (!stream) stream.emplace(out, tensors.front());
-      stream->add(tensors.front());
-    });
+    BatchPipeline<Slot> pipe([&](Slot& s) { write(s.computed, s.lines); });
     std::size_t row = 0;
     for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
       Slot& s = pipe.next();
@@ -561,9 +434,8 @@ void run_encode(const EncodeCommand& cmd) {
       second = reader ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
     }
     pipe.finish();
-    if (stream) stream->finish();
   }
-  out.commit();
+  sink->finish();
   progress.finish();
 }
 
@@ -582,9 +454,10 @@ void setup_encode(CLI::App& app) {
   add_number(*sub, "--dropout", cmd->dropout, 0.0, 1.0, "Dropout probability with --train (default 0.1)",
              /*hi_open=*/true)
       ->type_name("P");
-  add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
-                     {{"json", Format::json}, {"jsonl", Format::jsonl}, {"npy", Format::npy}, {"npz", Format::npz}},
-                     "Output format (default: from --output's extension, else json)");
+  std::vector<std::pair<std::string, const SinkFormat*>> formats;
+  for (const SinkFormat* f : sink_formats()) formats.emplace_back(f->name, f);
+  add_choice<const SinkFormat*>(*sub, "--format", [cmd](const SinkFormat* f) { cmd->format = f; }, formats,
+                                "Output format (default: from --output's extension, else json)");
   add_choice<DType>(*sub, "--dtype", [cmd](DType d) { cmd->dtype = d; },
                        {{"f32", DType::float32}, {"f16", DType::float16}, {"bf16", DType::bfloat16}},
                        "Float tensors as float32 (default), float16, or bfloat16 (JSON only)");

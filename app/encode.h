@@ -17,13 +17,13 @@
 #include "embedpe/dtype.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/rope.h"
-#include "embedpe/tensor_io.h"
+#include "embedpe/sink.h"
+#include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
 #include "layer_setup.h"
 
 namespace embedpe::cli {
 
-enum class Format { json, jsonl, npy, npz };
 enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
 
 struct EncodeCommand {
@@ -34,7 +34,7 @@ struct EncodeCommand {
   std::optional<std::size_t> rope_dim;
   bool train = false;
   std::optional<double> dropout;
-  std::optional<Format> format;
+  const SinkFormat* format = nullptr;  // --format; null: from --output's extension
   DType dtype = DType::float32;  // of the float tensors: float32, float16 or bfloat16
   std::string output = "-";
   std::vector<std::string> emit;
@@ -50,7 +50,7 @@ struct EncodeCommand {
 // What stays the same for every batch of a run.
 struct Context {
   const EncodeCommand& cmd;
-  Format format;
+  const SinkFormat& format;
   std::vector<TensorName> emit;
   bool want_tok = false;
   bool want_rope = false;

@@ -791,7 +791,13 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
     {
       OutputFile out(path);
       std::vector<TensorBuffer> keep;
-      write_npz(out, tensors_of(ctx, c, keep));
+      std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
+      // NumPy has no bfloat16: --dtype bf16 parts hold the rounded values as float32.
+      std::vector<TensorBuffer> wide(tensors.size());
+      for (std::size_t k = 0; k < tensors.size(); ++k) {
+        if (tensors[k].dtype == DType::bfloat16) tensors[k] = convert(tensors[k], DType::float32, wide[k]);
+      }
+      write_npz(out, tensors);
       out.commit();
     }
     {

@@ -30,11 +30,21 @@ std::size_t TensorRef::elements() const {
 
 TensorRef convert(const TensorRef& tensor, DType to, TensorBuffer& keep) {
   if (tensor.dtype == to) return tensor;
+  const std::size_t n = tensor.elements();
+  if (to == DType::float32 && (tensor.dtype == DType::float16 || tensor.dtype == DType::bfloat16)) {
+    keep = {tensor.name, to, tensor.shape, std::vector<unsigned char>(4 * n)};
+    for (std::size_t i = 0; i < n; ++i) {  // exact
+      std::uint16_t h;
+      std::memcpy(&h, static_cast<const unsigned char*>(tensor.data) + 2 * i, 2);
+      const float v = tensor.dtype == DType::float16 ? half_to_float(h) : bfloat16_to_float(h);
+      std::memcpy(keep.bytes.data() + 4 * i, &v, 4);
+    }
+    return keep.ref();
+  }
   if (tensor.dtype != DType::float32 || !dtype_info(to).is_float) {
     throw Error(std::string("internal error: no conversion from ") + dtype_name(tensor.dtype) + " to " +
                 dtype_name(to));
   }
-  const std::size_t n = tensor.elements();
   keep.name = tensor.name;
   keep.dtype = to;
   keep.shape = tensor.shape;

@@ -85,8 +85,9 @@ struct TensorBuffer {
 // `tensor` (float32) in dtype `to`: itself for float32, else a converted copy
 // held in `keep`. float16 rounds to nearest even and refuses (UsageError
 // naming parameter "dtype") a finite value beyond its range; bfloat16 rounds
-// to nearest even; float64 is exact. Other tensors, or other targets, are
-// returned unchanged when `to` is their dtype and refused otherwise.
+// to nearest even; float64 is exact. float16 and bfloat16 widen exactly to
+// float32. Other tensors, or other targets, are returned unchanged when `to`
+// is their dtype and refused otherwise.
 TensorRef convert(const TensorRef& tensor, DType to, TensorBuffer& keep);
 
 }  // namespace embedpe
