@@ -458,9 +458,13 @@ void setup_encode(CLI::App& app) {
   for (const SinkFormat* f : sink_formats()) formats.emplace_back(f->name, f);
   add_choice<const SinkFormat*>(*sub, "--format", [cmd](const SinkFormat* f) { cmd->format = f; }, formats,
                                 "Output format (default: from --output's extension, else json)");
+  std::string bf16_formats;  // the formats that can hold it
+  for (const SinkFormat* f : sink_formats()) {
+    if (f->traits.bfloat16) bf16_formats += (bf16_formats.empty() ? "" : ", ") + std::string(f->name);
+  }
   add_choice<DType>(*sub, "--dtype", [cmd](DType d) { cmd->dtype = d; },
-                       {{"f32", DType::float32}, {"f16", DType::float16}, {"bf16", DType::bfloat16}},
-                       "Float tensors as float32 (default), float16, or bfloat16 (JSON only)");
+                    {{"f32", DType::float32}, {"f16", DType::float16}, {"bf16", DType::bfloat16}},
+                    "Float tensors as float32 (default), float16, or bfloat16 (" + bf16_formats + ")");
   add_output_option(*sub, cmd->output);
   sub->add_option("--emit", cmd->emit,
                   "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all "

@@ -189,7 +189,8 @@ void parse_npy(const std::string& path, std::string_view bytes, std::vector<Weig
 
 DType safetensors_dtype(const std::string& path, const std::string& name, const std::string& s) {
   const std::optional<DType> dtype = dtype_from_safetensors(s);
-  if (dtype && *dtype != DType::int64) return *dtype;
+  // I64 is listed (embedpe encode's ids and mask), never read as a table.
+  if (dtype) return *dtype;
   throw Error(path + ": tensor " + name + " has dtype " + s +
               ", which embedpe does not read (F32, F16, BF16, F64, or I8 from embedpe quantize)");
 }

@@ -12,7 +12,8 @@
 //
 // Formats: .npy versions 1–3, C order, little-endian <f4, <f2, <f8;
 // .safetensors (8-byte little-endian header length, JSON header, raw data)
-// with F32, F16, BF16, F64, and I8 (as written by `embedpe quantize`).
+// with F32, F16, BF16, F64, and I8 (as written by `embedpe quantize`); I64
+// tensors (ids and masks that `embedpe encode` writes) are listed, not read.
 #pragma once
 
 #include <cstddef>
