@@ -9,8 +9,8 @@
 //
 // A format is one file, src/sinks/NAME_sink.cpp, defining
 // `const SinkFormat& NAME_sink_format()`, plus its NAME in EMBEDPE_SINKS in
-// lib/CMakeLists.txt (docs/ARCHITECTURE.md has the recipe). Callers never
-// switch on a format: they read its traits.
+// lib/CMakeLists.txt (src/sinks/safetensors_sink.cpp is an example). Callers
+// never switch on a format: they read its traits.
 #pragma once
 
 #include <cstddef>
