@@ -320,31 +320,30 @@ void run_encode(const EncodeCommand& cmd) {
   check_seq_len(cmd);
   const std::size_t threads = cmd.threads.value_or(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
-  Context ctx{cmd, format, emit, false, false, false, threads, threads, load_tokenizer(cmd.tokenize.model),
-              {}, {}, {}, {}};
-  ctx.want_tok = std::find(emit.begin(), emit.end(), TensorName::token_embeddings) != emit.end();
-  ctx.want_layer = std::find_if(emit.begin(), emit.end(), [](TensorName t) {
-                     return t == TensorName::token_embeddings || t == TensorName::positional_encoding ||
-                            t == TensorName::output;
-                   }) != emit.end();
-  ctx.want_rope = std::find_if(emit.begin(), emit.end(), [](TensorName t) {
-                    return t == TensorName::rope_cos || t == TensorName::rope_sin;
-                  }) != emit.end();
+  auto emits = [&](std::initializer_list<TensorName> names) {
+    return std::find_first_of(emit.begin(), emit.end(), names.begin(), names.end()) != emit.end();
+  };
+  Context ctx{.cmd = cmd,
+              .format = format,
+              .emit = emit,
+              .want_tok = emits({TensorName::token_embeddings}),
+              .want_rope = emits({TensorName::rope_cos, TensorName::rope_sin}),
+              .want_layer = emits({TensorName::token_embeddings, TensorName::positional_encoding, TensorName::output}),
+              .threads = threads,
+              .compute_threads = threads,
+              .tokenizer = load_tokenizer(cmd.tokenize.model)};
 
   // Where the texts come from: --text, or a streaming reader over --input.
-  std::unique_ptr<LineReader> reader;
-  std::vector<TextLine> first;
-  if (!cmd.text.texts.empty()) {
-    const Texts t = load_texts(cmd.text);
-    for (std::size_t i = 0; i < t.lines.size(); ++i) first.push_back({t.lines[i], 0, i + 1});
-  } else {
-    reader = open_reader(cmd.text);
-  }
+  TextSource source = open_texts(cmd.text);
+  LineReader* reader = source.reader();
   // Some formats hold the whole input in one document; the others stream,
-  // a single batch when it all fits one.
+  // a single batch when it all fits one. --text is always one batch.
   const bool whole = cmd.output_dir.empty() && format.traits.whole_input;
-  if (reader && cmd.output_dir.empty()) {
-    first = reader->next(whole ? static_cast<std::size_t>(-1) : cmd.batch_size);
+  std::vector<TextLine> first;
+  if (!reader) {
+    first = source.next(static_cast<std::size_t>(-1));
+  } else if (cmd.output_dir.empty()) {
+    first = source.next(whole ? static_cast<std::size_t>(-1) : cmd.batch_size);
     // One shard of many may hold no line (a short file split N ways): its
     // output is a valid one with zero rows, so that parallel recipes work.
     if (first.empty() && !cmd.text.shard_given) {
@@ -367,9 +366,9 @@ void run_encode(const EncodeCommand& cmd) {
     ctx.rope_config = rope_json(o, ctx.rope);
   }
 
-  Progress progress(cmd, reader.get());
+  Progress progress(cmd, reader);
   if (!cmd.output_dir.empty()) {
-    const OutputDirStats stats = run_output_dir(ctx, *reader, [&](const Batch& b) { progress.add(b); });
+    const OutputDirStats stats = run_output_dir(ctx, source, [&](const Batch& b) { progress.add(b); });
     progress.finish();
     if (cmd.summary) {
       std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
@@ -384,19 +383,16 @@ void run_encode(const EncodeCommand& cmd) {
     texts.reserve(lines.size());
     origins.reserve(lines.size());
     for (auto& l : lines) {
-      origins.push_back(reader ? reader->display_name(l.source) + ":" + std::to_string(l.line)
-                               : "--text " + std::to_string(l.line));
+      origins.push_back(source.origin(l));
       texts.push_back(std::move(l.text));
     }
     return std::pair{std::move(texts), std::move(origins)};
   };
 
-  std::vector<TextLine> second = (reader && !whole) ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
+  std::vector<TextLine> second = whole ? std::vector<TextLine>{} : source.next(cmd.batch_size);
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
-  SinkRun run{run_config(ctx), {}, {}, cmd.tokenize.seq_len, ctx.threads, !second.empty(), cmd.batch_size};
-  if (reader && reader->paths().size() > 1) {
-    for (std::size_t i = 0; i < reader->paths().size(); ++i) run.sources.push_back(reader->display_name(i));
-  }
+  SinkRun run{run_config(ctx), source.source_names(), {}, cmd.tokenize.seq_len, ctx.threads, !second.empty(),
+              cmd.batch_size};
   for (TensorName t : {TensorName::positional_encoding, TensorName::rope_cos, TensorName::rope_sin}) {
     run.per_position.push_back(name_of(t));
   }
@@ -431,7 +427,7 @@ void run_encode(const EncodeCommand& cmd) {
       row += s.lines.size();
       pipe.submit();
       lines = std::move(second);
-      second = reader ? reader->next(cmd.batch_size) : std::vector<TextLine>{};
+      second = source.next(cmd.batch_size);
     }
     pipe.finish();
   }

@@ -636,8 +636,9 @@ void refuse_inputs_in_output_dir(const std::string& dir,
   }
 }
 
-OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
+OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
                               const std::function<void(const Batch&)>& on_batch) {
+  LineReader& reader = *input.reader();
   const EncodeCommand& cmd = ctx.cmd;
   const std::string dir = cmd.output_dir;
   OutputDirStats stats;
@@ -782,7 +783,7 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
     resuming = false;
     std::vector<std::string> texts, origins;
     for (auto& l : lines) {
-      origins.push_back(reader.display_name(l.source) + ":" + std::to_string(l.line));
+      origins.push_back(input.origin(l));
       texts.push_back(std::move(l.text));
     }
     Computed c;

@@ -309,4 +309,34 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
+TextSource TextSource::given(std::vector<std::string> texts, std::string label) {
+  TextSource s;
+  s.label_ = std::move(label);
+  s.texts_ = std::move(texts);
+  for (std::size_t i = 0; i < s.texts_.size(); ++i) check_text(s.texts_[i], s.label_ + " " + std::to_string(i + 1));
+  return s;
+}
+
+std::vector<TextLine> TextSource::next(std::size_t max_lines) {
+  if (reader_) return reader_->next(max_lines);
+  std::vector<TextLine> lines;
+  for (; taken_ < texts_.size() && lines.size() < max_lines; ++taken_) {
+    lines.push_back({std::move(texts_[taken_]), 0, taken_ + 1});
+  }
+  return lines;
+}
+
+std::string TextSource::origin(const TextLine& line) const {
+  if (reader_) return reader_->display_name(line.source) + ":" + std::to_string(line.line);
+  return label_ + " " + std::to_string(line.line);
+}
+
+std::vector<std::string> TextSource::source_names() const {
+  std::vector<std::string> names;
+  if (reader_ && reader_->paths().size() > 1) {
+    for (std::size_t i = 0; i < reader_->paths().size(); ++i) names.push_back(reader_->display_name(i));
+  }
+  return names;
+}
+
 }  // namespace embedpe

@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -121,6 +122,39 @@ class LineReader {
   std::size_t pending_ = 0, filled_ = 0;  // unconsumed bytes are buffer_[pending_, filled_)
   bool eof_ = false;
   RawSink raw_sink_;
+};
+
+// Where a run's texts come from: strings given one by one, or a LineReader
+// over files. Either way lines come out of next(), and origin() names a line
+// the one way messages spell it: "corpus.txt:17", or "LABEL N" for the Nth
+// given text (the caller picks the label: the command line says "--text").
+//
+//   embedpe::TextSource src = embedpe::TextSource::given({"Hello", "world"}, "text");
+//   for (auto lines = src.next(128); !lines.empty(); lines = src.next(128)) {
+//     src.origin(lines[0]);  // "text 1"
+//   }
+class TextSource {
+ public:
+  // Each text is checked as UTF-8 (check_text, naming its origin).
+  static TextSource given(std::vector<std::string> texts, std::string label);
+  explicit TextSource(std::unique_ptr<LineReader> reader) : reader_(std::move(reader)) {}
+
+  // The next `max_lines` lines (fewer at the end; empty when done). Given
+  // texts have source 0 and line N (from 1).
+  std::vector<TextLine> next(std::size_t max_lines);
+  std::string origin(const TextLine& line) const;
+  // The inputs' names when there are several (records then say which);
+  // empty for one input or given texts.
+  std::vector<std::string> source_names() const;
+  // Null for given texts.
+  LineReader* reader() const { return reader_.get(); }
+
+ private:
+  TextSource() = default;
+  std::unique_ptr<LineReader> reader_;
+  std::vector<std::string> texts_;
+  std::size_t taken_ = 0;
+  std::string label_;
 };
 
 // All lines of a file ("-" reads standard input), checked as above.
