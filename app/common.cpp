@@ -173,11 +173,7 @@ Texts load_texts(const TextOptions& options) {
   Texts t;
   for (auto& line : source.next(static_cast<std::size_t>(-1))) t.lines.push_back(std::move(line.text));
   if (source.reader() && t.lines.empty() && !options.shard_given) {  // an empty shard is an empty result
-    std::string names;
-    for (std::size_t i = 0; i < source.reader()->paths().size(); ++i) {
-      names += (i ? ", " : "") + source.reader()->display_name(i);
-    }
-    throw UsageError("input " + names + " has no text: nothing to encode");
+    throw UsageError("input " + source.input_names() + " has no text: nothing to encode");
   }
   return t;
 }

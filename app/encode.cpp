@@ -1,17 +1,10 @@
-// embedpe encode: text → ids → E[ids] × scale + PE → JSON / .npy / .npz.
-#include <sys/stat.h>
-#include <unistd.h>
+// embedpe encode: text → ids → E[ids] × scale + PE → a sink (sink.h: JSON, JSON Lines, .npy, .npz, ...).
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
-#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,35 +14,17 @@
 #include "common.h"
 #include "encode.h"
 #include "output_dir.h"
+#include "progress.h"
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
-#include "embedpe/memory.h"
 #include "embedpe/parallel.h"
 #include "embedpe/rope.h"
-#include "embedpe/sha256.h"
 #include "embedpe/text_input.h"
 #include "embedpe/version.h"
 #include "layer_setup.h"
 
 namespace embedpe::cli {
 namespace {
-
-constexpr std::pair<const char*, TensorName> kTensorNames[] = {
-    {"input_ids", TensorName::input_ids},
-    {"attention_mask", TensorName::attention_mask},
-    {"token_embeddings", TensorName::token_embeddings},
-    {"positional_encoding", TensorName::positional_encoding},
-    {"output", TensorName::output},
-    {"rope_cos", TensorName::rope_cos},  // not in "all": RoPE is never added to the input
-    {"rope_sin", TensorName::rope_sin},
-};
-
-const char* name_of(TensorName t) {
-  for (const auto& [name, value] : kTensorNames) {
-    if (value == t) return name;
-  }
-  return "?";
-}
 
 const SinkFormat& infer_format(const EncodeCommand& cmd) {
   if (cmd.format) return *cmd.format;
@@ -58,39 +33,6 @@ const SinkFormat& infer_format(const EncodeCommand& cmd) {
     for (const std::string& e : f->extensions) extensions.emplace_back(e, f);
   }
   return *format_from_extension(cmd.output, extensions).value_or(find_sink_format("json"));
-}
-
-std::vector<TensorName> emitted(const EncodeCommand& cmd, const SinkFormat& format) {
-  std::vector<TensorName> out;
-  if (cmd.emit.empty()) {
-    if (format.traits.one_tensor && cmd.output_dir.empty()) return {TensorName::output};
-    return {TensorName::input_ids, TensorName::attention_mask, TensorName::output};
-  }
-  for (const auto& name : cmd.emit) {
-    if (name == "all") {
-      for (const auto& entry : kTensorNames) {
-        if (entry.second != TensorName::rope_cos && entry.second != TensorName::rope_sin) out.push_back(entry.second);
-      }
-      continue;
-    }
-    auto it = std::find_if(std::begin(kTensorNames), std::end(kTensorNames),
-                           [&](const auto& entry) { return name == entry.first; });
-    if (it == std::end(kTensorNames)) {
-      throw UsageError("--emit: unknown tensor '" + name +
-                       "'; choose from input_ids, attention_mask, token_embeddings, positional_encoding, output, all, "
-                       "rope_cos, rope_sin");
-    }
-    out.push_back(it->second);
-  }
-  // Keep the canonical order and drop repeats, so outputs do not depend on
-  // how the list was spelled.
-  std::set<TensorName> unique(out.begin(), out.end());
-  out.assign(unique.begin(), unique.end());
-  if (format.traits.one_tensor && cmd.output_dir.empty() && out.size() != 1) {
-    throw UsageError("." + std::string(format.name) + " holds one tensor but --emit names " + std::to_string(out.size()) +
-                     "; use --format npz for several");
-  }
-  return out;
 }
 
 // Positions left in the sinusoidal table after --position-offset.
@@ -150,28 +92,6 @@ void compute(const Context& ctx, const std::vector<std::string>& texts, const st
   }
 }
 
-std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<TensorBuffer>& keep) {
-  std::vector<TensorRef> tensors;
-  keep.assign(ctx.emit.size(), {});
-  for (std::size_t k = 0; k < ctx.emit.size(); ++k) {
-    const TensorName t = ctx.emit[k];
-    switch (t) {
-      case TensorName::input_ids: tensors.push_back(tensor_ref(name_of(t), c.batch.input_ids)); break;
-      case TensorName::attention_mask: tensors.push_back(tensor_ref(name_of(t), c.batch.attention_mask)); break;
-      case TensorName::token_embeddings: tensors.push_back(tensor_ref(name_of(t), c.result.token_embeddings)); break;
-      case TensorName::positional_encoding:
-        tensors.push_back(tensor_ref(name_of(t), c.result.positional_encoding));
-        break;
-      case TensorName::output: tensors.push_back(tensor_ref(name_of(t), c.result.output)); break;
-      case TensorName::rope_cos: tensors.push_back(tensor_ref(name_of(t), c.rope_cos)); break;
-      case TensorName::rope_sin: tensors.push_back(tensor_ref(name_of(t), c.rope_sin)); break;
-    }
-    // Float tensors in the output dtype; ids and mask stay int64.
-    if (tensors.back().dtype == DType::float32) tensors.back() = convert(tensors.back(), ctx.cmd.dtype, keep[k]);
-  }
-  return tensors;
-}
-
 nlohmann::ordered_json run_config(const Context& ctx) {
   const EncodeCommand& cmd = ctx.cmd;
   nlohmann::ordered_json config = {
@@ -196,94 +116,7 @@ nlohmann::ordered_json run_config(const Context& ctx) {
 
 namespace {
 
-// ---------------------------------------------------------------- progress
-
-// Lines, tokens, rate and (when the input size is known) ETA on a terminal;
-// a summary at the end on a terminal or with --summary.
-class Progress {
- public:
-  Progress(const EncodeCommand& cmd, const LineReader* reader)
-      : reader_(reader), live_(!cmd.quiet && ::isatty(STDERR_FILENO)), summary_(cmd.summary || live_),
-        start_(std::chrono::steady_clock::now()), last_(start_) {}
-
-  void add(const Batch& b) {
-    lines_ += b.size();
-    truncated_ += b.truncated_count();
-    for (const auto& p : b.pieces) tokens_ += p.size();
-    const auto now = std::chrono::steady_clock::now();
-    if (!live_ || now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    std::fprintf(stderr, "\r%s", line(now).c_str());
-  }
-
-  void finish() {
-    if (!summary_) return;
-    const auto now = std::chrono::steady_clock::now();
-    const double secs = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "%sembedpe: %zu lines, %zu tokens, %zu truncated, %zu empty, %.2f s\n",
-                 live_ && lines_ ? "\r\033[K" : "", lines_, tokens_, truncated_,
-                 reader_ ? reader_->empty_lines() : std::size_t(0), secs);
-  }
-
- private:
-  std::string line(std::chrono::steady_clock::time_point now) const {
-    const double secs = std::max(1e-9, std::chrono::duration<double>(now - start_).count());
-    char text[200];
-    int n = std::snprintf(text, sizeof text, "%zu lines, %zu tokens, %.0f lines/s", lines_, tokens_,
-                          static_cast<double>(lines_) / secs);
-    if (reader_ && reader_->total_bytes() && *reader_->total_bytes() > 0) {
-      const double done = static_cast<double>(reader_->bytes_read()) / static_cast<double>(*reader_->total_bytes());
-      const double eta = done > 0 ? secs * (1 - done) / done : 0;
-      std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.0f%%, ETA %.0f s\033[K",
-                    std::min(100.0, done * 100), eta);
-    }
-    return text;
-  }
-
-  const LineReader* reader_;
-  bool live_, summary_;
-  std::chrono::steady_clock::time_point start_, last_;
-  std::size_t lines_ = 0, tokens_ = 0, truncated_ = 0;
-};
-
 // ---------------------------------------------------------------- run
-
-// Refuses, before any work, a run whose batches cannot fit in memory (or
-// under ulimit -v), counting everything a batch holds: the texts, ids, mask
-// and pieces, the float tensors (token_embeddings too when emitted, a copy
-// in the output dtype), the PE rows kept by the layer and their copy, and
-// the JSON text of the pieces. Without --seq-len a sequence is taken at its
-// shortest (one token, plus BOS/EOS), so nothing that fits is refused; the
-// layer checks again with the real length before its allocations.
-void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first, bool streaming) {
-  const EncodeCommand& cmd = ctx.cmd;
-  const std::size_t d = ctx.parts.table->d_model();
-  std::size_t rows = first.size(), text_bytes = 0;
-  if (!cmd.output_dir.empty()) rows = cmd.shard_rows;
-  for (const auto& l : first) text_bytes += l.text.size();
-  const std::size_t specials = std::size_t(!cmd.tokenize.no_bos) + std::size_t(!cmd.tokenize.no_eos);
-  const std::size_t seq = cmd.tokenize.seq_len.value_or(1 + specials);
-  // Streaming keeps two batches: one written while the next is computed.
-  const std::size_t slots = streaming ? 2 : 1;
-  const std::string what = "encoding " + std::to_string(rows) + (rows == 1 ? " line" : " lines") + " of " +
-                           (cmd.tokenize.seq_len ? "" : "at least ") + std::to_string(seq) + " tokens at d_model " +
-                           std::to_string(d);
-  const std::size_t tokens = checked_product({rows, seq}, what);
-  // Pieces are kept for real tokens only: at most a byte each, plus BOS/EOS.
-  const std::size_t pieces = std::min(tokens, checked_sum({text_bytes, checked_product({rows, specials}, what)}, what));
-  std::size_t floats_per_token = ctx.want_layer ? (ctx.want_tok ? 2 : 1) : 0;
-  if (ctx.want_layer && cmd.dtype != DType::float32) floats_per_token *= 2;  // the converted copy
-  const std::size_t per_slot = checked_sum(
-      {checked_product({tokens, 2 * sizeof(std::int64_t)}, what),  // ids, mask
-       checked_product({pieces, 40}, what),                         // piece strings
-       checked_product({tokens, d, sizeof(float), floats_per_token}, what),
-       ctx.want_layer ? checked_product({seq, d, sizeof(float), 2}, what) : 0,  // PE rows + positional_encoding
-       ctx.want_rope ? checked_product({seq, cmd.rope_dim.value_or(d), sizeof(float), 2}, what) : 0},
-      what);
-  check_allocation(checked_sum({checked_product({per_slot, slots}, what), text_bytes}, what), what,
-                   std::string(cmd.tokenize.seq_len ? "lower --seq-len or --d-model" : "lower --d-model") +
-                       (streaming ? ", or a smaller --batch-size" : ", or encode fewer lines at a time"));
-}
 
 void run_encode(const EncodeCommand& cmd) {
   const SinkFormat& format = infer_format(cmd);
@@ -300,14 +133,7 @@ void run_encode(const EncodeCommand& cmd) {
     }
     dropout = Dropout{cmd.dropout.value_or(0.1), cmd.layer.table.seed};
   }
-  if (!cmd.output_dir.empty()) {
-    if (cmd.output != "-") throw UsageError("give --output or --output-dir, not both");
-    if (cmd.format && std::string_view(cmd.format->name) != "npz") throw UsageError("--output-dir writes .npz parts; drop --format");
-    if (cmd.shard_rows == 0) throw UsageError("--shard-rows must be at least 1");
-    if (!cmd.text.texts.empty()) throw UsageError("--output-dir is for --input corpora");
-  } else if (cmd.resume) {
-    throw UsageError("--resume continues an --output-dir run");
-  }
+  check_output_dir_flags(cmd);
   if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
   for (auto& input : layer_inputs(cmd.layer)) inputs.push_back(std::move(input));
@@ -347,9 +173,7 @@ void run_encode(const EncodeCommand& cmd) {
     // One shard of many may hold no line (a short file split N ways): its
     // output is a valid one with zero rows, so that parallel recipes work.
     if (first.empty() && !cmd.text.shard_given) {
-      std::string names;
-      for (std::size_t i = 0; i < reader->paths().size(); ++i) names += (i ? ", " : "") + reader->display_name(i);
-      throw UsageError("input " + names + " has no text: nothing to encode");
+      throw UsageError("input " + source.input_names() + " has no text: nothing to encode");
     }
   }
 
@@ -366,28 +190,13 @@ void run_encode(const EncodeCommand& cmd) {
     ctx.rope_config = rope_json(o, ctx.rope);
   }
 
-  Progress progress(cmd, reader);
+  Progress progress(cmd.quiet, cmd.summary, reader);
   if (!cmd.output_dir.empty()) {
     const OutputDirStats stats = run_output_dir(ctx, source, [&](const Batch& b) { progress.add(b); });
     progress.finish();
-    if (cmd.summary) {
-      std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
-                   stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
-    }
+    if (cmd.summary) print_output_dir_summary(stats);
     return;
   }
-
-  // The texts of `lines` (moved out) and where each came from, for errors.
-  auto take_texts = [&](std::vector<TextLine>& lines) {
-    std::vector<std::string> texts, origins;
-    texts.reserve(lines.size());
-    origins.reserve(lines.size());
-    for (auto& l : lines) {
-      origins.push_back(source.origin(l));
-      texts.push_back(std::move(l.text));
-    }
-    return std::pair{std::move(texts), std::move(origins)};
-  };
 
   std::vector<TextLine> second = whole ? std::vector<TextLine>{} : source.next(cmd.batch_size);
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
@@ -402,7 +211,7 @@ void run_encode(const EncodeCommand& cmd) {
     sink->add({c.batch, lines, tensors_of(ctx, c, keep)});
   };
   if (second.empty() && !format.traits.streams) {
-    auto [texts, origins] = take_texts(first);
+    auto [texts, origins] = source.take(first);
     Computed c;
     compute(ctx, texts, origins, 0, c);
     progress.add(c.batch);
@@ -421,7 +230,7 @@ void run_encode(const EncodeCommand& cmd) {
     for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
       Slot& s = pipe.next();
       s.lines = std::move(lines);
-      auto [texts, origins] = take_texts(s.lines);
+      auto [texts, origins] = source.take(s.lines);
       compute(ctx, texts, origins, row, s.computed);
       progress.add(s.computed.batch);
       row += s.lines.size();

@@ -71,6 +71,16 @@ struct Computed {
   xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim)
 };
 
+// "output" for TensorName::output (emit.cpp).
+const char* name_of(TensorName t);
+// The tensors --emit names, in canonical order (the format's default when
+// none are named); UsageError for unknown names or several in a one-tensor format.
+std::vector<TensorName> emitted(const EncodeCommand& cmd, const SinkFormat& format);
+// Refuses (UsageError), before any work, a run whose batches cannot fit in
+// memory; `first` is the first batch's lines, `streaming` says whether two
+// batches are held at once (encode_memory.cpp).
+void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first, bool streaming);
+
 // Tokenizes and embeds one batch into `c`, whose buffers are reused.
 // `origins` name the texts for errors; `first_row` is the batch's first row
 // in the run (dropout masks depend on it).

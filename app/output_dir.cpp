@@ -636,6 +636,24 @@ void refuse_inputs_in_output_dir(const std::string& dir,
   }
 }
 
+void check_output_dir_flags(const EncodeCommand& cmd) {
+  if (!cmd.output_dir.empty()) {
+    if (cmd.output != "-") throw UsageError("give --output or --output-dir, not both");
+    if (cmd.format && std::string_view(cmd.format->name) != "npz") {
+      throw UsageError("--output-dir writes .npz parts; drop --format");
+    }
+    if (cmd.shard_rows == 0) throw UsageError("--shard-rows must be at least 1");
+    if (!cmd.text.texts.empty()) throw UsageError("--output-dir is for --input corpora");
+  } else if (cmd.resume) {
+    throw UsageError("--resume continues an --output-dir run");
+  }
+}
+
+void print_output_dir_summary(const OutputDirStats& stats) {
+  std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
+               stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
+}
+
 OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
                               const std::function<void(const Batch&)>& on_batch) {
   LineReader& reader = *input.reader();
@@ -781,11 +799,7 @@ OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
       }
     }
     resuming = false;
-    std::vector<std::string> texts, origins;
-    for (auto& l : lines) {
-      origins.push_back(input.origin(l));
-      texts.push_back(std::move(l.text));
-    }
+    auto [texts, origins] = input.take(lines);
     Computed c;
     compute(ctx, texts, origins, first_row, c);
     on_batch(c.batch);

@@ -51,6 +51,12 @@ struct OutputDirStats {
 OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
                               const std::function<void(const Batch&)>& on_batch);
 
+// Refuses (UsageError) --output-dir combined with what it cannot do, and
+// --resume without it.
+void check_output_dir_flags(const EncodeCommand& cmd);
+// The --summary line about the parts, manifest and hashing.
+void print_output_dir_summary(const OutputDirStats& stats);
+
 // "part-00042.npz" for index 42.
 std::string part_name(std::size_t index);
 

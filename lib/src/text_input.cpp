@@ -339,4 +339,23 @@ std::vector<std::string> TextSource::source_names() const {
   return names;
 }
 
+std::string TextSource::input_names() const {
+  std::string names;
+  for (std::size_t i = 0; reader_ && i < reader_->paths().size(); ++i) {
+    names += (i ? ", " : "") + reader_->display_name(i);
+  }
+  return names;
+}
+
+std::pair<std::vector<std::string>, std::vector<std::string>> TextSource::take(std::vector<TextLine>& lines) const {
+  std::vector<std::string> texts, origins;
+  texts.reserve(lines.size());
+  origins.reserve(lines.size());
+  for (auto& l : lines) {
+    origins.push_back(origin(l));
+    texts.push_back(std::move(l.text));
+  }
+  return {std::move(texts), std::move(origins)};
+}
+
 }  // namespace embedpe

@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace embedpe {
@@ -148,6 +149,10 @@ class TextSource {
   std::vector<std::string> source_names() const;
   // Null for given texts.
   LineReader* reader() const { return reader_.get(); }
+  // The inputs' names, joined with ", " (for "input a.txt, b.txt has no text").
+  std::string input_names() const;
+  // The texts of `lines` (moved out) and where each came from, for messages.
+  std::pair<std::vector<std::string>, std::vector<std::string>> take(std::vector<TextLine>& lines) const;
 
  private:
   TextSource() = default;
