@@ -80,7 +80,7 @@ TEST_CASE("a line over max_line_bytes names the file, the line and the flag") {
   embedpe::InputOptions o;
   o.max_line_bytes = 99;
   CHECK_THROWS_WITH_AS(read_all(path, o),
-                       doctest::Contains("long_line.txt:2: line longer than --max-line-bytes 99 bytes"),
+                       doctest::Contains("long_line.txt:2: line longer than max_line_bytes 99 bytes"),
                        embedpe::Error);
   o.max_line_bytes = 100;  // exactly the limit is fine, also with CRLF and without a final newline
   CHECK(read_all(path, o).size() == 3);
@@ -96,7 +96,7 @@ TEST_CASE("regression: a line over the limit is refused without reading it whole
   REQUIRE(::truncate(path.c_str(), 200 << 20) == 0);
   embedpe::InputOptions o;
   o.max_line_bytes = 1024;
-  CHECK_THROWS_WITH_AS(read_all(path, o), doctest::Contains(":1: line longer than --max-line-bytes 1024"),
+  CHECK_THROWS_WITH_AS(read_all(path, o), doctest::Contains(":1: line longer than max_line_bytes 1024"),
                        embedpe::Error);
   std::remove(path.c_str());
 }

@@ -132,7 +132,8 @@ class TensorText {
       }
       if (!std::isfinite(v)) {
         throw Error("tensor " + t_.name + " holds " + (std::isnan(v) ? "NaN" : "an infinity") +
-                    ", which JSON cannot represent; use --format npy");
+                    ", which JSON cannot represent; use format npy",
+                    {"format"});
       }
       return std::to_chars(p, end, v).ptr;
     }

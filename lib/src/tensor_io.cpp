@@ -93,7 +93,8 @@ void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors) {
     // Without ZIP64, members and offsets must stay below 4 GiB.
     if (size >= 0xFFFFFFFFull || offset + size + 4096 >= 0xFFFFFFFFull) {
       throw UsageError("tensor " + tensor.name + " makes the .npz larger than 4 GiB, which embedpe's .npz writer "
-                       "does not support yet; write it with --format npy");
+                       "does not support yet; write it with format npy",
+                       {"format"});
     }
     Entry e{tensor.name + ".npy", 0, static_cast<std::uint32_t>(size), static_cast<std::uint32_t>(offset)};
     e.crc = crc32_of(crc32_of(0, header.data(), header.size()), tensor.data, tensor.bytes());

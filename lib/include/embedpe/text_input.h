@@ -103,7 +103,8 @@ class LineReader {
   // Reads more bytes into buffer_ after the `keep` bytes at pending_; false at
   // the end of the file. Throws on a read error or a file that shrank.
   bool fill();
-  [[noreturn]] void fail_read(const std::string& why) const;
+  // `parameters` as for embedpe::Error: those `why` names.
+  [[noreturn]] void fail_read(const std::string& why, std::vector<std::string> parameters = {}) const;
 
   std::vector<std::string> paths_;
   InputOptions options_;
