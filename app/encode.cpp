@@ -200,11 +200,14 @@ void run_encode(const EncodeCommand& cmd) {
 
   std::vector<TextLine> second = whole ? std::vector<TextLine>{} : source.next(cmd.batch_size);
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
-  SinkRun run{run_config(ctx), source.source_names(), {}, cmd.tokenize.seq_len, ctx.threads, !second.empty(),
-              cmd.batch_size};
-  for (TensorName t : {TensorName::positional_encoding, TensorName::rope_cos, TensorName::rope_sin}) {
-    run.per_position.push_back(name_of(t));
-  }
+  const SinkRun run{.config = run_config(ctx),
+                    .sources = source.source_names(),
+                    .per_position = {name_of(TensorName::positional_encoding), name_of(TensorName::rope_cos),
+                                     name_of(TensorName::rope_sin)},
+                    .seq_len = cmd.tokenize.seq_len,
+                    .threads = ctx.threads,
+                    .streamed = !second.empty(),
+                    .batch_size = cmd.batch_size};
   sink->begin(run);
   auto write = [&](const Computed& c, const std::vector<TextLine>& lines) {
     std::vector<TensorBuffer> keep;
