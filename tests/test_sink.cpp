@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/sink.h"
 #include "embedpe/tensor_io.h"
+#include "embedpe/weights.h"
 #include "test_support.h"
 
 using namespace embedpe;
@@ -171,5 +173,36 @@ TEST_CASE("npz: the tensors of one batch, as write_npz writes them") {
     sink->begin({});
     sink->add({w.batch, w.lines, w.tensors()});
     CHECK_THROWS_AS(sink->add({w.batch, w.lines, w.tensors()}), Error);
+  }
+}
+
+TEST_CASE("safetensors: every tensor in emit order, the config as a metadata string, read back by WeightFile") {
+  const Written w;
+  SinkRun run;
+  run.config = {{"dtype", "bfloat16"}};
+  TensorBuffer keep;
+  std::vector<TensorRef> tensors = w.tensors();
+  tensors[1] = convert(tensors[1], DType::bfloat16, keep);
+  const std::string bytes = write("safetensors", "s.safetensors", run, {tensors}, w);
+  std::uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  CHECK((8 + n) % 8 == 0);
+  const nlohmann::ordered_json header = nlohmann::ordered_json::parse(bytes.substr(8, n));
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : header.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"__metadata__", "input_ids", "output", "positional_encoding"});
+  CHECK(nlohmann::json::parse(header["__metadata__"]["config"].get<std::string>()) ==
+        nlohmann::json{{"dtype", "bfloat16"}, {"sequences", 2}, {"truncated", 0}});
+
+  WeightFormat format{};
+  const std::vector<WeightTensor> read = parse_weight_header(bytes, "s.safetensors", format);
+  CHECK(format == WeightFormat::safetensors);
+  REQUIRE(read.size() == 3);  // sorted by name
+  for (const WeightTensor& t : read) {
+    const auto it = std::find_if(tensors.begin(), tensors.end(), [&](const TensorRef& r) { return r.name == t.name; });
+    REQUIRE(it != tensors.end());
+    CHECK(t.dtype == it->dtype);
+    CHECK(t.shape == it->shape);
+    CHECK(bytes.compare(t.offset, t.size_bytes, static_cast<const char*>(it->data), it->bytes()) == 0);
   }
 }
