@@ -160,29 +160,20 @@ std::unique_ptr<LineReader> open_reader(const TextOptions& options) {
   return std::make_unique<LineReader>(options.inputs, options.reading);
 }
 
-Texts load_texts(const TextOptions& options) {
-  Texts t;
-  if (!options.inputs.empty()) {
-    auto reader = open_reader(options);
-    for (auto& line : reader->next(static_cast<std::size_t>(-1))) {
-      t.origins.push_back(reader->display_name(line.source) + ":" + std::to_string(line.line));
-      t.lines.push_back(std::move(line.text));
-    }
-    if (t.lines.empty() && !options.shard_given) {  // an empty shard is an empty result
-      std::string names;
-      for (std::size_t i = 0; i < reader->paths().size(); ++i) names += (i ? ", " : "") + reader->display_name(i);
-      throw UsageError("input " + names + " has no text: nothing to encode");
-    }
-    return t;
-  }
+TextSource open_texts(const TextOptions& options) {
+  if (!options.inputs.empty()) return TextSource(open_reader(options));
   if (options.texts.empty()) {
     throw UsageError("nothing to process: give --text TEXT (repeatable) or --input PATH (- for stdin)");
   }
-  for (std::size_t i = 0; i < options.texts.size(); ++i) {
-    std::string origin = "--text " + std::to_string(i + 1);
-    check_text(options.texts[i], origin);
-    t.lines.push_back(options.texts[i]);
-    t.origins.push_back(std::move(origin));
+  return TextSource::given(options.texts, "--text");
+}
+
+Texts load_texts(const TextOptions& options) {
+  TextSource source = open_texts(options);
+  Texts t;
+  for (auto& line : source.next(static_cast<std::size_t>(-1))) t.lines.push_back(std::move(line.text));
+  if (source.reader() && t.lines.empty() && !options.shard_given) {  // an empty shard is an empty result
+    throw UsageError("input " + source.input_names() + " has no text: nothing to encode");
   }
   return t;
 }

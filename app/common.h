@@ -37,7 +37,6 @@ struct TextOptions {
 
 struct Texts {
   std::vector<std::string> lines;
-  std::vector<std::string> origins;  // (lines,): "--text 2", "corpus.txt:17"
 };
 
 struct TokenizeFlags {
@@ -242,6 +241,9 @@ Texts load_texts(const TextOptions& options);
 std::vector<std::pair<std::string, std::string>> text_inputs(const TextOptions& text, const std::string& model);
 // A streaming reader over --input (throws UsageError if there is none).
 std::unique_ptr<LineReader> open_reader(const TextOptions& options);
+// --input's reader, or --text's strings (named "--text N" in messages), as
+// one source; throws UsageError if neither is given.
+TextSource open_texts(const TextOptions& options);
 Tokenizer load_tokenizer(const std::string& model);
 EncodeOptions encode_options(const TokenizeFlags& flags);
 

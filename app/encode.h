@@ -14,16 +14,16 @@
 #include <xtensor/xtensor.hpp>
 
 #include "common.h"
+#include "embedpe/dtype.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/rope.h"
-#include "embedpe/tensor_io.h"
+#include "embedpe/sink.h"
+#include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
 #include "layer_setup.h"
 
 namespace embedpe::cli {
 
-enum class Format { json, jsonl, npy, npz };
-enum class OutDType { f32, f16, bf16 };
 enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
 
 struct EncodeCommand {
@@ -33,8 +33,8 @@ struct EncodeCommand {
   std::optional<std::size_t> rope_dim;
   bool train = false;
   std::optional<double> dropout;
-  std::optional<Format> format;
-  OutDType dtype = OutDType::f32;
+  const SinkFormat* format = nullptr;  // --format; null: from --output's extension
+  DType dtype = DType::float32;  // of the float tensors: float32, float16 or bfloat16
   std::string output = "-";
   std::vector<std::string> emit;
   std::size_t batch_size = 128;
@@ -46,18 +46,10 @@ struct EncodeCommand {
   bool summary = false;
 };
 
-// A float tensor in the requested output dtype: float16 storage, or float32
-// values rounded to bfloat16. Values that do not fit float16 are an error.
-struct Converted {
-  std::vector<std::uint16_t> half;  // for f16
-  xt::xtensor<float, 3> rounded3;   // for bf16
-  xt::xtensor<float, 2> rounded2;
-};
-
 // What stays the same for every batch of a run.
 struct Context {
   const EncodeCommand& cmd;
-  Format format;
+  const SinkFormat& format;
   std::vector<TensorName> emit;
   bool want_tok = false;
   bool want_rope = false;
@@ -78,6 +70,16 @@ struct Computed {
   xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim)
 };
 
+// "output" for TensorName::output (emit.cpp).
+const char* name_of(TensorName t);
+// The tensors --emit names, in canonical order (the format's default when
+// none are named); UsageError for unknown names or several in a one-tensor format.
+std::vector<TensorName> emitted(const EncodeCommand& cmd, const SinkFormat& format);
+// Refuses (UsageError), before any work, a run whose batches cannot fit in
+// memory; `first` is the first batch's lines, `streaming` says whether two
+// batches are held at once (encode_memory.cpp).
+void check_encode_memory(const Context& ctx, const std::vector<TextLine>& first, bool streaming);
+
 // Tokenizes and embeds one batch into `c`, whose buffers are reused.
 // `origins` name the texts for errors; `first_row` is the batch's first row
 // in the run (dropout masks depend on it).
@@ -85,7 +87,7 @@ void compute(const Context& ctx, const std::vector<std::string>& texts, const st
              std::size_t first_row, Computed& c);
 // The emitted tensors of a computed batch, in the output dtype; `keep` holds
 // converted copies the refs point into.
-std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<Converted>& keep);
+std::vector<TensorRef> tensors_of(const Context& ctx, const Computed& c, std::vector<TensorBuffer>& keep);
 // Everything needed to reproduce the run's rows (model, layer, dtype, emit).
 nlohmann::ordered_json run_config(const Context& ctx);
 

@@ -74,7 +74,7 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
   if (format == InfoFormat::json) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     for (const auto& t : file->tensors()) {
-      tensors.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", weight_dtype_name(t.dtype)},
+      tensors.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", dtype_info(t.dtype).safetensors},
                          {"bytes", t.size_bytes}});
     }
     doc["weights"] = {{"path", path}, {"format", kind}, {"size_bytes", file->file_size()}, {"tensors", tensors},
@@ -91,7 +91,7 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
     shape += t.shape.size() == 1 ? ",)" : ")";
     char line[512];
     std::snprintf(line, sizeof line, "  %-40s %-16s %-5s %zu bytes\n", t.name.empty() ? "(array)" : t.name.c_str(),
-                  shape.c_str(), weight_dtype_name(t.dtype), t.size_bytes);
+                  shape.c_str(), dtype_info(t.dtype).safetensors, t.size_bytes);
     text += line;
   }
 }

@@ -636,8 +636,27 @@ void refuse_inputs_in_output_dir(const std::string& dir,
   }
 }
 
-OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
+void check_output_dir_flags(const EncodeCommand& cmd) {
+  if (!cmd.output_dir.empty()) {
+    if (cmd.output != "-") throw UsageError("give --output or --output-dir, not both");
+    if (cmd.format && std::string_view(cmd.format->name) != "npz") {
+      throw UsageError("--output-dir writes .npz parts; drop --format");
+    }
+    if (cmd.shard_rows == 0) throw UsageError("--shard-rows must be at least 1");
+    if (!cmd.text.texts.empty()) throw UsageError("--output-dir is for --input corpora");
+  } else if (cmd.resume) {
+    throw UsageError("--resume continues an --output-dir run");
+  }
+}
+
+void print_output_dir_summary(const OutputDirStats& stats) {
+  std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
+               stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
+}
+
+OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
                               const std::function<void(const Batch&)>& on_batch) {
+  LineReader& reader = *input.reader();
   const EncodeCommand& cmd = ctx.cmd;
   const std::string dir = cmd.output_dir;
   OutputDirStats stats;
@@ -780,18 +799,20 @@ OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
       }
     }
     resuming = false;
-    std::vector<std::string> texts, origins;
-    for (auto& l : lines) {
-      origins.push_back(reader.display_name(l.source) + ":" + std::to_string(l.line));
-      texts.push_back(std::move(l.text));
-    }
+    auto [texts, origins] = input.take(lines);
     Computed c;
     compute(ctx, texts, origins, first_row, c);
     on_batch(c.batch);
     {
       OutputFile out(path);
-      std::vector<Converted> keep;
-      write_npz(out, tensors_of(ctx, c, keep));
+      std::vector<TensorBuffer> keep;
+      std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
+      // NumPy has no bfloat16: --dtype bf16 parts hold the rounded values as float32.
+      std::vector<TensorBuffer> wide(tensors.size());
+      for (std::size_t k = 0; k < tensors.size(); ++k) {
+        if (tensors[k].dtype == DType::bfloat16) tensors[k] = convert(tensors[k], DType::float32, wide[k]);
+      }
+      write_npz(out, tensors);
       out.commit();
     }
     {

@@ -2,7 +2,7 @@
 // part-00001.npz, ... of --shard-rows rows each, described by
 // DIR/manifest.json, and resumable.
 //
-//   OutputDirStats s = run_output_dir(ctx, reader, [&](const Batch& b) { progress.add(b); });
+//   OutputDirStats s = run_output_dir(ctx, source, [&](const Batch& b) { progress.add(b); });
 //
 // The files in DIR (output_dir_files lists them):
 //   manifest.json  the run: config, how the inputs were read, each input's
@@ -47,8 +47,15 @@ struct OutputDirStats {
   double part_hash_seconds = 0;
 };
 
-OutputDirStats run_output_dir(const Context& ctx, LineReader& reader,
+// `input` reads --input files (its reader is not null).
+OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
                               const std::function<void(const Batch&)>& on_batch);
+
+// Refuses (UsageError) --output-dir combined with what it cannot do, and
+// --resume without it.
+void check_output_dir_flags(const EncodeCommand& cmd);
+// The --summary line about the parts, manifest and hashing.
+void print_output_dir_summary(const OutputDirStats& stats);
 
 // "part-00042.npz" for index 42.
 std::string part_name(std::size_t index);

@@ -684,6 +684,89 @@ class PeTests(CliCase):
         np.testing.assert_allclose(r["rope_cos"], np.cos(np.concatenate([ang, ang], axis=1)), atol=1.2e-7)
 
 
+class SafetensorsTests(CliCase):
+    """encode -o X.safetensors: every emitted tensor plus the run's config as
+    __metadata__ {"config": "<JSON text>"}, read back with a reader written
+    here from the format's definition, and compared with the same run's .npz."""
+
+    BASE = ["encode", "--model", str(HERE / "models" / "sp-test.model"), "--text", "Hello world.",
+            "--text", "A second, longer line of text.", "--weights", str(GOLDEN / "weights" / "table_f32.npy"),
+            "--emit", "all,rope_cos"]
+
+    @staticmethod
+    def read(path):
+        """{name: (dtype word, shape, raw bytes)}, the metadata, and the tensors' order in the file."""
+        raw = pathlib.Path(path).read_bytes()
+        n = int.from_bytes(raw[:8], "little")
+        header = json.loads(raw[8:8 + n])
+        meta = header.pop("__metadata__")
+        data = raw[8 + n:]
+        spans = sorted((e["data_offsets"][0], e["data_offsets"][1]) for e in header.values())
+        # Back to back from 0 to the end of the file: no holes, no overlap.
+        ends = [0] + [end for _, end in spans]
+        assert [b for b, _ in spans] == ends[:-1] and ends[-1] == len(data), spans
+        assert (8 + n) % 8 == 0
+        out = {name: (e["dtype"], e["shape"], data[e["data_offsets"][0]:e["data_offsets"][1]])
+               for name, e in header.items()}
+        return out, meta, list(header)
+
+    def test_same_tensors_as_npz_bit_for_bit(self):
+        self.ok(*self.BASE, "-o", str(self.tmp / "a.safetensors"))
+        self.ok(*self.BASE, "-o", str(self.tmp / "a.npz"))
+        got, meta, order = self.read(self.tmp / "a.safetensors")
+        npz = np.load(self.tmp / "a.npz")
+        self.assertEqual(order, list(npz.files))
+        words = {np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
+        for name in npz.files:
+            dtype, shape, data = got[name]
+            self.assertEqual(dtype, words[npz[name].dtype], name)
+            self.assertEqual(shape, list(npz[name].shape), name)
+            self.assertEqual(data, npz[name].tobytes(), name)
+        config = json.loads(meta["config"])
+        doc = json.loads(self.ok(*self.BASE).stdout)
+        self.assertEqual(config, doc["config"])  # the JSON output's config, sequences and truncated included
+
+    def test_format_flag_and_embedpe_reads_it_back(self):
+        out = self.tmp / "out.bin"
+        self.ok(*self.BASE, "--format", "safetensors", "-o", str(out))
+        info = json.loads(self.ok("info", "--weights", str(out), "--format", "json").stdout)
+        names = {t["name"]: t["dtype"] for t in info["weights"]["tensors"]}
+        self.assertEqual(names["output"], "F32")
+        self.assertEqual(names["input_ids"], "I64")
+        # positional_encoding is (seq_len, d_model): embedpe's --weights reader takes it as a table.
+        got, _, _ = self.read(out)
+        d = got["positional_encoding"][1][1]
+        r = self.ok("lookup", "--weights", f"{out}:positional_encoding", "--ids", "1", "--format", "json")
+        row = np.frombuffer(got["positional_encoding"][2], dtype=np.float32).reshape(-1, d)[1]
+        np.testing.assert_array_equal(np.array(json.loads(r.stdout)["rows"][0], dtype=np.float32), row)
+
+    def test_f16_and_bf16(self):
+        self.ok(*self.BASE, "-o", str(self.tmp / "f32.json"))
+        f32 = json.loads((self.tmp / "f32.json").read_text())
+        self.ok(*self.BASE, "--dtype", "f16", "-o", str(self.tmp / "h.safetensors"))
+        self.ok(*self.BASE, "--dtype", "f16", "-o", str(self.tmp / "h.npz"))
+        got, meta, _ = self.read(self.tmp / "h.safetensors")
+        self.assertEqual(got["output"][0], "F16")
+        self.assertEqual(got["output"][2], np.load(self.tmp / "h.npz")["output"].tobytes())
+        self.assertEqual(json.loads(meta["config"])["dtype"], "float16")
+        self.ok(*self.BASE, "--dtype", "bf16", "-o", str(self.tmp / "b.safetensors"))
+        got, meta, _ = self.read(self.tmp / "b.safetensors")
+        self.assertEqual(json.loads(meta["config"])["dtype"], "bfloat16")
+        for name in ("output", "token_embeddings", "positional_encoding", "rope_cos"):
+            dtype, shape, data = got[name]
+            self.assertEqual(dtype, "BF16", name)
+            # bf16 bits = the float32 values of the JSON output, rounded to nearest even.
+            bits = np.array(f32[name], dtype=np.float32).view(np.uint32).astype(np.uint64)
+            rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+            self.assertEqual(data, rounded.tobytes(), name)
+        self.assertEqual(got["input_ids"][0], "I64")
+
+    def test_output_dir_still_writes_npz_parts(self):
+        (self.tmp / "in.txt").write_text("a line\n")
+        self.fails(2, "--output-dir writes .npz parts; drop --format", "encode", "--input", str(self.tmp / "in.txt"),
+                   "--output-dir", str(self.tmp / "d"), "--format", "safetensors")
+
+
 BOTCHAN_LINES = [
     "Project Gutenberg's Botchan (Master Darling), by Kin-nosuke Natsume",
     "",

@@ -80,7 +80,7 @@ TEST_CASE("a line over max_line_bytes names the file, the line and the flag") {
   embedpe::InputOptions o;
   o.max_line_bytes = 99;
   CHECK_THROWS_WITH_AS(read_all(path, o),
-                       doctest::Contains("long_line.txt:2: line longer than --max-line-bytes 99 bytes"),
+                       doctest::Contains("long_line.txt:2: line longer than max_line_bytes 99 bytes"),
                        embedpe::Error);
   o.max_line_bytes = 100;  // exactly the limit is fine, also with CRLF and without a final newline
   CHECK(read_all(path, o).size() == 3);
@@ -96,7 +96,7 @@ TEST_CASE("regression: a line over the limit is refused without reading it whole
   REQUIRE(::truncate(path.c_str(), 200 << 20) == 0);
   embedpe::InputOptions o;
   o.max_line_bytes = 1024;
-  CHECK_THROWS_WITH_AS(read_all(path, o), doctest::Contains(":1: line longer than --max-line-bytes 1024"),
+  CHECK_THROWS_WITH_AS(read_all(path, o), doctest::Contains(":1: line longer than max_line_bytes 1024"),
                        embedpe::Error);
   std::remove(path.c_str());
 }
@@ -170,4 +170,27 @@ TEST_CASE("regression: max_line_bytes near SIZE_MAX does not overflow into refus
   CHECK(read_all(write_temp("max_limit.txt", "a\nbb\r\n"), o) == std::vector<std::string>{"a", "bb"});
   o.max_line_bytes = static_cast<std::size_t>(-2);
   CHECK(read_all(write_temp("max_limit.txt", "a\nbb\r\n"), o) == std::vector<std::string>{"a", "bb"});
+}
+
+TEST_CASE("TextSource: given texts and files name their lines in one way") {
+  using namespace embedpe;
+  TextSource given = TextSource::given({"a", "b", "c"}, "text");
+  CHECK(given.reader() == nullptr);
+  const std::vector<TextLine> two = given.next(2);
+  REQUIRE(two.size() == 2);
+  CHECK(two[1].text == "b");
+  CHECK(given.origin(two[1]) == "text 2");
+  CHECK(given.next(5).size() == 1);
+  CHECK(given.next(5).empty());
+  CHECK(given.source_names().empty());
+  CHECK_THROWS_WITH_AS(TextSource::given({"ok", "\xff"}, "--text"), doctest::Contains("--text 2: invalid UTF-8"), Error);
+
+  const std::string a = test::temp_path("src_a.txt"), b = test::temp_path("src_b.txt");
+  std::ofstream(a) << "x\ny\n";
+  std::ofstream(b) << "z\n";
+  TextSource files(std::make_unique<LineReader>(std::vector<std::string>{a, b}, InputOptions{}));
+  const std::vector<TextLine> lines = files.next(10);
+  REQUIRE(lines.size() == 3);
+  CHECK(files.origin(lines[2]) == b + ":1");
+  CHECK(files.source_names() == std::vector<std::string>{a, b});
 }

@@ -194,3 +194,15 @@ TEST_CASE("npy headers of format versions 2 and 3 are read") {
     CHECK(h.data_offset == file.size() - 24);
   }
 }
+
+TEST_CASE("safetensors: I64 tensors (encode's ids and mask) are listed, not read as tables") {
+  const std::string json = R"({"ids":{"dtype":"I64","shape":[1,2],"data_offsets":[0,16]}})";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(json.size());
+  bytes += json + std::string(16, '\0');
+  WeightFormat format{};
+  const std::vector<WeightTensor> tensors = parse_weight_header(bytes, "ids.safetensors", format);
+  REQUIRE(tensors.size() == 1);
+  CHECK(tensors[0].dtype == DType::int64);
+  CHECK(tensors[0].size_bytes == 16);
+}

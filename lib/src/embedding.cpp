@@ -93,7 +93,7 @@ void DenseTable::row(std::int64_t id, float* out) const {
 
 namespace {
 std::string table_name(const WeightFile& file, const WeightTensor& t) {
-  return file.path() + (t.name.empty() ? "" : ":" + t.name) + " " + weight_dtype_name(t.dtype);
+  return file.path() + (t.name.empty() ? "" : ":" + t.name) + " " + dtype_info(t.dtype).safetensors;
 }
 }  // namespace
 
@@ -108,7 +108,7 @@ MappedTable::MappedTable(std::shared_ptr<const WeightFile> file, const WeightTen
   d_model_ = tensor.shape[1];
   description_ = table_name(*file_, tensor);
   const char* bytes = file_->data(tensor);
-  if (tensor.dtype == WeightDType::f32 && std::endian::native == std::endian::little &&
+  if (tensor.dtype == DType::float32 && std::endian::native == std::endian::little &&
       reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
     direct_ = reinterpret_cast<const float*>(bytes);
   }
@@ -128,7 +128,7 @@ QuantizedTable::QuantizedTable(std::shared_ptr<const WeightFile> file, const Wei
   if (values.shape.size() != 2 || values.shape[0] == 0 || values.shape[1] == 0) {
     throw Error(file_->path() + ": int8 tensor " + values.name + " must be a non-empty (vocab, d_model) table");
   }
-  if (scales.dtype != WeightDType::f32 || scales.shape.size() != 1 || scales.shape[0] != values.shape[0]) {
+  if (scales.dtype != DType::float32 || scales.shape.size() != 1 || scales.shape[0] != values.shape[0]) {
     throw Error(file_->path() + ": " + scales.name + " must be F32 of shape (" + std::to_string(values.shape[0]) +
                 ",), one scale per row");
   }
@@ -172,7 +172,7 @@ std::unique_ptr<EmbeddingTable> open_embedding_table(const std::string& spec) {
   const TensorSpec ts = parse_tensor_spec(spec);
   auto file = WeightFile::open(ts.path);
   const WeightTensor& t = select_tensor(*file, ts.tensor, kEmbeddingNames, "token embedding");
-  if (t.dtype == WeightDType::i8) {
+  if (t.dtype == DType::int8) {
     const WeightTensor* scales = file->find(t.name + ".scale");
     if (!scales) throw Error(file->path() + ": int8 tensor " + t.name + " has no " + t.name + ".scale tensor");
     return std::make_unique<QuantizedTable>(file, t, *scales);

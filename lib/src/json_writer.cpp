@@ -120,18 +120,20 @@ class TensorText {
 
   char* value(char* p, std::size_t index) const {
     char* const end = p + kMaxNumber;
-    if (t_.dtype == DType::float32 || t_.dtype == DType::float16) {
+    if (t_.dtype == DType::float32 || t_.dtype == DType::float16 || t_.dtype == DType::bfloat16) {
       float v;
       if (t_.dtype == DType::float32) {
         std::memcpy(&v, static_cast<const char*>(t_.data) + 4 * index, 4);
       } else {
+        // Both widen exactly; the shortest float32 form reads back as the same bits.
         std::uint16_t h;
         std::memcpy(&h, static_cast<const char*>(t_.data) + 2 * index, 2);
-        v = half_to_float(h);  // exact; its shortest float32 form reads back as the same half
+        v = t_.dtype == DType::float16 ? half_to_float(h) : bfloat16_to_float(h);
       }
       if (!std::isfinite(v)) {
         throw Error("tensor " + t_.name + " holds " + (std::isnan(v) ? "NaN" : "an infinity") +
-                    ", which JSON cannot represent; use --format npy");
+                    ", which JSON cannot represent; use format npy",
+                    {"format"});
       }
       return std::to_chars(p, end, v).ptr;
     }

@@ -145,7 +145,7 @@ std::size_t temporaries_in_progress() noexcept {
 }
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBufferSize) {
-  if (path_.empty()) throw UsageError("--output must not be empty (use - for standard output)");
+  if (path_.empty()) throw UsageError("output_path must not be empty (use - for standard output)", {"output_path"});
   if (is_stdout()) {
     fd_ = STDOUT_FILENO;
     return;
@@ -250,7 +250,8 @@ void OutputFile::write(const void* data, std::size_t size) {
 
 void OutputFile::rewrite(std::size_t offset, std::string_view bytes) {
   if (temp_path_.empty()) {
-    throw UsageError("cannot go back and complete " + display_name() + ": give --output FILE (a regular file)");
+    throw UsageError("cannot go back and complete " + display_name() + ": give output_path FILE (a regular file)",
+                     {"output_path"});
   }
   flush();
   std::size_t done = 0;

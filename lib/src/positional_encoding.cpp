@@ -143,10 +143,10 @@ LearnedPositions::LearnedPositions(std::shared_ptr<const WeightFile> file, const
   if (tensor.shape.size() != 2 || tensor.shape[0] == 0 || tensor.shape[1] == 0) {
     throw Error(file_->path() + ": a learned position table must be a non-empty (max_len, d_model) matrix");
   }
-  if (tensor.dtype == WeightDType::i8) throw Error(file_->path() + ": int8 position tables are not supported");
+  if (tensor.dtype == DType::int8) throw Error(file_->path() + ": int8 position tables are not supported");
   max_len_ = tensor.shape[0];
   d_model_ = tensor.shape[1];
-  description_ = file_->path() + (tensor.name.empty() ? "" : ":" + tensor.name) + " " + weight_dtype_name(tensor.dtype);
+  description_ = file_->path() + (tensor.name.empty() ? "" : ":" + tensor.name) + " " + dtype_info(tensor.dtype).safetensors;
 }
 
 std::string LearnedPositions::extent() const {

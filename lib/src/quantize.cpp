@@ -16,7 +16,7 @@ QuantizeReport quantize_table(const WeightFile& file, const WeightTensor& tensor
   if (tensor.shape.size() != 2 || tensor.shape[0] == 0 || tensor.shape[1] == 0) {
     throw Error(file.path() + ": only a non-empty (vocab, d_model) table can be quantized");
   }
-  if (tensor.dtype == WeightDType::i8) throw UsageError(file.path() + ": the table is int8 already");
+  if (tensor.dtype == DType::int8) throw UsageError(file.path() + ": the table is int8 already");
   const std::size_t vocab = tensor.shape[0], d = tensor.shape[1];
   const std::string name = tensor.name.empty() ? "weight" : tensor.name;
   std::vector<float> row(d);   // (d_model,)
@@ -40,8 +40,8 @@ QuantizeReport quantize_table(const WeightFile& file, const WeightTensor& tensor
   nlohmann::ordered_json header = {
       {"__metadata__", {{"format", "embedpe-int8"}, {"scheme", "per-row symmetric: E = q * scale, scale = max|row|/127"},
                         {"source", file.path() + (tensor.name.empty() ? "" : ":" + tensor.name)}}},
-      {name + ".scale", {{"dtype", "F32"}, {"shape", {vocab}}, {"data_offsets", {0, scale_bytes}}}},
-      {name, {{"dtype", "I8"}, {"shape", {vocab, d}}, {"data_offsets", {scale_bytes, scale_bytes + value_bytes}}}},
+      {name + ".scale", {{"dtype", dtype_info(DType::float32).safetensors}, {"shape", {vocab}}, {"data_offsets", {0, scale_bytes}}}},
+      {name, {{"dtype", dtype_info(DType::int8).safetensors}, {"shape", {vocab, d}}, {"data_offsets", {scale_bytes, scale_bytes + value_bytes}}}},
   };
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // keep the data 8-byte aligned

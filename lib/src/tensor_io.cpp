@@ -12,43 +12,15 @@
 
 namespace embedpe {
 
-const char* dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::int64: return "int64";
-    case DType::float32: return "float32";
-    case DType::float16: return "float16";
-  }
-  return "?";
-}
-
-const char* numpy_descr(DType dtype) {
-  switch (dtype) {
-    case DType::int64: return "<i8";
-    case DType::float32: return "<f4";
-    case DType::float16: return "<f2";
-  }
-  return "?";
-}
-
-std::size_t dtype_size(DType dtype) {
-  switch (dtype) {
-    case DType::int64: return 8;
-    case DType::float32: return 4;
-    case DType::float16: return 2;
-  }
-  return 1;
-}
-
-std::size_t TensorRef::elements() const {
-  std::size_t n = 1;
-  for (std::size_t d : shape) n *= d;
-  return n;
-}
-
 // ---------------------------------------------------------------- writing
 
 std::string npy_header(const TensorRef& tensor, std::size_t min_size) {
-  std::string dict = "{'descr': '" + std::string(numpy_descr(tensor.dtype)) + "', 'fortran_order': False, 'shape': (";
+  const char* descr = dtype_info(tensor.dtype).numpy_descr;
+  if (!descr) {
+    throw UsageError(std::string("tensor ") + tensor.name + " is " + dtype_name(tensor.dtype) +
+                     ", which NumPy has no dtype for");
+  }
+  std::string dict = "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < tensor.shape.size(); ++i) {
     dict += std::to_string(tensor.shape[i]);
     if (tensor.shape.size() == 1 || i + 1 < tensor.shape.size()) dict += tensor.shape.size() == 1 ? "," : ", ";
@@ -121,7 +93,8 @@ void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors) {
     // Without ZIP64, members and offsets must stay below 4 GiB.
     if (size >= 0xFFFFFFFFull || offset + size + 4096 >= 0xFFFFFFFFull) {
       throw UsageError("tensor " + tensor.name + " makes the .npz larger than 4 GiB, which embedpe's .npz writer "
-                       "does not support yet; write it with --format npy");
+                       "does not support yet; write it with format npy",
+                       {"format"});
     }
     Entry e{tensor.name + ".npy", 0, static_cast<std::uint32_t>(size), static_cast<std::uint32_t>(offset)};
     e.crc = crc32_of(crc32_of(0, header.data(), header.size()), tensor.data, tensor.bytes());

@@ -73,12 +73,12 @@ LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
     : paths_(std::move(paths)), options_(std::move(options)) {
   if (paths_.empty()) throw UsageError("no input given");
   if (options_.shard_count == 0 || options_.shard_index == 0 || options_.shard_index > options_.shard_count) {
-    throw UsageError("--shard takes K/N with 1 <= K <= N");
+    throw UsageError("shard takes K/N with 1 <= K <= N", {"shard"});
   }
-  if (options_.max_line_bytes == 0) throw UsageError("--max-line-bytes must be at least 1");
+  if (options_.max_line_bytes == 0) throw UsageError("max_line_bytes must be at least 1", {"max_line_bytes"});
   sharded_ = options_.shard_count > 1;
   if (sharded_ && (paths_.size() != 1 || paths_[0] == "-")) {
-    throw UsageError("--shard needs exactly one seekable input file (not stdin)");
+    throw UsageError("shard needs exactly one seekable input file (not stdin)", {"shard"});
   }
   std::size_t total = 0;
   bool known = true;
@@ -111,9 +111,10 @@ std::string LineReader::display_name(std::size_t source) const {
   return paths_[source] == "-" ? "<stdin>" : paths_[source];
 }
 
-void LineReader::fail_read(const std::string& why) const {
+void LineReader::fail_read(const std::string& why, std::vector<std::string> parameters) const {
   throw Error("cannot read input " + display_name(current_) + ": " + why +
-              "; stopped rather than take it for the end of the input");
+                  "; stopped rather than take it for the end of the input",
+              std::move(parameters));
 }
 
 bool LineReader::fill() {
@@ -135,8 +136,9 @@ bool LineReader::fill() {
       buffer_.resize(std::max(keep + kChunk, std::min(buffer_.size() * 2, cap)));
     } catch (const std::bad_alloc&) {
       fail_read("out of memory holding a line of " + std::to_string(keep) + " bytes (line " +
-                std::to_string(line_ + 1) + "); lower --max-line-bytes (now " +
-                std::to_string(options_.max_line_bytes) + ") or allow the process more memory");
+                    std::to_string(line_ + 1) + "); lower max_line_bytes (now " +
+                    std::to_string(options_.max_line_bytes) + ") or allow the process more memory",
+                {"max_line_bytes"});
     }
   }
   for (;;) {
@@ -230,9 +232,10 @@ bool LineReader::read_line(std::string& line) {
     scanned = have;
     // "\r" of a CRLF ending may follow the longest allowed line.
     if (have > 0 && have - 1 > options_.max_line_bytes) {
-      throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than --max-line-bytes " +
-                  std::to_string(options_.max_line_bytes) +
-                  " bytes; split the text into shorter lines or raise --max-line-bytes");
+      throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than max_line_bytes " +
+                      std::to_string(options_.max_line_bytes) +
+                      " bytes; split the text into shorter lines or raise max_line_bytes",
+                  {"max_line_bytes"});
     }
     if (!fill()) break;
   }
@@ -244,9 +247,10 @@ bool LineReader::read_line(std::string& line) {
   if (len && raw[len - 1] == '\n') --len;
   if (len && raw[len - 1] == '\r') --len;
   if (len > options_.max_line_bytes) {
-    throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than --max-line-bytes " +
-                std::to_string(options_.max_line_bytes) +
-                " bytes; split the text into shorter lines or raise --max-line-bytes");
+    throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than max_line_bytes " +
+                    std::to_string(options_.max_line_bytes) +
+                    " bytes; split the text into shorter lines or raise max_line_bytes",
+                {"max_line_bytes"});
   }
   std::size_t skip = 0;
   if (offset_ == 0 && raw.substr(0, 3) == "\xEF\xBB\xBF") skip = std::min<std::size_t>(3, len);
@@ -276,13 +280,14 @@ std::vector<TextLine> LineReader::next(std::size_t max_lines) {
       auto depth_limit = [&where](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
         if (static_cast<std::size_t>(depth) > kMaxJsonDepth) {
           throw Error(where + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                      " levels; --input-format jsonl expects flat records");
+                          " levels; input_format jsonl expects flat records",
+                      {"input_format"});
         }
         return true;
       };
       auto doc = nlohmann::json::parse(line, depth_limit, /*allow_exceptions=*/false);
       if (doc.is_discarded() || !doc.is_object()) {
-        throw Error(where + ": not a JSON object (--input-format jsonl expects one object per line)");
+        throw Error(where + ": not a JSON object (input_format jsonl expects one object per line)", {"input_format"});
       }
       auto it = doc.find(options_.field);
       if (it == doc.end() || !it->is_string()) {
@@ -307,6 +312,55 @@ std::vector<std::string> read_lines(const std::string& path) {
   std::vector<std::string> lines;
   for (auto& t : reader.next(static_cast<std::size_t>(-1))) lines.push_back(std::move(t.text));
   return lines;
+}
+
+TextSource TextSource::given(std::vector<std::string> texts, std::string label) {
+  TextSource s;
+  s.label_ = std::move(label);
+  s.texts_ = std::move(texts);
+  for (std::size_t i = 0; i < s.texts_.size(); ++i) check_text(s.texts_[i], s.label_ + " " + std::to_string(i + 1));
+  return s;
+}
+
+std::vector<TextLine> TextSource::next(std::size_t max_lines) {
+  if (reader_) return reader_->next(max_lines);
+  std::vector<TextLine> lines;
+  for (; taken_ < texts_.size() && lines.size() < max_lines; ++taken_) {
+    lines.push_back({std::move(texts_[taken_]), 0, taken_ + 1});
+  }
+  return lines;
+}
+
+std::string TextSource::origin(const TextLine& line) const {
+  if (reader_) return reader_->display_name(line.source) + ":" + std::to_string(line.line);
+  return label_ + " " + std::to_string(line.line);
+}
+
+std::vector<std::string> TextSource::source_names() const {
+  std::vector<std::string> names;
+  if (reader_ && reader_->paths().size() > 1) {
+    for (std::size_t i = 0; i < reader_->paths().size(); ++i) names.push_back(reader_->display_name(i));
+  }
+  return names;
+}
+
+std::string TextSource::input_names() const {
+  std::string names;
+  for (std::size_t i = 0; reader_ && i < reader_->paths().size(); ++i) {
+    names += (i ? ", " : "") + reader_->display_name(i);
+  }
+  return names;
+}
+
+std::pair<std::vector<std::string>, std::vector<std::string>> TextSource::take(std::vector<TextLine>& lines) const {
+  std::vector<std::string> texts, origins;
+  texts.reserve(lines.size());
+  origins.reserve(lines.size());
+  for (auto& l : lines) {
+    origins.push_back(origin(l));
+    texts.push_back(std::move(l.text));
+  }
+  return {std::move(texts), std::move(origins)};
 }
 
 }  // namespace embedpe

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -61,27 +62,6 @@ const std::vector<std::string_view> kLayerNormBiasNames = {
     "model.encoder.layernorm_embedding.bias", "encoder.layernorm_embedding.bias",
     "layernorm_embedding.bias",
 };
-
-const char* weight_dtype_name(WeightDType dtype) {
-  switch (dtype) {
-    case WeightDType::f32: return "F32";
-    case WeightDType::f16: return "F16";
-    case WeightDType::bf16: return "BF16";
-    case WeightDType::f64: return "F64";
-    case WeightDType::i8: return "I8";
-  }
-  return "?";
-}
-
-std::size_t weight_dtype_size(WeightDType dtype) {
-  switch (dtype) {
-    case WeightDType::f32: return 4;
-    case WeightDType::f16: case WeightDType::bf16: return 2;
-    case WeightDType::f64: return 8;
-    case WeightDType::i8: return 1;
-  }
-  return 1;
-}
 
 // ------------------------------------------------------------ MappedFile
 
@@ -186,16 +166,15 @@ void parse_npy(const std::string& path, std::string_view bytes, std::vector<Weig
   }
   WeightTensor t;
   t.name = "";
-  if (h.descr == "<f4") t.dtype = WeightDType::f32;
-  else if (h.descr == "<f2") t.dtype = WeightDType::f16;
-  else if (h.descr == "<f8") t.dtype = WeightDType::f64;
+  const std::optional<DType> dtype = dtype_from_numpy(h.descr);
+  if (dtype == DType::float32 || dtype == DType::float16 || dtype == DType::float64) t.dtype = *dtype;
   else throw Error(path + ": dtype " + h.descr + " is not supported; embedpe reads float32 (<f4), float16 (<f2) and float64 (<f8)");
   if (h.fortran_order) {
     throw Error(path + ": Fortran-ordered array; save a C-ordered copy with np.save(path, np.ascontiguousarray(arr))");
   }
   t.shape = h.shape;
   t.offset = h.data_offset;
-  t.size_bytes = checked_product({element_count(h.shape, path), weight_dtype_size(t.dtype)}, path);
+  t.size_bytes = checked_product({element_count(h.shape, path), dtype_size(t.dtype)}, path);
   const std::size_t available = bytes.size() - h.data_offset;
   if (available != t.size_bytes) {
     throw Error(path + ": the header says shape (" + [&] {
@@ -208,12 +187,10 @@ void parse_npy(const std::string& path, std::string_view bytes, std::vector<Weig
   out.push_back(std::move(t));
 }
 
-WeightDType safetensors_dtype(const std::string& path, const std::string& name, const std::string& s) {
-  if (s == "F32") return WeightDType::f32;
-  if (s == "F16") return WeightDType::f16;
-  if (s == "BF16") return WeightDType::bf16;
-  if (s == "F64") return WeightDType::f64;
-  if (s == "I8") return WeightDType::i8;
+DType safetensors_dtype(const std::string& path, const std::string& name, const std::string& s) {
+  const std::optional<DType> dtype = dtype_from_safetensors(s);
+  // I64 is listed (embedpe encode's ids and mask), never read as a table.
+  if (dtype) return *dtype;
   throw Error(path + ": tensor " + name + " has dtype " + s +
               ", which embedpe does not read (F32, F16, BF16, F64, or I8 from embedpe quantize)");
 }
@@ -265,7 +242,7 @@ void parse_safetensors(const std::string& path, std::string_view bytes, std::vec
       throw bad("data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] fall outside the " +
                 std::to_string(data_size) + " bytes of data (truncated or corrupt file)");
     }
-    t.size_bytes = checked_product({element_count(t.shape, path), weight_dtype_size(t.dtype)}, path);
+    t.size_bytes = checked_product({element_count(t.shape, path), dtype_size(t.dtype)}, path);
     if (end - begin != t.size_bytes) {
       throw bad("shape and dtype need " + std::to_string(t.size_bytes) + " bytes but data_offsets span " +
                 std::to_string(end - begin));
@@ -344,7 +321,7 @@ const WeightTensor& select_tensor(const WeightFile& file, const std::string& wan
     std::string s;
     for (const auto& t : file.tensors()) {
       if (t.shape.size() != 2) continue;
-      s += (s.empty() ? "" : ", ") + t.name + " " + shape_text(t.shape) + " " + weight_dtype_name(t.dtype);
+      s += (s.empty() ? "" : ", ") + t.name + " " + shape_text(t.shape) + " " + dtype_info(t.dtype).safetensors;
     }
     return s.empty() ? std::string("none") : s;
   };
@@ -374,10 +351,10 @@ const WeightTensor& select_tensor(const WeightFile& file, const std::string& wan
 void read_floats(const WeightFile& file, const WeightTensor& t, std::size_t first, std::size_t count, float* out) {
   const char* src = file.data(t);
   switch (t.dtype) {
-    case WeightDType::f32:
+    case DType::float32:
       std::memcpy(out, src + 4 * first, 4 * count);
       break;
-    case WeightDType::f64:
+    case DType::float64:
       for (std::size_t i = 0; i < count; ++i) {
         double v;
         std::memcpy(&v, src + 8 * (first + i), 8);
@@ -392,16 +369,18 @@ void read_floats(const WeightFile& file, const WeightTensor& t, std::size_t firs
         }
       }
       break;
-    case WeightDType::f16:
-    case WeightDType::bf16:
+    case DType::float16:
+    case DType::bfloat16:
       for (std::size_t i = 0; i < count; ++i) {
         std::uint16_t v;
         std::memcpy(&v, src + 2 * (first + i), 2);
-        out[i] = t.dtype == WeightDType::f16 ? half_to_float(v) : bfloat16_to_float(v);
+        out[i] = t.dtype == DType::float16 ? half_to_float(v) : bfloat16_to_float(v);
       }
       break;
-    case WeightDType::i8:
+    case DType::int8:
       throw Error(file.path() + ": tensor " + t.name + " is int8; it needs its per-row scales to be read");
+    case DType::int64:  // refused when the header is parsed
+      throw Error(file.path() + ": tensor " + t.name + " is int64, not a float tensor");
   }
 }
 

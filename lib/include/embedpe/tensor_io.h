@@ -19,39 +19,15 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "embedpe/dtype.h"
 #include "embedpe/output_file.h"
 
 namespace embedpe {
 
-enum class DType { int64, float32, float16 };
-
-const char* dtype_name(DType dtype);   // "int64", "float32", "float16"
-const char* numpy_descr(DType dtype);  // "<i8", "<f4", "<f2"
-std::size_t dtype_size(DType dtype);
-
-// A view of a C-ordered tensor owned elsewhere.
-struct TensorRef {
-  std::string name;
-  DType dtype = DType::float32;
-  std::vector<std::size_t> shape;
-  const void* data = nullptr;
-
-  std::size_t elements() const;
-  std::size_t bytes() const { return elements() * dtype_size(dtype); }
-};
-
-template <std::size_t N>
-TensorRef tensor_ref(std::string name, const xt::xtensor<float, N>& t) {
-  return {std::move(name), DType::float32, {t.shape().begin(), t.shape().end()}, t.data()};
-}
-template <std::size_t N>
-TensorRef tensor_ref(std::string name, const xt::xtensor<std::int64_t, N>& t) {
-  return {std::move(name), DType::int64, {t.shape().begin(), t.shape().end()}, t.data()};
-}
-
 // The complete .npy header (magic through padding) for a tensor, padded with
 // spaces to at least `min_size` bytes (to complete a header in place once a
-// streamed tensor's length is known).
+// streamed tensor's length is known). Throws UsageError for a dtype NumPy
+// has no descr for (bfloat16).
 std::string npy_header(const TensorRef& tensor, std::size_t min_size = 0);
 void write_npy(OutputFile& out, const TensorRef& tensor);
 void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors);

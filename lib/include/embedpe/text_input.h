@@ -24,9 +24,11 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace embedpe {
@@ -101,7 +103,8 @@ class LineReader {
   // Reads more bytes into buffer_ after the `keep` bytes at pending_; false at
   // the end of the file. Throws on a read error or a file that shrank.
   bool fill();
-  [[noreturn]] void fail_read(const std::string& why) const;
+  // `parameters` as for embedpe::Error: those `why` names.
+  [[noreturn]] void fail_read(const std::string& why, std::vector<std::string> parameters = {}) const;
 
   std::vector<std::string> paths_;
   InputOptions options_;
@@ -121,6 +124,43 @@ class LineReader {
   std::size_t pending_ = 0, filled_ = 0;  // unconsumed bytes are buffer_[pending_, filled_)
   bool eof_ = false;
   RawSink raw_sink_;
+};
+
+// Where a run's texts come from: strings given one by one, or a LineReader
+// over files. Either way lines come out of next(), and origin() names a line
+// the one way messages spell it: "corpus.txt:17", or "LABEL N" for the Nth
+// given text (the caller picks the label: the command line says "--text").
+//
+//   embedpe::TextSource src = embedpe::TextSource::given({"Hello", "world"}, "text");
+//   for (auto lines = src.next(128); !lines.empty(); lines = src.next(128)) {
+//     src.origin(lines[0]);  // "text 1"
+//   }
+class TextSource {
+ public:
+  // Each text is checked as UTF-8 (check_text, naming its origin).
+  static TextSource given(std::vector<std::string> texts, std::string label);
+  explicit TextSource(std::unique_ptr<LineReader> reader) : reader_(std::move(reader)) {}
+
+  // The next `max_lines` lines (fewer at the end; empty when done). Given
+  // texts have source 0 and line N (from 1).
+  std::vector<TextLine> next(std::size_t max_lines);
+  std::string origin(const TextLine& line) const;
+  // The inputs' names when there are several (records then say which);
+  // empty for one input or given texts.
+  std::vector<std::string> source_names() const;
+  // Null for given texts.
+  LineReader* reader() const { return reader_.get(); }
+  // The inputs' names, joined with ", " (for "input a.txt, b.txt has no text").
+  std::string input_names() const;
+  // The texts of `lines` (moved out) and where each came from, for messages.
+  std::pair<std::vector<std::string>, std::vector<std::string>> take(std::vector<TextLine>& lines) const;
+
+ private:
+  TextSource() = default;
+  std::unique_ptr<LineReader> reader_;
+  std::vector<std::string> texts_;
+  std::size_t taken_ = 0;
+  std::string label_;
 };
 
 // All lines of a file ("-" reads standard input), checked as above.

@@ -12,7 +12,8 @@
 //
 // Formats: .npy versions 1–3, C order, little-endian <f4, <f2, <f8;
 // .safetensors (8-byte little-endian header length, JSON header, raw data)
-// with F32, F16, BF16, F64, and I8 (as written by `embedpe quantize`).
+// with F32, F16, BF16, F64, and I8 (as written by `embedpe quantize`); I64
+// tensors (ids and masks that `embedpe encode` writes) are listed, not read.
 #pragma once
 
 #include <cstddef>
@@ -23,12 +24,9 @@
 #include <string_view>
 #include <vector>
 
+#include "embedpe/dtype.h"
+
 namespace embedpe {
-
-enum class WeightDType { f32, f16, bf16, f64, i8 };
-
-const char* weight_dtype_name(WeightDType dtype);  // safetensors spelling: "F32", "BF16", ...
-std::size_t weight_dtype_size(WeightDType dtype);
 
 // A read-only memory map of a whole file.
 class MappedFile {
@@ -54,7 +52,7 @@ enum class WeightFormat { npy, safetensors };
 
 struct WeightTensor {
   std::string name;
-  WeightDType dtype = WeightDType::f32;
+  DType dtype = DType::float32;  // float32, float16, bfloat16, float64 or int8
   std::vector<std::size_t> shape;
   std::size_t offset = 0;  // from the start of the file
   std::size_t size_bytes = 0;

@@ -1,0 +1,93 @@
+// Where encoded batches go: a TensorSink per output format, found in one
+// registry by name or by file extension.
+//
+//   const embedpe::SinkFormat* f = embedpe::find_sink_format("npz");
+//   std::unique_ptr<embedpe::TensorSink> sink = f->make("out.npz");
+//   sink->begin(run);                       // checks what the format needs, then opens the output
+//   sink->add({batch, lines, tensors});     // once, or per batch when run.streamed
+//   sink->finish();                         // completes and commits: the file appears whole or not at all
+//
+// A format is one file, src/sinks/NAME_sink.cpp, defining
+// `const SinkFormat& NAME_sink_format()`, plus its NAME in EMBEDPE_SINKS in
+// lib/CMakeLists.txt (src/sinks/safetensors_sink.cpp is an example). Callers
+// never switch on a format: they read its traits.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "embedpe/dtype.h"
+#include "embedpe/text_input.h"
+#include "embedpe/tokenizer.h"
+
+namespace embedpe {
+
+// What a sink is told once, before any batch.
+struct SinkRun {
+  nlohmann::ordered_json config;  // how the rows were made (model, layer, dtype, emit): stored with them
+  // Names of the inputs rows come from, when there are several: JSON Lines
+  // records then say which ("source"). Empty for one input or given texts.
+  std::vector<std::string> sources;
+  // Tensors with one row per position, (seq_len, d), the same for every
+  // sequence (positional_encoding, rope_cos, rope_sin); the others are (rows, ...).
+  std::vector<std::string> per_position;
+  std::optional<std::size_t> seq_len;  // fixed: every row is padded to it; else a row is its own length
+  std::size_t threads = 1;             // for rendering text
+  // More than one batch will come (the input is longer than batch_size
+  // rows): formats that must go back to complete a header refuse what
+  // cannot be gone back to, before anything is opened.
+  bool streamed = false;
+  std::size_t batch_size = 0;
+};
+
+// One batch, computed.
+struct SinkBatch {
+  const Batch& batch;               // ids, pieces, truncation
+  std::span<const TextLine> lines;  // (rows,): where each row came from (texts not needed)
+  std::vector<TensorRef> tensors;   // in the output dtype, in emit order
+};
+
+class TensorSink {
+ public:
+  virtual ~TensorSink() = default;
+  // Checks what the format needs of the run (UsageError naming parameters),
+  // then opens the output.
+  virtual void begin(const SinkRun& run) = 0;
+  // Batches come in order. Formats that hold the whole input get exactly one.
+  virtual void add(const SinkBatch& batch) = 0;
+  // Completes the output and commits it.
+  virtual void finish() = 0;
+};
+
+struct SinkTraits {
+  bool whole_input = false;  // one document holds every row: give it the whole input as one batch
+  // Records are written as batches come, on a writer thread even when there
+  // is one batch (else a single batch is written by the caller's thread).
+  bool streams = false;
+  bool binary = false;       // never to a terminal
+  bool one_tensor = false;   // holds a single tensor
+  bool bfloat16 = true;      // can hold bfloat16 (NumPy's formats cannot)
+};
+
+struct SinkFormat {
+  const char* name;                    // "npz": --format's word
+  std::vector<std::string> extensions; // ".npz"
+  SinkTraits traits;
+  // A sink writing `path` ("-" for standard output); nothing is opened yet.
+  std::function<std::unique_ptr<TensorSink>(const std::string& path)> make;
+};
+
+// Every format, in registration order.
+const std::vector<const SinkFormat*>& sink_formats();
+// The format called `name`, or nullptr.
+const SinkFormat* find_sink_format(std::string_view name);
+
+}  // namespace embedpe

@@ -1,0 +1,36 @@
+// --format json: one document with the run's config, the tensors' shapes and
+// dtypes, the tokens, then each tensor as nested arrays (json_writer.h).
+#include "embedpe/json_writer.h"
+#include "sinks/file_sink.h"
+
+namespace embedpe {
+namespace {
+
+class JsonSink : public FileSink {
+ public:
+  using FileSink::FileSink;
+
+  void add(const SinkBatch& b) override {
+    only_once();
+    nlohmann::ordered_json config = run().config;
+    config["sequences"] = b.batch.size();
+    config["truncated"] = b.batch.truncated_count();
+    nlohmann::ordered_json shapes = nlohmann::ordered_json::object(), dtypes = nlohmann::ordered_json::object();
+    for (const TensorRef& t : b.tensors) {
+      shapes[t.name] = t.shape;
+      dtypes[t.name] = dtype_name(t.dtype);
+    }
+    write_json(out(), {{"config", config}, {"shapes", shapes}, {"dtypes", dtypes}, {"tokens", b.batch.pieces}},
+               b.tensors, run().threads);
+  }
+};
+
+}  // namespace
+
+const SinkFormat& json_sink_format() {
+  static const SinkFormat f{"json", {".json"}, {.whole_input = true},
+                            [](const std::string& path) { return std::make_unique<JsonSink>(path); }};
+  return f;
+}
+
+}  // namespace embedpe

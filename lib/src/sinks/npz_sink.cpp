@@ -1,0 +1,27 @@
+// --format npz: every tensor of the whole input as NAME.npy in one
+// uncompressed zip (tensor_io.h).
+#include "embedpe/tensor_io.h"
+#include "sinks/file_sink.h"
+
+namespace embedpe {
+namespace {
+
+class NpzSink : public FileSink {
+ public:
+  using FileSink::FileSink;
+
+  void add(const SinkBatch& b) override {
+    only_once();
+    write_npz(out(), b.tensors);
+  }
+};
+
+}  // namespace
+
+const SinkFormat& npz_sink_format() {
+  static const SinkFormat f{"npz", {".npz"}, {.whole_input = true, .binary = true, .bfloat16 = false},
+                            [](const std::string& path) { return std::make_unique<NpzSink>(path); }};
+  return f;
+}
+
+}  // namespace embedpe
