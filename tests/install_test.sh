@@ -1,16 +1,39 @@
 #!/usr/bin/env bash
 # Installs embedpe from BUILD_DIR into a temporary prefix, builds
 # tests/install_consumer against it with find_package(embedpe), and checks
-# that both the installed binary and the consumer produce the same output.
+# that both the installed binary and the consumer produce the same output,
+# and that only the public headers are installed.
 #
 #   tests/install_test.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 build=$1
 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
 rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+
+# Public headers are exactly lib/include/embedpe/; the library's private
+# ones (lib/src/*.h) are nowhere in the prefix; the umbrella header
+# embedpe/embedpe.hpp includes every other public header.
+installed=$(cd "$work/prefix/include/embedpe" && ls | sort)
+public=$(cd "$src/lib/include/embedpe" && ls | sort)
+echo "installed headers:" $installed
+[ "$installed" = "$public" ] || { echo "installed headers differ from lib/include/embedpe/" >&2; exit 1; }
+for private in "$src"/lib/src/*.h; do
+  name=$(basename "$private")
+  if [ -n "$(find "$work/prefix" -name "$name")" ]; then
+    echo "private header lib/src/$name is installed" >&2
+    exit 1
+  fi
+done
+for header in $installed; do
+  [ "$header" = embedpe.hpp ] && continue
+  grep -qx "#include \"embedpe/$header\"" "$src/lib/include/embedpe/embedpe.hpp" \
+    || { echo "embedpe/embedpe.hpp does not include embedpe/$header" >&2; exit 1; }
+done
+
 cmake -S "$here/install_consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer" >/dev/null
 

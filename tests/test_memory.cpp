@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
+#include "memory.h"
 
 TEST_CASE("checked_product multiplies and refuses overflow") {
   CHECK(embedpe::checked_product({2, 3, 4}, "x") == 24);

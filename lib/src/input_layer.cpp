@@ -12,8 +12,8 @@
 #endif
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
-#include "embedpe/parallel.h"
+#include "memory.h"
+#include "parallel.h"
 
 namespace embedpe {
 

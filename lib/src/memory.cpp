@@ -1,4 +1,4 @@
-#include "embedpe/memory.h"
+#include "memory.h"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "embedpe/parallel.h"
+#include "parallel.h"
 
 #include <pthread.h>
 #include <sched.h>

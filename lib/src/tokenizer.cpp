@@ -15,8 +15,8 @@
 
 #include "default_model.h"
 #include "embedpe/error.h"
-#include "embedpe/parallel.h"
-#include "embedpe/sha256.h"
+#include "parallel.h"
+#include "sha256.h"
 #include "embedpe/text_input.h"
 #include "protobuf_fields.h"
 
