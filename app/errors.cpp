@@ -5,10 +5,16 @@
 namespace embedpe::cli {
 namespace {
 
-// Parameters whose flag is not their name in kebab case.
+// Parameters whose flag is not their name in kebab case: fields of nested
+// options ("layer_norm.eps"), and settings that a switch stands for
+// ("add_bos=false" is what --no-bos does).
 constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
     {"output_path", "--output"},
     {"rope_dim", "--rope-dim"},
+    {"layer_norm.eps", "--layernorm-eps"},
+    {"dropout.p", "--dropout"},
+    {"add_bos=false", "--no-bos"},
+    {"add_eos=false", "--no-eos"},
 };
 
 bool word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }

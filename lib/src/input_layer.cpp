@@ -24,7 +24,7 @@ Scale Scale::parse(std::string_view text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
       std::abs(value) > std::numeric_limits<float>::max()) {
-    throw UsageError("--scale must be sqrt, none or a finite number, not '" + std::string(text) + "'");
+    throw UsageError("scale must be sqrt, none or a finite number, not '" + std::string(text) + "'", {"scale"});
   }
   return {ScaleKind::value, value};
 }
@@ -63,10 +63,10 @@ InputLayer::InputLayer(const EmbeddingTable& table, const PositionTable* pe, Inp
       throw UsageError("LayerNorm weight and bias must have d_model = " + std::to_string(table.d_model()) +
                        " values, not " + std::to_string(ln.gamma.size()) + " and " + std::to_string(ln.beta.size()));
     }
-    if (!(ln.eps > 0.0) || !std::isfinite(ln.eps)) throw UsageError("--layernorm-eps must be a positive number");
+    if (!(ln.eps > 0.0) || !std::isfinite(ln.eps)) throw UsageError("layer_norm.eps must be a positive number", {"layer_norm.eps"});
   }
   if (options_.dropout && !(options_.dropout->p >= 0.0 && options_.dropout->p < 1.0)) {
-    throw UsageError("--dropout must be in [0, 1)");
+    throw UsageError("dropout.p must be in [0, 1)", {"dropout.p"});
   }
 }
 
@@ -154,13 +154,18 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   const std::size_t offset = options_.position_offset;
   const bool use_mask = options_.pad_position.has_value() && mask.size() == ids.size();
   if (pe_ && seq_len > 0 && (offset >= pe_->max_len() || seq_len > pe_->max_len() - offset)) {
+    // The hint may already advise truncating; it names seq_len (or, from a
+    // table that still speaks in flags, seq-len) when it does.
     const std::string hint = pe_->limit_hint();
+    const bool hint_truncates = hint.find("seq_len") != std::string::npos || hint.find("seq-len") != std::string::npos;
     throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long" +
-                     (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) +
-                     " but " + hint + (hint.find("--seq-len") == std::string::npos ? ", or truncate with --seq-len" : ""));
+                         (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) + " but " +
+                         hint + (hint_truncates ? "" : ", or truncate with seq_len"),
+                     {"seq_len", "max_len"});
   }
   if (pe_ && options_.pad_position && *options_.pad_position >= pe_->max_len()) {
-    throw UsageError("--pad-position " + std::to_string(*options_.pad_position) + " is beyond the position table");
+    throw UsageError("pad_position " + std::to_string(*options_.pad_position) + " is beyond the position table",
+                     {"pad_position"});
   }
   check_memory(batch, seq_len, d, options_.want_token_embeddings);
 

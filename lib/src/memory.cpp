@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "embedpe/error.h"
 
@@ -53,7 +54,12 @@ std::size_t memory_budget_bytes() {
   return as != 0 && as < ram ? as : ram;
 }
 
-void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint) {
+void check_allocation(std::size_t bytes, const std::string& what) {
+  check_allocation(bytes, what, "lower seq_len or d_model, or encode fewer lines at a time", {"seq_len", "d_model"});
+}
+
+void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint,
+                      std::vector<std::string> parameters) {
   const std::size_t ram = physical_memory_bytes(), as = address_space_limit();
   const bool by_limit = as != 0 && (ram == 0 || as < ram);
   const std::size_t limit = by_limit ? as : ram;
@@ -63,7 +69,7 @@ void check_allocation(std::size_t bytes, const std::string& what, const std::str
                   static_cast<double>(bytes) / 1073741824.0,
                   by_limit ? "the address-space limit (ulimit -v) is" : "this machine has",
                   static_cast<double>(limit) / 1073741824.0);
-    throw UsageError(what + text + "; " + hint);
+    throw UsageError(what + text + "; " + hint, std::move(parameters));
   }
 }
 

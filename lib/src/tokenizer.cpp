@@ -190,13 +190,15 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
   Batch batch;
   batch.pad_id = options.pad_id.value_or(info.pad_id >= 0 ? info.pad_id : 0);
   if (batch.pad_id < 0 || batch.pad_id >= info.vocab_size) {
-    throw UsageError("--pad-id " + std::to_string(batch.pad_id) + " is outside the vocabulary (0.." +
-                     std::to_string(info.vocab_size - 1) + " for model " + info.source + ")");
+    throw UsageError("pad_id " + std::to_string(batch.pad_id) + " is outside the vocabulary (0.." +
+                         std::to_string(info.vocab_size - 1) + " for model " + info.source + ")",
+                     {"pad_id"});
   }
   if (options.seq_len && *options.seq_len < specials) {
-    throw UsageError("--seq-len " + std::to_string(*options.seq_len) + " leaves no room for " +
-                     (specials == 2 ? "BOS and EOS" : "BOS/EOS") + "; use at least " +
-                     std::to_string(specials) + ", or --no-bos/--no-eos");
+    throw UsageError("seq_len " + std::to_string(*options.seq_len) + " leaves no room for " +
+                         (specials == 2 ? "BOS and EOS" : "BOS/EOS") + "; use at least " + std::to_string(specials) +
+                         ", or add_bos=false/add_eos=false",
+                     {"seq_len", "add_bos=false", "add_eos=false"});
   }
 
   std::vector<std::vector<int>> sequences;  // (batch, tokens) after truncation
