@@ -4,10 +4,11 @@
 # that both the installed binary and the consumer produce the same output,
 # and that only the public headers are installed.
 #
-#   tests/install_test.sh BUILD_DIR WORK_DIR
+#   tests/install_test.sh BUILD_DIR WORK_DIR [PYTHON]
 set -euo pipefail
 build=$1
 work=$2
+python=${3:-python3}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
 rm -rf "$work"
@@ -41,7 +42,7 @@ got=$("$work/consumer/consumer")
 echo "consumer: $got"
 # The installed binary, run from an unrelated directory, must agree.
 want=$(cd / && "$work/prefix/bin/embedpe" encode --text "Hello, this is machine translation" --d-model 16 \
-         --max-len 64 --emit output | /usr/bin/python3 -c '
+         --max-len 64 --emit output | "$python" -c '
 import json, sys
 d = json.load(sys.stdin)["output"]
 print(len(d), len(d[0]), len(d[0][0]), repr(d[0][0][0]))')
@@ -49,6 +50,6 @@ echo "binary:   $want"
 read -r b l c v <<<"$got"
 read -r wb wl wc wv <<<"$want"
 [ "$b $l $c" = "$wb $wl $wc" ] || { echo "shape differs" >&2; exit 1; }
-/usr/bin/python3 -c "import sys; import numpy as np; sys.exit(0 if np.float32($v) == np.float32($wv) else 1)" \
+"$python" -c "import sys; import numpy as np; sys.exit(0 if np.float32($v) == np.float32($wv) else 1)" \
   || { echo "value differs" >&2; exit 1; }
 echo "install test passed"
