@@ -3,6 +3,7 @@
 // the lines users read before the library stopped naming flags.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "embedpe/embedding.h"
@@ -11,6 +12,7 @@
 #include "embedpe/positional_encoding.h"
 #include "embedpe/tokenizer.h"
 #include "errors.h"
+#include "test_support.h"
 
 using embedpe::UsageError;
 using embedpe::cli::flag_for;
@@ -54,6 +56,32 @@ TEST_CASE("user_message respells the listed parameters, whole words only") {
         "--seq-len 1; use 2, or --no-bos/--no-eos");
   CHECK(user_message(embedpe::Error("no parameters here: max_len")) == "no parameters here: max_len");
   CHECK(user_message(UsageError("empty name", {""})) == "empty name");
+  CHECK(user_message(UsageError("raise max_len.", {"max_len"})) == "raise --max-len.");
+  CHECK(user_message(UsageError("[max_len, seq_len]: max_len=3", {"max_len", "seq_len"})) ==
+        "[--max-len, --seq-len]: --max-len=3");
+}
+
+TEST_CASE("user_message leaves the user's words alone: paths and quoted values that spell a parameter") {
+  CHECK(user_message(UsageError("pad_id 9 is outside the vocabulary (0..7 for model /tmp/pad_id)", {"pad_id"})) ==
+        "--pad-id 9 is outside the vocabulary (0..7 for model /tmp/pad_id)");
+  CHECK(user_message(UsageError("scale must be sqrt, none or a number, not 'scale'", {"scale"})) ==
+        "--scale must be sqrt, none or a number, not 'scale'");
+  CHECK(user_message(UsageError("table seq_len.npy has 3 rows; lower seq_len", {"seq_len"})) ==
+        "table seq_len.npy has 3 rows; lower --seq-len");
+  // '/' joins alternatives only right after a respelled mention.
+  CHECK(user_message(UsageError("use a/seq_len or seq_len/max_len", {"seq_len", "max_len"})) ==
+        "use a/seq_len or --seq-len/--max-len");
+}
+
+TEST_CASE("a model whose path spells a parameter: the path reads as the user gave it") {
+  const std::string dir = test::temp_dir("errors-model-path");
+  const std::string path = dir + "/pad_id";
+  std::filesystem::copy_file(test::source_path("tests/models/sp-test.model"), path);
+  const embedpe::Tokenizer tok = embedpe::Tokenizer::from_file(path);
+  embedpe::EncodeOptions opt;
+  opt.pad_id = 5000;
+  CHECK(printed([&] { tok.encode_batch({"x"}, opt); }) ==
+        "--pad-id 5000 is outside the vocabulary (0..999 for model " + path + ")");
 }
 
 // Each line is what the command line printed when the library still named
