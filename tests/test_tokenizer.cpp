@@ -166,6 +166,20 @@ TEST_CASE("batch: the empty text is BOS EOS; a pad id outside the vocabulary is 
                        embedpe::UsageError);
 }
 
+TEST_CASE("pad_id: the option, else the model's pad id, else 0; the batch uses the same") {
+  const Tokenizer tok = Tokenizer::default_model();
+  CHECK(tok.pad_id({}) == 0);
+  EncodeOptions opt;
+  opt.pad_id = 5;
+  CHECK(tok.pad_id(opt) == 5);
+  CHECK(tok.encode_batch({"x"}, opt).pad_id == 5);
+  // A model without a pad piece pads with 0, and the batch says so.
+  const Tokenizer no_pad = model("tests/models/sp-test.model");
+  REQUIRE(no_pad.info().pad_id == -1);
+  CHECK(no_pad.pad_id({}) == 0);
+  CHECK(no_pad.encode_batch({"x"}, {}).pad_id == 0);
+}
+
 TEST_CASE("batch errors name the parameters, not a front end's flags") {
   const Tokenizer tok = Tokenizer::default_model();
   EncodeOptions opt;

@@ -180,6 +180,10 @@ std::size_t Batch::truncated_count() const {
   return n;
 }
 
+int Tokenizer::pad_id(const EncodeOptions& options) const {
+  return options.pad_id.value_or(impl_->info.pad_id >= 0 ? impl_->info.pad_id : 0);
+}
+
 Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
                               std::size_t threads) const {
   const ModelInfo& info = impl_->info;
@@ -188,7 +192,7 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
   const std::size_t specials = (bos >= 0) + (eos >= 0);
 
   Batch batch;
-  batch.pad_id = options.pad_id.value_or(info.pad_id >= 0 ? info.pad_id : 0);
+  batch.pad_id = pad_id(options);
   if (batch.pad_id < 0 || batch.pad_id >= info.vocab_size) {
     throw UsageError("pad_id " + std::to_string(batch.pad_id) + " is outside the vocabulary (0.." +
                          std::to_string(info.vocab_size - 1) + " for model " + info.source + ")",
