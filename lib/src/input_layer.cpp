@@ -65,7 +65,7 @@ InputLayer::InputLayer(const EmbeddingTable& table, const PositionTable* pe, Inp
     }
     if (!(ln.eps > 0.0) || !std::isfinite(ln.eps)) throw UsageError("layer_norm.eps must be a positive number", {"layer_norm.eps"});
   }
-  if (options_.dropout && !(options_.dropout->p >= 0.0 && options_.dropout->p < 1.0)) {
+  if (options_.dropout && !(options_.dropout->p >= 0.0 && options_.dropout->p < Dropout::kMaxP)) {
     throw UsageError("dropout.p must be in [0, 1)", {"dropout.p"});
   }
 }
