@@ -21,7 +21,7 @@
 #include <mutex>
 #include <thread>
 
-#include "embedpe/parallel.h"
+#include "parallel.h"
 
 namespace embedpe::cli {
 

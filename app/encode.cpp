@@ -17,7 +17,7 @@
 #include "progress.h"
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
-#include "embedpe/parallel.h"
+#include "parallel.h"
 #include "embedpe/rope.h"
 #include "embedpe/text_input.h"
 #include "embedpe/version.h"

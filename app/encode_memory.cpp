@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "embedpe/memory.h"
+#include "memory.h"
 #include "encode.h"
 
 namespace embedpe::cli {

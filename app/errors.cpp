@@ -1,17 +1,39 @@
 #include "errors.h"
 
 #include <utility>
+#include <vector>
 
 namespace embedpe::cli {
 namespace {
 
-// Parameters whose flag is not their name in kebab case.
+// Parameters whose flag is not their name in kebab case: fields of nested
+// options ("layer_norm.eps"), and settings that a switch stands for
+// ("add_bos=false" is what --no-bos does).
 constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
     {"output_path", "--output"},
     {"rope_dim", "--rope-dim"},
+    {"layer_norm.eps", "--layernorm-eps"},
+    {"dropout.p", "--dropout"},
+    {"add_bos=false", "--no-bos"},
+    {"add_eos=false", "--no-eos"},
 };
 
-bool word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+// A mention of a parameter is a word the library wrote: it opens the message
+// or follows a space or a bracket, and it ends the message or is followed by
+// a space, punctuation or '/'. Part of a path ("model /tmp/pad_id"), of a
+// quoted value ("not 'scale'") or of a longer name stays as it is: those are
+// the user's words. "a/b" names alternatives, so a mention may also follow
+// '/' right after another one ("add_bos=false/add_eos=false").
+bool opens(char c) { return c == ' ' || c == '(' || c == '[' || c == ','; }
+
+bool closes(const std::string& text, std::size_t at) {
+  if (at == text.size()) return true;
+  switch (text[at]) {
+    case ' ': case ')': case ']': case ',': case ';': case ':': case '/': case '=': return true;
+    case '.': return at + 1 == text.size() || text[at + 1] == ' ';  // a full stop, not a file suffix
+    default: return false;
+  }
+}
 
 }  // namespace
 
@@ -25,22 +47,28 @@ std::string flag_for(std::string_view parameter) {
 }
 
 std::string user_message(const Error& e) {
-  std::string text = e.what();
-  for (const std::string& p : e.parameters()) {
-    if (p.empty()) continue;
-    const std::string flag = flag_for(p);
-    for (std::size_t at = text.find(p); at != std::string::npos; at = text.find(p, at)) {
-      const bool starts = at == 0 || (!word_char(text[at - 1]) && text[at - 1] != '-');
-      const bool ends = at + p.size() == text.size() || !word_char(text[at + p.size()]);
-      if (starts && ends) {
-        text.replace(at, p.size(), flag);
-        at += flag.size();
-      } else {
-        at += p.size();
+  const std::string text = e.what();
+  const std::vector<std::string>& parameters = e.parameters();
+  std::string out;
+  std::size_t respelled_end = std::string::npos;  // in `text`, just after the last respelled mention
+  for (std::size_t at = 0; at < text.size();) {
+    const bool may_open = at == 0 || opens(text[at - 1]) || (text[at - 1] == '/' && respelled_end == at - 1);
+    const std::string* mention = nullptr;
+    for (const std::string& p : parameters) {
+      if (may_open && !p.empty() && text.compare(at, p.size(), p) == 0 && closes(text, at + p.size()) &&
+          (!mention || p.size() > mention->size())) {
+        mention = &p;
       }
     }
+    if (mention) {
+      out += flag_for(*mention);
+      at += mention->size();
+      respelled_end = at;
+    } else {
+      out += text[at++];
+    }
   }
-  return text;
+  return out;
 }
 
 }  // namespace embedpe::cli

@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
+#include "memory.h"
 #include "embedpe/output_file.h"
 #include "layer_setup.h"
 

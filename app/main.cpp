@@ -25,6 +25,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
 #include "embedpe/weights.h"
+#include "output_temporaries.h"
 
 namespace {
 

@@ -21,7 +21,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
-#include "embedpe/sha256.h"
+#include "sha256.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
 #include "embedpe/weights.h"

@@ -5,7 +5,7 @@
 
 #include "embedpe/dtype.h"
 #include "embedpe/error.h"
-#include "embedpe/half.h"
+#include "half.h"
 
 using namespace embedpe;
 

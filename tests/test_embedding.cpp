@@ -6,6 +6,7 @@
 
 #include "embedpe/embedding.h"
 #include "embedpe/error.h"
+#include "error_support.h"
 
 using embedpe::RandomNormalTable;
 
@@ -69,6 +70,16 @@ TEST_CASE("a dense table returns its rows") {
 TEST_CASE("a table needs rows and columns") {
   CHECK_THROWS_AS(RandomNormalTable(0, 8, 0), embedpe::UsageError);
   CHECK_THROWS_AS(RandomNormalTable(8, 0, 0), embedpe::UsageError);
+  const test::Caught e = test::caught([] { RandomNormalTable(8, 0, 0); });
+  CHECK(e.message == "d_model must be at least 1");
+  CHECK(e.parameters == std::vector<std::string>{"d_model"});
+}
+
+TEST_CASE("a padding_idx outside the table is an error naming the parameter") {
+  const test::Caught e = test::caught(
+      [] { embedpe::PaddingIdxTable(std::make_unique<RandomNormalTable>(8, 4, 0), 8); });
+  CHECK(e.message == "padding_idx 8 is outside the table's 8 rows");
+  CHECK(e.parameters == std::vector<std::string>{"padding_idx"});
 }
 
 TEST_CASE("a generated table keeps its rows: row_data equals row, from any thread") {

@@ -5,6 +5,7 @@
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/tensor_io.h"
+#include "error_support.h"
 #include "test_support.h"
 
 using namespace embedpe;
@@ -171,4 +172,35 @@ TEST_CASE("errors: sequence longer than the PE table, id outside the table, d_mo
   // can be built; a full row of it is refused before it is allocated.
   SinusoidalEncoding pe_huge({.d_model = std::size_t(1) << 40});
   CHECK_THROWS_WITH_AS(pe_huge.rows(0, 1), doctest::Contains("would need 4096.0 GiB"), UsageError);
+}
+
+TEST_CASE("errors name the parameters, not a front end's flags") {
+  RandomNormalTable table(10, 4, 0);
+  SinusoidalEncoding pe({.d_model = 4, .max_len = 3});
+
+  const test::Caught dropout = test::caught([&] { InputLayer(table, pe, {.dropout = Dropout{1.0, 1}}); });
+  CHECK(dropout.message == "dropout.p must be in [0, 1)");
+  CHECK(dropout.parameters == std::vector<std::string>{"dropout.p"});
+
+  const test::Caught eps =
+      test::caught([&] { InputLayer(table, pe, {.layer_norm = LayerNorm{{1, 1, 1, 1}, {0, 0, 0, 0}, 0.0}}); });
+  CHECK(eps.message == "layer_norm.eps must be a positive number");
+  CHECK(eps.parameters == std::vector<std::string>{"layer_norm.eps"});
+
+  const test::Caught scale = test::caught([] { Scale::parse("sqr"); });
+  CHECK(scale.message == "scale must be sqrt, none or a finite number, not 'sqr'");
+  CHECK(scale.parameters == std::vector<std::string>{"scale"});
+
+  const test::Caught pad = test::caught([&] {
+    InputLayer(table, pe, {.pad_position = 3}).forward(xt::xtensor<std::int64_t, 2>({{1}}));
+  });
+  CHECK(pad.message == "pad_position 3 is beyond the position table");
+  CHECK(pad.parameters == std::vector<std::string>{"pad_position"});
+
+  // The table's hint says how to make it longer; the layer adds truncation.
+  const test::Caught longer =
+      test::caught([&] { InputLayer(table, pe, {}).forward(xt::xtensor<std::int64_t, 2>({{1, 2, 3, 4}})); });
+  CHECK(longer.message.rfind("sequences are 4 tokens long but the PE table has 3 positions", 0) == 0);
+  CHECK(longer.message.find("or truncate with seq_len") != std::string::npos);
+  CHECK(longer.parameters == std::vector<std::string>{"max_len", "seq_len"});
 }

@@ -7,7 +7,7 @@
 
 #include "embedpe/embedding.h"
 #include "embedpe/error.h"
-#include "embedpe/json_writer.h"
+#include "json_writer.h"
 #include "embedpe/output_file.h"
 #include "test_support.h"
 

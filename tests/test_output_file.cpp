@@ -6,6 +6,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "output_temporaries.h"
 #include "test_support.h"
 
 using embedpe::OutputFile;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "embedpe/sha256.h"
+#include "sha256.h"
 #include "test_support.h"
 
 TEST_CASE("sha256 matches the FIPS 180-4 examples") {

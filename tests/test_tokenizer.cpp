@@ -2,6 +2,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/tokenizer.h"
+#include "error_support.h"
 #include "test_support.h"
 
 using embedpe::Batch;
@@ -161,8 +162,38 @@ TEST_CASE("batch: the empty text is BOS EOS; a pad id outside the vocabulary is 
   REQUIRE(b.seq_len() == 2);
   EncodeOptions opt;
   opt.pad_id = 8000;
-  CHECK_THROWS_WITH_AS(tok.encode_batch({"x"}, opt), doctest::Contains("--pad-id 8000 is outside the vocabulary"),
+  CHECK_THROWS_WITH_AS(tok.encode_batch({"x"}, opt), doctest::Contains("pad_id 8000 is outside the vocabulary"),
                        embedpe::UsageError);
+}
+
+TEST_CASE("pad_id: the option, else the model's pad id, else 0; the batch uses the same") {
+  const Tokenizer tok = Tokenizer::default_model();
+  CHECK(tok.pad_id({}) == 0);
+  EncodeOptions opt;
+  opt.pad_id = 5;
+  CHECK(tok.pad_id(opt) == 5);
+  CHECK(tok.encode_batch({"x"}, opt).pad_id == 5);
+  // A model without a pad piece pads with 0, and the batch says so.
+  const Tokenizer no_pad = model("tests/models/sp-test.model");
+  REQUIRE(no_pad.info().pad_id == -1);
+  CHECK(no_pad.pad_id({}) == 0);
+  CHECK(no_pad.encode_batch({"x"}, {}).pad_id == 0);
+}
+
+TEST_CASE("batch errors name the parameters, not a front end's flags") {
+  const Tokenizer tok = Tokenizer::default_model();
+  EncodeOptions opt;
+  opt.pad_id = 8000;
+  const test::Caught pad = test::caught([&] { tok.encode_batch({"x"}, opt); });
+  CHECK(pad.message.rfind("pad_id 8000 is outside the vocabulary (0..7999 for model ", 0) == 0);
+  CHECK(pad.parameters == std::vector<std::string>{"pad_id"});
+  CHECK(pad.exit_code == 2);
+
+  opt = {};
+  opt.seq_len = 1;
+  const test::Caught room = test::caught([&] { tok.encode_batch({"x"}, opt); });
+  CHECK(room.message == "seq_len 1 leaves no room for BOS and EOS; use at least 2, or add_bos=false/add_eos=false");
+  CHECK(room.parameters == std::vector<std::string>{"seq_len", "add_bos=false", "add_eos=false"});
 }
 
 TEST_CASE("batch: invalid UTF-8 is an error naming the text") {

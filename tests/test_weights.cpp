@@ -5,7 +5,7 @@
 
 #include "embedpe/embedding.h"
 #include "embedpe/error.h"
-#include "embedpe/half.h"
+#include "half.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/quantize.h"
 #include "embedpe/tensor_io.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
+#include "memory.h"
 
 namespace embedpe {
 namespace {

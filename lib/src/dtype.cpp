@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "embedpe/error.h"
-#include "embedpe/half.h"
+#include "half.h"
 
 namespace embedpe {
 

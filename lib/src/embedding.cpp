@@ -25,7 +25,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
 RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed)
     : vocab_size_(vocab_size), d_model_(d_model), seed_(seed) {
   if (vocab_size <= 0) throw UsageError("embedding table needs at least one row");
-  if (d_model == 0) throw UsageError("--d-model must be at least 1");
+  if (d_model == 0) throw UsageError("d_model must be at least 1", {"d_model"});
   const auto rows = static_cast<std::size_t>(vocab_size);
   if (d_model <= kRowCacheLimit / sizeof(float) / rows) {
     const std::size_t bytes = rows * d_model * sizeof(float) + rows;
@@ -147,8 +147,9 @@ void QuantizedTable::row(std::int64_t id, float* out) const {
 PaddingIdxTable::PaddingIdxTable(std::unique_ptr<EmbeddingTable> inner, std::int64_t padding_idx)
     : inner_(std::move(inner)), padding_idx_(padding_idx), zeros_(inner_->d_model(), 0.0f) {
   if (padding_idx < 0 || padding_idx >= inner_->vocab_size()) {
-    throw UsageError("--padding-idx " + std::to_string(padding_idx) + " is outside the table's " +
-                     std::to_string(inner_->vocab_size()) + " rows");
+    throw UsageError("padding_idx " + std::to_string(padding_idx) + " is outside the table's " +
+                         std::to_string(inner_->vocab_size()) + " rows",
+                     {"padding_idx"});
   }
 }
 

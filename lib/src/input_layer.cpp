@@ -12,8 +12,8 @@
 #endif
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
-#include "embedpe/parallel.h"
+#include "memory.h"
+#include "parallel.h"
 
 namespace embedpe {
 
@@ -24,7 +24,7 @@ Scale Scale::parse(std::string_view text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
       std::abs(value) > std::numeric_limits<float>::max()) {
-    throw UsageError("--scale must be sqrt, none or a finite number, not '" + std::string(text) + "'");
+    throw UsageError("scale must be sqrt, none or a finite number, not '" + std::string(text) + "'", {"scale"});
   }
   return {ScaleKind::value, value};
 }
@@ -63,10 +63,10 @@ InputLayer::InputLayer(const EmbeddingTable& table, const PositionTable* pe, Inp
       throw UsageError("LayerNorm weight and bias must have d_model = " + std::to_string(table.d_model()) +
                        " values, not " + std::to_string(ln.gamma.size()) + " and " + std::to_string(ln.beta.size()));
     }
-    if (!(ln.eps > 0.0) || !std::isfinite(ln.eps)) throw UsageError("--layernorm-eps must be a positive number");
+    if (!(ln.eps > 0.0) || !std::isfinite(ln.eps)) throw UsageError("layer_norm.eps must be a positive number", {"layer_norm.eps"});
   }
-  if (options_.dropout && !(options_.dropout->p >= 0.0 && options_.dropout->p < 1.0)) {
-    throw UsageError("--dropout must be in [0, 1)");
+  if (options_.dropout && !(options_.dropout->p >= 0.0 && options_.dropout->p < Dropout::kMaxP)) {
+    throw UsageError("dropout.p must be in [0, 1)", {"dropout.p"});
   }
 }
 
@@ -162,7 +162,8 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
                      grows ? std::vector<std::string>{"max_len", "seq_len"} : std::vector<std::string>{"seq_len"});
   }
   if (pe_ && options_.pad_position && *options_.pad_position >= pe_->max_len()) {
-    throw UsageError("--pad-position " + std::to_string(*options_.pad_position) + " is beyond the position table");
+    throw UsageError("pad_position " + std::to_string(*options_.pad_position) + " is beyond the position table",
+                     {"pad_position"});
   }
   check_memory(batch, seq_len, d, options_.want_token_embeddings);
 

@@ -1,4 +1,4 @@
-#include "embedpe/json_writer.h"
+#include "json_writer.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "embedpe/error.h"
-#include "embedpe/half.h"
-#include "embedpe/parallel.h"
+#include "half.h"
+#include "parallel.h"
 
 namespace embedpe {
 namespace {

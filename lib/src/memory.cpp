@@ -1,10 +1,11 @@
-#include "embedpe/memory.h"
+#include "memory.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "embedpe/error.h"
 
@@ -51,6 +52,10 @@ std::size_t memory_budget_bytes() {
   const std::size_t ram = physical_memory_bytes(), as = address_space_limit();
   if (ram == 0) return as;
   return as != 0 && as < ram ? as : ram;
+}
+
+void check_allocation(std::size_t bytes, const std::string& what) {
+  check_allocation(bytes, what, "lower seq_len or d_model, or encode fewer lines at a time", {"seq_len", "d_model"});
 }
 
 void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint,

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "embedpe/error.h"
+#include "output_temporaries.h"
 
 namespace embedpe {
 namespace {

@@ -1,4 +1,4 @@
-#include "embedpe/parallel.h"
+#include "parallel.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -61,7 +61,8 @@ TerminationSignalsBlocked::~TerminationSignalsBlocked() {
 }
 
 void throw_thread_error(const std::system_error& e) {
-  throw Error(std::string("cannot start a thread: ") + std::strerror(e.code().value()) + "; lower --threads");
+  throw Error(std::string("cannot start a thread: ") + std::strerror(e.code().value()) + "; lower threads",
+              {"threads"});
 }
 
 std::size_t available_cores() {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "embedpe/half.h"
-#include "embedpe/memory.h"
+#include "half.h"
+#include "memory.h"
 
 namespace embedpe {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
+#include "memory.h"
 #include "embedpe/weights.h"
 
 namespace embedpe {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
+#include "memory.h"
 
 namespace embedpe {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
+#include "memory.h"
 
 namespace embedpe {
 

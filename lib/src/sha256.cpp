@@ -1,4 +1,4 @@
-#include "embedpe/sha256.h"
+#include "sha256.h"
 
 #include <algorithm>
 #include <array>

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
+#include "memory.h"
 
 namespace embedpe {
 

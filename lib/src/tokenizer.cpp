@@ -15,8 +15,8 @@
 
 #include "default_model.h"
 #include "embedpe/error.h"
-#include "embedpe/parallel.h"
-#include "embedpe/sha256.h"
+#include "parallel.h"
+#include "sha256.h"
 #include "embedpe/text_input.h"
 #include "protobuf_fields.h"
 
@@ -180,6 +180,10 @@ std::size_t Batch::truncated_count() const {
   return n;
 }
 
+int Tokenizer::pad_id(const EncodeOptions& options) const {
+  return options.pad_id.value_or(impl_->info.pad_id >= 0 ? impl_->info.pad_id : 0);
+}
+
 Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
                               std::size_t threads) const {
   const ModelInfo& info = impl_->info;
@@ -188,15 +192,17 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
   const std::size_t specials = (bos >= 0) + (eos >= 0);
 
   Batch batch;
-  batch.pad_id = options.pad_id.value_or(info.pad_id >= 0 ? info.pad_id : 0);
+  batch.pad_id = pad_id(options);
   if (batch.pad_id < 0 || batch.pad_id >= info.vocab_size) {
-    throw UsageError("--pad-id " + std::to_string(batch.pad_id) + " is outside the vocabulary (0.." +
-                     std::to_string(info.vocab_size - 1) + " for model " + info.source + ")");
+    throw UsageError("pad_id " + std::to_string(batch.pad_id) + " is outside the vocabulary (0.." +
+                         std::to_string(info.vocab_size - 1) + " for model " + info.source + ")",
+                     {"pad_id"});
   }
   if (options.seq_len && *options.seq_len < specials) {
-    throw UsageError("--seq-len " + std::to_string(*options.seq_len) + " leaves no room for " +
-                     (specials == 2 ? "BOS and EOS" : "BOS/EOS") + "; use at least " +
-                     std::to_string(specials) + ", or --no-bos/--no-eos");
+    throw UsageError("seq_len " + std::to_string(*options.seq_len) + " leaves no room for " +
+                         (specials == 2 ? "BOS and EOS" : "BOS/EOS") + "; use at least " + std::to_string(specials) +
+                         ", or add_bos=false/add_eos=false",
+                     {"seq_len", "add_bos=false", "add_eos=false"});
   }
 
   std::vector<std::vector<int>> sequences;  // (batch, tokens) after truncation

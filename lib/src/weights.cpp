@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/error.h"
-#include "embedpe/half.h"
-#include "embedpe/memory.h"
+#include "half.h"
+#include "memory.h"
 #include "embedpe/tensor_io.h"
 
 namespace embedpe {

@@ -1,9 +1,9 @@
 // Encodes one sentence with the installed library's embedded model and
-// prints the output shape and the first value.
+// prints the output shape and the first value. Includes only the umbrella
+// header, as a library user would.
 #include <cstdio>
 
-#include <embedpe/input_layer.h>
-#include <embedpe/tokenizer.h>
+#include <embedpe/embedpe.hpp>
 
 int main() {
   auto tok = embedpe::Tokenizer::default_model();

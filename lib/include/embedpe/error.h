@@ -36,7 +36,9 @@ class Error : public std::runtime_error {
   virtual int exit_code() const noexcept { return 1; }
 
   // The parameters the message names, each spelled as in the message
-  // ("max_len", "seq_len"): whole words there, in snake_case.
+  // ("max_len", "seq_len"), in snake_case, and mentioned as words of their
+  // own: after a space or a bracket, before a space, punctuation or the end
+  // (a front end leaves the same letters inside a path or a quoted value).
   const std::vector<std::string>& parameters() const noexcept {
     static const std::vector<std::string> none;
     return parameters_ ? *parameters_ : none;

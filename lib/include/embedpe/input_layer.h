@@ -49,7 +49,12 @@ struct Scale {
 };
 
 struct Dropout {
-  double p = 0.1;          // in [0, 1)
+  // p lies in [0, kMaxP): at 1 every value would be dropped and the kept ones
+  // scaled by 1/0. The layer refuses anything else; a front end that checks
+  // p as it parses it takes the bound from here.
+  static constexpr double kMaxP = 1.0;
+
+  double p = 0.1;          // in [0, kMaxP)
   std::uint64_t seed = 0;  // the mask is a function of (seed, b, l, j)
 };
 

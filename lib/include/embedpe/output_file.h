@@ -90,13 +90,6 @@ class BrokenPipe : public Error {
 // left to OutputFile.
 bool output_is_replaced_file(const std::string& path);
 
-// Removes every temporary being written. Async-signal-safe: for the handlers
-// of SIGINT, SIGTERM, SIGHUP and SIGBUS (see app/main.cpp).
-void remove_temporaries() noexcept;
-
-// How many temporaries exist right now (for tests).
-std::size_t temporaries_in_progress() noexcept;
-
 // Refuses (UsageError) an output that is the same file as one of `inputs`:
 // same device and inode once symbolic links are followed, so hard links,
 // symlinks and "./" spellings are all caught. "-" compares standard output

@@ -1,8 +1,9 @@
 // What a sinusoidal PE table can and cannot tell apart.
 //
-//   auto stats = embedpe::frequency_stats(pe, 5000);      // per dimension pair, over 5000 positions
-//   auto bands = embedpe::audit_precision(pe.options(), 0, 1'000'000);
-//   auto sim = embedpe::similarity(pe.rows(0, 64));      // (64, 64) PE·PEᵀ
+//   embedpe::SinusoidalEncoding pe({.d_model = 512});
+//   auto stats = embedpe::frequency_stats(pe, 5000);                    // one per sin column, over 5000 positions
+//   auto bands = embedpe::audit_precision(pe.options(), 0, 1'000'000);  // positions [0, 1e6), by decade
+//   auto sim = embedpe::similarity(pe.rows(0, 64));                     // (64, 64) PE·PEᵀ
 #pragma once
 
 #include <cstddef>

@@ -97,6 +97,11 @@ class Tokenizer {
   Batch encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
                      std::size_t threads = 1) const;
 
+  // The pad id encode_batch uses with `options` (Batch::pad_id): options.pad_id,
+  // else the model's pad id, else 0. For reports written before any batch;
+  // encode_batch checks that it lies in the vocabulary.
+  int pad_id(const EncodeOptions& options) const;
+
  private:
   struct Impl;
   explicit Tokenizer(std::unique_ptr<Impl> impl);

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "embedpe/memory.h"
+#include "memory.h"
 
 namespace embedpe::pe_support {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "embedpe/error.h"
-#include "embedpe/memory.h"
+#include "memory.h"
 #include "embedpe/pe_kind.h"
 #include "embedpe/version.h"
 #include "embedpe/weights.h"
@@ -104,7 +104,9 @@ class T5 final : public PeKind {
       if (table->shape.size() != 2 || table->shape[0] == 0 || table->shape[1] == 0) {
         throw Error(file->path() + ": a relative_attention_bias table must be a non-empty (num_buckets, heads) matrix");
       }
-      if (table->dtype == WeightDType::i8) throw Error(file->path() + ": int8 bias tables are not supported");
+      if (table->dtype == DType::int8 || table->dtype == DType::int64) {
+        throw Error(file->path() + ": integer bias tables are not supported");
+      }
       const auto rows = static_cast<std::int64_t>(table->shape[0]);
       if (!args.find("num_buckets")) {
         b.num_buckets = rows;

@@ -1,6 +1,6 @@
 // --format json: one document with the run's config, the tensors' shapes and
 // dtypes, the tokens, then each tensor as nested arrays (json_writer.h).
-#include "embedpe/json_writer.h"
+#include "json_writer.h"
 #include "sinks/file_sink.h"
 
 namespace embedpe {

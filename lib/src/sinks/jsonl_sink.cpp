@@ -4,8 +4,8 @@
 // run.threads threads, a few megabytes at a time, and written in order.
 #include <algorithm>
 
-#include "embedpe/json_writer.h"
-#include "embedpe/parallel.h"
+#include "json_writer.h"
+#include "parallel.h"
 #include "sinks/file_sink.h"
 
 namespace embedpe {

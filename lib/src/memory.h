@@ -25,10 +25,12 @@ std::size_t memory_budget_bytes();
 // Throws UsageError if `bytes` exceeds memory_budget_bytes(), saying how much
 // was asked for and `hint` (what to lower), so that an absurd option fails at
 // once instead of swapping or being killed. `parameters` are those the hint
-// names (see error.h).
-inline constexpr const char* kEncodeMemoryHint = "lower --seq-len or --d-model, or encode fewer lines at a time";
-void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint = kEncodeMemoryHint,
+// names (embedpe/error.h): "lower d_model" with {"d_model"}.
+void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint,
                       std::vector<std::string> parameters = {});
+// The same with the input layer's hint: lower seq_len or d_model, or encode
+// fewer lines at a time.
+void check_allocation(std::size_t bytes, const std::string& what);
 
 // a + b, or a UsageError naming `what` if it overflows.
 std::size_t checked_sum(std::initializer_list<std::size_t> terms, const std::string& what);

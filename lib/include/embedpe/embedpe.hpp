@@ -1,0 +1,33 @@
+// Everything a user of the embedpe library needs, in one include.
+//
+//   #include <embedpe/embedpe.hpp>
+//
+//   auto tok = embedpe::Tokenizer::default_model();
+//   auto batch = tok.encode_batch({"Hello"}, {});                      // input_ids (batch, seq_len)
+//   embedpe::RandomNormalTable table(tok.info().vocab_size, 512, 0);   // (vocab, d_model)
+//   embedpe::SinusoidalEncoding pe({.d_model = 512});                  // (max_len, d_model)
+//   auto out = embedpe::InputLayer(table, pe, {}).forward(batch.input_ids).output;  // (batch, seq_len, d_model)
+//
+// It includes every installed header; each can also be included on its own.
+// The library's helpers (half floats, threads, memory checks, SHA-256, the
+// JSON writer) are private to it and not installed.
+#pragma once
+
+#include "embedpe/alibi.h"
+#include "embedpe/dtype.h"
+#include "embedpe/embedding.h"
+#include "embedpe/error.h"
+#include "embedpe/heatmap.h"
+#include "embedpe/input_layer.h"
+#include "embedpe/output_file.h"
+#include "embedpe/pe_analysis.h"
+#include "embedpe/pe_kind.h"
+#include "embedpe/positional_encoding.h"
+#include "embedpe/quantize.h"
+#include "embedpe/rope.h"
+#include "embedpe/sink.h"
+#include "embedpe/tensor_io.h"
+#include "embedpe/text_input.h"
+#include "embedpe/tokenizer.h"
+#include "embedpe/version.h"
+#include "embedpe/weights.h"
