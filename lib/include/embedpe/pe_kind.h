@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -127,32 +128,42 @@ struct PeInspection {
   std::optional<std::size_t> npy_tensor;  // .npy: this one of `tensors` rather than the matrix
 };
 
+// What a kind is, for the front ends that list and offer it.
+struct PeKindTraits {
+  std::string_view name;   // "rope": the registry's word
+  std::string_view label;  // how help text names it ("RoPE"); empty: the name
+  bool layer_choice = false;  // offered as an input layer's encoding (encode --pe)
+  bool inspectable = false;   // offered for inspection (pe --kind)
+  bool needs_d_model = true;  // inspection needs d_model (a table's width)
+  std::vector<PeViewKind> views = {PeViewKind::table};
+  bool sized_by_max_len = false;   // the layer's table has max_len positions (a learned one has its file's)
+  bool acts_in_attention = false;  // it biases or rotates inside attention, so layer() explains that and throws
+  bool reads_pe_weights = false;   // layer() reads LayerPeRequest::pe_weights
+};
+
 class PeKind {
  public:
+  explicit PeKind(PeKindTraits traits) : traits_(std::move(traits)) {}
   virtual ~PeKind() = default;
 
-  virtual std::string_view name() const = 0;
-  // How help text names it ("RoPE"); the name by default.
-  virtual std::string_view label() const { return name(); }
+  const PeKindTraits& traits() const { return traits_; }
+  std::string_view name() const { return traits_.name; }
+  std::string_view label() const { return traits_.label.empty() ? traits_.name : traits_.label; }
+  bool layer_choice() const { return traits_.layer_choice; }
+  bool inspectable() const { return traits_.inspectable; }
+  bool needs_d_model() const { return traits_.needs_d_model; }
+  const std::vector<PeViewKind>& views() const { return traits_.views; }
+  bool sized_by_max_len() const { return traits_.sized_by_max_len; }
+  bool acts_in_attention() const { return traits_.acts_in_attention; }
+  bool reads_pe_weights() const { return traits_.reads_pe_weights; }
+
   virtual const std::vector<PeParam>& params() const = 0;
-  // Offered as an input layer's encoding (encode --pe), for inspection (pe --kind).
-  virtual bool layer_choice() const { return false; }
-  virtual bool inspectable() const { return false; }
-  // Inspection needs d_model (a table's width).
-  virtual bool needs_d_model() const { return true; }
-  virtual std::vector<PeViewKind> views() const { return {PeViewKind::table}; }
 
   // The table added to the input, or a UsageError saying why this kind adds none.
   virtual LayerPe layer(const PeArgs& args, const LayerPeRequest& request) const;
   // Where a layer's token 0 sits, known before the table is built (so that
   // lengths can be checked first): the request's, else the kind's default.
   virtual std::size_t position_offset(const PeArgs& args, const LayerPeRequest& request) const;
-  // The layer's table has max_len positions (a learned one has its file's).
-  virtual bool sized_by_max_len() const { return false; }
-  // It biases or rotates inside attention, so layer() explains that and throws.
-  virtual bool acts_in_attention() const { return false; }
-  // layer() reads LayerPeRequest::pe_weights.
-  virtual bool reads_pe_weights() const { return false; }
   virtual PeInspection inspect(const PeArgs& args, const PeInspectRequest& request) const;
   // The refusals inspect() makes before computing anything (sizes it cannot
   // hold), for a front end to call before it opens its output.
@@ -169,6 +180,9 @@ class PeKind {
   std::string text(const PeArgs& args, std::string_view name) const;  // choice or path; "" if none
   std::optional<std::string> optional_text(const PeArgs& args, std::string_view name) const;
   bool flag(const PeArgs& args, std::string_view name) const;
+
+ private:
+  PeKindTraits traits_;
 };
 
 // Every kind, in the order front ends list them.

@@ -18,12 +18,9 @@ using Use = PeParam::Use;
 
 class Alibi final : public PeKind {
  public:
-  std::string_view name() const override { return "alibi"; }
-  std::string_view label() const override { return "ALiBi"; }
-  bool inspectable() const override { return true; }
-  bool acts_in_attention() const override { return true; }
-  bool needs_d_model() const override { return false; }
-  std::vector<PeViewKind> views() const override { return {PeViewKind::table, PeViewKind::stats}; }
+  Alibi()
+      : PeKind({.name = "alibi", .label = "ALiBi", .inspectable = true, .needs_d_model = false,
+                .views = {PeViewKind::table, PeViewKind::stats}, .acts_in_attention = true}) {}
 
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {

@@ -64,11 +64,9 @@ struct Buckets {
 
 class T5 final : public PeKind {
  public:
-  std::string_view name() const override { return "t5"; }
-  std::string_view label() const override { return "T5 buckets"; }
-  bool inspectable() const override { return true; }
-  bool needs_d_model() const override { return false; }
-  bool acts_in_attention() const override { return true; }
+  T5()
+      : PeKind({.name = "t5", .label = "T5 buckets", .inspectable = true, .needs_d_model = false,
+                .acts_in_attention = true}) {}
 
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {
