@@ -651,6 +651,11 @@ class PeTests(CliCase):
         self.assertEqual(doc["config"]["bidirectional"], True)
         self.assertIsNone(doc["config"]["relative_attention_bias"])
 
+    def test_head_help_names_both_kinds(self):
+        line = next(l for l in self.ok("pe", "--help").stdout.decode().splitlines() if "--head " in l)
+        self.assertIn("ALiBi", line)
+        self.assertIn("T5", line)
+
     def test_t5_refuses_nonsense_with_one_line(self):
         self.fails(2, "--num-buckets 3 leaves no bucket for exact distances", "pe", "--kind", "t5", "--num-buckets",
                    "3")

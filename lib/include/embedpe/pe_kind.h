@@ -49,6 +49,8 @@ struct PeParam {
   std::optional<PeValue> default_value;  // none: absence means something the kind decides
   double min = 0, max = 0;               // integer and number: accepted range [min, max]
   std::vector<std::string> choices;      // choice: the accepted words
+  // Parameters of one kind say so ("T5: ..."); one that several kinds take
+  // (head) is described once, without a kind: front ends name the kinds.
   std::string help;
   std::string value_name;                // what the value is called in help ("K"); default by type
   Use use = Use::both;

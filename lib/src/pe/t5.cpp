@@ -83,7 +83,7 @@ class T5 final : public PeKind {
                  "per-head bias",
          .use = Use::inspect},
         {.name = "head", .type = Type::integer, .default_value = std::uint64_t(0), .min = 0, .max = 65535,
-         .help = "T5: the head drawn by table/png (default 0)", .value_name = "H", .use = Use::inspect},
+         .help = "the head drawn by table/png (default 0)", .value_name = "H", .use = Use::inspect},
     };
     return p;
   }
