@@ -84,6 +84,7 @@ struct LayerPe {
   nlohmann::ordered_json config;  // the kind's description, with position_offset and pad_position
 };
 
+// table and similarity are matrices and tensors; stats and audit are lists (PeRecords).
 enum class PeViewKind { table, stats, similarity, audit };
 
 // What an inspection shows, and how the front end will write it.
@@ -95,7 +96,7 @@ struct PeInspectRequest {
   PeViewKind view = PeViewKind::table;
   bool text_table = false;  // written as a text table
   bool csv = false;         // written as CSV
-  bool whole = false;       // written as JSON or .npz, which can hold every tensor of the view
+  bool whole = false;       // written to a format that holds every tensor of the view (JSON, .npz, .safetensors)
 };
 
 // A matrix with its axes named: rows are row_label row_first.., columns col_label col_first...
@@ -103,6 +104,7 @@ struct PeMatrix {
   xt::xtensor<float, 2> values;  // (rows, cols)
   std::string row_label, col_label;
   std::size_t row_first = 0, col_first = 0;
+  bool integers = false;  // whole numbers (T5's bucket indices, exact as floats): text shows them as integers
 };
 
 // One line per item (a dimension pair, a head); cells are JSON literals or yes/no.
@@ -124,10 +126,10 @@ struct PeInspection {
   bool note_hidden_dims = false;     // a text table's title says which dims it leaves out, and how to choose
   std::optional<PeRecords> records;  // a list view, written instead of any tensor
   bool records_as_json = false;      // formats other than table and CSV get the records as JSON, not an error
-  std::optional<PeMatrix> matrix;    // table, CSV, PNG; and JSON, .npy, .npz unless `tensors` says otherwise
+  std::optional<PeMatrix> matrix;    // table, CSV, PNG; and the sinks' formats unless `tensors` says otherwise
   std::string matrix_name;           // the matrix's tensor name
-  std::vector<PeTensor> tensors;     // JSON and .npz: these, when given, rather than the matrix
-  std::optional<std::size_t> npy_tensor;  // .npy: this one of `tensors` rather than the matrix
+  std::vector<PeTensor> tensors;     // formats of several tensors (JSON, .npz, .safetensors): these, when given
+  std::optional<std::size_t> npy_tensor;  // formats of one tensor (.npy): this one of `tensors` rather than the matrix
 };
 
 // What a kind is, for the front ends that list and offer it.

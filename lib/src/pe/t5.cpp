@@ -139,7 +139,7 @@ class T5 final : public PeKind {
     if (!table) {
       auto shown = xt::xtensor<float, 2>::from_shape({n, n});  // (query, key)
       std::transform(buckets.begin(), buckets.end(), shown.begin(), [](std::int64_t x) { return static_cast<float>(x); });
-      v.matrix = PeMatrix{std::move(shown), "query", "key", r.first, r.first};
+      v.matrix = PeMatrix{std::move(shown), "query", "key", r.first, r.first, /*integers=*/true};
       v.matrix_name = "buckets";
       v.title = "T5 relative position buckets (" + shape + ")";
       v.tensors.push_back({"buckets", std::move(buckets)});
