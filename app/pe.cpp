@@ -109,7 +109,7 @@ PeViewKind view_of(const PeCommand& cmd) {
 }
 
 bool offers(const PeKind& kind, PeViewKind view) {
-  const auto views = kind.views();
+  const auto& views = kind.views();
   return std::find(views.begin(), views.end(), view) != views.end();
 }
 
