@@ -219,8 +219,8 @@ struct SegmentEncoder::Shard {
   std::size_t bytes = 0;
 };
 
-SegmentEncoder::SegmentEncoder(SegmentRules rules, int unk_id)
-    : rules_(std::move(rules)), unk_id_(unk_id), shards_(std::make_unique<Shard[]>(kShards)) {}
+SegmentEncoder::SegmentEncoder(SegmentRules rules, int unk_id, std::size_t max_bytes)
+    : rules_(std::move(rules)), unk_id_(unk_id), max_bytes_(max_bytes), shards_(std::make_unique<Shard[]>(kShards)) {}
 SegmentEncoder::~SegmentEncoder() = default;
 
 std::size_t SegmentEncoder::cached_segments() const {
@@ -280,7 +280,7 @@ Encoding SegmentEncoder::encode(std::string_view text,
     append(out, fresh);
     const std::size_t cost = entry_bytes(seg, fresh);
     std::lock_guard lock(shard.mutex);
-    if (shard.bytes + cost > kMaxBytes / kShards) {
+    if (shard.bytes + cost > max_bytes_ / kShards) {
       shard.map.clear();
       shard.bytes = 0;
     }

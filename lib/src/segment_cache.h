@@ -83,8 +83,9 @@ class SegmentEncoder {
   static constexpr std::size_t kMaxBytes = std::size_t(32) << 20;
   static constexpr std::size_t kMaxSegmentBytes = 128;
 
-  // unk_id: the model's <unk>, whose runs SentencePiece merges.
-  SegmentEncoder(SegmentRules rules, int unk_id);
+  // unk_id: the model's <unk>, whose runs SentencePiece merges. max_bytes:
+  // the cache's budget (tests make it small).
+  SegmentEncoder(SegmentRules rules, int unk_id, std::size_t max_bytes = kMaxBytes);
   ~SegmentEncoder();
 
   const SegmentRules& rules() const { return rules_; }
@@ -102,6 +103,7 @@ class SegmentEncoder {
 
   SegmentRules rules_;
   int unk_id_;
+  std::size_t max_bytes_;
   struct Shard;
   std::unique_ptr<Shard[]> shards_;
 };
