@@ -7,7 +7,7 @@
 // model (BPE, identity normalizer): as it is (byte fallback); without byte
 // fallback (unknown characters become <unk> pieces whose runs SentencePiece
 // merges, also across segments); and without byte fallback plus user-defined
-// symbols, one of which ends in U+2581 (fuzz/model_variants.h).
+// symbols, one ending and one starting with U+2581 (fuzz/model_variants.h).
 #include <sentencepiece_processor.h>
 
 #include <cstddef>
@@ -36,7 +36,7 @@ std::vector<std::unique_ptr<Variant>> load_variants() {
   const std::string base = ss.str();
   const std::string no_byte_fallback = embedpe::variants::without_byte_fallback(base);
   std::string user_defined = no_byte_fallback;
-  for (const char* piece : {"<x>", "b\xE2\x96\x81", "\xE2\x96\x81\xE2\x96\x81\xE2\x96\x81", "\xE2\x98\x83\xE2\x98\x83"}) {
+  for (const char* piece : {"<x>", "b\xE2\x96\x81", "\xE2\x96\x81<y>", "\xE2\x98\x83\xE2\x98\x83"}) {
     user_defined = embedpe::variants::with_piece(user_defined, piece, 4);  // USER_DEFINED
   }
   std::vector<std::unique_ptr<Variant>> out;
