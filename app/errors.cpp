@@ -1,5 +1,6 @@
 #include "errors.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -51,7 +52,18 @@ std::string user_message(const Error& e) {
   const std::vector<std::string>& parameters = e.parameters();
   std::string out;
   std::size_t respelled_end = std::string::npos;  // in `text`, just after the last respelled mention
+  const std::vector<TextSpan>& verbatim = e.verbatim();
+  auto span = verbatim.begin();
   for (std::size_t at = 0; at < text.size();) {
+    while (span != verbatim.end() && span->begin < at) ++span;  // began inside a mention
+    if (span != verbatim.end() && span->begin == at) {
+      // The user's words (or prose that spells a parameter): as they are.
+      const std::size_t n = std::min(span->size, text.size() - at);
+      out.append(text, at, n);
+      at += n;
+      ++span;
+      continue;
+    }
     const bool may_open = at == 0 || opens(text[at - 1]) || (text[at - 1] == '/' && respelled_end == at - 1);
     const std::string* mention = nullptr;
     for (const std::string& p : parameters) {

@@ -73,6 +73,18 @@ TEST_CASE("user_message leaves the user's words alone: paths and quoted values t
         "use a/seq_len or --seq-len/--max-len");
 }
 
+TEST_CASE("user_message copies the spans an error marks verbatim as they are") {
+  // A directory called output_dir, named next to the parameter output_dir.
+  const std::string text = "output_dir output_dir exists; choose another output_dir";
+  CHECK(user_message(UsageError(text, {"output_dir"}, {{11, 10}})) ==
+        "--output-dir output_dir exists; choose another --output-dir");
+  // Prose that spells a parameter, and a span at the very start.
+  CHECK(user_message(UsageError("resume: run it again to resume, or not", {"resume"}, {{24, 6}})) ==
+        "--resume: run it again to resume, or not");
+  CHECK(user_message(UsageError("a resume/x is not a directory", {"resume"}, {{0, 10}})) ==
+        "a resume/x is not a directory");
+}
+
 TEST_CASE("a model whose path spells a parameter: the path reads as the user gave it") {
   const std::string dir = test::temp_dir("errors-model-path");
   const std::string path = dir + "/pad_id";

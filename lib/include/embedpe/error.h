@@ -16,8 +16,12 @@
 // names the parameter as the option structs spell it ("raise max_len") and
 // lists it in parameters(), so that a front end can respell each one in its
 // own terms (the command line says "raise --max-len"; see app/errors.cpp).
+// Where a message quotes the user's own words (a directory path, a value)
+// next to parameter names, it marks them verbatim(): a front end copies
+// those spans as they are, even when they spell a parameter.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -25,12 +29,20 @@
 
 namespace embedpe {
 
+// Part of a message: `size` characters from `begin`.
+struct TextSpan {
+  std::size_t begin = 0, size = 0;
+  bool operator==(const TextSpan&) const = default;
+};
+
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message, std::vector<std::string> parameters = {})
+  explicit Error(const std::string& message, std::vector<std::string> parameters = {},
+                 std::vector<TextSpan> verbatim = {})
       : std::runtime_error(message),
-        parameters_(parameters.empty() ? nullptr
-                                       : std::make_shared<const std::vector<std::string>>(std::move(parameters))) {}
+        details_(parameters.empty() && verbatim.empty()
+                     ? nullptr
+                     : std::make_shared<const Details>(Details{std::move(parameters), std::move(verbatim)})) {}
 
   // The process exit status the command-line tool uses for this error.
   virtual int exit_code() const noexcept { return 1; }
@@ -41,11 +53,23 @@ class Error : public std::runtime_error {
   // (a front end leaves the same letters inside a path or a quoted value).
   const std::vector<std::string>& parameters() const noexcept {
     static const std::vector<std::string> none;
-    return parameters_ ? *parameters_ : none;
+    return details_ ? details_->parameters : none;
+  }
+
+  // Spans of the message that are not the library's words about parameters
+  // (a path, a quoted value, prose that happens to spell one): a front end
+  // respelling parameters leaves them as they are. In order, not overlapping.
+  const std::vector<TextSpan>& verbatim() const noexcept {
+    static const std::vector<TextSpan> none;
+    return details_ ? details_->verbatim : none;
   }
 
  private:
-  std::shared_ptr<const std::vector<std::string>> parameters_;  // shared: copying an exception must not throw
+  struct Details {
+    std::vector<std::string> parameters;
+    std::vector<TextSpan> verbatim;
+  };
+  std::shared_ptr<const Details> details_;  // shared: copying an exception must not throw
 };
 
 // A request that cannot be satisfied as asked: an option out of range, a
