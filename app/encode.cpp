@@ -192,7 +192,7 @@ void run_encode(const EncodeCommand& cmd) {
 
   Progress progress(cmd.quiet, cmd.summary, reader);
   if (!cmd.output_dir.empty()) {
-    const OutputDirStats stats = run_output_dir(ctx, source, [&](const Batch& b) { progress.add(b); });
+    const PartsDirStats stats = run_output_dir(ctx, source, [&](const Batch& b) { progress.add(b); });
     progress.finish();
     if (cmd.summary) print_output_dir_summary(stats);
     return;

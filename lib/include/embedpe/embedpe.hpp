@@ -20,6 +20,7 @@
 #include "embedpe/heatmap.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/output_file.h"
+#include "embedpe/parts_dir.h"
 #include "embedpe/pe_analysis.h"
 #include "embedpe/pe_kind.h"
 #include "embedpe/pe_view.h"

@@ -1,0 +1,889 @@
+// The parts directory (embedpe/parts_dir.h): parts, manifest, journal, lock
+// and resuming.
+#include "embedpe/parts_dir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "embedpe/error.h"
+#include "embedpe/output_file.h"
+#include "embedpe/tensor_io.h"
+#include "embedpe/version.h"
+#include "message.h"
+#include "sha256.h"
+
+namespace embedpe {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kManifest = "manifest.json";
+constexpr const char* kJournal = "parts.journal";
+constexpr const char* kLock = ".lock";
+// A manifest or journal is ~200 bytes per part: 256 MiB is over a million
+// parts. Anything larger is not ours, and is not read into memory.
+constexpr std::size_t kMaxManifestBytes = std::size_t(256) << 20;
+
+// ---------------------------------------------------------------- records
+
+struct LineRange {
+  std::string source;
+  std::size_t first_line = 0, last_line = 0;
+  bool operator==(const LineRange&) const = default;
+};
+
+struct PartRecord {
+  std::string file;
+  std::size_t rows = 0;
+  std::vector<LineRange> lines;
+  std::string input_sha256;  // of the raw input bytes consumed for this part, skipped lines included
+  std::string sha256;        // of the part file
+  std::size_t bytes = 0;     // of the part file
+  std::string text;          // part_text(*this), once known: written to the journal, reused in the manifest
+};
+
+struct InputRecord {
+  std::string path;
+  std::optional<std::size_t> bytes;   // a regular file's size; none for stdin or a pipe
+  std::optional<std::string> sha256;  // of all bytes read from it (the shard's range), once complete
+};
+
+// How the inputs were read: with the config, what decides the rows.
+struct Reading {
+  std::vector<std::string> inputs;
+  std::string input_format;
+  std::string field;
+  bool skip_empty = false;
+  std::string shard;  // "K/N"
+  // Not max_line_bytes: a different limit changes no row, only whether a
+  // run fails, so a resume may raise it.
+};
+
+struct Manifest {
+  std::string embedpe_version;
+  Json config;
+  Reading reading;
+  std::vector<InputRecord> inputs;
+  std::size_t shard_rows = 0;
+  bool complete = false;
+  std::vector<PartRecord> parts;
+};
+
+// The part as one line of JSON, written out by hand: building an ordered_json tree
+// per part cost 13 us, most of a 1-row part's bookkeeping (bench/manifest.py).
+const std::string& part_text(PartRecord& p) {
+  if (!p.text.empty()) return p.text;
+  // Most parts name the same source: escape it once.
+  static thread_local std::string last_source, last_escaped;
+  std::string& t = p.text;
+  t.reserve(256);
+  t += "{\"file\":\"" + p.file + "\",\"rows\":" + std::to_string(p.rows) + ",\"lines\":[";  // file: part-NNNNN.npz
+  for (std::size_t i = 0; i < p.lines.size(); ++i) {
+    const LineRange& r = p.lines[i];
+    if (r.source != last_source || last_escaped.empty()) {
+      last_source = r.source;
+      last_escaped = Json(r.source).dump();
+    }
+    t += i ? ",{\"source\":" : "{\"source\":";
+    t += last_escaped;
+    t += ",\"first_line\":" + std::to_string(r.first_line) + ",\"last_line\":" + std::to_string(r.last_line) + "}";
+  }
+  t += "],\"input_sha256\":\"" + p.input_sha256 + "\",\"sha256\":\"" + p.sha256 + "\",\"bytes\":" +
+       std::to_string(p.bytes) + "}";
+  return t;
+}
+
+// The manifest as text. Each part's JSON is dumped once (see part_text) and
+// spliced in, so the final manifest of 10,000 parts costs a copy of their
+// journal lines rather than building and dumping a JSON tree of them.
+std::string manifest_text(Manifest& m) {
+  Json inputs = Json::array();
+  for (const auto& i : m.inputs) {
+    inputs.push_back({{"path", i.path},
+                      {"bytes", i.bytes ? Json(*i.bytes) : Json()},
+                      {"sha256", i.sha256 ? Json(*i.sha256) : Json()}});
+  }
+  std::size_t rows = 0;
+  for (const auto& p : m.parts) rows += p.rows;
+  const Reading& r = m.reading;
+  const Json head = {{"embedpe_version", m.embedpe_version},
+                     {"format", "npz"},
+                     {"config", m.config},
+                     {"reading",
+                      {{"inputs", r.inputs},
+                       {"input_format", r.input_format},
+                       {"field", r.field},
+                       {"skip_empty", r.skip_empty},
+                       {"shard", r.shard}}},
+                     {"inputs", inputs},
+                     {"shard_rows", m.shard_rows},
+                     {"rows", rows},
+                     {"complete", m.complete},
+                     {"parts", Json::array()}};
+  std::string text = head.dump(1);
+  const std::string empty = "[]\n}";
+  if (text.size() < empty.size() || text.compare(text.size() - empty.size(), empty.size(), empty) != 0) {
+    throw Error("internal error: unexpected manifest layout");
+  }
+  text.resize(text.size() - empty.size());
+  text += "[";
+  for (std::size_t i = 0; i < m.parts.size(); ++i) {
+    text += i ? ",\n  " : "\n  ";
+    text += part_text(m.parts[i]);
+  }
+  text += m.parts.empty() ? "]\n}\n" : "\n ]\n}\n";
+  return text;
+}
+
+// ---------------------------------------------------------------- schema
+
+// Turns a manifest (or journal line) into records, checking every key and
+// type: a tampered or foreign file is one clear error naming it, never a
+// crash or a silently wrong resume.
+class Schema {
+ public:
+  explicit Schema(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    Message m;
+    m << Verbatim{file_} << " is not a valid embedpe manifest (" << Verbatim{what}
+      << "); remove the directory's contents or choose another output_dir";
+    throw m.error({"output_dir"});
+  }
+  const Json& member(const Json& obj, const char* key, const std::string& where) const {
+    if (!obj.is_object()) fail(where + " is not an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where + " has no \"" + key + "\"");
+    return *it;
+  }
+  std::string string(const Json& obj, const char* key, const std::string& where) const {
+    const Json& v = member(obj, key, where);
+    if (!v.is_string()) fail(where + "." + key + " is not a string");
+    return v.get<std::string>();
+  }
+  std::size_t count(const Json& obj, const char* key, const std::string& where) const {
+    const Json& v = member(obj, key, where);
+    if (!v.is_number_unsigned()) fail(where + "." + key + " is not a non-negative integer");
+    return v.get<std::size_t>();
+  }
+  bool boolean(const Json& obj, const char* key, const std::string& where) const {
+    const Json& v = member(obj, key, where);
+    if (!v.is_boolean()) fail(where + "." + key + " is not true or false");
+    return v.get<bool>();
+  }
+  const Json& array(const Json& obj, const char* key, const std::string& where) const {
+    const Json& v = member(obj, key, where);
+    if (!v.is_array()) fail(where + "." + key + " is not an array");
+    return v;
+  }
+  std::string sha256(const Json& obj, const char* key, const std::string& where) const {
+    std::string s = string(obj, key, where);
+    if (s.size() != 64 || s.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      fail(where + "." + key + " is not a SHA-256 in hex");
+    }
+    return s;
+  }
+
+  PartRecord part(const Json& j, const std::string& where) const {
+    PartRecord p;
+    p.file = string(j, "file", where);
+    p.rows = count(j, "rows", where);
+    const Json& lines = array(j, "lines", where);
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      const std::string w = where + ".lines[" + std::to_string(k) + "]";
+      p.lines.push_back({string(lines[k], "source", w), count(lines[k], "first_line", w), count(lines[k], "last_line", w)});
+    }
+    p.input_sha256 = sha256(j, "input_sha256", where);
+    p.sha256 = sha256(j, "sha256", where);
+    p.bytes = count(j, "bytes", where);
+    return p;
+  }
+
+  Manifest manifest(const Json& doc) const {
+    const std::string top = "the document";
+    if (!doc.is_object()) fail(top + " is not a JSON object");
+    Manifest m;
+    m.embedpe_version = string(doc, "embedpe_version", top);
+    if (string(doc, "format", top) != "npz") fail("format is not \"npz\"");
+    m.config = member(doc, "config", top);
+    if (!m.config.is_object()) fail("config is not an object");
+    const Json& r = member(doc, "reading", top);
+    const Json& inputs = array(r, "inputs", "reading");
+    for (const auto& i : inputs) {
+      if (!i.is_string()) fail("reading.inputs holds a non-string");
+      m.reading.inputs.push_back(i.get<std::string>());
+    }
+    m.reading.input_format = string(r, "input_format", "reading");
+    m.reading.field = string(r, "field", "reading");
+    m.reading.skip_empty = boolean(r, "skip_empty", "reading");
+    m.reading.shard = string(r, "shard", "reading");
+    const Json& records = array(doc, "inputs", top);
+    for (std::size_t k = 0; k < records.size(); ++k) {
+      const std::string w = "inputs[" + std::to_string(k) + "]";
+      InputRecord in;
+      in.path = string(records[k], "path", w);
+      if (!member(records[k], "bytes", w).is_null()) in.bytes = count(records[k], "bytes", w);
+      if (!member(records[k], "sha256", w).is_null()) in.sha256 = sha256(records[k], "sha256", w);
+      m.inputs.push_back(std::move(in));
+    }
+    if (m.inputs.size() != m.reading.inputs.size()) fail("inputs and reading.inputs differ in length");
+    m.shard_rows = count(doc, "shard_rows", top);
+    if (m.shard_rows == 0) fail("shard_rows is 0");
+    m.complete = boolean(doc, "complete", top);
+    const Json& parts = array(doc, "parts", top);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      m.parts.push_back(part(parts[k], "parts[" + std::to_string(k) + "]"));
+      if (m.parts.back().file != part_name(k)) fail("parts[" + std::to_string(k) + "].file is not " + part_name(k));
+    }
+    count(doc, "rows", top);
+    return m;
+  }
+
+ private:
+  std::string file_;
+};
+
+// ---------------------------------------------------------------- files
+
+// The regular file at `path`, whole; nullopt if there is none. Anything else
+// there (a FIFO, a symlink, a directory) is an error naming it, found
+// without blocking: O_NOFOLLOW refuses a symlink, O_NONBLOCK a FIFO's wait.
+std::optional<std::string> read_small_file(const std::string& path, const std::string& what,
+                                           std::size_t max_bytes = SIZE_MAX) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0 && errno == ENOENT) return std::nullopt;
+  const auto not_regular = [&] {
+    return Error(path + " is not a regular file; remove it (it is not a " + what + " embedpe wrote)");
+  };
+  if (fd < 0 && errno == ELOOP) throw not_regular();
+  if (fd < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw not_regular();
+  if (static_cast<std::size_t>(st.st_size) > max_bytes) {
+    Message m;
+    m << Verbatim{path} << " is " << std::to_string(st.st_size) << " bytes, more than a " << what
+      << " embedpe writes (" << std::to_string(max_bytes) << "); remove it or choose another output_dir";
+    throw m.error({"output_dir"});
+  }
+  std::string data(static_cast<std::size_t>(st.st_size) + 1, '\0');  // one more byte: sees a file that grew
+  std::size_t got = 0;
+  for (;;) {
+    if (got == data.size()) data.resize(data.size() * 2);
+    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  data.resize(got);
+  return data;
+}
+
+// The part file at `path`: nullopt if absent; its bytes if a regular file.
+// Anything else (a FIFO would block an open, a symlink could point at an
+// input) is an error naming it.
+std::optional<std::string> read_part(const std::string& path) { return read_small_file(path, "part"); }
+
+
+void write_manifest(const std::string& path, Manifest& m) {
+  OutputFile out(path);
+  out.write(manifest_text(m));
+  out.commit();
+}
+
+bool is_part_name(const std::string& name) {
+  std::size_t index = 0;
+  char tail[8] = {};
+  if (name.size() < 14 || std::sscanf(name.c_str(), "part-%zu.np%1s", &index, tail) != 2) return false;
+  return name == part_name(index);
+}
+
+struct PartFile {
+  std::size_t index = 0;
+  std::string name;
+  bool regular = false;
+};
+
+// The files in DIR named like parts, whatever their type (never opened).
+std::vector<PartFile> part_files_in(const std::string& dir) {
+  std::vector<PartFile> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) throw (Message() << "cannot list output_dir " << Verbatim{dir} << ": " << std::strerror(errno)).error({"output_dir"});
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (!is_part_name(name)) continue;
+    bool regular = e->d_type == DT_REG;
+    if (e->d_type == DT_UNKNOWN) {
+      struct stat st;
+      regular = ::lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    }
+    out.push_back({std::strtoull(name.c_str() + 5, nullptr, 10), name, regular});
+  }
+  ::closedir(d);
+  return out;
+}
+
+// An exclusive flock() on DIR/.lock for the whole run.
+class DirLock {
+ public:
+  explicit DirLock(const std::string& dir) {
+    const std::string path = dir + "/" + kLock;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0) throw Error("cannot create " + path + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      if (e == EWOULDBLOCK) {
+        Message m;
+        m << "another embedpe run is writing to output_dir " << Verbatim{dir} << " (it holds " << Verbatim{path}
+          << "); wait for it to finish, or choose another output_dir";
+        throw m.error({"output_dir"});
+      }
+      throw Error("cannot lock " + path + ": " + std::strerror(e));
+    }
+  }
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+  ~DirLock() { ::close(fd_); }
+
+ private:
+  int fd_ = -1;
+};
+
+// Appends one JSON line per finished part (one write(2) each).
+class Journal {
+ public:
+  explicit Journal(std::string path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
+  }
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  ~Journal() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  void append(PartRecord& p) {
+    const std::string line = part_text(p) + "\n";
+    std::size_t done = 0;
+    while (done < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
+      done += static_cast<std::size_t>(n);
+    }
+  }
+  // The run is complete and manifest.json holds every part.
+  void remove() {
+    ::close(fd_);
+    fd_ = -1;
+    ::unlink(path_.c_str());
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// manifest.json with the journal's parts folded in (a journal line for part
+// k replaces the manifest's part k). A final line cut short by a crash is
+// ignored; any other malformed line is an error.
+Manifest load_manifest(const std::string& manifest_path, const std::string& journal_path) {
+  const Schema schema(manifest_path);
+  const std::string text = read_small_file(manifest_path, "manifest", kMaxManifestBytes).value_or("");
+  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) schema.fail("not JSON");
+  Manifest m = schema.manifest(doc);
+  const std::optional<std::string> journal = read_small_file(journal_path, "journal", kMaxManifestBytes);
+  if (!journal) return m;
+  const Schema jschema(journal_path);
+  std::size_t begin = 0, number = 0;
+  while (begin < journal->size()) {
+    const std::size_t end = journal->find('\n', begin);
+    if (end == std::string::npos) break;  // cut short while being written
+    ++number;
+    const std::string where = "line " + std::to_string(number);
+    const Json line = Json::parse(journal->substr(begin, end - begin), nullptr, false);
+    if (line.is_discarded()) jschema.fail(where + " is not JSON");
+    PartRecord p = jschema.part(line, where);
+    std::size_t index = 0;
+    if (!is_part_name(p.file) || (index = std::strtoull(p.file.c_str() + 5, nullptr, 10)) > m.parts.size()) {
+      jschema.fail(where + " names " + p.file + ", not the next part");
+    }
+    if (index == m.parts.size()) {
+      m.parts.push_back(std::move(p));
+    } else {
+      m.parts[index] = std::move(p);
+    }
+    begin = end + 1;
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------- resume checks
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+// `what` is a parameter, or "config KEY" (a key of the run's config: the
+// user's words).
+[[noreturn]] void refuse(const std::string& manifest_path, const std::string& what, const std::string& then,
+                         const std::string& now) {
+  const bool config = what.rfind("config ", 0) == 0;
+  auto setting = [&](Message& m) -> Message& { return config ? m << Verbatim{what} : m << what; };
+  Message m;
+  m << "resume: " << Verbatim{manifest_path} << " was written with ";
+  setting(m) << " " << Verbatim{then} << ", this run has ";
+  setting(m) << " " << Verbatim{now} << "; run the same command to " << Verbatim{"resume"}
+             << ", or choose another output_dir";
+  std::vector<std::string> parameters = {"resume", "output_dir"};
+  if (!config) parameters.push_back(what);
+  throw m.usage_error(std::move(parameters));
+}
+
+// The first leaf where two configs differ, as "model.sha256".
+std::optional<std::string> first_difference(const Json& a, const Json& b, const std::string& path,
+                                            std::string& then, std::string& now) {
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      const std::string p = path.empty() ? key : path + "." + key;
+      auto it = b.find(key);
+      if (it == b.end()) {
+        then = value.dump();
+        now = "(none)";
+        return p;
+      }
+      if (auto d = first_difference(value, *it, p, then, now)) return d;
+    }
+    for (const auto& [key, value] : b.items()) {
+      if (!a.contains(key)) {
+        then = "(none)";
+        now = value.dump();
+        return path.empty() ? key : path + "." + key;
+      }
+    }
+    return std::nullopt;
+  }
+  if (a == b) return std::nullopt;
+  then = a.dump();
+  now = b.dump();
+  return path;
+}
+
+void check_same_run(const Manifest& old, const Manifest& now, const std::string& manifest_path) {
+  const Reading &a = old.reading, &b = now.reading;
+  if (a.inputs != b.inputs) refuse(manifest_path, "input", joined(a.inputs), joined(b.inputs));
+  if (a.shard != b.shard) refuse(manifest_path, "shard", a.shard, b.shard);
+  if (a.input_format != b.input_format) refuse(manifest_path, "input_format", a.input_format, b.input_format);
+  if (b.input_format == "jsonl" && a.field != b.field) refuse(manifest_path, "field", a.field, b.field);
+  if (a.skip_empty != b.skip_empty) {
+    refuse(manifest_path, "skip_empty", a.skip_empty ? "on" : "off", b.skip_empty ? "on" : "off");
+  }
+  if (old.shard_rows != now.shard_rows) {
+    refuse(manifest_path, "shard_rows", std::to_string(old.shard_rows), std::to_string(now.shard_rows));
+  }
+  std::string then, here;
+  if (auto key = first_difference(old.config, now.config, "", then, here)) {
+    refuse(manifest_path, "config " + *key, then, here);
+  }
+  for (std::size_t i = 0; i < old.inputs.size(); ++i) {
+    const auto& x = old.inputs[i];
+    const auto& y = now.inputs[i];
+    if (x.bytes && y.bytes && *x.bytes != *y.bytes) {
+      Message m;
+      m << "resume: input " << Verbatim{y.path} << " is " << std::to_string(*y.bytes) << " bytes, but was "
+        << std::to_string(*x.bytes) << " when " << Verbatim{manifest_path}
+        << " was written: it changed, so the parts would not match it; choose another output_dir";
+      throw m.usage_error({"resume", "output_dir"});
+    }
+  }
+}
+
+[[noreturn]] void refuse_changed_input(const std::string& dir, const PartRecord& p, const std::string& manifest_path) {
+  std::string where;
+  for (const auto& r : p.lines) {
+    where += (where.empty() ? "" : ", ") + r.source + " lines " + std::to_string(r.first_line) + "-" +
+             std::to_string(r.last_line);
+  }
+  Message m;
+  m << "resume: the input of " << Verbatim{dir + "/" + p.file} << " (" << Verbatim{where.empty() ? "no lines" : where}
+    << ") changed since " << Verbatim{manifest_path}
+    << " was written, so the parts would not match it; choose another output_dir";
+  throw m.usage_error({"resume", "output_dir"});
+}
+
+std::vector<LineRange> line_ranges(const std::vector<TextLine>& lines, const LineReader& reader) {
+  std::vector<LineRange> out;
+  for (const auto& l : lines) {
+    const std::string name = reader.display_name(l.source);
+    if (out.empty() || out.back().source != name) {
+      out.push_back({name, l.line, l.line});
+    } else {
+      out.back().last_line = l.line;
+    }
+  }
+  return out;
+}
+
+// Reads the inputs once more, as this run will, and compares every part
+// the old run recorded (rows, lines, input hash) and each input's hash if the
+// old run finished: a resume never mixes parts of two different inputs.
+// Not for stdin, which cannot be read twice (the main pass compares it).
+void verify_input_unchanged(const Manifest& old, const LineReader& reader, const std::string& dir,
+                            const std::string& manifest_path) {
+  LineReader again(reader.paths(), reader.options());
+  Sha256 part;
+  std::vector<Sha256> whole(reader.paths().size());
+  again.set_raw_sink([&](std::size_t source, std::string_view raw) {
+    part.update(raw);
+    whole[source].update(raw);
+  });
+  std::size_t index = 0;
+  for (;; ++index) {
+    const std::vector<TextLine> lines = again.next(old.shard_rows);
+    if (lines.empty()) break;
+    const std::string hash = part.hex();
+    part = Sha256();
+    if (index >= old.parts.size()) {
+      if (old.complete) {
+        Message m;
+        m << "resume: the input now gives more than the " << std::to_string(old.parts.size()) << " parts "
+          << Verbatim{manifest_path} << " recorded as complete; it changed, so choose another output_dir";
+        throw m.usage_error({"resume", "output_dir"});
+      }
+      continue;
+    }
+    const PartRecord& p = old.parts[index];
+    if (p.rows != lines.size() || p.lines != line_ranges(lines, again) || p.input_sha256 != hash) {
+      refuse_changed_input(dir, p, manifest_path);
+    }
+  }
+  if (index < old.parts.size()) refuse_changed_input(dir, old.parts[index], manifest_path);
+  for (std::size_t i = 0; i < old.inputs.size(); ++i) {
+    if (old.complete && old.inputs[i].sha256 && *old.inputs[i].sha256 != whole[i].hex()) {
+      Message m;
+      m << "resume: input " << Verbatim{old.inputs[i].path} << " has another SHA-256 than when "
+        << Verbatim{manifest_path} << " was written: it changed, so choose another output_dir";
+      throw m.usage_error({"resume", "output_dir"});
+    }
+  }
+}
+
+std::string shard_label(const InputOptions& o) {
+  return std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
+}
+
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Stopwatch() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+
+[[noreturn]] void not_a_directory(const std::string& dir) {
+  throw (Message() << "output_dir " << Verbatim{dir} << " exists and is not a directory").usage_error({"output_dir"});
+}
+
+// Creates `dir` unless it exists; whether this call created it.
+bool make_directory(const std::string& dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) not_a_directory(dir);
+    return false;
+  }
+  // EEXIST: a concurrent run created it first; the lock decides.
+  const bool created = ::mkdir(dir.c_str(), 0777) == 0;
+  if (!created && errno != EEXIST) {
+    throw (Message() << "cannot create output_dir " << Verbatim{dir} << ": " << std::strerror(errno))
+        .error({"output_dir"});
+  }
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) not_a_directory(dir);
+  return created;
+}
+
+}  // namespace
+
+struct PartsDirSink::State {
+  PartsDirOptions options;
+  LineReader& reader;
+  std::string dir, manifest_path, journal_path;
+  bool created = false;  // by begin(): removed again if nothing was written
+  bool stdin_input = false;
+  std::optional<DirLock> lock;
+  Manifest progress;                // this run, with the parts so far
+  std::vector<PartRecord> previous;  // the resumed run's parts
+  std::vector<PartFile> existing;    // part files found by begin(); we hold the lock, so no other can appear
+  std::optional<Journal> journal;    // opened once the first part is read: from then on the run has begun
+  Sha256 part_input;                 // of the raw bytes of the part being read
+  std::vector<Sha256> whole;         // of each input's raw bytes
+  std::size_t index = 0, first_row = 0;
+  bool resuming = true;
+  std::optional<PartRecord> pending;  // the part next() returned, until add()
+  PartsDirStats stats;
+
+  State(PartsDirOptions o, LineReader& r) : options(std::move(o)), reader(r) {}
+
+  // The run begins: manifest.json ("complete": false, the resumed run's
+  // parts) and an empty journal.
+  void start() {
+    Stopwatch w(stats.manifest_seconds);
+    progress.parts = previous;
+    write_manifest(manifest_path, progress);
+    journal.emplace(journal_path);
+    progress.parts.clear();
+  }
+};
+
+PartsDirSink::PartsDirSink(PartsDirOptions options, LineReader& reader)
+    : s_(std::make_unique<State>(std::move(options), reader)) {}
+
+PartsDirSink::~PartsDirSink() {
+  // A run that wrote nothing (no text, a read error in the first part)
+  // leaves no directory it created.
+  if (s_->lock && s_->created && !s_->journal) {
+    ::unlink((s_->dir + "/" + kLock).c_str());
+    s_->lock.reset();
+    ::rmdir(s_->dir.c_str());
+  }
+}
+
+const PartsDirStats& PartsDirSink::stats() const { return s_->stats; }
+
+void PartsDirSink::begin(const SinkRun& sink_run) {
+  State& s = *s_;
+  if (s.options.output_dir.empty()) throw UsageError("output_dir must not be empty", {"output_dir"});
+  if (s.options.shard_rows == 0) throw UsageError("shard_rows must be at least 1", {"shard_rows"});
+  LineReader& reader = s.reader;
+  s.dir = s.options.output_dir;
+  const std::string& dir = s.dir;
+  s.created = make_directory(dir);
+  s.lock.emplace(dir);
+  s.manifest_path = dir + "/" + kManifest;
+  s.journal_path = dir + "/" + kJournal;
+
+  // This run, as the manifest records it.
+  Manifest& run = s.progress;
+  run.embedpe_version = version();
+  run.config = sink_run.config;
+  const InputOptions& o = reader.options();
+  run.reading = {reader.paths(), o.format == InputFormat::jsonl ? "jsonl" : "lines", o.field, o.skip_empty,
+                 shard_label(o)};
+  for (const auto& path : reader.paths()) {
+    InputRecord in{path, std::nullopt, std::nullopt};
+    struct stat st;
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      in.bytes = static_cast<std::size_t>(st.st_size);
+    }
+    run.inputs.push_back(std::move(in));
+  }
+  run.shard_rows = s.options.shard_rows;
+
+  // Resuming: the old run's parts, once everything that decides them is
+  // known to be the same. Standard input cannot be read twice: its parts are
+  // compared as they are read instead.
+  s.stdin_input = std::find(reader.paths().begin(), reader.paths().end(), "-") != reader.paths().end();
+  struct stat st;
+  if (::lstat(s.manifest_path.c_str(), &st) == 0) {
+    if (!s.options.resume) {
+      Message m;
+      m << Verbatim{dir} << " already holds a manifest.json; continue that run with resume, or choose an empty "
+        << "output_dir";
+      throw m.usage_error({"resume", "output_dir"});
+    }
+    Manifest old = load_manifest(s.manifest_path, s.journal_path);
+    check_same_run(old, run, s.manifest_path);
+    if (!s.stdin_input) verify_input_unchanged(old, reader, dir, s.manifest_path);
+    s.previous = std::move(old.parts);
+  } else {
+    const auto stray = part_files_in(dir);
+    if (!stray.empty() || ::lstat(s.journal_path.c_str(), &st) == 0) {
+      Message m;
+      m << Verbatim{dir} << " holds " << Verbatim{stray.empty() ? std::string(kJournal) : stray.front().name}
+        << " but no manifest.json, so it is not a run embedpe can " << Verbatim{"resume"}
+        << " or replace; choose an empty output_dir";
+      throw m.usage_error({"output_dir"});
+    }
+  }
+
+  // Before anything is written: a part path that is not a regular file (a
+  // FIFO would block an open, a symlink could lead anywhere) is an error
+  // naming it, wherever it is; it is never opened, replaced or removed.
+  {
+    Stopwatch w(s.stats.manifest_seconds);
+    s.existing = part_files_in(dir);
+    for (const auto& f : s.existing) {
+      if (!f.regular) {
+        throw Error(dir + "/" + f.name + " is not a regular file; remove it (it is not a part embedpe wrote)");
+      }
+    }
+  }
+
+  s.whole.resize(reader.paths().size());
+  reader.set_raw_sink([&s](std::size_t source, std::string_view raw) {
+    s.part_input.update(raw);
+    s.whole[source].update(raw);
+  });
+}
+
+std::optional<Part> PartsDirSink::next() {
+  State& s = *s_;
+  if (s.pending) throw Error("internal error: a part of the parts directory was not added");
+  std::vector<TextLine> lines = s.reader.next(s.options.shard_rows);
+  if (!s.journal) {
+    // The first part's lines are read before anything is written: an input
+    // with no text (or a read error) leaves no directory this run created.
+    if (lines.empty()) return std::nullopt;
+    s.start();
+  }
+  if (lines.empty()) return std::nullopt;
+  Part part{s.index, s.first_row, std::move(lines), false};
+  const std::string name = part_name(s.index);
+  PartRecord p{name, part.lines.size(), line_ranges(part.lines, s.reader), s.part_input.hex(), "", 0, ""};
+  s.part_input = Sha256();
+  ++s.index;
+  s.first_row += part.lines.size();
+  if (part.index < s.previous.size()) {
+    const PartRecord& prev = s.previous[part.index];
+    if (s.stdin_input && (prev.rows != p.rows || prev.lines != p.lines || prev.input_sha256 != p.input_sha256)) {
+      refuse_changed_input(s.dir, prev, s.manifest_path);
+    }
+    if (s.resuming) {
+      std::optional<std::string> data;
+      {
+        Stopwatch w(s.stats.part_hash_seconds);
+        data = read_part(s.dir + "/" + name);
+      }
+      if (data && data->size() == prev.bytes && sha256_hex(*data) == prev.sha256) {
+        s.progress.parts.push_back(prev);
+        part.kept = true;
+        return part;
+      }
+    }
+  }
+  s.resuming = false;
+  s.pending = std::move(p);
+  return part;
+}
+
+void PartsDirSink::add(const SinkBatch& batch) {
+  State& s = *s_;
+  if (!s.pending) throw Error("internal error: a batch for the parts directory without a part to hold it");
+  PartRecord& p = *s.pending;
+  const std::string path = s.dir + "/" + p.file;
+  {
+    OutputFile out(path);
+    // NumPy has no bfloat16: bfloat16 tensors are written as the float32 values they hold.
+    std::vector<TensorRef> tensors = batch.tensors;
+    std::vector<TensorBuffer> wide(tensors.size());
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      if (tensors[k].dtype == DType::bfloat16) tensors[k] = convert(tensors[k], DType::float32, wide[k]);
+    }
+    write_npz(out, tensors);
+    out.commit();
+  }
+  {
+    Stopwatch w(s.stats.part_hash_seconds);
+    const std::string data = read_part(path).value_or("");
+    p.sha256 = sha256_hex(data);
+    p.bytes = data.size();
+  }
+  {
+    Stopwatch w(s.stats.manifest_seconds);
+    s.journal->append(p);
+  }
+  s.progress.parts.push_back(std::move(p));
+  s.pending.reset();
+}
+
+void PartsDirSink::add_tables(const SinkTables&) {
+  throw Error("internal error: tables given to the parts directory, which holds rows of text only");
+}
+
+void PartsDirSink::finish() {
+  State& s = *s_;
+  if (s.pending) throw Error("internal error: a part of the parts directory was not added");
+  if (!s.journal) s.start();  // no part: an empty shard of many is a run of zero parts
+  Stopwatch w(s.stats.manifest_seconds);
+  // Parts an earlier, longer run left beyond this run's end.
+  for (const auto& f : s.existing) {
+    if (f.index >= s.progress.parts.size() && ::unlink((s.dir + "/" + f.name).c_str()) != 0 && errno != ENOENT) {
+      throw Error("cannot remove " + s.dir + "/" + f.name + " (beyond this run's last part): " + std::strerror(errno));
+    }
+  }
+  for (std::size_t i = 0; i < s.progress.inputs.size(); ++i) s.progress.inputs[i].sha256 = s.whole[i].hex();
+  s.progress.complete = true;
+  write_manifest(s.manifest_path, s.progress);
+  s.journal->remove();
+  s.stats.parts = s.progress.parts.size();
+  for (const auto& p : s.progress.parts) s.stats.rows += p.rows;
+}
+
+std::string part_name(std::size_t index) {
+  char name[32];
+  std::snprintf(name, sizeof name, "part-%05zu.npz", index);
+  return name;
+}
+
+std::vector<std::string> parts_dir_files(const std::string& dir, std::size_t parts) {
+  std::vector<std::string> files = {dir + "/" + kManifest, dir + "/" + kJournal, dir + "/" + kLock};
+  for (std::size_t i = 0; i < parts; ++i) files.push_back(dir + "/" + part_name(i));
+  return files;
+}
+
+bool is_parts_dir_file(const std::string& dir, const std::string& path) {
+  char resolved_dir[PATH_MAX];
+  if (!::realpath(dir.c_str(), resolved_dir)) return false;
+  // The input's directory, resolved; its name as given (a symlink named
+  // like a part would be replaced, not followed).
+  const std::size_t slash = path.find_last_of('/');
+  const std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  char resolved_parent[PATH_MAX];
+  if (!::realpath(parent.c_str(), resolved_parent)) return false;
+  if (std::string(resolved_parent) == resolved_dir &&
+      (name == kManifest || name == kJournal || name == kLock || is_part_name(name))) {
+    return true;
+  }
+  // A hard link or symlink to one of DIR's existing files.
+  struct stat in;
+  if (::stat(path.c_str(), &in) != 0) return false;
+  auto same_file = [&](const std::string& f) {
+    struct stat out;
+    return ::stat(f.c_str(), &out) == 0 && out.st_dev == in.st_dev && out.st_ino == in.st_ino;
+  };
+  for (const auto& f : parts_dir_files(dir, 0)) {
+    if (same_file(f)) return true;
+  }
+  for (const auto& f : part_files_in(dir)) {
+    if (same_file(dir + "/" + f.name)) return true;
+  }
+  return false;
+}
+
+}  // namespace embedpe
