@@ -190,6 +190,13 @@ TEST_CASE("resuming keeps intact parts and redoes a missing or damaged one") {
     write_file(c.out + "/" + part_name(2), "junk");
     CHECK(run(c.out, c.path, true).computed == std::vector<std::size_t>{2});
   }
+  SUBCASE("issue 13: the first part deleted and the second damaged: only they are redone") {
+    fs::remove(c.out + "/" + part_name(0));
+    write_file(c.out + "/" + part_name(1), "junk");
+    const Run r = run(c.out, c.path, true);
+    CHECK(r.computed == std::vector<std::size_t>{0, 1});
+    CHECK(r.kept == std::vector<std::size_t>{2});
+  }
   SUBCASE("a part beyond the end is removed") {
     write_file(c.out + "/" + part_name(7), "stale");
     CHECK(run(c.out, c.path, true).computed.empty());

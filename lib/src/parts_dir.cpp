@@ -643,7 +643,6 @@ struct PartsDirSink::State {
   Sha256 part_input;                 // of the raw bytes of the part being read
   std::vector<Sha256> whole;         // of each input's raw bytes
   std::size_t index = 0, first_row = 0;
-  bool resuming = true;
   std::optional<PartRecord> pending;  // the part next() returned, until add()
   PartsDirStats stats;
 
@@ -773,20 +772,19 @@ std::optional<Part> PartsDirSink::next() {
     if (s.stdin_input && (prev.rows != p.rows || prev.lines != p.lines || prev.input_sha256 != p.input_sha256)) {
       refuse_changed_input(s.dir, prev, s.manifest_path);
     }
-    if (s.resuming) {
-      std::optional<std::string> data;
-      {
-        Stopwatch w(s.stats.part_hash_seconds);
-        data = read_part(s.dir + "/" + name);
-      }
-      if (data && data->size() == prev.bytes && sha256_hex(*data) == prev.sha256) {
-        s.progress.parts.push_back(prev);
-        part.kept = true;
-        return part;
-      }
+    // Each part on its own: one missing or damaged part is redone, and
+    // those after it are still kept if intact.
+    std::optional<std::string> data;
+    {
+      Stopwatch w(s.stats.part_hash_seconds);
+      data = read_part(s.dir + "/" + name);
+    }
+    if (data && data->size() == prev.bytes && sha256_hex(*data) == prev.sha256) {
+      s.progress.parts.push_back(prev);
+      part.kept = true;
+      return part;
     }
   }
-  s.resuming = false;
   s.pending = std::move(p);
   return part;
 }
