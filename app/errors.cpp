@@ -1,5 +1,6 @@
 #include "errors.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -51,7 +52,16 @@ std::string user_message(const Error& e) {
   const std::vector<std::string>& parameters = e.parameters();
   std::string out;
   std::size_t respelled_end = std::string::npos;  // in `text`, just after the last respelled mention
+  const std::vector<UserText>& user_text = e.user_text();
+  auto next_user = user_text.begin();
   for (std::size_t at = 0; at < text.size();) {
+    while (next_user != user_text.end() && next_user->begin < at) ++next_user;
+    if (next_user != user_text.end() && next_user->begin == at && next_user->size > 0) {
+      const std::size_t n = std::min(next_user->size, text.size() - at);
+      out.append(text, at, n);  // the user's words, as they are
+      at += n;
+      continue;
+    }
     const bool may_open = at == 0 || opens(text[at - 1]) || (text[at - 1] == '/' && respelled_end == at - 1);
     const std::string* mention = nullptr;
     for (const std::string& p : parameters) {

@@ -18,6 +18,7 @@
 // own terms (the command line says "raise --max-len"; see app/errors.cpp).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -25,12 +26,21 @@
 
 namespace embedpe {
 
+// A stretch of a message that is the user's own text (a path, a line's
+// origin such as "shard:3"): a front end copies it as it is, even where it
+// looks like a parameter name.
+struct UserText {
+  std::size_t begin = 0, size = 0;  // bytes of what()
+};
+
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message, std::vector<std::string> parameters = {})
+  explicit Error(const std::string& message, std::vector<std::string> parameters = {},
+                 std::vector<UserText> user_text = {})
       : std::runtime_error(message),
-        parameters_(parameters.empty() ? nullptr
-                                       : std::make_shared<const std::vector<std::string>>(std::move(parameters))) {}
+        details_(parameters.empty() && user_text.empty()
+                     ? nullptr
+                     : std::make_shared<const Details>(Details{std::move(parameters), std::move(user_text)})) {}
 
   // The process exit status the command-line tool uses for this error.
   virtual int exit_code() const noexcept { return 1; }
@@ -41,11 +51,23 @@ class Error : public std::runtime_error {
   // (a front end leaves the same letters inside a path or a quoted value).
   const std::vector<std::string>& parameters() const noexcept {
     static const std::vector<std::string> none;
-    return parameters_ ? *parameters_ : none;
+    return details_ ? details_->parameters : none;
+  }
+
+  // The stretches of the message that are the user's text, in order: a
+  // front end respells no parameter inside them ("shard needs a regular
+  // file, and shard is not one" names a file called shard the second time).
+  const std::vector<UserText>& user_text() const noexcept {
+    static const std::vector<UserText> none;
+    return details_ ? details_->user_text : none;
   }
 
  private:
-  std::shared_ptr<const std::vector<std::string>> parameters_;  // shared: copying an exception must not throw
+  struct Details {
+    std::vector<std::string> parameters;
+    std::vector<UserText> user_text;
+  };
+  std::shared_ptr<const Details> details_;  // shared: copying an exception must not throw
 };
 
 // A request that cannot be satisfied as asked: an option out of range, a
