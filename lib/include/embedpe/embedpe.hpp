@@ -19,6 +19,7 @@
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
 #include "embedpe/input_layer.h"
+#include "embedpe/layer_spec.h"
 #include "embedpe/output_file.h"
 #include "embedpe/pe_analysis.h"
 #include "embedpe/pe_kind.h"
