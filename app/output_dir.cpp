@@ -654,10 +654,9 @@ void print_output_dir_summary(const OutputDirStats& stats) {
                stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
 }
 
-OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
+OutputDirStats run_output_dir(const EncodeCommand& cmd, const Encoder& encoder, TextSource& input,
                               const std::function<void(const Batch&)>& on_batch) {
   LineReader& reader = *input.reader();
-  const EncodeCommand& cmd = ctx.cmd;
   const std::string dir = cmd.output_dir;
   OutputDirStats stats;
   double& book = stats.manifest_seconds;
@@ -683,7 +682,7 @@ OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
   // This run, as the manifest records it.
   Manifest run;
   run.embedpe_version = version();
-  run.config = run_config(ctx);
+  run.config = encoder.config();
   const InputOptions& o = reader.options();
   run.reading = {reader.paths(), o.format == InputFormat::jsonl ? "jsonl" : "lines", o.field, o.skip_empty,
                  shard_label(o)};
@@ -800,13 +799,13 @@ OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
     }
     resuming = false;
     auto [texts, origins] = input.take(lines);
-    Computed c;
-    compute(ctx, texts, origins, first_row, c);
+    EncodedBatch c;
+    encoder.compute(texts, origins, first_row, c);
     on_batch(c.batch);
     {
       OutputFile out(path);
       std::vector<TensorBuffer> keep;
-      std::vector<TensorRef> tensors = tensors_of(ctx, c, keep);
+      std::vector<TensorRef> tensors = encoder.tensors(c, keep);
       // NumPy has no bfloat16: --dtype bf16 parts hold the rounded values as float32.
       std::vector<TensorBuffer> wide(tensors.size());
       for (std::size_t k = 0; k < tensors.size(); ++k) {

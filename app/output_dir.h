@@ -2,7 +2,7 @@
 // part-00001.npz, ... of --shard-rows rows each, described by
 // DIR/manifest.json, and resumable.
 //
-//   OutputDirStats s = run_output_dir(ctx, source, [&](const Batch& b) { progress.add(b); });
+//   OutputDirStats s = run_output_dir(cmd, encoder, source, [&](const Batch& b) { progress.add(b); });
 //
 // The files in DIR (output_dir_files lists them):
 //   manifest.json  the run: config, how the inputs were read, each input's
@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "embedpe/encoder.h"
 #include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
 #include "encode.h"
@@ -48,7 +49,7 @@ struct OutputDirStats {
 };
 
 // `input` reads --input files (its reader is not null).
-OutputDirStats run_output_dir(const Context& ctx, TextSource& input,
+OutputDirStats run_output_dir(const EncodeCommand& cmd, const Encoder& encoder, TextSource& input,
                               const std::function<void(const Batch&)>& on_batch);
 
 // Refuses (UsageError) --output-dir combined with what it cannot do, and
