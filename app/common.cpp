@@ -198,17 +198,4 @@ EncodeOptions encode_options(const TokenizeFlags& flags) {
   return o;
 }
 
-nlohmann::ordered_json float_json(float value) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, value);
-  return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
-}
-
-nlohmann::ordered_json model_json(const Tokenizer& tokenizer) {
-  const ModelInfo& info = tokenizer.info();
-  return {{"source", info.source},         {"sha256", tokenizer.sha256()},   {"type", info.model_type},
-          {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},   {"bos_id", info.bos_id},
-          {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
-}
-
 }  // namespace embedpe::cli

@@ -247,11 +247,4 @@ TextSource open_texts(const TextOptions& options);
 Tokenizer load_tokenizer(const std::string& model);
 EncodeOptions encode_options(const TokenizeFlags& flags);
 
-// A float32 as a JSON number in its shortest round-trip form (0.1, not
-// 0.10000000149011612).
-nlohmann::ordered_json float_json(float value);
-
-// The model's identity for a JSON config.
-nlohmann::ordered_json model_json(const Tokenizer& tokenizer);
-
 }  // namespace embedpe::cli

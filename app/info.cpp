@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/weights.h"
@@ -46,7 +47,7 @@ std::string usual(const WeightFile& file, const std::vector<std::string_view>& n
 void model_info(const Tokenizer& tok, InfoFormat format, std::string& text, nlohmann::ordered_json& doc) {
   const ModelInfo& info = tok.info();
   if (format == InfoFormat::json) {
-    nlohmann::ordered_json m = model_json(tok);
+    nlohmann::ordered_json m = model_config(tok);
     m["normalizer"] = info.normalizer;
     m["byte_fallback"] = info.byte_fallback;
     m["size_bytes"] = info.size_bytes;

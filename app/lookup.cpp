@@ -12,7 +12,8 @@
 #include "embedpe/error.h"
 #include "memory.h"
 #include "embedpe/output_file.h"
-#include "layer_setup.h"
+#include "layer_flags.h"
+#include "json_writer.h"
 
 namespace embedpe::cli {
 namespace {
@@ -22,7 +23,7 @@ enum class LookupFormat { table, json };
 struct LookupCommand {
   std::vector<std::int64_t> ids;
   std::string model;
-  TableFlags table;
+  TableSpec table;
   LookupFormat format = LookupFormat::table;
 };
 

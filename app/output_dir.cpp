@@ -42,11 +42,11 @@ void print_output_dir_summary(const PartsDirStats& stats) {
                stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
 }
 
-PartsDirStats run_output_dir(const Context& ctx, TextSource& input, const std::function<void(const Batch&)>& on_batch) {
-  const EncodeCommand& cmd = ctx.cmd;
+PartsDirStats run_output_dir(const EncodeCommand& cmd, const Encoder& encoder, TextSource& input,
+                             const std::function<void(const Batch&)>& on_batch) {
   PartsDirSink dir({.output_dir = cmd.output_dir, .shard_rows = cmd.shard_rows, .resume = cmd.resume},
                    *input.reader());
-  dir.begin({.config = run_config(ctx)});
+  dir.begin({.config = encoder.config()});
   std::optional<Part> part = dir.next();
   // As with --output, an input with no text is an error (one empty --shard
   // of many is a run with no parts).
@@ -56,11 +56,11 @@ PartsDirStats run_output_dir(const Context& ctx, TextSource& input, const std::f
   for (; part; part = dir.next()) {
     if (part->kept) continue;
     auto [texts, origins] = input.take(part->lines);
-    Computed c;
-    compute(ctx, texts, origins, part->first_row, c);
+    EncodedBatch c;
+    encoder.compute(texts, origins, part->first_row, c);
     on_batch(c.batch);
     std::vector<TensorBuffer> keep;
-    dir.add({c.batch, part->lines, tensors_of(ctx, c, keep)});
+    dir.add({c.batch, part->lines, encoder.tensors(c, keep)});
   }
   dir.finish();
   return dir.stats();

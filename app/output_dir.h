@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "embedpe/encoder.h"
 #include "embedpe/parts_dir.h"
 #include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
@@ -19,7 +20,9 @@ namespace embedpe::cli {
 
 // `input` reads --input files (its reader is not null). `on_batch` sees each
 // part computed (not those a resumed run keeps).
-PartsDirStats run_output_dir(const Context& ctx, TextSource& input, const std::function<void(const Batch&)>& on_batch);
+// Computes the parts the directory does not hold yet, through `encoder`.
+PartsDirStats run_output_dir(const EncodeCommand& cmd, const Encoder& encoder, TextSource& input,
+                             const std::function<void(const Batch&)>& on_batch);
 
 // Refuses (UsageError) --output-dir combined with what it cannot do, and
 // --resume without it.

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "json_writer.h"
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/output_file.h"

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
@@ -39,7 +40,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
     nlohmann::ordered_json doc = {
         {"config",
          {{"embedpe_version", version()},
-          {"model", model_json(tokenizer)},
+          {"model", model_config(tokenizer)},
           {"add_bos", !cmd.tokenize.no_bos},
           {"add_eos", !cmd.tokenize.no_eos},
           {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len) : nlohmann::ordered_json()}}},

@@ -126,3 +126,15 @@ TEST_CASE("library errors read as before on the command line") {
   CHECK(printed([&] { tok.encode_batch({"x"}, opt); }).rfind("--pad-id 8000 is outside the vocabulary (0..7999 for model ",
                                                              0) == 0);
 }
+
+TEST_CASE("issue 12 – a path spelled like a parameter is the user's text, never respelled") {
+  // "shard needs a regular file, and shard is not one": the second "shard" is a file.
+  const std::string head = "shard needs a regular file, and ";
+  CHECK(user_message(UsageError(head + "shard is not one", {"shard"}, {{head.size(), 5}})) ==
+        "--shard needs a regular file, and shard is not one");
+  // A span at the start, then a respelled mention after it.
+  CHECK(user_message(UsageError("max_len:3 is long; raise max_len", {"max_len"}, {{0, 9}})) ==
+        "max_len:3 is long; raise --max-len");
+  // An empty or out-of-range span changes nothing.
+  CHECK(user_message(UsageError("raise max_len", {"max_len"}, {{0, 0}, {100, 3}})) == "raise --max-len");
+}

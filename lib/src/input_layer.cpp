@@ -102,6 +102,26 @@ std::shared_ptr<const std::vector<float>> InputLayer::position_rows(std::size_t 
   return pe_rows_;
 }
 
+void InputLayer::check_positions(std::size_t seq_len, const std::vector<std::size_t>& lengths,
+                                 const std::vector<std::string>& origins) const {
+  const std::size_t offset = options_.position_offset;
+  if (!pe_ || seq_len == 0 || (offset < pe_->max_len() && seq_len <= pe_->max_len() - offset)) return;
+  // A table that max_len lengthens can grow; any table fits a shorter seq_len.
+  const bool grows = pe_->extensible();
+  if (grows && !lengths.empty() && origins.size() == lengths.size()) {
+    const std::size_t i = static_cast<std::size_t>(std::max_element(lengths.begin(), lengths.end()) - lengths.begin());
+    const std::size_t room = offset < pe_->max_len() ? pe_->max_len() - offset : 0;
+    // The origin is the user's text: a file called seq_len is not the parameter.
+    throw UsageError(origins[i] + " is " + std::to_string(lengths[i]) + " tokens long but the PE table has " +
+                         std::to_string(room) + " positions; raise max_len, or truncate with seq_len",
+                     {"max_len", "seq_len"}, {{0, origins[i].size()}});
+  }
+  throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long" +
+                       (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) + " but " +
+                       pe_->extent() + (grows ? "; raise max_len, or truncate with seq_len" : "; truncate with seq_len"),
+                   grows ? std::vector<std::string>{"max_len", "seq_len"} : std::vector<std::string>{"seq_len"});
+}
+
 InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids, const xt::xtensor<std::int64_t, 2>& mask,
                                      std::size_t threads, std::size_t first_row) const {
   InputLayerOutput out;
@@ -151,16 +171,8 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   const std::size_t batch = ids.shape()[0];
   const std::size_t seq_len = ids.shape()[1];
   const std::size_t d = table_.d_model();
-  const std::size_t offset = options_.position_offset;
   const bool use_mask = options_.pad_position.has_value() && mask.size() == ids.size();
-  if (pe_ && seq_len > 0 && (offset >= pe_->max_len() || seq_len > pe_->max_len() - offset)) {
-    // A table that max_len lengthens can grow; any table fits a shorter seq_len.
-    const bool grows = pe_->extensible();
-    throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long" +
-                         (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) + " but " +
-                         pe_->extent() + (grows ? "; raise max_len, or truncate with seq_len" : "; truncate with seq_len"),
-                     grows ? std::vector<std::string>{"max_len", "seq_len"} : std::vector<std::string>{"seq_len"});
-  }
+  check_positions(seq_len);
   if (pe_ && options_.pad_position && *options_.pad_position >= pe_->max_len()) {
     throw UsageError("pad_position " + std::to_string(*options_.pad_position) + " is beyond the position table",
                      {"pad_position"});

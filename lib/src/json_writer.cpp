@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "embedpe/error.h"
 #include "half.h"
@@ -217,5 +219,11 @@ void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::
 }
 
 void append_tensor_json_line(std::string& text, const TensorRef& tensor) { TensorText(tensor, true).append_all(text); }
+
+nlohmann::ordered_json float_json(float value) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, value);
+  return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
+}
 
 }  // namespace embedpe

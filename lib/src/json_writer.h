@@ -27,6 +27,10 @@ namespace embedpe {
 void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::vector<TensorRef>& tensors,
                 std::size_t threads = 1);
 
+// A float32 as a JSON number in its shortest round-trip form (0.1, not
+// 0.10000000149011612), for configs.
+nlohmann::ordered_json float_json(float value);
+
 // Appends one tensor as nested JSON arrays on a single line (for JSON Lines
 // records, which callers may build on several threads).
 void append_tensor_json_line(std::string& text, const TensorRef& tensor);

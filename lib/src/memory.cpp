@@ -59,7 +59,7 @@ void check_allocation(std::size_t bytes, const std::string& what) {
 }
 
 void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint,
-                      std::vector<std::string> parameters) {
+                      std::vector<std::string> parameters, bool what_is_text) {
   const std::size_t ram = physical_memory_bytes(), as = address_space_limit();
   const bool by_limit = as != 0 && (ram == 0 || as < ram);
   const std::size_t limit = by_limit ? as : ram;
@@ -69,7 +69,9 @@ void check_allocation(std::size_t bytes, const std::string& what, const std::str
                   static_cast<double>(bytes) / 1073741824.0,
                   by_limit ? "the address-space limit (ulimit -v) is" : "this machine has",
                   static_cast<double>(limit) / 1073741824.0);
-    throw UsageError(what + text + "; " + hint, std::move(parameters));
+    std::vector<TextSpan> user_text;
+    if (what_is_text) user_text.push_back({0, what.size()});
+    throw UsageError(what + text + "; " + hint, std::move(parameters), std::move(user_text));
   }
 }
 

@@ -25,9 +25,11 @@ std::size_t memory_budget_bytes();
 // Throws UsageError if `bytes` exceeds memory_budget_bytes(), saying how much
 // was asked for and `hint` (what to lower), so that an absurd option fails at
 // once instead of swapping or being killed. `parameters` are those the hint
-// names (embedpe/error.h): "lower d_model" with {"d_model"}.
+// names (embedpe/error.h): "lower d_model" with {"d_model"}. With
+// `what_is_text`, `what` is a description whose words are not parameters
+// ("... at d_model 512"): a front end respells only the hint.
 void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint,
-                      std::vector<std::string> parameters = {});
+                      std::vector<std::string> parameters = {}, bool what_is_text = false);
 // The same with the input layer's hint: lower seq_len or d_model, or encode
 // fewer lines at a time.
 void check_allocation(std::size_t bytes, const std::string& what);

@@ -67,6 +67,13 @@ bool blank(std::string_view s) {
   return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos;
 }
 
+// Sharding seeks into its input. The path is the user's text: a file called
+// "shard" is not the parameter.
+UsageError not_a_regular_file(const std::string& path) {
+  const std::string head = "shard needs a regular file, and ";
+  return UsageError(head + path + " is not one", {"shard"}, {{head.size(), path.size()}});
+}
+
 }  // namespace
 
 LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
@@ -91,7 +98,7 @@ LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
     if (::stat(p.c_str(), &st) != 0) throw Error("cannot open input " + p + ": " + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) throw Error("input " + p + " is a directory; give a text file with one text per line");
     if (!S_ISREG(st.st_mode)) {
-      if (sharded_) throw UsageError("--shard needs a regular file, and " + p + " is not one");
+      if (sharded_) throw not_a_regular_file(p);
       known = false;
       continue;
     }
@@ -183,7 +190,7 @@ bool LineReader::open_next() {
   if (S_ISDIR(st.st_mode)) throw Error("input " + path + " is a directory; give a text file with one text per line");
   if (S_ISREG(st.st_mode)) expected_size_ = static_cast<std::size_t>(st.st_size);
   if (!sharded_) return true;
-  if (!expected_size_) throw UsageError("--shard needs a regular file, and " + path + " is not one");
+  if (!expected_size_) throw not_a_regular_file(path);
 
   // This shard's byte range: lines whose first byte is in [begin, end).
   const std::size_t size = *expected_size_;

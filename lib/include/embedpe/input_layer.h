@@ -94,6 +94,14 @@ class InputLayer {
   // ulimit -v). forward() checks this itself; callers may check earlier.
   static void check_memory(std::size_t batch, std::size_t seq_len, std::size_t d_model, bool want_token_embeddings);
 
+  // The one check of a length against the position table: throws
+  // UsageError unless positions offset .. offset + seq_len - 1 all exist.
+  // forward() calls it; a caller that knows where its rows came from calls
+  // it first with each row's length and origin ("file:3"), so that a table
+  // max_len lengthens names the longest row in its message.
+  void check_positions(std::size_t seq_len, const std::vector<std::size_t>& lengths = {},
+                       const std::vector<std::string>& origins = {}) const;
+
   // ids: (batch, seq_len). mask: (batch, seq_len) or empty (all tokens);
   // used only with pad_position. Throws if a position is beyond the PE
   // table or an id is outside the embedding table.

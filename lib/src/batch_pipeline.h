@@ -23,7 +23,7 @@
 
 #include "parallel.h"
 
-namespace embedpe::cli {
+namespace embedpe {
 
 template <class Slot>
 class BatchPipeline {
@@ -98,4 +98,4 @@ class BatchPipeline {
   std::thread writer_;  // last: starts once everything above exists
 };
 
-}  // namespace embedpe::cli
+}  // namespace embedpe

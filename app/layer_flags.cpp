@@ -1,0 +1,67 @@
+#include "layer_flags.h"
+
+#include <limits>
+
+#include "common.h"
+#include "pe_flags.h"
+
+namespace embedpe::cli {
+
+CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table) {
+  add_number(cmd, "--d-model", table.d_model, 1, kMaxDModel, "Embedding width (default 512, or the --weights table's)");
+  auto* seed = add_number(cmd, "--seed", table.seed, 0, std::numeric_limits<std::uint64_t>::max(),
+                          "Seed of the default N(0,1) table (and of the dropout mask)");
+  cmd.add_option("--weights", table.weights,
+                 "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from "
+                 "embedpe quantize)")
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path());
+  add_number(cmd, "--padding-idx", table.padding_idx, 0, std::numeric_limits<int>::max(),
+             "This row of the table reads as zeros (nn.Embedding padding_idx)");
+  return seed;
+}
+
+void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
+  LayerSpec& spec = flags.spec;
+  flags.seed_option = add_table_flags(cmd, spec.table);
+  add_number(cmd, "--max-len", spec.max_len, 1, kMaxPosition, "Positions in the sinusoidal PE table");
+  add_scale_option(cmd, flags.scale);
+  const auto offered = [](const PeKind& k) { return k.layer_choice(); };
+  add_pe_kind_option(cmd, "--pe", spec.pe, offered,
+                     "Positional encoding (default sinusoidal; learned reads --pe-weights; none for RoPE models)");
+  // Every kind's, not only the chosen one's: --emit rope_cos reads the rope parameters under any --pe.
+  add_pe_params(cmd, spec.pe_args, PeParam::Use::layer, [](const PeKind&) { return true; });
+  cmd.add_option("--pe-weights", spec.pe_weights,
+                 "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings "
+                 "(default: found in --weights)")
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path());
+  add_number(cmd, "--position-offset", spec.position_offset, 0, kMaxPosition - 1,
+             "Token l is at position l+K (default 0; BART: 2; fairseq/RoBERTa: padding_idx+1)")
+      ->type_name("K");
+  add_number(cmd, "--pad-position", spec.pad_position, 0, kMaxPosition - 1,
+             "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)");
+  cmd.add_flag("--layernorm", spec.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
+  add_number(cmd, "--layernorm-eps", spec.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)");
+  cmd.add_option("--layernorm-weight", spec.layernorm_weight, "LayerNorm gamma (default: found in --weights, else 1)")
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path());
+  cmd.add_option("--layernorm-bias", spec.layernorm_bias, "LayerNorm beta (default: found in --weights, else 0)")
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path());
+}
+
+LayerSpec layer_spec(const LayerFlags& flags) {
+  LayerSpec spec = flags.spec;
+  spec.scale = Scale::parse(flags.scale);
+  return spec;
+}
+
+std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec) {
+  return {{"--weights", spec.table.weights},
+          {"--pe-weights", spec.pe_weights},
+          {"--layernorm-weight", spec.layernorm_weight},
+          {"--layernorm-bias", spec.layernorm_bias}};
+}
+
+}  // namespace embedpe::cli

@@ -1,0 +1,32 @@
+// The input layer's flags: each one sets a field of the library's LayerSpec
+// (embedpe/layer_spec.h), which builds the layer. Shared by encode and lookup.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "embedpe/layer_spec.h"
+
+namespace embedpe::cli {
+
+struct LayerFlags {
+  LayerSpec spec;                       // every field but scale is set by its flag
+  std::string scale = "sqrt";           // --scale, parsed into spec.scale by layer_spec()
+  CLI::Option* seed_option = nullptr;   // to tell an explicit --seed
+};
+
+// --d-model, --seed, --weights, --padding-idx; returns --seed's option.
+CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table);
+void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
+
+// The spec the flags describe.
+LayerSpec layer_spec(const LayerFlags& flags);
+
+// The files the layer reads, as (flag, PATH[:TENSOR]) pairs, so that no
+// output replaces one of them.
+std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec);
+
+}  // namespace embedpe::cli

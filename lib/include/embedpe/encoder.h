@@ -1,0 +1,133 @@
+// Text in, emitted tensors out: a tokenizer, a built input layer (layer_spec.h)
+// and the choice of tensors and dtype, run batch by batch into a TensorSink.
+//
+//   embedpe::EncoderSpec spec;
+//   spec.emit = embedpe::select_tensors({"input_ids", "output"}, format);
+//   embedpe::Encoder encoder(embedpe::Tokenizer::default_model(), spec);
+//   auto sink = format->make("out.npz");
+//   embedpe::encode(encoder, source, *format, *sink, {.batch_size = 128});
+//
+// or, a batch at a time (the caller writes the tensors where it likes):
+//
+//   embedpe::EncodedBatch b;
+//   encoder.compute(texts, origins, 0, b);
+//   std::vector<embedpe::TensorBuffer> keep;
+//   std::vector<embedpe::TensorRef> tensors = encoder.tensors(b, keep);
+//
+// The output depends neither on the batch size nor on the thread count.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include "embedpe/dtype.h"
+#include "embedpe/input_layer.h"
+#include "embedpe/layer_spec.h"
+#include "embedpe/rope.h"
+#include "embedpe/sink.h"
+#include "embedpe/text_input.h"
+#include "embedpe/tokenizer.h"
+
+namespace embedpe {
+
+// The tensors a run can emit, in their canonical order.
+enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
+
+// "output" for TensorName::output.
+const char* name_of(TensorName t);
+
+// The tensors `names` ask for ("all" is every one but rope_cos and
+// rope_sin), in canonical order without repeats; with no names, the
+// default: output alone for a one-tensor `format`, else input_ids,
+// attention_mask, output. A null `format` holds any number. UsageError
+// (naming emit and format) for an unknown name, or several in a one-tensor format.
+std::vector<TensorName> select_tensors(const std::vector<std::string>& names, const SinkFormat* format);
+
+struct EncoderSpec {
+  EncodeOptions tokenize;  // BOS/EOS, pad id, seq_len
+  LayerSpec layer;         // want_token_embeddings is set from emit
+  std::vector<TensorName> emit{TensorName::input_ids, TensorName::attention_mask, TensorName::output};
+  DType dtype = DType::float32;         // of the float tensors: float32, float16 or bfloat16
+  std::optional<std::size_t> rope_dim;  // of rope_cos and rope_sin; default d_model
+  std::size_t threads = 1;              // for tokenizing and embedding
+  std::size_t max_line_bytes = 0;       // the reading limit, for the advice when a line cannot be tokenized
+};
+
+// One batch, computed; its buffers are reused by the next compute().
+struct EncodedBatch {
+  Batch batch;                               // ids, mask, pieces
+  InputLayerOutput layer;                    // when a layer tensor is emitted
+  xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim), when emitted
+};
+
+class Encoder {
+ public:
+  // Builds the layer (reading the files its spec names) and the RoPE
+  // frequencies if rope_cos or rope_sin is emitted.
+  Encoder(Tokenizer tokenizer, EncoderSpec spec);
+
+  // Refuses (UsageError), before any work, a run whose batches of `rows`
+  // lines (`text_bytes` of text) cannot fit in memory; `streaming` says two
+  // batches are held at once. Without seq_len a sequence is taken at its
+  // shortest, so nothing that fits is refused; the layer checks again with
+  // the real length.
+  void check_memory(std::size_t rows, std::size_t text_bytes, bool streaming) const;
+
+  // Tokenizes and embeds one batch into `out`. `origins` name the texts for
+  // errors ("file:3"); `first_row` is the batch's first row in the run
+  // (dropout masks depend on it); `threads` 0 means the spec's.
+  void compute(const std::vector<std::string>& texts, const std::vector<std::string>& origins, std::size_t first_row,
+               EncodedBatch& out, std::size_t threads = 0) const;
+
+  // The emitted tensors of a computed batch, in emit order and in the output
+  // dtype (ids and mask stay int64); `keep` holds converted copies.
+  std::vector<TensorRef> tensors(const EncodedBatch& b, std::vector<TensorBuffer>& keep) const;
+
+  // Everything needed to reproduce the run's rows: model, tokenization,
+  // layer, RoPE, training, dtype, emit.
+  const nlohmann::ordered_json& config() const { return config_; }
+  const Tokenizer& tokenizer() const { return tokenizer_; }
+  const Layer& layer() const { return layer_; }
+  const EncoderSpec& spec() const { return spec_; }
+
+ private:
+  bool emits(std::initializer_list<TensorName> names) const;
+
+  Tokenizer tokenizer_;
+  EncoderSpec spec_;
+  Layer layer_;
+  bool want_layer_ = false;  // token_embeddings, positional_encoding or output
+  bool want_rope_ = false;
+  RopeFrequencies rope_;
+  nlohmann::ordered_json config_;
+};
+
+struct EncodeRunOptions {
+  std::size_t batch_size = 128;       // lines a batch holds when the format streams
+  std::size_t threads = 1;            // for computing a single batch, and for rendering text
+  std::size_t streaming_threads = 1;  // for computing while the writer thread writes the previous batch
+  bool allow_empty = false;           // no text is an output with no rows (one shard of many), not an error
+  std::function<void(const Batch&)> on_batch;  // after each batch is computed (progress)
+  // Returns true for rows [first_row, first_row + lines.size()) that the
+  // sink already holds (a resumed run): they are neither computed nor written.
+  std::function<bool(std::size_t first_row, const std::vector<TextLine>& lines)> skip;
+};
+
+// Reads `source` to its end and writes every batch to `sink` (begin, add,
+// finish): the whole input as one batch for formats that hold it whole,
+// else batches of batch_size lines, computed while a writer thread writes
+// the previous one. Refuses, before the sink is begun, an input with no
+// text (unless allow_empty) and batches that cannot fit in memory.
+void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format, TensorSink& sink,
+            const EncodeRunOptions& options);
+
+// The model's identity in a config: source, SHA-256, type, sizes, special ids.
+nlohmann::ordered_json model_config(const Tokenizer& tokenizer);
+
+}  // namespace embedpe

@@ -1,0 +1,98 @@
+// An input layer described by plain values, and built whole: which
+// embedding table (generated N(0, 1) rows, or a weight file), which
+// positional encoding (a kind of the registry, with its parameters),
+// offsets, LayerNorm, dropout. The built Layer owns every part.
+//
+//   embedpe::LayerSpec spec;
+//   spec.table.d_model = 256;
+//   spec.max_len = 1024;
+//   embedpe::Layer layer = embedpe::build_layer(spec, tokenizer);
+//   auto out = layer.input_layer().forward(batch.input_ids, batch.attention_mask);
+//   // out.output (batch, seq_len, 256); layer.config() says how it was made
+//
+// Errors name the spec's fields as parameters (d_model, pe_weights,
+// layernorm), never a front end's flags.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "embedpe/embedding.h"
+#include "embedpe/input_layer.h"
+#include "embedpe/pe_kind.h"
+#include "embedpe/positional_encoding.h"
+#include "embedpe/tokenizer.h"
+
+namespace embedpe {
+
+struct TableSpec {
+  std::optional<std::size_t> d_model;       // default 512, or the weights' width
+  std::uint64_t seed = 0;                   // of the generated N(0, 1) rows
+  std::string weights;                      // PATH[:TENSOR]; empty: generated rows
+  std::optional<std::int64_t> padding_idx;  // this row reads as zeros (nn.Embedding padding_idx)
+};
+
+struct LayerSpec {
+  TableSpec table;
+  std::size_t max_len = 5000;  // positions in a table that max_len sizes (sinusoidal)
+  Scale scale;
+  const PeKind* pe = pe_kinds().front();  // sinusoidal
+  PeArgs pe_args;                          // the kind's parameters (convention, rope_theta, ...)
+  std::string pe_weights;                  // learned: PATH[:TENSOR] (default: found in weights)
+  std::optional<std::size_t> position_offset;  // default: the kind's (fairseq: padding_idx + 1)
+  std::optional<std::size_t> pad_position;
+  bool layernorm = false;
+  double layernorm_eps = 1e-5;
+  std::string layernorm_weight;  // PATH[:TENSOR]; default: found in weights, else 1
+  std::string layernorm_bias;    // PATH[:TENSOR]; default: found in weights, else 0
+  std::optional<Dropout> dropout;      // training mode only
+  bool want_token_embeddings = false;  // forward() also returns E[ids] × scale
+};
+
+// The embedding table: `spec.weights` (checked against d_model and, given a
+// tokenizer, its vocabulary), else N(0, 1) rows for the tokenizer's
+// vocabulary (a tokenizer is then required).
+std::unique_ptr<EmbeddingTable> open_table(const TableSpec& spec, const Tokenizer* tokenizer);
+
+// Token l's position: l + this. Known before any file is read.
+std::size_t position_offset(const LayerSpec& spec);
+
+// Refuses (UsageError) a fixed seq_len longer than the positions a table
+// sized by max_len has left after position_offset, before anything is read
+// or tokenized. Tables whose length comes from a file are checked when
+// built (InputLayer::check_positions).
+void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len);
+
+// A built input layer and the parts it computes with.
+class Layer {
+ public:
+  const EmbeddingTable& table() const { return *table_; }      // (vocab, d_model)
+  const PositionTable* positions() const { return pe_.get(); }  // (max_len, d_model); null: nothing added
+  const InputLayer& input_layer() const { return *layer_; }
+  std::size_t d_model() const { return table_->d_model(); }
+  std::size_t position_offset() const { return position_offset_; }
+  // What a run's config records: d_model, embedding, seed, padding_idx,
+  // scale, scale_factor, positional_encoding, layernorm.
+  const nlohmann::ordered_json& config() const { return config_; }
+
+ private:
+  friend Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer);
+  Layer() = default;
+
+  std::unique_ptr<EmbeddingTable> table_;
+  std::unique_ptr<PositionTable> pe_;
+  std::unique_ptr<InputLayer> layer_;  // refers to *table_ and *pe_
+  std::size_t position_offset_ = 0;
+  nlohmann::ordered_json config_;
+};
+
+// Reads the files the spec names and builds the layer. A kind that acts
+// inside attention (RoPE, ALiBi, T5) says where it goes before any file is read.
+Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer);
+
+}  // namespace embedpe

@@ -1,0 +1,280 @@
+#include "embedpe/encoder.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <new>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "batch_pipeline.h"
+#include "embedpe/error.h"
+#include "embedpe/version.h"
+#include "memory.h"
+
+namespace embedpe {
+namespace {
+
+constexpr std::pair<const char*, TensorName> kTensorNames[] = {
+    {"input_ids", TensorName::input_ids},
+    {"attention_mask", TensorName::attention_mask},
+    {"token_embeddings", TensorName::token_embeddings},
+    {"positional_encoding", TensorName::positional_encoding},
+    {"output", TensorName::output},
+    {"rope_cos", TensorName::rope_cos},  // not in "all": RoPE is never added to the input
+    {"rope_sin", TensorName::rope_sin},
+};
+
+bool contains(const std::vector<TensorName>& emit, std::initializer_list<TensorName> names) {
+  return std::find_first_of(emit.begin(), emit.end(), names.begin(), names.end()) != emit.end();
+}
+
+LayerSpec with_emit(LayerSpec layer, const std::vector<TensorName>& emit) {
+  layer.want_token_embeddings = contains(emit, {TensorName::token_embeddings});
+  return layer;
+}
+
+}  // namespace
+
+const char* name_of(TensorName t) {
+  for (const auto& [name, value] : kTensorNames) {
+    if (value == t) return name;
+  }
+  return "?";
+}
+
+std::vector<TensorName> select_tensors(const std::vector<std::string>& names, const SinkFormat* format) {
+  const bool one_tensor = format && format->traits.one_tensor;
+  if (names.empty()) {
+    if (one_tensor) return {TensorName::output};
+    return {TensorName::input_ids, TensorName::attention_mask, TensorName::output};
+  }
+  std::vector<TensorName> out;
+  for (const auto& name : names) {
+    if (name == "all") {
+      for (const auto& entry : kTensorNames) {
+        if (entry.second != TensorName::rope_cos && entry.second != TensorName::rope_sin) out.push_back(entry.second);
+      }
+      continue;
+    }
+    auto it = std::find_if(std::begin(kTensorNames), std::end(kTensorNames),
+                           [&](const auto& entry) { return name == entry.first; });
+    if (it == std::end(kTensorNames)) {
+      throw UsageError("emit: unknown tensor '" + name +
+                           "'; choose from input_ids, attention_mask, token_embeddings, positional_encoding, output, "
+                           "all, rope_cos, rope_sin",
+                       {"emit"});
+    }
+    out.push_back(it->second);
+  }
+  // Keep the canonical order and drop repeats, so outputs do not depend on
+  // how the list was spelled.
+  std::set<TensorName> unique(out.begin(), out.end());
+  out.assign(unique.begin(), unique.end());
+  if (one_tensor && out.size() != 1) {
+    throw UsageError("." + std::string(format->name) + " holds one tensor but emit names " +
+                         std::to_string(out.size()) + "; use format npz for several",
+                     {"emit", "format"});
+  }
+  return out;
+}
+
+nlohmann::ordered_json model_config(const Tokenizer& tokenizer) {
+  const ModelInfo& info = tokenizer.info();
+  return {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
+          {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},        {"bos_id", info.bos_id},
+          {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
+}
+
+Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
+    : tokenizer_(std::move(tokenizer)),
+      spec_(std::move(spec)),
+      layer_(build_layer(with_emit(spec_.layer, spec_.emit), tokenizer_)),
+      want_layer_(emits({TensorName::token_embeddings, TensorName::positional_encoding, TensorName::output})),
+      want_rope_(emits({TensorName::rope_cos, TensorName::rope_sin})) {
+  using json = nlohmann::ordered_json;
+  json rope_config;
+  if (want_rope_) {
+    RopeOptions o = rope_options(spec_.layer.pe_args);
+    o.dim = spec_.rope_dim.value_or(layer_.d_model());
+    o.seq_len = layer_.position_offset() + spec_.tokenize.seq_len.value_or(0);
+    rope_ = rope_frequencies(o);
+    rope_config = to_json(o, rope_);
+  }
+  const EncodeOptions& t = spec_.tokenize;
+  const int model_pad = tokenizer_.info().pad_id;
+  config_ = {
+      {"embedpe_version", version()},
+      {"model", model_config(tokenizer_)},
+      {"add_bos", t.add_bos},
+      {"add_eos", t.add_eos},
+      {"pad_id", t.pad_id.value_or(model_pad >= 0 ? model_pad : 0)},
+      {"seq_len", t.seq_len ? json(*t.seq_len) : json()},
+  };
+  for (const auto& [key, value] : layer_.config().items()) config_[key] = value;
+  if (!rope_config.is_null()) config_["rope"] = rope_config;
+  config_["training"] = spec_.layer.dropout.has_value();
+  config_["dropout"] = spec_.layer.dropout ? json(spec_.layer.dropout->p) : json();
+  config_["dtype"] = dtype_name(spec_.dtype);
+  json emit = json::array();
+  for (TensorName n : spec_.emit) emit.push_back(name_of(n));
+  config_["emit"] = emit;
+}
+
+bool Encoder::emits(std::initializer_list<TensorName> names) const { return contains(spec_.emit, names); }
+
+// Counts everything a batch holds: the texts, ids, mask and pieces, the
+// float tensors (token_embeddings too when emitted, a copy in the output
+// dtype), the PE rows kept by the layer and their copy, and the JSON text of
+// the pieces.
+void Encoder::check_memory(std::size_t rows, std::size_t text_bytes, bool streaming) const {
+  const EncodeOptions& t = spec_.tokenize;
+  const std::size_t d = layer_.d_model();
+  const std::size_t specials = std::size_t(t.add_bos) + std::size_t(t.add_eos);
+  const std::size_t seq = t.seq_len.value_or(1 + specials);
+  // Streaming keeps two batches: one written while the next is computed.
+  const std::size_t slots = streaming ? 2 : 1;
+  const std::string what = "encoding " + std::to_string(rows) + (rows == 1 ? " line" : " lines") + " of " +
+                           (t.seq_len ? "" : "at least ") + std::to_string(seq) + " tokens at d_model " +
+                           std::to_string(d);
+  const std::size_t tokens = checked_product({rows, seq}, what);
+  // Pieces are kept for real tokens only: at most a byte each, plus BOS/EOS.
+  const std::size_t pieces = std::min(tokens, checked_sum({text_bytes, checked_product({rows, specials}, what)}, what));
+  const bool want_tok = emits({TensorName::token_embeddings});
+  std::size_t floats_per_token = want_layer_ ? (want_tok ? 2 : 1) : 0;
+  if (want_layer_ && spec_.dtype != DType::float32) floats_per_token *= 2;  // the converted copy
+  const std::size_t per_slot = checked_sum(
+      {checked_product({tokens, 2 * sizeof(std::int64_t)}, what),  // ids, mask
+       checked_product({pieces, 40}, what),                         // piece strings
+       checked_product({tokens, d, sizeof(float), floats_per_token}, what),
+       want_layer_ ? checked_product({seq, d, sizeof(float), 2}, what) : 0,  // PE rows + positional_encoding
+       want_rope_ ? checked_product({seq, spec_.rope_dim.value_or(d), sizeof(float), 2}, what) : 0},
+      what);
+  std::vector<std::string> parameters{"d_model"};
+  if (t.seq_len) parameters.push_back("seq_len");
+  if (streaming) parameters.push_back("batch_size");
+  check_allocation(checked_sum({checked_product({per_slot, slots}, what), text_bytes}, what), what,
+                   std::string(t.seq_len ? "lower seq_len or d_model" : "lower d_model") +
+                       (streaming ? ", or a smaller batch_size" : ", or encode fewer lines at a time"),
+                   std::move(parameters), /*what_is_text=*/true);
+}
+
+void Encoder::compute(const std::vector<std::string>& texts, const std::vector<std::string>& origins,
+                      std::size_t first_row, EncodedBatch& out, std::size_t threads) const {
+  if (threads == 0) threads = spec_.threads;
+  try {
+    out.batch = tokenizer_.encode_batch(texts, spec_.tokenize, threads);
+  } catch (const std::bad_alloc&) {
+    // Tokenizing costs memory in proportion to the text: blame the longest
+    // line (not seq_len, which only truncates afterwards).
+    const auto longest = std::max_element(texts.begin(), texts.end(),
+                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    const std::size_t i = static_cast<std::size_t>(longest - texts.begin());
+    const std::string head = "out of memory tokenizing ";
+    const std::string origin = i < origins.size() ? origins[i] : std::string("the input");
+    throw Error(head + origin + " (" + std::to_string(longest->size()) +
+                    " bytes); split long lines, or refuse them with a lower max_line_bytes (now " +
+                    std::to_string(spec_.max_line_bytes) + ")",
+                {"max_line_bytes"}, {{head.size(), origin.size()}});
+  }
+  // Before any tensor is made, whether or not the layer's are emitted.
+  std::vector<std::size_t> lengths(out.batch.pieces.size());
+  for (std::size_t r = 0; r < lengths.size(); ++r) lengths[r] = out.batch.pieces[r].size();
+  layer_.input_layer().check_positions(out.batch.seq_len(), lengths, origins);
+  if (want_layer_) {
+    layer_.input_layer().forward_into(out.layer, out.batch.input_ids, out.batch.attention_mask, threads, first_row);
+  }
+  if (want_rope_) std::tie(out.rope_cos, out.rope_sin) = rope_tables(rope_, layer_.position_offset(), out.batch.seq_len());
+}
+
+std::vector<TensorRef> Encoder::tensors(const EncodedBatch& b, std::vector<TensorBuffer>& keep) const {
+  std::vector<TensorRef> tensors;
+  keep.assign(spec_.emit.size(), {});
+  for (std::size_t k = 0; k < spec_.emit.size(); ++k) {
+    const TensorName t = spec_.emit[k];
+    switch (t) {
+      case TensorName::input_ids: tensors.push_back(tensor_ref(name_of(t), b.batch.input_ids)); break;
+      case TensorName::attention_mask: tensors.push_back(tensor_ref(name_of(t), b.batch.attention_mask)); break;
+      case TensorName::token_embeddings: tensors.push_back(tensor_ref(name_of(t), b.layer.token_embeddings)); break;
+      case TensorName::positional_encoding: tensors.push_back(tensor_ref(name_of(t), b.layer.positional_encoding)); break;
+      case TensorName::output: tensors.push_back(tensor_ref(name_of(t), b.layer.output)); break;
+      case TensorName::rope_cos: tensors.push_back(tensor_ref(name_of(t), b.rope_cos)); break;
+      case TensorName::rope_sin: tensors.push_back(tensor_ref(name_of(t), b.rope_sin)); break;
+    }
+    // Float tensors in the output dtype; ids and mask stay int64.
+    if (tensors.back().dtype == DType::float32) tensors.back() = convert(tensors.back(), spec_.dtype, keep[k]);
+  }
+  return tensors;
+}
+
+void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format, TensorSink& sink,
+            const EncodeRunOptions& options) {
+  constexpr std::size_t kAll = static_cast<std::size_t>(-1);
+  LineReader* reader = source.reader();
+  // Some formats hold the whole input in one document; the others stream,
+  // a single batch when it all fits one. Given texts are always one batch.
+  const bool whole = format.traits.whole_input;
+  std::vector<TextLine> first = source.next(!reader || whole ? kAll : options.batch_size);
+  // One shard of many may hold no line (a short file split N ways): its
+  // output is a valid one with zero rows, so that parallel recipes work.
+  if (reader && first.empty() && !options.allow_empty) {
+    throw UsageError("input " + source.input_names() + " has no text: nothing to encode");
+  }
+  std::size_t text_bytes = 0;
+  for (const auto& l : first) text_bytes += l.text.size();
+  encoder.check_memory(first.size(), text_bytes, reader && !whole);
+
+  std::vector<TextLine> second = whole ? std::vector<TextLine>{} : source.next(options.batch_size);
+  const SinkRun run{.config = encoder.config(),
+                    .sources = source.source_names(),
+                    .per_position = {name_of(TensorName::positional_encoding), name_of(TensorName::rope_cos),
+                                     name_of(TensorName::rope_sin)},
+                    .seq_len = encoder.spec().tokenize.seq_len,
+                    .threads = options.threads,
+                    .streamed = !second.empty(),
+                    .batch_size = options.batch_size};
+  sink.begin(run);
+  auto write = [&](const EncodedBatch& b, const std::vector<TextLine>& lines) {
+    std::vector<TensorBuffer> keep;
+    sink.add({b.batch, lines, encoder.tensors(b, keep)});
+  };
+  auto skipped = [&](std::size_t row, const std::vector<TextLine>& lines) {
+    return options.skip && options.skip(row, lines);
+  };
+  if (second.empty() && !format.traits.streams) {
+    if (!skipped(0, first)) {
+      auto [texts, origins] = source.take(first);
+      EncodedBatch b;
+      encoder.compute(texts, origins, 0, b, options.threads);
+      if (options.on_batch) options.on_batch(b.batch);
+      write(b, first);
+    }
+  } else {
+    // Batch n is written by the pipeline's thread while batch n+1 is computed.
+    struct Slot {
+      std::vector<TextLine> lines;
+      EncodedBatch computed;
+    };
+    BatchPipeline<Slot> pipe([&](Slot& s) { write(s.computed, s.lines); });
+    std::size_t row = 0;
+    for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
+      const std::size_t rows = lines.size();
+      if (!skipped(row, lines)) {
+        Slot& s = pipe.next();
+        s.lines = std::move(lines);
+        auto [texts, origins] = source.take(s.lines);
+        encoder.compute(texts, origins, row, s.computed, options.streaming_threads);
+        if (options.on_batch) options.on_batch(s.computed.batch);
+        pipe.submit();
+      }
+      row += rows;
+      lines = std::move(second);
+      second = source.next(options.batch_size);
+    }
+    pipe.finish();
+  }
+  sink.finish();
+}
+
+}  // namespace embedpe

@@ -1,0 +1,134 @@
+#include "embedpe/layer_spec.h"
+
+#include <string_view>
+#include <vector>
+
+#include "embedpe/error.h"
+#include "embedpe/weights.h"
+#include "json_writer.h"
+
+namespace embedpe {
+namespace {
+
+std::size_t requested_d_model(const TableSpec& spec) { return spec.d_model.value_or(512); }
+
+LayerPeRequest pe_request(const LayerSpec& spec, std::size_t d_model) {
+  LayerPeRequest r{.d_model = d_model, .max_len = spec.max_len, .position_offset = spec.position_offset,
+                   .pad_position = spec.pad_position, .weights = spec.table.weights, .pe_weights = spec.pe_weights};
+  if (spec.table.padding_idx) r.padding_idx = static_cast<std::size_t>(*spec.table.padding_idx);
+  return r;
+}
+
+// gamma or beta: an explicit PATH[:TENSOR], else a usual name in the
+// weights file, else the constant `fallback`. `source` says which.
+std::vector<float> layernorm_vector(const std::string& spec, const std::string& weights,
+                                    const std::vector<std::string_view>& names, std::size_t d, float fallback,
+                                    std::string& source) {
+  if (!spec.empty()) {
+    const TensorSpec ts = parse_tensor_spec(spec);
+    auto file = WeightFile::open(ts.path);
+    const WeightTensor& t = select_tensor(*file, ts.tensor, names, "LayerNorm");
+    source = spec;
+    return read_vector(*file, t);
+  }
+  if (!weights.empty()) {
+    auto file = WeightFile::open(parse_tensor_spec(weights).path);
+    for (auto name : names) {
+      if (const auto* t = file->find(name)) {
+        source = file->path() + ":" + t->name;
+        return read_vector(*file, *t);
+      }
+    }
+  }
+  source = std::to_string(static_cast<int>(fallback));
+  return std::vector<float>(d, fallback);
+}
+
+}  // namespace
+
+std::unique_ptr<EmbeddingTable> open_table(const TableSpec& spec, const Tokenizer* tokenizer) {
+  std::unique_ptr<EmbeddingTable> table;
+  if (spec.weights.empty()) {
+    table = std::make_unique<RandomNormalTable>(tokenizer->info().vocab_size, requested_d_model(spec), spec.seed);
+  } else {
+    table = open_embedding_table(spec.weights);
+    if (spec.d_model && *spec.d_model != table->d_model()) {
+      const std::string head = "d_model " + std::to_string(*spec.d_model) + " conflicts with ";
+      const std::string table_name = table->describe();  // holds the user's path
+      throw UsageError(head + table_name + ", whose rows have " + std::to_string(table->d_model()) +
+                           " values; drop d_model",
+                       {"d_model"}, {{head.size(), table_name.size()}});
+    }
+    const std::int64_t vocab = tokenizer ? tokenizer->info().vocab_size : 0;
+    if (table->vocab_size() < vocab) {
+      throw Error(table->describe() + " has " + std::to_string(table->vocab_size()) + " rows but the model " +
+                  tokenizer->info().source + " has " + std::to_string(vocab) +
+                  " pieces; give the weights that belong to this tokenizer");
+    }
+  }
+  if (spec.padding_idx) table = std::make_unique<PaddingIdxTable>(std::move(table), *spec.padding_idx);
+  return table;
+}
+
+std::size_t position_offset(const LayerSpec& spec) { return spec.pe->position_offset(spec.pe_args, pe_request(spec, 0)); }
+
+void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len) {
+  if (!spec.pe->sized_by_max_len() || !seq_len) return;
+  const std::size_t offset = position_offset(spec);
+  const std::size_t room = spec.max_len > offset ? spec.max_len - offset : 0;
+  if (*seq_len <= room) return;
+  throw UsageError("seq_len " + std::to_string(*seq_len) + " is longer than the PE table (max_len " +
+                       std::to_string(spec.max_len) +
+                       (offset ? ", less position_offset " + std::to_string(offset) : "") +
+                       "); raise max_len or lower seq_len",
+                   {"seq_len", "max_len", "position_offset"});
+}
+
+Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
+  // A kind that acts inside attention says where it goes (layer() throws) before any file is read.
+  if (spec.pe->acts_in_attention()) spec.pe->layer(spec.pe_args, {});
+  Layer built;
+  built.table_ = open_table(spec.table, &tokenizer);
+  const std::size_t d = built.table_->d_model();
+  LayerPe pe = spec.pe->layer(spec.pe_args, pe_request(spec, d));
+  built.pe_ = std::move(pe.table);
+  if (!spec.pe->reads_pe_weights() && !spec.pe_weights.empty()) {
+    throw UsageError("pe_weights needs pe learned", {"pe_weights", "pe"});
+  }
+
+  InputLayerOptions options;
+  options.scale = spec.scale;
+  options.position_offset = pe.position_offset;
+  options.pad_position = pe.pad_position;
+  std::string gamma_source, beta_source;
+  if (spec.layernorm) {
+    LayerNorm ln;
+    ln.gamma = layernorm_vector(spec.layernorm_weight, spec.table.weights, kLayerNormWeightNames, d, 1.0f, gamma_source);
+    ln.beta = layernorm_vector(spec.layernorm_bias, spec.table.weights, kLayerNormBiasNames, d, 0.0f, beta_source);
+    ln.eps = spec.layernorm_eps;
+    options.layer_norm = std::move(ln);
+  } else if (!spec.layernorm_weight.empty() || !spec.layernorm_bias.empty()) {
+    throw UsageError("layernorm_weight and layernorm_bias need layernorm",
+                     {"layernorm_weight", "layernorm_bias", "layernorm"});
+  }
+  options.dropout = spec.dropout;
+  options.want_token_embeddings = spec.want_token_embeddings;
+  built.position_offset_ = options.position_offset;
+
+  using json = nlohmann::ordered_json;
+  built.config_ = {
+      {"d_model", d},
+      {"embedding", built.table_->describe()},
+      {"seed", spec.table.weights.empty() ? json(spec.table.seed) : json()},
+      {"padding_idx", spec.table.padding_idx ? json(*spec.table.padding_idx) : json()},
+      {"scale", options.scale.to_string()},
+      {"scale_factor", float_json(options.scale.factor(d))},
+      {"positional_encoding", pe.config},
+      {"layernorm", spec.layernorm ? json{{"weight", gamma_source}, {"bias", beta_source}, {"eps", spec.layernorm_eps}}
+                                   : json()},
+  };
+  built.layer_ = std::make_unique<InputLayer>(*built.table_, built.pe_.get(), std::move(options));
+  return built;
+}
+
+}  // namespace embedpe

@@ -1,0 +1,149 @@
+// embedpe/encoder.h: choosing tensors, computing batches, and the run loop
+// into a sink (batch sizes and resumed row ranges do not change the rows).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "embedpe/encoder.h"
+#include "embedpe/error.h"
+#include "errors.h"
+#include "test_support.h"
+
+using embedpe::TensorName;
+
+namespace {
+
+// Keeps every batch's output rows as floats, and the row ranges it was given.
+class CollectingSink : public embedpe::TensorSink {
+ public:
+  void begin(const embedpe::SinkRun& run) override { streamed = run.streamed; }
+  void add_tables(const embedpe::SinkTables&) override {}
+  void add(const embedpe::SinkBatch& b) override {
+    for (const auto& t : b.tensors) {
+      if (t.name != "output") continue;
+      const auto* v = static_cast<const float*>(t.data);
+      std::size_t n = 1;
+      for (auto s : t.shape) n *= s;
+      rows_seen += t.shape[0];
+      values.insert(values.end(), v, v + n);
+    }
+  }
+  void finish() override { finished = true; }
+  bool streamed = false, finished = false;
+  std::size_t rows_seen = 0;
+  std::vector<float> values;
+};
+
+std::vector<std::string> lines(std::size_t n) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back("line number " + std::to_string(i));
+  return out;
+}
+
+embedpe::EncoderSpec small_spec() {
+  embedpe::EncoderSpec spec;
+  spec.layer.table.d_model = 8;
+  spec.tokenize.seq_len = 6;  // every batch the same width, so batches concatenate
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("select_tensors: defaults, 'all', canonical order, and the messages a front end respells") {
+  const auto* npy = embedpe::find_sink_format("npy");
+  const auto* npz = embedpe::find_sink_format("npz");
+  CHECK(embedpe::select_tensors({}, npy) == std::vector<TensorName>{TensorName::output});
+  CHECK(embedpe::select_tensors({}, npz).size() == 3);
+  CHECK(embedpe::select_tensors({"output", "input_ids", "output"}, npz) ==
+        std::vector<TensorName>{TensorName::input_ids, TensorName::output});
+  CHECK(embedpe::select_tensors({"all"}, nullptr).size() == 5);
+  try {
+    embedpe::select_tensors({"input_ids", "output"}, npy);
+    FAIL("no error");
+  } catch (const embedpe::UsageError& e) {
+    CHECK(embedpe::cli::user_message(e) == ".npy holds one tensor but --emit names 2; use --format npz for several");
+  }
+  CHECK_THROWS_AS(embedpe::select_tensors({"bogus"}, npz), embedpe::UsageError);
+}
+
+TEST_CASE("encode: the rows do not depend on the batch size, and skipped row ranges are neither computed nor written") {
+  const auto* jsonl = embedpe::find_sink_format("jsonl");
+  const embedpe::Encoder encoder(embedpe::Tokenizer::default_model(), small_spec());
+  auto run = [&](std::size_t batch_size, std::function<bool(std::size_t, const std::vector<embedpe::TextLine>&)> skip) {
+    embedpe::TextSource source = embedpe::TextSource::given(lines(10), "text");
+    CollectingSink sink;
+    embedpe::encode(encoder, source, *jsonl, sink, {.batch_size = batch_size, .skip = std::move(skip)});
+    CHECK(sink.finished);
+    return sink;
+  };
+  const CollectingSink whole = run(128, {});
+  CHECK(whole.rows_seen == 10);
+  CHECK(whole.values.size() == 10 * 6 * 8);
+
+  // Given texts are one batch; an encoder computes any batch split alike.
+  embedpe::EncodedBatch a, b;
+  const auto texts = lines(10);
+  encoder.compute({texts.begin(), texts.begin() + 4}, {}, 0, a);
+  encoder.compute({texts.begin() + 4, texts.end()}, {}, 4, b);
+  std::vector<float> split(a.layer.output.begin(), a.layer.output.end());
+  split.insert(split.end(), b.layer.output.begin(), b.layer.output.end());
+  CHECK(split == whole.values);
+
+  const CollectingSink none = run(128, [](std::size_t, const auto&) { return true; });
+  CHECK(none.rows_seen == 0);
+
+  // Streamed from a file in batches of 3, with rows 3..5 already held: the
+  // other rows are the same values, and the skipped range is asked for once.
+  const std::string path = test::temp_path("encoder_rows.txt");
+  {
+    std::ofstream out(path);
+    for (const auto& l : lines(10)) out << l << "\n";
+  }
+  embedpe::TextSource file(std::make_unique<embedpe::LineReader>(std::vector<std::string>{path}, embedpe::InputOptions{}));
+  CollectingSink streamed;
+  std::vector<std::size_t> asked;
+  embedpe::encode(encoder, file, *jsonl, streamed,
+                  {.batch_size = 3, .skip = [&](std::size_t row, const std::vector<embedpe::TextLine>& l) {
+                     asked.push_back(row);
+                     return row == 3 && l.size() == 3;
+                   }});
+  CHECK(streamed.streamed);
+  CHECK(asked == std::vector<std::size_t>{0, 3, 6, 9});
+  CHECK(streamed.rows_seen == 7);
+  std::vector<float> expected(whole.values.begin(), whole.values.begin() + 3 * 48);
+  expected.insert(expected.end(), whole.values.begin() + 6 * 48, whole.values.end());
+  CHECK(streamed.values == expected);
+}
+
+TEST_CASE("compute: a row too long for the table names its origin, which stays the user's text") {
+  embedpe::EncoderSpec spec = small_spec();
+  spec.tokenize.seq_len.reset();
+  spec.layer.max_len = 3;
+  const embedpe::Encoder encoder(embedpe::Tokenizer::default_model(), spec);
+  embedpe::EncodedBatch out;
+  try {
+    encoder.compute({"a", "a much longer line of text"}, {"seq_len:1", "seq_len:2"}, 0, out);
+    FAIL("no error");
+  } catch (const embedpe::UsageError& e) {
+    const std::string m = embedpe::cli::user_message(e);
+    CHECK(m.rfind("seq_len:2 is ", 0) == 0);
+    CHECK(m.find("but the PE table has 3 positions; raise --max-len, or truncate with --seq-len") != std::string::npos);
+  }
+}
+
+TEST_CASE("Encoder::config: what reproduces the rows") {
+  embedpe::EncoderSpec spec = small_spec();
+  spec.emit = {TensorName::input_ids, TensorName::rope_cos};
+  spec.dtype = embedpe::DType::float16;
+  const embedpe::Encoder encoder(embedpe::Tokenizer::default_model(), spec);
+  const auto& c = encoder.config();
+  CHECK(c["seq_len"] == 6);
+  CHECK(c["d_model"] == 8);
+  CHECK(c["training"] == false);
+  CHECK(c["dtype"] == "float16");
+  CHECK(c["emit"] == nlohmann::ordered_json::array({"input_ids", "rope_cos"}));
+  CHECK(c.contains("rope"));
+}
