@@ -171,6 +171,20 @@ Encoding Tokenizer::encode(std::string_view text) const {
 
 const std::string& Tokenizer::id_to_piece(int id) const { return impl_->sp.IdToPiece(id); }
 
+std::string Tokenizer::decode(std::span<const int> ids) const {
+  const std::int64_t vocab = impl_->info.vocab_size;
+  for (int id : ids) {
+    if (id < 0 || id >= vocab) {
+      throw Error("id " + std::to_string(id) + " is outside the model's vocabulary (0 to " +
+                  std::to_string(vocab - 1) + ")");
+    }
+  }
+  std::string text;
+  const auto status = impl_->sp.Decode(std::vector<int>(ids.begin(), ids.end()), &text);
+  if (!status.ok()) throw Error("cannot decode: " + status.ToString());
+  return text;
+}
+
 std::size_t Batch::truncated_count() const {
   std::size_t n = 0;
   for (std::size_t b = 0; b < size(); ++b) {
