@@ -58,7 +58,8 @@ class CliCase(unittest.TestCase):
         err = r.stderr.decode()
         self.assertEqual(r.returncode, status, err)
         self.assertEqual(err.count("\n"), 1, f"expected one line on stderr, got {err!r}")
-        self.assertTrue(err.startswith("embedpe: "), err)
+        # "embedpe: ", or "embedpe COMMAND: " for a mistake in the command line.
+        self.assertRegex(err, r"^embedpe( [a-z]+)?: ")
         self.assertIn(message, err)
         self.assertEqual(r.stdout, b"")
         if output is not None:
@@ -80,10 +81,10 @@ class HelpTests(CliCase):
             self.assertIn(flag, out)
 
     def test_version(self):
-        self.assertRegex(self.ok("--version").stdout.decode(), r"^embedpe \d+\.\d+\.\d+\n$")
+        self.assertRegex(self.ok("--version").stdout.decode(), r"^embedpe \d+\.\d+\.\d+\ncommit ")
 
     def test_no_subcommand_is_a_usage_error(self):
-        self.fails(2, "subcommand")
+        self.fails(2, "give a command: encode")
 
 
 class EncodeTests(CliCase):
@@ -1006,7 +1007,7 @@ class ErrorsTests(CliCase):
             ("--d-model: expected a whole number from 1 to 2147483647, not '4000000000'",
              ["encode", "--text", "hi", "--d-model", "4000000000", "-o", out]),
             ("would need", ["encode", "--text", "hi", "--d-model", "2000000000", "-o", out]),
-            ("File does not exist", ["encode", "--text", "hi", "--model", str(self.tmp / "none.model"), "-o", out]),
+            ("--model: no such file", ["encode", "--text", "hi", "--model", str(self.tmp / "none.model"), "-o", out]),
         ]
         for message, args in cases:
             with self.subTest(message=message, args=args):
