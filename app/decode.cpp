@@ -104,8 +104,8 @@ std::vector<int> parse_id_line(std::string_view line, const std::string& origin)
   return ids;
 }
 
-// An embedpe JSON document: encode's (input_ids, attention_mask, config) or
-// tokenize's (sequences[].ids), or one JSON Lines record.
+// An embedpe JSON document (encode's or tokenize's: input_ids,
+// attention_mask, config), or one JSON Lines record.
 void decode_json(Decoder& d, const nlohmann::json& doc, const std::string& source) {
   if (!doc.is_object()) throw Error(source + " is not a JSON object with input_ids");
   if (const auto config = doc.find("config"); config != doc.end() && config->is_object()) {
@@ -121,15 +121,6 @@ void decode_json(Decoder& d, const nlohmann::json& doc, const std::string& sourc
     if (!v.is_number_integer()) throw Error(where + ": ids must be whole numbers");
     return v.get<std::int64_t>();
   };
-  if (const auto seqs = doc.find("sequences"); seqs != doc.end() && seqs->is_array()) {  // tokenize's JSON
-    for (std::size_t r = 0; r < seqs->size(); ++r) {
-      const auto& ids = (*seqs)[r].value("ids", nlohmann::json::array());
-      if (!ids.is_array()) throw Error(source + " sequence " + std::to_string(r) + ": ids is not an array");
-      d.put_rows(1, ids.size(), [&](std::size_t, std::size_t c) { return id_of(ids[c], source); },
-                 [](std::size_t, std::size_t) { return true; }, source + " sequence " + std::to_string(r));
-    }
-    return;
-  }
   const auto ids = doc.find("input_ids");
   if (ids == doc.end() || !ids->is_array()) {
     throw Error(source + " has no input_ids (encode with --emit input_ids, or tokenize)");

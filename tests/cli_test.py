@@ -240,9 +240,10 @@ class TokenizeTests(CliCase):
             if model != "data/default.model":
                 args += ["--model", str(HERE.parent / model)]
             doc = json.loads(self.ok(*args).stdout)
-            for seq, case in zip(doc["sequences"], expected["cases"]):
-                self.assertEqual(seq["ids"], case["ids"], (model, case["text"]))
-                self.assertEqual(seq["pieces"], case["pieces"], (model, case["text"]))
+            for i, case in enumerate(expected["cases"]):
+                n = sum(doc["attention_mask"][i])
+                self.assertEqual(doc["input_ids"][i][:n], case["ids"], (model, case["text"]))
+                self.assertEqual(doc["tokens"][i], case["pieces"], (model, case["text"]))
 
     def test_ids_and_pieces_formats(self):
         ids = self.ok("tokenize", "--text", "Hello, this is machine translation", "--format", "ids").stdout.decode()
@@ -253,11 +254,48 @@ class TokenizeTests(CliCase):
 
     def test_truncation_is_reported(self):
         doc = json.loads(self.ok("tokenize", "--text", "a long sentence to cut", "--seq-len", "3").stdout)
-        seq = doc["sequences"][0]
-        self.assertEqual(len(seq["ids"]), 3)
-        self.assertEqual(seq["ids"][0], 1)
-        self.assertEqual(seq["ids"][-1], 2)
-        self.assertTrue(seq["truncated"])
+        ids = doc["input_ids"][0]
+        self.assertEqual(len(ids), 3)
+        self.assertEqual(ids[0], 1)
+        self.assertEqual(ids[-1], 2)
+        self.assertEqual(doc["config"]["truncated"], 1)
+
+    def test_pads_and_truncates_as_encode_feeds_the_embedding(self):
+        texts = ["Hello world", "Hi", "a rather longer sentence than the others here"]
+        for extra in [[], ["--seq-len", "12", "--pad-id", "7"], ["--seq-len", "4"], ["--no-bos", "--seq-len", "6"]]:
+            with self.subTest(extra=extra):
+                enc = json.loads(self.ok("encode", *text_args(texts), *extra, "--d-model", "4",
+                                         "--emit", "input_ids,attention_mask").stdout)
+                tok = json.loads(self.ok("tokenize", *text_args(texts), *extra).stdout)
+                # The same document, but for the embedding's part of the config.
+                for key in ["shapes", "dtypes", "tokens", "input_ids", "attention_mask"]:
+                    self.assertEqual(tok[key], enc[key], key)
+                for key, value in tok["config"].items():
+                    self.assertEqual(value, enc["config"][key], key)
+                self.assertEqual(list(tok), list(enc))
+                ids = self.ok("tokenize", *text_args(texts), *extra, "--format", "ids").stdout.decode().splitlines()
+                pieces = self.ok("tokenize", *text_args(texts), *extra, "--format", "pieces").stdout.decode()
+                if "--seq-len" in extra:  # a fixed length: padded rows, as the embedding sees them
+                    self.assertEqual([[int(x) for x in l.split()] for l in ids], enc["input_ids"])
+                    pad = "<pad>" if "7" not in extra else None
+                    if pad:
+                        self.assertIn(pad, pieces)
+                else:  # no padding asked for: each text's own tokens
+                    self.assertEqual([[int(x) for x in l.split()] for l in ids],
+                                     [row[:sum(m)] for row, m in zip(enc["input_ids"], enc["attention_mask"])])
+        out = self.ok("tokenize", "--text", "Hello world", "--seq-len", "12", "--pad-id", "7", "--format", "ids")
+        self.assertEqual(out.stdout.decode().split(), ["1", "262", "6523", "920", "2"] + ["7"] * 7)
+
+    def test_config_says_what_was_done(self):
+        # t5-spiece has no BOS: none is added, and the config says so.
+        model = str(HERE / "models" / "t5-spiece.model")
+        doc = json.loads(self.ok("tokenize", "--text", "hi", "--model", model).stdout)
+        self.assertFalse(doc["config"]["add_bos"])
+        self.assertTrue(doc["config"]["add_eos"])
+        self.assertEqual(doc["tokens"][0][-1], "</s>")
+        doc = json.loads(self.ok("tokenize", "--text", "hi", "--no-eos").stdout)
+        self.assertTrue(doc["config"]["add_bos"])
+        self.assertFalse(doc["config"]["add_eos"])
 
 
 class InfoTests(CliCase):
