@@ -1,34 +1,56 @@
 // embedpe pe: inspect the positional encodings of the library's registry
-// (embedpe/pe_kind.h) — tables, biases, statistics — as a table, JSON, CSV,
-// .npy/.npz or a PNG heatmap. The kinds compute; this file parses the flags,
-// checks what fits in memory and writes.
-#include <unistd.h>
-
+// (embedpe/pe_kind.h) — tables, biases, statistics — as a table, CSV or PNG
+// heatmap (embedpe/pe_view.h), or through a sink (embedpe/sink.h: JSON, .npy,
+// .npz, .safetensors). The kinds compute and the library writes; this file
+// parses the flags, checks what fits in memory and picks the writer.
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
-#include "embedpe/heatmap.h"
-#include "json_writer.h"
-#include "memory.h"
 #include "embedpe/output_file.h"
-#include "parallel.h"
 #include "embedpe/pe_kind.h"
-#include "embedpe/tensor_io.h"
+#include "embedpe/pe_view.h"
+#include "embedpe/sink.h"
+#include "memory.h"
+#include "parallel.h"
 #include "pe_flags.h"
 
 namespace embedpe::cli {
 namespace {
 
-enum class Format { table, json, csv, npy, npz, png };
+// What pe writes: a view of its own, or a sink format's file.
+struct Format {
+  std::optional<PeView> view;
+  const SinkFormat* sink = nullptr;
+
+  bool is(PeView v) const { return view == v; }
+  bool binary() const { return sink ? sink->traits.binary : view == PeView::png; }
+  // How a refusal to write to a terminal names it.
+  std::string binary_name() const { return sink ? "." + std::string(sink->name) : "PNG"; }
+};
+
+// pe's formats in the order it lists them: its views among the sinks it has
+// always offered, then any other format that holds tables.
+std::vector<std::pair<std::string, Format>> formats() {
+  std::vector<std::pair<std::string, Format>> all = {{"table", {PeView::table}}};
+  auto sink = [&](const char* name) { all.push_back({name, {std::nullopt, find_sink_format(name)}}); };
+  sink("json");
+  all.push_back({"csv", {PeView::csv}});
+  sink("npy");
+  sink("npz");
+  all.push_back({"png", {PeView::png}});
+  for (const SinkFormat* f : sink_formats()) {
+    const bool listed = std::any_of(all.begin(), all.end(), [&](const auto& e) { return e.second.sink == f; });
+    if (f->traits.tables && !listed) all.push_back({f->name, {std::nullopt, f}});
+  }
+  return all;
+}
 
 struct PeCommand {
   const PeKind* kind = pe_kinds().front();  // sinusoidal
@@ -47,141 +69,22 @@ using Range = Span;
 
 std::string span_text(Range r) { return std::to_string(r.first) + ":" + std::to_string(r.first + r.count); }
 
-std::string shortest(double v) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
-  return std::string(buf, r.ptr);
-}
-
 Format infer_format(const PeCommand& cmd) {
   if (cmd.format) return *cmd.format;
-  return format_from_extension<Format>(cmd.output, {{".txt", Format::table},
-                                                    {".json", Format::json},
-                                                    {".csv", Format::csv},
-                                                    {".npy", Format::npy},
-                                                    {".npz", Format::npz},
-                                                    {".png", Format::png}})
-      .value_or(Format::table);
-}
-
-// A matrix with the labels of its rows and columns.
-struct Labelled {
-  xt::xtensor<float, 2> values;  // (rows, cols)
-  std::string row_label, col_label;
-  std::size_t row_first = 0, col_first = 0;
-};
-
-void write_matrix(OutputFile& out, Format format, const Labelled& m, const std::string& title,
-                  const nlohmann::ordered_json& config, const std::string& name) {
-  const std::size_t rows = m.values.shape()[0], cols = m.values.shape()[1];
-  switch (format) {
-    case Format::table: {
-      std::string text = "# " + title + "\n";
-      char cell[64];
-      std::snprintf(cell, sizeof cell, "%10s", (m.row_label.substr(0, 3) + "\\" + m.col_label.substr(0, 3)).c_str());
-      text += cell;
-      for (std::size_t c = 0; c < cols; ++c) {
-        std::snprintf(cell, sizeof cell, " %6zu", m.col_first + c);
-        text += cell;
-      }
-      text += "\n";
-      for (std::size_t r = 0; r < rows; ++r) {
-        std::snprintf(cell, sizeof cell, "%10zu", m.row_first + r);
-        text += cell;
-        for (std::size_t c = 0; c < cols; ++c) {
-          // Two decimals like the tables tutorials print; "-0.00" would only be noise.
-          double v = m.values(r, c);
-          if (std::abs(v) < 0.005) v = 0.0;
-          std::snprintf(cell, sizeof cell, " %6.2f", v);
-          text += cell;
-        }
-        text += "\n";
-      }
-      out.write(text);
-      break;
+  std::vector<std::pair<std::string, Format>> extensions = {{".txt", {PeView::table}}};
+  for (const auto& [name, f] : formats()) {
+    if (f.sink) {
+      for (const std::string& ext : f.sink->extensions) extensions.emplace_back(ext, f);
+    } else if (!f.is(PeView::table)) {
+      extensions.emplace_back("." + name, f);
     }
-    case Format::csv: {
-      std::string text = m.row_label;
-      for (std::size_t c = 0; c < cols; ++c) text += "," + m.col_label + std::to_string(m.col_first + c);
-      text += "\n";
-      for (std::size_t r = 0; r < rows; ++r) {
-        text += std::to_string(m.row_first + r);
-        for (std::size_t c = 0; c < cols; ++c) text += "," + shortest(m.values(r, c));
-        text += "\n";
-        if (text.size() > (1u << 20)) {
-          out.write(text);
-          text.clear();
-        }
-      }
-      out.write(text);
-      break;
-    }
-    case Format::json: {
-      nlohmann::ordered_json meta = {{"config", config},
-                                     {m.row_label + "s", {{"first", m.row_first}, {"count", rows}}},
-                                     {m.col_label + "s", {{"first", m.col_first}, {"count", cols}}}};
-      write_json(out, meta, {tensor_ref(name, m.values)}, available_cores());
-      break;
-    }
-    case Format::npy: write_npy(out, tensor_ref(name, m.values)); break;
-    case Format::npz: write_npz(out, {tensor_ref(name, m.values)}); break;
-    case Format::png:
-      write_heatmap_png(out, {.values = m.values, .title = title, .row_label = m.row_label,
-                              .col_label = m.col_label, .row_first = m.row_first, .col_first = m.col_first});
-      break;
   }
-}
-
-void write_records(OutputFile& out, Format format, const std::vector<std::string>& columns,
-                   const std::vector<std::vector<std::string>>& rows, const std::string& title,
-                   const nlohmann::ordered_json& config, const std::string& key) {
-  if (format == Format::json) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& r : rows) {
-      nlohmann::ordered_json o;
-      for (std::size_t k = 0; k < columns.size(); ++k) {
-        const std::string& v = r[k];
-        if (v == "yes" || v == "no") o[columns[k]] = v == "yes";
-        else o[columns[k]] = nlohmann::ordered_json::parse(v);
-      }
-      list.push_back(o);
-    }
-    out.write(nlohmann::ordered_json{{"config", config}, {key, list}}.dump(1) + "\n");
-    return;
-  }
-  if (format != Format::table && format != Format::csv) {
-    throw UsageError("this analysis is written as table, csv or json");
-  }
-  std::string text;
-  if (format == Format::csv) {
-    for (std::size_t k = 0; k < columns.size(); ++k) text += (k ? "," : "") + columns[k];
-    text += "\n";
-    for (const auto& r : rows) {
-      for (std::size_t k = 0; k < r.size(); ++k) text += (k ? "," : "") + r[k];
-      text += "\n";
-    }
-  } else {
-    text = "# " + title + "\n";
-    std::vector<std::size_t> width(columns.size());
-    for (std::size_t k = 0; k < columns.size(); ++k) {
-      width[k] = columns[k].size();
-      for (const auto& r : rows) width[k] = std::max(width[k], r[k].size());
-    }
-    auto line = [&](const std::vector<std::string>& cells) {
-      for (std::size_t k = 0; k < cells.size(); ++k) {
-        text += (k ? "  " : "") + std::string(width[k] - cells[k].size(), ' ') + cells[k];
-      }
-      text += "\n";
-    };
-    line(columns);
-    for (const auto& r : rows) line(r);
-  }
-  out.write(text);
+  return format_from_extension<Format>(cmd.output, extensions).value_or(Format{PeView::table});
 }
 
 // --dims, or by default every dim (the first 8 in a table); within d.
 Range shown_dims(const PeCommand& cmd, Format format, std::size_t d) {
-  if (!cmd.dims) return {0, format == Format::table ? std::min<std::size_t>(d, 8) : d};
+  if (!cmd.dims) return {0, format.is(PeView::table) ? std::min<std::size_t>(d, 8) : d};
   if (cmd.dims->first + cmd.dims->count > d) {
     throw UsageError("--dims " + span_text(*cmd.dims) + " goes beyond d_model " + std::to_string(d) +
                      "; choose dims below " + std::to_string(d));
@@ -192,8 +95,8 @@ Range shown_dims(const PeCommand& cmd, Format format, std::size_t d) {
 // The bytes a matrix of rows x cols takes as `format` output on top of its
 // floats: the text of table/csv is built whole; JSON is rendered in chunks.
 std::size_t text_bytes(Format format, std::size_t rows, std::size_t cols) {
-  if (format == Format::table || format == Format::csv) {
-    return checked_product({rows, cols, 16}, "the " + std::string(format == Format::table ? "table" : "CSV"));
+  if (format.is(PeView::table) || format.is(PeView::csv)) {
+    return checked_product({rows, cols, 16}, "the " + std::string(format.is(PeView::table) ? "table" : "CSV"));
   }
   return 0;
 }
@@ -206,7 +109,7 @@ PeViewKind view_of(const PeCommand& cmd) {
 }
 
 bool offers(const PeKind& kind, PeViewKind view) {
-  const auto views = kind.views();
+  const auto& views = kind.views();
   return std::find(views.begin(), views.end(), view) != views.end();
 }
 
@@ -221,35 +124,9 @@ std::string kinds_offering(PeViewKind view) {
   return text;
 }
 
-void write_inspection(OutputFile& out, Format format, const PeInspection& v, Range positions) {
-  if (v.records) {
-    const bool text = format == Format::table || format == Format::csv;
-    write_records(out, v.records_as_json && !text ? Format::json : format, v.records->columns, v.records->rows,
-                  v.title, v.config, v.records->key);
-    return;
-  }
-  std::vector<TensorRef> tensors;
-  for (const PeTensor& t : v.tensors) {
-    std::visit([&](const auto& values) { tensors.push_back(tensor_ref(t.name, values)); }, t.values);
-  }
-  if (!tensors.empty() && format == Format::json) {
-    write_json(out, {{"config", v.config}, {"positions", {{"first", positions.first}, {"count", positions.count}}}},
-               tensors, available_cores());
-    return;
-  }
-  if (!tensors.empty() && format == Format::npz) return write_npz(out, tensors);
-  if (v.npy_tensor && format == Format::npy) return write_npy(out, tensors.at(*v.npy_tensor));
-  if (!v.matrix) throw UsageError("this view is written as json or npz");
-  const PeMatrix& m = *v.matrix;
-  write_matrix(out, format, {m.values, m.row_label, m.col_label, m.row_first, m.col_first}, v.title, v.config,
-               v.matrix_name);
-}
-
 void run_pe(const PeCommand& cmd) {
   const Format format = infer_format(cmd);
-  if (format == Format::npy || format == Format::npz || format == Format::png) {
-    refuse_binary_to_terminal(cmd.output, format == Format::npy ? ".npy" : format == Format::npz ? ".npz" : "PNG");
-  }
+  if (format.binary()) refuse_binary_to_terminal(cmd.output, format.binary_name());
   if (int(cmd.stats) + int(cmd.show_similarity) + int(cmd.audit) > 1) {
     throw UsageError("--stats, --similarity and --audit are separate views; give one");
   }
@@ -273,8 +150,8 @@ void run_pe(const PeCommand& cmd) {
                      (cmd.position_offset ? " or --position-offset" : ""));
   }
   PeInspectRequest request{.d_model = cmd.d_model, .first = positions.first, .count = positions.count,
-                           .position_offset = cmd.position_offset, .view = view, .text_table = format == Format::table,
-                           .csv = format == Format::csv, .whole = format == Format::json || format == Format::npz};
+                           .position_offset = cmd.position_offset, .view = view, .text_table = format.is(PeView::table),
+                           .csv = format.is(PeView::csv), .whole = format.sink && !format.sink->traits.one_tensor};
   kind.check_inspect(cmd.args, request);
   std::size_t hidden_dims = 0;  // a table's default leaves out the dims beyond the first 8
   if (kind.needs_d_model() && view == PeViewKind::table) {
@@ -282,7 +159,7 @@ void run_pe(const PeCommand& cmd) {
     const Range dims = shown_dims(cmd, format, d);
     request.dims_first = dims.first;
     request.dims_count = dims.count;
-    if (format == Format::table && !cmd.dims && dims.count < d) hidden_dims = d;
+    if (format.is(PeView::table) && !cmd.dims && dims.count < d) hidden_dims = d;
     const std::size_t cols = kind.view_columns(cmd.args, request);
     const std::string what = "a PE table of " + std::to_string(positions.count) + " positions x " +
                              std::to_string(cols) + " dims";
@@ -290,13 +167,29 @@ void run_pe(const PeCommand& cmd) {
                                   text_bytes(format, positions.count, cols)}, what),
                      what, "lower --d-model, show fewer positions (--max-len, --positions) or fewer --dims");
   }
+  // The output is opened before computing, so that an unwritable one is
+  // refused first. Tables go through the sink; stats and audit are lists,
+  // written as text (JSON for a sink's format), like every view of pe's own.
+  const bool records = view == PeViewKind::stats || view == PeViewKind::audit;
+  if (format.sink && !records) {
+    std::unique_ptr<TensorSink> sink = format.sink->make(cmd.output);
+    sink->begin({.threads = available_cores()});
+    const PeInspection v = kind.inspect(cmd.args, request);
+    sink->add_tables(pe_tables(v, positions.first, positions.count, format.sink->traits));
+    sink->finish();
+    return;
+  }
   OutputFile out(cmd.output);
   PeInspection v = kind.inspect(cmd.args, request);
   if (v.note_hidden_dims && hidden_dims) {
     v.title += " (dims 0:" + std::to_string(request.dims_count) + " of " + std::to_string(hidden_dims) +
                "; choose with --dims)";
   }
-  write_inspection(out, format, v, positions);
+  if (format.view) {
+    write_pe_view(out, *format.view, v);
+  } else {
+    write_pe_records(out, *format.sink, v);
+  }
   out.commit();
 }
 
@@ -321,9 +214,7 @@ void setup_pe(CLI::App& app) {
          "--dims", [cmd](const std::string& v) { cmd->dims = parse_span("--dims", v, kMaxDModel); },
          "Dimensions A..B-1 (table: default 0:8)")
       ->type_name("A:B");
-  add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; },
-                     {{"table", Format::table}, {"json", Format::json}, {"csv", Format::csv}, {"npy", Format::npy},
-                      {"npz", Format::npz}, {"png", Format::png}},
+  add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; }, formats(),
                      "Output format (default: from --output's extension, else table)");
   add_output_option(*sub, cmd->output);
   add_number(*sub, "--position-offset", cmd->position_offset, 0, kMaxPosition - 1, "Row l shows position l+K")

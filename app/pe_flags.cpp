@@ -1,6 +1,8 @@
 #include "pe_flags.h"
 
-#include <set>
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "common.h"
 #include "errors.h"
@@ -54,13 +56,25 @@ CLI::Option* add_param(CLI::App& cmd, PeArgs& args, const PeParam& p) {
 }  // namespace
 
 void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::function<bool(const PeKind&)>& offered) {
-  std::set<std::string> seen;  // kinds may share a parameter (head): the first one describes it
+  // Kinds may share a parameter (head): it is offered once, the first kind's
+  // description prefixed with the labels of every kind that takes it.
+  std::vector<std::pair<PeParam, std::vector<std::string>>> params;  // (parameter, labels of its kinds)
   for (const PeKind* kind : pe_kinds()) {
     if (!offered(*kind)) continue;
     for (const PeParam& p : kind->params()) {
       if (p.use != PeParam::Use::both && p.use != use) continue;
-      if (seen.insert(p.name).second) add_param(cmd, args, p);
+      auto it = std::find_if(params.begin(), params.end(), [&](const auto& q) { return q.first.name == p.name; });
+      if (it == params.end()) it = params.insert(it, {p, {}});
+      it->second.emplace_back(kind->label());
     }
+  }
+  for (auto& [p, labels] : params) {
+    if (labels.size() > 1) {
+      std::string names;
+      for (const std::string& l : labels) names += (names.empty() ? "" : ", ") + l;
+      p.help = names + ": " + p.help;
+    }
+    add_param(cmd, args, p);
   }
 }
 

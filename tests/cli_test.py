@@ -11,6 +11,7 @@ import io
 import json
 import os
 import pathlib
+import re
 import subprocess
 import tempfile
 import unittest
@@ -690,6 +691,27 @@ class PeTests(CliCase):
         self.assertEqual(doc["config"]["bidirectional"], True)
         self.assertIsNone(doc["config"]["relative_attention_bias"])
 
+    def test_t5_buckets_print_as_integers(self):
+        """issue 12: the int64 buckets read 17 in the table, CSV and JSON, never 17.00."""
+        base = ["--kind", "t5", "--positions", "5:12"]
+        want = self.run_pe(base, "npy")
+        self.assertEqual(want.dtype, np.int64)
+        rows = self.ok("pe", *base).stdout.decode().splitlines()[2:]
+        cells = [r.split()[1:] for r in rows]
+        self.assertTrue(all(re.fullmatch(r"-?[0-9]+", c) for r in cells for c in r), rows)
+        np.testing.assert_array_equal(np.array(cells, dtype=np.int64), want)
+        csv = self.run_pe(base, "csv").decode().splitlines()[1:]
+        self.assertTrue(all(re.fullmatch(r"[0-9]+(,-?[0-9]+)+", r) for r in csv), csv)
+        np.testing.assert_array_equal(np.array([r.split(",")[1:] for r in csv], dtype=np.int64), want)
+        doc = json.loads(self.run_pe(base, "json"))
+        self.assertTrue(all(type(x) is int for r in doc["buckets"] for x in r))
+        np.testing.assert_array_equal(np.array(doc["buckets"]), want)
+
+    def test_head_help_names_both_kinds(self):
+        line = next(l for l in self.ok("pe", "--help").stdout.decode().splitlines() if "--head " in l)
+        self.assertIn("ALiBi", line)
+        self.assertIn("T5", line)
+
     def test_t5_refuses_nonsense_with_one_line(self):
         self.fails(2, "--num-buckets 3 leaves no bucket for exact distances", "pe", "--kind", "t5", "--num-buckets",
                    "3")
@@ -764,6 +786,38 @@ class SafetensorsTests(CliCase):
         config = json.loads(meta["config"])
         doc = json.loads(self.ok(*self.BASE).stdout)
         self.assertEqual(config, doc["config"])  # the JSON output's config, sequences and truncated included
+
+    def test_pe_writes_what_npz_holds_bit_for_bit(self):
+        """issue 12: pe -o X.safetensors (and --format safetensors) holds the .npz's tensors, with the JSON's config
+        and positions as metadata."""
+        t5 = str(GOLDEN / "t5" / "relative_attention_bias.npy")
+        cases = [["--d-model", "9", "--positions", "100:110"],
+                 ["--d-model", "8", "--convention", "fairseq", "--max-len", "6"],
+                 ["--d-model", "16", "--max-len", "12", "--similarity"],
+                 ["--kind", "rope", "--d-model", "8", "--max-len", "5", "--rope-scaling", "yarn", "--rope-factor", "4"],
+                 ["--kind", "alibi", "--heads", "3", "--max-len", "4"],
+                 ["--kind", "t5", "--max-len", "7"],
+                 ["--kind", "t5", "--max-len", "7", "--weights", t5, "--head", "2"]]
+        words = {np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
+        for n, args in enumerate(cases):
+            with self.subTest(args=args):
+                st, fmt, npz = self.tmp / f"{n}.safetensors", self.tmp / f"{n}.bin", self.tmp / f"{n}.npz"
+                self.ok("pe", *args, "-o", str(st))
+                self.ok("pe", *args, "--format", "safetensors", "-o", str(fmt))
+                self.ok("pe", *args, "-o", str(npz))
+                self.assertEqual(st.read_bytes(), fmt.read_bytes())
+                got, meta, order = self.read(st)
+                z = np.load(npz)
+                self.assertEqual(order, list(z.files))
+                for name in z.files:
+                    dtype, shape, data = got[name]
+                    self.assertEqual(dtype, words[z[name].dtype], name)
+                    self.assertEqual(shape, list(z[name].shape), name)
+                    self.assertEqual(data, z[name].tobytes(), name)
+                doc = json.loads(self.ok("pe", *args, "--format", "json").stdout)
+                self.assertEqual(json.loads(meta["config"]), doc["config"])
+                for key in meta.keys() - {"config"}:
+                    self.assertEqual(json.loads(meta[key]), doc[key], key)
 
     def test_format_flag_and_embedpe_reads_it_back(self):
         out = self.tmp / "out.bin"

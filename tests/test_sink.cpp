@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -205,4 +206,91 @@ TEST_CASE("safetensors: every tensor in emit order, the config as a metadata str
     CHECK(t.shape == it->shape);
     CHECK(bytes.compare(t.offset, t.size_bytes, static_cast<const char*>(it->data), it->bytes()) == 0);
   }
+}
+
+// --- tables: named tensors that are not rows of text (pe's), given whole ---
+
+namespace {
+
+std::string write_tables(const std::string& format, const std::string& name, const SinkTables& tables) {
+  const std::string path = test::temp_path(name);
+  auto sink = find_sink_format(format)->make(path);
+  sink->begin({});
+  sink->add_tables(tables);
+  sink->finish();
+  return test::read_file(path);
+}
+
+struct Tables {
+  xt::xtensor<std::int64_t, 2> buckets = {{0, 17}, {1, 0}};  // (query, key)
+  xt::xtensor<float, 1> slopes = {0.5f, 0.25f};                // (heads,)
+  SinkTables tables() const {
+    return {.members = {{"config", {{"kind", "t5"}}}, {"positions", {{"first", 3}, {"count", 2}}}},
+            .tensors = {tensor_ref("buckets", buckets), tensor_ref("slopes", slopes)}};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tables: every format but jsonl holds them") {
+  for (const SinkFormat* f : sink_formats()) {
+    INFO(f->name);
+    CHECK(f->traits.tables == (std::string(f->name) != "jsonl"));
+  }
+  auto sink = find_sink_format("jsonl")->make(test::temp_path("t.jsonl"));
+  sink->begin({});
+  CHECK_THROWS_AS(sink->add_tables(Tables().tables()), Error);
+}
+
+TEST_CASE("tables as json: the members in order, then the tensors, int64 as integers; no shapes or tokens") {
+  const Tables t;
+  const std::string text = write_tables("json", "t.json", t.tables());
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : doc.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"config", "positions", "buckets", "slopes"});
+  CHECK(doc["config"] == nlohmann::ordered_json{{"kind", "t5"}});  // no sequences: tables are not rows of text
+  CHECK(doc["buckets"] == nlohmann::ordered_json{{0, 17}, {1, 0}});
+  CHECK(text.find("17.") == std::string::npos);
+  CHECK(doc["slopes"][1] == 0.25);
+}
+
+TEST_CASE("tables as safetensors: each member a metadata string, the tensors' bytes as npz holds them") {
+  const Tables t;
+  const std::string bytes = write_tables("safetensors", "t.safetensors", t.tables());
+  std::uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, n));
+  CHECK(nlohmann::json::parse(header["__metadata__"]["config"].get<std::string>()) == nlohmann::json{{"kind", "t5"}});
+  CHECK(nlohmann::json::parse(header["__metadata__"]["positions"].get<std::string>()) ==
+        nlohmann::json{{"first", 3}, {"count", 2}});
+  CHECK(header["buckets"]["dtype"] == "I64");
+  WeightFormat format{};
+  const std::vector<WeightTensor> read = parse_weight_header(bytes, "t.safetensors", format);
+  REQUIRE(read.size() == 2);
+  CHECK(read[0].name == "buckets");
+  CHECK(bytes.compare(read[0].offset, read[0].size_bytes, reinterpret_cast<const char*>(t.buckets.data()),
+                      t.buckets.size() * 8) == 0);
+}
+
+TEST_CASE("tables as npz and npy: the tensors only, as write_npz and write_npy write them") {
+  const Tables t;
+  const SinkTables tables = t.tables();
+  {
+    OutputFile direct(test::temp_path("direct_t.npz"));
+    write_npz(direct, tables.tensors);
+    direct.commit();
+  }
+  CHECK(write_tables("npz", "t.npz", tables) == test::read_file(test::temp_path("direct_t.npz")));
+  SinkTables one = tables;
+  one.tensors.resize(1);
+  {
+    OutputFile direct(test::temp_path("direct_t.npy"));
+    write_npy(direct, one.tensors[0]);
+    direct.commit();
+  }
+  CHECK(write_tables("npy", "t.npy", one) == test::read_file(test::temp_path("direct_t.npy")));
+  auto sink = find_sink_format("npy")->make(test::temp_path("two.npy"));
+  sink->begin({});
+  CHECK_THROWS_AS(sink->add_tables(tables), Error);  // a .npy holds one tensor
 }

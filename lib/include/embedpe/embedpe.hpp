@@ -22,6 +22,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/pe_analysis.h"
 #include "embedpe/pe_kind.h"
+#include "embedpe/pe_view.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/quantize.h"
 #include "embedpe/rope.h"

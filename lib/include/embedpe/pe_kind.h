@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -48,6 +49,8 @@ struct PeParam {
   std::optional<PeValue> default_value;  // none: absence means something the kind decides
   double min = 0, max = 0;               // integer and number: accepted range [min, max]
   std::vector<std::string> choices;      // choice: the accepted words
+  // Parameters of one kind say so ("T5: ..."); one that several kinds take
+  // (head) is described once, without a kind: front ends name the kinds.
   std::string help;
   std::string value_name;                // what the value is called in help ("K"); default by type
   Use use = Use::both;
@@ -81,6 +84,7 @@ struct LayerPe {
   nlohmann::ordered_json config;  // the kind's description, with position_offset and pad_position
 };
 
+// table and similarity are matrices and tensors; stats and audit are lists (PeRecords).
 enum class PeViewKind { table, stats, similarity, audit };
 
 // What an inspection shows, and how the front end will write it.
@@ -92,7 +96,7 @@ struct PeInspectRequest {
   PeViewKind view = PeViewKind::table;
   bool text_table = false;  // written as a text table
   bool csv = false;         // written as CSV
-  bool whole = false;       // written as JSON or .npz, which can hold every tensor of the view
+  bool whole = false;       // written to a format that holds every tensor of the view (JSON, .npz, .safetensors)
 };
 
 // A matrix with its axes named: rows are row_label row_first.., columns col_label col_first...
@@ -100,6 +104,7 @@ struct PeMatrix {
   xt::xtensor<float, 2> values;  // (rows, cols)
   std::string row_label, col_label;
   std::size_t row_first = 0, col_first = 0;
+  bool integers = false;  // whole numbers (T5's bucket indices, exact as floats): text shows them as integers
 };
 
 // One line per item (a dimension pair, a head); cells are JSON literals or yes/no.
@@ -121,38 +126,48 @@ struct PeInspection {
   bool note_hidden_dims = false;     // a text table's title says which dims it leaves out, and how to choose
   std::optional<PeRecords> records;  // a list view, written instead of any tensor
   bool records_as_json = false;      // formats other than table and CSV get the records as JSON, not an error
-  std::optional<PeMatrix> matrix;    // table, CSV, PNG; and JSON, .npy, .npz unless `tensors` says otherwise
+  std::optional<PeMatrix> matrix;    // table, CSV, PNG; and the sinks' formats unless `tensors` says otherwise
   std::string matrix_name;           // the matrix's tensor name
-  std::vector<PeTensor> tensors;     // JSON and .npz: these, when given, rather than the matrix
-  std::optional<std::size_t> npy_tensor;  // .npy: this one of `tensors` rather than the matrix
+  std::vector<PeTensor> tensors;     // formats of several tensors (JSON, .npz, .safetensors): these, when given
+  std::optional<std::size_t> npy_tensor;  // formats of one tensor (.npy): this one of `tensors` rather than the matrix
+};
+
+// What a kind is, for the front ends that list and offer it.
+struct PeKindTraits {
+  std::string_view name;   // "rope": the registry's word
+  std::string_view label;  // how help text names it ("RoPE"); empty: the name
+  bool layer_choice = false;  // offered as an input layer's encoding (encode --pe)
+  bool inspectable = false;   // offered for inspection (pe --kind)
+  bool needs_d_model = true;  // inspection needs d_model (a table's width)
+  std::vector<PeViewKind> views = {PeViewKind::table};
+  bool sized_by_max_len = false;   // the layer's table has max_len positions (a learned one has its file's)
+  bool acts_in_attention = false;  // it biases or rotates inside attention, so layer() explains that and throws
+  bool reads_pe_weights = false;   // layer() reads LayerPeRequest::pe_weights
 };
 
 class PeKind {
  public:
+  explicit PeKind(PeKindTraits traits) : traits_(std::move(traits)) {}
   virtual ~PeKind() = default;
 
-  virtual std::string_view name() const = 0;
-  // How help text names it ("RoPE"); the name by default.
-  virtual std::string_view label() const { return name(); }
+  const PeKindTraits& traits() const { return traits_; }
+  std::string_view name() const { return traits_.name; }
+  std::string_view label() const { return traits_.label.empty() ? traits_.name : traits_.label; }
+  bool layer_choice() const { return traits_.layer_choice; }
+  bool inspectable() const { return traits_.inspectable; }
+  bool needs_d_model() const { return traits_.needs_d_model; }
+  const std::vector<PeViewKind>& views() const { return traits_.views; }
+  bool sized_by_max_len() const { return traits_.sized_by_max_len; }
+  bool acts_in_attention() const { return traits_.acts_in_attention; }
+  bool reads_pe_weights() const { return traits_.reads_pe_weights; }
+
   virtual const std::vector<PeParam>& params() const = 0;
-  // Offered as an input layer's encoding (encode --pe), for inspection (pe --kind).
-  virtual bool layer_choice() const { return false; }
-  virtual bool inspectable() const { return false; }
-  // Inspection needs d_model (a table's width).
-  virtual bool needs_d_model() const { return true; }
-  virtual std::vector<PeViewKind> views() const { return {PeViewKind::table}; }
 
   // The table added to the input, or a UsageError saying why this kind adds none.
   virtual LayerPe layer(const PeArgs& args, const LayerPeRequest& request) const;
   // Where a layer's token 0 sits, known before the table is built (so that
   // lengths can be checked first): the request's, else the kind's default.
   virtual std::size_t position_offset(const PeArgs& args, const LayerPeRequest& request) const;
-  // The layer's table has max_len positions (a learned one has its file's).
-  virtual bool sized_by_max_len() const { return false; }
-  // It biases or rotates inside attention, so layer() explains that and throws.
-  virtual bool acts_in_attention() const { return false; }
-  // layer() reads LayerPeRequest::pe_weights.
-  virtual bool reads_pe_weights() const { return false; }
   virtual PeInspection inspect(const PeArgs& args, const PeInspectRequest& request) const;
   // The refusals inspect() makes before computing anything (sizes it cannot
   // hold), for a front end to call before it opens its output.
@@ -169,6 +184,9 @@ class PeKind {
   std::string text(const PeArgs& args, std::string_view name) const;  // choice or path; "" if none
   std::optional<std::string> optional_text(const PeArgs& args, std::string_view name) const;
   bool flag(const PeArgs& args, std::string_view name) const;
+
+ private:
+  PeKindTraits traits_;
 };
 
 // Every kind, in the order front ends list them.

@@ -7,6 +7,13 @@
 //   sink->add({batch, lines, tensors});     // once, or per batch when run.streamed
 //   sink->finish();                         // completes and commits: the file appears whole or not at all
 //
+// Tensors that are not rows of text (pe's tables and biases) are given whole
+// instead of as batches, to the formats whose traits say they hold them:
+//
+//   sink->begin({.threads = 4});
+//   sink->add_tables({.members = {{"config", config}}, .tensors = {embedpe::tensor_ref("bias", bias)}});
+//   sink->finish();
+//
 // A format is one file, src/sinks/NAME_sink.cpp, defining
 // `const SinkFormat& NAME_sink_format()`, plus its NAME in EMBEDPE_SINKS in
 // lib/CMakeLists.txt (src/sinks/safetensors_sink.cpp is an example). Callers
@@ -55,6 +62,15 @@ struct SinkBatch {
   std::vector<TensorRef> tensors;   // in the output dtype, in emit order
 };
 
+// Named tensors with their own description, the whole output at once.
+struct SinkTables {
+  // Named JSON values describing the tensors, "config" first: JSON writes
+  // them before the tensors, safetensors keeps each as a __metadata__ string,
+  // NumPy's formats hold the tensors only.
+  nlohmann::ordered_json members = nlohmann::ordered_json::object();
+  std::vector<TensorRef> tensors;  // one for formats that hold one tensor
+};
+
 class TensorSink {
  public:
   virtual ~TensorSink() = default;
@@ -63,6 +79,8 @@ class TensorSink {
   virtual void begin(const SinkRun& run) = 0;
   // Batches come in order. Formats that hold the whole input get exactly one.
   virtual void add(const SinkBatch& batch) = 0;
+  // Instead of batches: every tensor at once (formats with SinkTraits::tables).
+  virtual void add_tables(const SinkTables& tables) = 0;
   // Completes the output and commits it.
   virtual void finish() = 0;
 };
@@ -75,6 +93,7 @@ struct SinkTraits {
   bool binary = false;       // never to a terminal
   bool one_tensor = false;   // holds a single tensor
   bool bfloat16 = true;      // can hold bfloat16 (NumPy's formats cannot)
+  bool tables = true;        // holds named tensors that are not rows of text (add_tables)
 };
 
 struct SinkFormat {

@@ -18,19 +18,16 @@ using Use = PeParam::Use;
 
 class Alibi final : public PeKind {
  public:
-  std::string_view name() const override { return "alibi"; }
-  std::string_view label() const override { return "ALiBi"; }
-  bool inspectable() const override { return true; }
-  bool acts_in_attention() const override { return true; }
-  bool needs_d_model() const override { return false; }
-  std::vector<PeViewKind> views() const override { return {PeViewKind::table, PeViewKind::stats}; }
+  Alibi()
+      : PeKind({.name = "alibi", .label = "ALiBi", .inspectable = true, .needs_d_model = false,
+                .views = {PeViewKind::table, PeViewKind::stats}, .acts_in_attention = true}) {}
 
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {
         {.name = "heads", .type = Type::integer, .default_value = std::uint64_t(0), .min = 1, .max = 65536,
          .help = "ALiBi: attention heads", .value_name = "H", .use = Use::inspect},
         {.name = "head", .type = Type::integer, .default_value = std::uint64_t(0), .min = 0, .max = 65535,
-         .help = "ALiBi: the head drawn by table/png (default 0)", .value_name = "H", .use = Use::inspect},
+         .help = "the head drawn by table/png (default 0)", .value_name = "H", .use = Use::inspect},
     };
     return p;
   }

@@ -12,9 +12,7 @@ namespace {
 
 class Learned final : public PeKind {
  public:
-  std::string_view name() const override { return "learned"; }
-  bool layer_choice() const override { return true; }
-  bool reads_pe_weights() const override { return true; }
+  Learned() : PeKind({.name = "learned", .layer_choice = true, .reads_pe_weights = true}) {}
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> none;
     return none;

@@ -8,8 +8,7 @@ namespace {
 
 class None final : public PeKind {
  public:
-  std::string_view name() const override { return "none"; }
-  bool layer_choice() const override { return true; }
+  None() : PeKind({.name = "none", .layer_choice = true}) {}
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> none;
     return none;

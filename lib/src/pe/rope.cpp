@@ -22,13 +22,10 @@ constexpr const char* kScalings[] = {"none", "linear", "dynamic", "yarn", "llama
 
 class Rope final : public PeKind {
  public:
-  std::string_view name() const override { return "rope"; }
-  std::string_view label() const override { return "RoPE"; }
   // Offered to a layer so that asking for it explains where RoPE goes.
-  bool layer_choice() const override { return true; }
-  bool inspectable() const override { return true; }
-  bool acts_in_attention() const override { return true; }
-  std::vector<PeViewKind> views() const override { return {PeViewKind::table, PeViewKind::stats}; }
+  Rope()
+      : PeKind({.name = "rope", .label = "RoPE", .layer_choice = true, .inspectable = true,
+                .views = {PeViewKind::table, PeViewKind::stats}, .acts_in_attention = true}) {}
 
   const std::vector<PeParam>& params() const override {
     static const RopeOptions d;

@@ -58,13 +58,11 @@ constexpr std::size_t kMaxAuditDModel = 65536;
 
 class Sinusoidal final : public PeKind {
  public:
-  std::string_view name() const override { return "sinusoidal"; }
-  std::string_view label() const override { return "sinusoidal (any convention)"; }
-  bool layer_choice() const override { return true; }
-  bool inspectable() const override { return true; }
-  std::vector<PeViewKind> views() const override {
-    return {PeViewKind::table, PeViewKind::stats, PeViewKind::similarity, PeViewKind::audit};
-  }
+  Sinusoidal()
+      : PeKind({.name = "sinusoidal", .label = "sinusoidal (any convention)", .layer_choice = true,
+                .inspectable = true,
+                .views = {PeViewKind::table, PeViewKind::stats, PeViewKind::similarity, PeViewKind::audit},
+                .sized_by_max_len = true}) {}
 
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {
@@ -84,8 +82,6 @@ class Sinusoidal final : public PeKind {
     };
     return p;
   }
-
-  bool sized_by_max_len() const override { return true; }
 
   std::size_t position_offset(const PeArgs& args, const LayerPeRequest& r) const override {
     const bool fairseq = convention(args) == PeConvention::fairseq;

@@ -64,11 +64,9 @@ struct Buckets {
 
 class T5 final : public PeKind {
  public:
-  std::string_view name() const override { return "t5"; }
-  std::string_view label() const override { return "T5 buckets"; }
-  bool inspectable() const override { return true; }
-  bool needs_d_model() const override { return false; }
-  bool acts_in_attention() const override { return true; }
+  T5()
+      : PeKind({.name = "t5", .label = "T5 buckets", .inspectable = true, .needs_d_model = false,
+                .acts_in_attention = true}) {}
 
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {
@@ -85,7 +83,7 @@ class T5 final : public PeKind {
                  "per-head bias",
          .use = Use::inspect},
         {.name = "head", .type = Type::integer, .default_value = std::uint64_t(0), .min = 0, .max = 65535,
-         .help = "T5: the head drawn by table/png (default 0)", .value_name = "H", .use = Use::inspect},
+         .help = "the head drawn by table/png (default 0)", .value_name = "H", .use = Use::inspect},
     };
     return p;
   }
@@ -141,7 +139,7 @@ class T5 final : public PeKind {
     if (!table) {
       auto shown = xt::xtensor<float, 2>::from_shape({n, n});  // (query, key)
       std::transform(buckets.begin(), buckets.end(), shown.begin(), [](std::int64_t x) { return static_cast<float>(x); });
-      v.matrix = PeMatrix{std::move(shown), "query", "key", r.first, r.first};
+      v.matrix = PeMatrix{std::move(shown), "query", "key", r.first, r.first, /*integers=*/true};
       v.matrix_name = "buckets";
       v.title = "T5 relative position buckets (" + shape + ")";
       v.tensors.push_back({"buckets", std::move(buckets)});

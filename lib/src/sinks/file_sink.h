@@ -26,6 +26,10 @@ class FileSink : public TensorSink {
     complete();
     out_->commit();
   }
+  // Formats that hold tables override this (SinkTraits::tables).
+  void add_tables(const SinkTables&) override {
+    throw Error("internal error: tables given to a format that holds rows of text only");
+  }
 
  protected:
   // The format's checks of the run, before the output is opened.
@@ -35,6 +39,15 @@ class FileSink : public TensorSink {
   // For formats that hold the whole input: refuses a second batch.
   void only_once() {
     if (batches_++) throw Error("internal error: a whole-input format was given several batches");
+  }
+
+  // The run's config with the rows the batch holds: what the whole-input
+  // formats store beside the tensors.
+  nlohmann::ordered_json config_with_rows(const Batch& batch) const {
+    nlohmann::ordered_json config = run_.config;
+    config["sequences"] = batch.size();
+    config["truncated"] = batch.truncated_count();
+    return config;
   }
 
   OutputFile& out() { return *out_; }

@@ -66,7 +66,7 @@ class JsonlSink : public FileSink {
 }  // namespace
 
 const SinkFormat& jsonl_sink_format() {
-  static const SinkFormat f{"jsonl", {".jsonl"}, {.streams = true},
+  static const SinkFormat f{"jsonl", {".jsonl"}, {.streams = true, .tables = false},
                             [](const std::string& path) { return std::make_unique<JsonlSink>(path); }};
   return f;
 }

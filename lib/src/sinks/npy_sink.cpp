@@ -1,6 +1,7 @@
 // --format npy: one tensor. Written whole when the input is one batch;
 // otherwise streamed batch by batch, its header first written for zero rows
 // (padded to the width any row count can take) and completed at the end.
+// Tables: their one tensor, without their members.
 #include <algorithm>
 
 #include "embedpe/tensor_io.h"
@@ -32,6 +33,11 @@ class NpySink : public FileSink {
     }
     out().write(t.data, t.bytes());
     rows_ += t.shape[0];
+  }
+
+  void add_tables(const SinkTables& t) override {
+    if (t.tensors.size() != 1) throw Error("internal error: a .npy holds one tensor, not " + std::to_string(t.tensors.size()));
+    write_npy(out(), t.tensors.front());
   }
 
  private:

@@ -1,5 +1,5 @@
 // --format npz: every tensor of the whole input as NAME.npy in one
-// uncompressed zip (tensor_io.h).
+// uncompressed zip (tensor_io.h); tables likewise, without their members.
 #include "embedpe/tensor_io.h"
 #include "sinks/file_sink.h"
 
@@ -13,6 +13,11 @@ class NpzSink : public FileSink {
   void add(const SinkBatch& b) override {
     only_once();
     write_npz(out(), b.tensors);
+  }
+
+  void add_tables(const SinkTables& t) override {
+    only_once();
+    write_npz(out(), t.tensors);
   }
 };
 

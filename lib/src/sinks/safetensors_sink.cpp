@@ -9,7 +9,8 @@
 // to back in emit order (offsets count from the end of the header).
 // Metadata values must be strings, so the config (the JSON output's
 // "config": model, layer, dtype, emit, plus sequences and truncated) is
-// stored as one JSON text under "config". bfloat16 is written as BF16.
+// stored as one JSON text under "config" (tables: each of their members as
+// JSON text under its name). bfloat16 is written as BF16.
 #include <cstdint>
 
 #include "sinks/file_sink.h"
@@ -23,12 +24,23 @@ class SafetensorsSink : public FileSink {
 
   void add(const SinkBatch& b) override {
     only_once();
-    nlohmann::ordered_json config = run().config;
-    config["sequences"] = b.batch.size();
-    config["truncated"] = b.batch.truncated_count();
-    nlohmann::ordered_json header = {{"__metadata__", {{"config", config.dump()}}}};
+    write({{"config", config_with_rows(b.batch).dump()}}, b.tensors);
+  }
+
+  // Each member as JSON text: a table's config, and what else describes it
+  // (pe's positions).
+  void add_tables(const SinkTables& t) override {
+    only_once();
+    nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : t.members.items()) metadata[key] = value.dump();
+    write(metadata, t.tensors);
+  }
+
+ private:
+  void write(const nlohmann::ordered_json& metadata, const std::vector<TensorRef>& tensors) {
+    nlohmann::ordered_json header = {{"__metadata__", metadata}};
     std::size_t offset = 0;
-    for (const TensorRef& t : b.tensors) {
+    for (const TensorRef& t : tensors) {
       header[t.name] = {{"dtype", dtype_info(t.dtype).safetensors},
                         {"shape", t.shape},
                         {"data_offsets", {offset, offset + t.bytes()}}};
@@ -40,7 +52,7 @@ class SafetensorsSink : public FileSink {
     for (std::size_t i = 0; i < 8; ++i) length[i] = static_cast<char>((std::uint64_t(text.size()) >> (8 * i)) & 0xFF);
     out().write(length);
     out().write(text);
-    for (const TensorRef& t : b.tensors) out().write(t.data, t.bytes());
+    for (const TensorRef& t : tensors) out().write(t.data, t.bytes());
   }
 };
 
