@@ -169,7 +169,10 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
   }
   const std::string name = sub->get_name();
   const std::string prefix = "embedpe " + name + ": ";
-  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+  // An unknown option is reported whatever error the parser saw first: the
+  // parser may have taken its value as a FILE and tripped over that instead.
+  {
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
     bool after_command = false, options = true;
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -192,7 +195,9 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
         if (takes_value(opt) && a.find('=') == std::string::npos) ++i;  // its value
         continue;
       }
-      return prefix + "unexpected argument '" + a + "' " + help_hint(name);
+      if (extras && sub->get_option_no_throw("FILE") == nullptr) {
+        return prefix + "unexpected argument '" + a + "' " + help_hint(name);
+      }
     }
   }
   std::string message = e.what();
@@ -202,6 +207,10 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
            {"File is actually a directory: ", "is a directory, not a file: "},
            {"Directory does not exist: ", "no such directory: "}}) {
     if (const auto at = message.find(from); at != std::string::npos) message.replace(at, from.size(), to);
+  }
+  if (const auto at = message.find(" excludes "); at != std::string::npos && message.find(' ') == at) {
+    // "--text excludes FILE"
+    message = "give " + message.substr(0, at) + " or " + message.substr(at + 10) + ", not both";
   }
   const auto colon = message.find(": ");
   if (colon != std::string::npos && message.find(" required ", colon) != std::string::npos &&

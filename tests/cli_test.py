@@ -28,6 +28,10 @@ GOLDEN_TEXTS = json.loads((GOLDEN / "cli_default_d16.json").read_text())["texts"
 
 
 def run(*args, stdin=None, cwd=None):
+    """Runs embedpe; standard input is `stdin` (bytes), else empty (never the
+    test runner's, which embedpe would read when given no texts)."""
+    if stdin is None:
+        return subprocess.run([EMBEDPE, *args], stdin=subprocess.DEVNULL, capture_output=True, cwd=cwd, timeout=120)
     return subprocess.run([EMBEDPE, *args], input=stdin, capture_output=True, cwd=cwd, timeout=120)
 
 
@@ -1076,7 +1080,7 @@ class ErrorsTests(CliCase):
     def test_usage_errors_exit_2(self):
         out = str(self.tmp / "o.npz")
         cases = [
-            ("nothing to process", ["encode", "-o", out]),
+            ("input <stdin> has no text", ["encode", "-o", out]),  # stdin is empty here; a terminal: ShellTests
             ("--d-model", ["encode", "--text", "hi", "--d-model", "0", "-o", out]),
             ("--d-model", ["encode", "--text", "hi", "--d-model", "-3", "-o", out]),
             ("--d-model", ["encode", "--text", "hi", "--d-model", "abc", "-o", out]),
@@ -1095,7 +1099,7 @@ class ErrorsTests(CliCase):
             ("--format", ["encode", "--text", "hi", "--format", "csv", "-o", out]),
             ("--pad-id 9000 is outside the vocabulary", ["encode", "--text", "hi", "--pad-id", "9000", "-o", out]),
             ("--seq-len 6000 is longer than the PE table", ["encode", "--text", "hi", "--seq-len", "6000", "-o", out]),
-            ("excludes", ["encode", "--text", "hi", "--input", "-", "-o", out]),
+            ("give --text or --input, not both", ["encode", "--text", "hi", "--input", "-", "-o", out]),
             ("--d-model: expected a whole number from 1 to 2147483647, not '4000000000'",
              ["encode", "--text", "hi", "--d-model", "4000000000", "-o", out]),
             ("would need", ["encode", "--text", "hi", "--d-model", "2000000000", "-o", out]),

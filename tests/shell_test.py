@@ -114,19 +114,6 @@ class DecodeTests(CliCase):
         bad.write_bytes(bytes(data[:40]))
         self.fails(1, "not a valid .npz", "decode", str(bad))
 
-    def test_nothing_to_decode_on_a_terminal(self):
-        # A pty as standard input: one line that says what to pass.
-        import pty
-        leader, follower = pty.openpty()
-        try:
-            r = subprocess.run([EMBEDPE, "decode"], stdin=follower, capture_output=True, timeout=60)
-        finally:
-            os.close(leader)
-            os.close(follower)
-        self.assertEqual(r.returncode, 2)
-        self.assertEqual(r.stderr.decode(),
-                         "embedpe: nothing to decode: give --ids 1,262,2, a FILE, or pipe ids into standard input\n")
-
     def test_round_trip_with_a_byte_fallback_model(self):
         # Mistral's model normalizes nothing and falls back to bytes: decode
         # gives back every text exactly, emoji and rare CJK included.
@@ -138,6 +125,55 @@ class DecodeTests(CliCase):
         ids = self.ok("tokenize", "--model", str(model), "--format", "ids", "--input", str(src)).stdout
         back = self.ok("decode", "--model", str(model), stdin=ids).stdout.decode().splitlines()
         self.assertEqual(back, texts)
+
+
+def run_on_terminal(*args):
+    """Runs embedpe with a pty as standard input."""
+    import pty
+    leader, follower = pty.openpty()
+    try:
+        return subprocess.run([EMBEDPE, *args], stdin=follower, capture_output=True, timeout=60)
+    finally:
+        os.close(leader)
+        os.close(follower)
+
+
+class InputsTests(CliCase):
+    def test_file_arguments_are_inputs(self):
+        a, b = self.tmp / "a.txt", self.tmp / "b.txt"
+        a.write_text("Hello world\nHi\n")
+        b.write_text("third line\n")
+        want = self.ok("tokenize", "--format", "ids", "--input", str(a), "--input", str(b)).stdout
+        self.assertEqual(self.ok("tokenize", "--format", "ids", str(a), str(b)).stdout, want)
+        out = self.tmp / "o.npy"
+        self.ok("encode", str(a), "--d-model", "4", "--emit", "input_ids", "-o", str(out))
+        ref = self.tmp / "r.npy"
+        self.ok("encode", "--input", str(a), "--d-model", "4", "--emit", "input_ids", "-o", str(ref))
+        self.assertEqual(out.read_bytes(), ref.read_bytes())
+
+    def test_piped_standard_input_is_read(self):
+        want = self.ok("tokenize", "--format", "ids", "--text", "hi", "--text", "there").stdout
+        self.assertEqual(self.ok("tokenize", "--format", "ids", stdin=b"hi\nthere\n").stdout, want)
+        enc = json.loads(self.ok("encode", "--d-model", "4", stdin=b"Hi\n").stdout)
+        self.assertEqual(enc, json.loads(self.ok("encode", "--d-model", "4", "--text", "Hi").stdout))
+
+    def test_nothing_to_read_on_a_terminal_says_what_to_pass(self):
+        for cmd in ["encode", "tokenize"]:
+            with self.subTest(cmd=cmd):
+                r = run_on_terminal(cmd)
+                self.assertEqual(r.returncode, 2)
+                self.assertEqual(r.stderr.decode(), "embedpe: nothing to process: give --text TEXT, a FILE, or pipe "
+                                                    "text into standard input\n")
+        r = run_on_terminal("decode")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.decode(),
+                         "embedpe: nothing to decode: give --ids 1,262,2, a FILE, or pipe ids into standard input\n")
+
+    def test_text_and_files_together_are_refused(self):
+        a = self.tmp / "a.txt"
+        a.write_text("x\n")
+        self.fails(2, "embedpe tokenize: give --text or FILE, not both", "tokenize", "--text", "hi", str(a))
+        self.fails(1, "cannot open input", "tokenize", str(self.tmp / "missing.txt"))  # as --input
 
 
 class UsageErrorsTests(CliCase):
