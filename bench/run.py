@@ -14,6 +14,11 @@ Release into build-bench/ (tools/build.sh), then measures:
            spm_encode --output_format=id, vs writing the same number of bytes to the same
            directory (the floor: no tool can produce that file faster), and vs a Python
            SentencePiece + PyTorch + np.save pipeline
+  tokenize embedpe tokenize --format ids vs spm_encode --output_format=id, same model, same text,
+           outputs checked byte for byte: LLaMA-2 on botchan (target <= 0.5x), Chinese-LLaMA-2 on
+           wagahaiwa, the default model on botchan (models from ../shared/corpora; rows skipped
+           without them). The texts lose their BOM and CRLF first: spm_encode keeps both in its
+           pieces, embedpe's line reader drops them. `--tokenize-only` runs just these rows.
   latency  one sentence, whole process, vs spm_encode
   tables   one sentence against a 2 GB .safetensors table vs a 2 MB one
   json     JSON and JSON Lines text written per second
@@ -33,7 +38,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-BUILD = ROOT / "build-bench"
+BUILD = pathlib.Path(os.environ.get("EMBEDPE_BENCH_BUILD", ROOT / "build-bench"))
 EMBEDPE = BUILD / "app" / "embedpe"
 MODEL = ROOT / "data" / "default.model"
 SHM = pathlib.Path("/dev/shm") if pathlib.Path("/dev/shm").is_dir() else pathlib.Path(tempfile.gettempdir())
@@ -45,9 +50,11 @@ def best(cmd, repeats, stdin=None, stdout=subprocess.DEVNULL, remove=None):
     for _ in range(repeats):
         if remove:
             pathlib.Path(remove).unlink(missing_ok=True)
-        with open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp:
+        with open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp, \
+                open(stdout, "wb") if isinstance(stdout, pathlib.Path) else open(os.devnull, "rb") as out:
             t0 = time.perf_counter()
-            subprocess.run(cmd, stdin=inp, stdout=stdout, stderr=subprocess.PIPE, check=True)
+            subprocess.run(cmd, stdin=inp, stdout=out if isinstance(stdout, pathlib.Path) else stdout,
+                           stderr=subprocess.PIPE, check=True)
             times.append(time.perf_counter() - t0)
     return min(times)
 
@@ -99,12 +106,40 @@ def sparse_safetensors(path, vocab, d):
         f.truncate(8 + len(header) + n)
 
 
+def tokenize_rows(row, reps):
+    """embedpe tokenize vs spm_encode on the same text and model; the outputs must be the same bytes."""
+    corpora = ROOT.parent / "shared" / "corpora"
+    cases = [("LLaMA-2", corpora / "llama2-tokenizer.model", corpora / "botchan.txt", "<= 0.5x"),
+             ("Chinese-LLaMA-2", corpora / "chinese-llama2-tokenizer.model", corpora / "wagahaiwa_nekodearu.txt", ""),
+             ("default model", MODEL, corpora / "botchan.txt", "")]
+    for name, model, corpus, target in cases:
+        if not (model.is_file() and corpus.is_file()):
+            print(f"(no {model} or {corpus}: tokenize row skipped)", file=sys.stderr)
+            continue
+        text = SHM / f"embedpe-bench-{corpus.stem}.txt"
+        data = corpus.read_bytes()
+        text.write_bytes(data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n"))
+        ours_out, spm_out = SHM / "embedpe-bench-ids.txt", SHM / "spm-bench-ids.txt"
+        ours = best([EMBEDPE, "tokenize", "--model", model, "--input", text, "--format", "ids", "--no-bos", "--no-eos",
+                     "-o", ours_out], reps, remove=ours_out)
+        spm = best(["spm_encode", f"--model={model}", "--output_format=id"], reps, stdin=text, stdout=spm_out)
+        same = ours_out.read_bytes() == spm_out.read_bytes()
+        for f in (text, ours_out, spm_out):
+            f.unlink(missing_ok=True)
+        if not same:
+            sys.exit(f"tokenize {name} on {corpus.name}: embedpe's ids differ from spm_encode's")
+        row(f"tokenize ids, {name}, {corpus.name}", f"{ours * 1e3:.0f} ms", f"spm_encode {spm * 1e3:.0f} ms",
+            f"{ours / spm:.2f}x spm_encode", target, "same bytes")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / "botchan.txt"))
     ap.add_argument("--quick", action="store_true", help="fewer repeats, 50 MB memory corpus")
+    ap.add_argument("--tokenize-only", action="store_true", help="only the tokenize rows")
     args = ap.parse_args()
-    subprocess.run([str(ROOT / "tools" / "install_deps.sh"), "python3-torch", "python3-sentencepiece"], check=True)
+    if not args.tokenize_only:
+        subprocess.run([str(ROOT / "tools" / "install_deps.sh"), "python3-torch", "python3-sentencepiece"], check=True)
     subprocess.run([str(ROOT / "tools" / "build.sh"), str(BUILD), "-DEMBEDPE_BUILD_BENCH=ON"], check=True,
                    stdout=subprocess.DEVNULL)
     reps = 3 if args.quick else 7
@@ -112,6 +147,11 @@ def main():
 
     def row(name, ours, reference, ratio, target, note=""):
         rows.append((name, ours, reference, ratio, target, note))
+
+    if args.tokenize_only:
+        tokenize_rows(row, reps)
+        print_rows(rows, args)
+        return
 
     # kernel
     torch_ok = have_torch()
@@ -171,6 +211,8 @@ def main():
     else:
         print(f"(no corpus at {corpus}: corpus, json and memory rows skipped)", file=sys.stderr)
 
+    tokenize_rows(row, reps)
+
     # latency
     sentence = SHM / "embedpe-sentence.txt"
     sentence.write_text(SENTENCE + "\n")
@@ -208,7 +250,12 @@ def main():
         (SHM / "lat.npy").unlink(missing_ok=True)
         sentence.unlink(missing_ok=True)
 
-    print(f"{machine()}; {time.strftime('%Y-%m-%d')}; bench/run.py{' --quick' if args.quick else ''}\n")
+    print_rows(rows, args)
+
+
+def print_rows(rows, args):
+    flags = (" --quick" if args.quick else "") + (" --tokenize-only" if args.tokenize_only else "")
+    print(f"{machine()}; {time.strftime('%Y-%m-%d')}; bench/run.py{flags}\n")
     print(f"| benchmark | embedpe | reference | ratio | target | note |")
     print("|---|---|---|---|---|---|")
     for r in rows:

@@ -17,7 +17,7 @@ CXX=clang++ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMB
 cmake --build "$build" -j "$(nproc)"
 
 status=0
-for target in npy_header weights jsonl encode; do
+for target in npy_header weights jsonl encode segment_cache; do
   corpus=$build/corpus/$target
   crashes=$build/crashes/$target
   mkdir -p "$corpus" "$crashes"

@@ -64,3 +64,35 @@ bool well_formed(std::string_view message) {
 }
 
 }  // namespace embedpe::protobuf
+
+namespace embedpe::protobuf {
+namespace {
+
+void append_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+}
+
+}  // namespace
+
+void append(std::string& message, const Field& field) {
+  append_varint(message, (std::uint64_t(field.number) << 3) | static_cast<std::uint64_t>(field.wire_type));
+  switch (field.wire_type) {
+    case kVarint: append_varint(message, field.value); break;
+    case kFixed64:
+    case kFixed32:
+      for (int i = 0; i < (field.wire_type == kFixed64 ? 8 : 4); ++i) {
+        message += static_cast<char>((field.value >> (8 * i)) & 0xFF);
+      }
+      break;
+    case kLengthDelimited:
+      append_varint(message, field.bytes.size());
+      message += field.bytes;
+      break;
+  }
+}
+
+}  // namespace embedpe::protobuf

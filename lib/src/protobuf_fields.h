@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,5 +25,13 @@ std::vector<Field> fields(std::string_view message);
 // True if the whole buffer parses as a sequence of fields (groups and
 // unknown wire types count as malformed: SentencePiece models use neither).
 bool well_formed(std::string_view message);
+
+}  // namespace embedpe::protobuf
+
+namespace embedpe::protobuf {
+
+// Appends `field` to `message` in the wire format (tests build model
+// variants with it).
+void append(std::string& message, const Field& field);
 
 }  // namespace embedpe::protobuf

@@ -19,11 +19,16 @@
 #include "sha256.h"
 #include "embedpe/text_input.h"
 #include "protobuf_fields.h"
+#include "segment_cache.h"
 
 namespace embedpe {
 
 struct Tokenizer::Impl {
+  // With `segments`, sp holds the model with add_dummy_prefix turned off and
+  // encode() adds the prefix itself (see load); its ids and pieces are the
+  // model's, only a text's leading U+2581 is left to the caller.
   sentencepiece::SentencePieceProcessor sp;
+  std::unique_ptr<SegmentEncoder> segments;  // null: every text goes to SentencePiece whole
   ModelInfo info;
   std::string owned;            // a model read from a file
   std::string_view serialized;  // the model's bytes (owned, or the embedded model)
@@ -129,7 +134,18 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
   if (!protobuf::well_formed(serialized)) {
     throw Error("model " + source + " is not a SentencePiece model (truncated or corrupt protobuf)" + hint);
   }
-  auto status = impl->sp.LoadFromSerializedProto(serialized);
+  std::optional<SegmentRules> rules = SegmentRules::from_model(serialized);
+  if (rules) {
+    // Segments are encoded without the dummy prefix: the prefix belongs to
+    // the text, not to each segment. A second normalizer_spec appended to the
+    // message is merged into the first by the protobuf parser, so this is the
+    // same model with add_dummy_prefix (NormalizerSpec field 3) = false.
+    static constexpr char kNoDummyPrefix[] = {0x1A, 0x02, 0x18, 0x00};
+    std::string variant(serialized);
+    variant.append(kNoDummyPrefix, sizeof kNoDummyPrefix);
+    if (!impl->sp.LoadFromSerializedProto(variant).ok()) rules.reset();
+  }
+  auto status = rules ? sentencepiece::util::Status() : impl->sp.LoadFromSerializedProto(serialized);
   if (!status.ok()) {
     throw Error("model " + source + " is not a usable SentencePiece model (" + status.ToString() + ")" + hint);
   }
@@ -143,6 +159,8 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
   info.unk_id = impl->sp.unk_id();
   info.size_bytes = serialized.size();
   read_spec_fields(serialized, info);
+  if (rules) impl->segments = std::make_unique<SegmentEncoder>(std::move(*rules), info.unk_id);
+  info.segment_cache = impl->segments != nullptr;
   return Tokenizer(std::move(impl));
 }
 
@@ -153,9 +171,11 @@ const std::string& Tokenizer::sha256() const {
   return impl_->sha256;
 }
 
-Encoding Tokenizer::encode(std::string_view text) const {
+namespace {
+
+Encoding encode_whole(const sentencepiece::SentencePieceProcessor& sp, std::string_view text) {
   sentencepiece::ImmutableSentencePieceText spt;
-  auto status = impl_->sp.Encode(text, spt.mutable_proto());
+  auto status = sp.Encode(text, spt.mutable_proto());
   if (!status.ok()) throw Error("SentencePiece could not encode a text: " + status.ToString());
   Encoding out;
   const std::size_t n = spt.pieces_size();
@@ -167,6 +187,13 @@ Encoding Tokenizer::encode(std::string_view text) const {
     out.pieces.push_back(piece.piece());
   }
   return out;
+}
+
+}  // namespace
+
+Encoding Tokenizer::encode(std::string_view text) const {
+  if (!impl_->segments) return encode_whole(impl_->sp, text);
+  return impl_->segments->encode(text, [this](std::string_view segment) { return encode_whole(impl_->sp, segment); });
 }
 
 const std::string& Tokenizer::id_to_piece(int id) const { return impl_->sp.IdToPiece(id); }

@@ -36,6 +36,11 @@ struct ModelInfo {
   std::string normalizer;        // normalizer_spec.name, e.g. "nmt_nfkc"
   bool byte_fallback = false;
   std::size_t size_bytes = 0;    // of the serialized model
+  // encode() caches the encodings of segments no vocabulary piece spans,
+  // with output identical to SentencePiece's (BPE models with the identity
+  // normalizer; see lib/src/segment_cache.h). Otherwise texts go to
+  // SentencePiece whole.
+  bool segment_cache = false;
 };
 
 // One text as SentencePiece encodes it. pieces[i] is the piece of ids[i];

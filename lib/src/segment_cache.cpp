@@ -1,0 +1,294 @@
+#include "segment_cache.h"
+
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "protobuf_fields.h"
+
+namespace embedpe {
+namespace {
+
+constexpr char32_t kSpaceSymbol = 0x2581;  // ▁, SentencePiece's escaped ' '
+constexpr char32_t kInvalid = 0xFFFFFFFF;
+
+// One code point at the start of `s` (non-empty), as SentencePiece's
+// DecodeUTF8 accepts it: no overlong forms, no surrogates, nothing above
+// U+10FFFF. Sets `len`; returns kInvalid for bytes its normalizer replaces.
+char32_t decode_utf8(std::string_view s, std::size_t& len) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const auto trail = [&](std::size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  const unsigned char c = b(0);
+  char32_t cp = kInvalid;
+  if (c < 0x80) {
+    len = 1;
+    return c;
+  } else if ((c & 0xE0) == 0xC0 && trail(1)) {
+    cp = (char32_t(c & 0x1F) << 6) | (b(1) & 0x3F);
+    len = 2;
+    if (cp < 0x80) cp = kInvalid;
+  } else if ((c & 0xF0) == 0xE0 && trail(1) && trail(2)) {
+    cp = (char32_t(c & 0x0F) << 12) | (char32_t(b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    len = 3;
+    if (cp < 0x800) cp = kInvalid;
+  } else if ((c & 0xF8) == 0xF0 && trail(1) && trail(2) && trail(3)) {
+    cp = (char32_t(c & 0x07) << 18) | (char32_t(b(1) & 0x3F) << 12) | (char32_t(b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    len = 4;
+    if (cp < 0x10000) cp = kInvalid;
+  }
+  if (cp == kInvalid || (cp >= 0xD800 && cp < 0xE000) || cp > 0x10FFFF) {
+    len = 1;
+    return kInvalid;
+  }
+  return cp;
+}
+
+char32_t escaped(char32_t cp) { return cp == U' ' ? kSpaceSymbol : cp; }
+
+// Index in the small bitmap, or -1.
+int small_index(char32_t cp) {
+  if (cp < 128) return static_cast<int>(cp);
+  return cp == kSpaceSymbol ? 128 : -1;
+}
+constexpr std::size_t kSmall = 129;
+
+std::uint64_t pair_key(char32_t a, char32_t b) { return ((std::uint64_t(a) << 21) | b) + 1; }
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// ModelProto field numbers (sentencepiece_model.proto).
+namespace field {
+constexpr std::uint32_t kPieces = 1, kTrainerSpec = 2, kNormalizerSpec = 3, kSelfTestData = 4;
+constexpr std::uint32_t kPiece = 1, kPieceType = 3;
+constexpr std::uint64_t kTypeUnused = 5;
+constexpr std::uint32_t kModelType = 3, kTreatWhitespaceAsSuffix = 24, kByteFallback = 35;
+constexpr std::uint64_t kModelBpe = 2;
+constexpr std::uint32_t kName = 1, kCharsmap = 2, kAddDummyPrefix = 3, kRemoveExtraWhitespaces = 4,
+                        kEscapeWhitespaces = 5;
+}  // namespace field
+
+}  // namespace
+
+std::optional<SegmentRules> SegmentRules::from_model(std::string_view serialized, std::string* why_not) {
+  const auto no = [&](const char* reason) -> std::optional<SegmentRules> {
+    if (why_not) *why_not = reason;
+    return std::nullopt;
+  };
+  if (!protobuf::well_formed(serialized)) return no("not a well-formed ModelProto");
+  SegmentRules rules;
+  // Proto defaults, overridden by what the model says (the last value wins).
+  std::uint64_t model_type = 1;
+  bool suffix = false, remove_extra = true, escape = true;
+  std::string_view name, charsmap;
+  std::vector<std::string_view> pieces;
+  for (const auto& f : protobuf::fields(serialized)) {
+    if (f.wire_type != protobuf::kLengthDelimited) continue;
+    if (f.number == field::kSelfTestData) return no("it has self-test data");
+    if (f.number == field::kPieces) {
+      std::string_view piece;
+      for (const auto& p : protobuf::fields(f.bytes)) {
+        if (p.number == field::kPiece && p.wire_type == protobuf::kLengthDelimited) piece = p.bytes;
+        if (p.number == field::kPieceType && p.wire_type == protobuf::kVarint && p.value == field::kTypeUnused) {
+          return no("it has UNUSED pieces");
+        }
+      }
+      pieces.push_back(piece);
+    } else if (f.number == field::kTrainerSpec) {
+      for (const auto& t : protobuf::fields(f.bytes)) {
+        if (t.wire_type != protobuf::kVarint) continue;
+        if (t.number == field::kModelType) model_type = t.value;
+        if (t.number == field::kTreatWhitespaceAsSuffix) suffix = t.value != 0;
+        if (t.number == field::kByteFallback) rules.byte_fallback_ = t.value != 0;
+      }
+    } else if (f.number == field::kNormalizerSpec) {
+      for (const auto& n : protobuf::fields(f.bytes)) {
+        if (n.number == field::kName && n.wire_type == protobuf::kLengthDelimited) name = n.bytes;
+        if (n.number == field::kCharsmap && n.wire_type == protobuf::kLengthDelimited) charsmap = n.bytes;
+        if (n.wire_type != protobuf::kVarint) continue;
+        if (n.number == field::kAddDummyPrefix) rules.dummy_prefix_ = n.value != 0;
+        if (n.number == field::kRemoveExtraWhitespaces) remove_extra = n.value != 0;
+        if (n.number == field::kEscapeWhitespaces) escape = n.value != 0;
+      }
+    }
+  }
+  if (model_type != field::kModelBpe) return no("it is not a BPE model");
+  if (name != "identity" || !charsmap.empty()) return no("its normalizer is not the identity");
+  if (remove_extra) return no("it removes extra whitespace");
+  if (!escape) return no("it does not escape whitespace");
+  if (suffix) return no("it treats whitespace as a suffix");
+
+  rules.small_pairs_.assign((kSmall * kSmall + 63) / 64, 0);
+  std::size_t capacity = 1024;
+  std::size_t chars = 0;
+  for (auto p : pieces) chars += p.size();
+  while (capacity < 2 * chars) capacity *= 2;
+  rules.pairs_.assign(capacity, 0);
+  rules.pair_mask_ = capacity - 1;
+  for (std::string_view piece : pieces) {
+    if (piece.find(' ') != std::string_view::npos) return no("a piece contains ' '");
+    char32_t prev = kInvalid;
+    while (!piece.empty()) {
+      std::size_t len = 0;
+      const char32_t cp = decode_utf8(piece, len);
+      if (cp == kInvalid) return no("a piece is not valid UTF-8");
+      if (prev != kInvalid) rules.add_pair(prev, cp);
+      prev = cp;
+      piece.remove_prefix(len);
+    }
+  }
+  return rules;
+}
+
+void SegmentRules::add_pair(char32_t a, char32_t b) {
+  const int i = small_index(a), j = small_index(b);
+  if (i >= 0 && j >= 0) {
+    const std::size_t bit = std::size_t(i) * kSmall + std::size_t(j);
+    small_pairs_[bit / 64] |= std::uint64_t(1) << (bit % 64);
+    return;
+  }
+  const std::uint64_t key = pair_key(a, b);
+  for (std::uint64_t slot = mix(key) & pair_mask_;; slot = (slot + 1) & pair_mask_) {
+    if (pairs_[slot] == key) return;
+    if (pairs_[slot] == 0) {
+      pairs_[slot] = key;
+      return;
+    }
+  }
+}
+
+bool SegmentRules::joined(char32_t a, char32_t b) const {
+  a = escaped(a);
+  b = escaped(b);
+  const int i = small_index(a), j = small_index(b);
+  if (i >= 0 && j >= 0) {
+    const std::size_t bit = std::size_t(i) * kSmall + std::size_t(j);
+    return (small_pairs_[bit / 64] >> (bit % 64)) & 1;
+  }
+  const std::uint64_t key = pair_key(a, b);
+  for (std::uint64_t slot = mix(key) & pair_mask_;; slot = (slot + 1) & pair_mask_) {
+    if (pairs_[slot] == key) return true;
+    if (pairs_[slot] == 0) return false;
+  }
+}
+
+std::vector<std::string_view> SegmentRules::split(std::string_view text) const {
+  std::vector<std::string_view> segments;
+  std::size_t start = 0, pos = 0;
+  char32_t prev = kInvalid;
+  while (pos < text.size()) {
+    std::size_t len = 0;
+    const char32_t cp = decode_utf8(text.substr(pos), len);
+    if (cp == kInvalid) return {};
+    if (prev != kInvalid && !joined(prev, cp)) {
+      segments.push_back(text.substr(start, pos - start));
+      start = pos;
+    }
+    prev = cp;
+    pos += len;
+  }
+  if (pos > start) segments.push_back(text.substr(start));
+  return segments;
+}
+
+namespace {
+
+struct Hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// What an entry costs, roughly: key, pieces, ids and node overhead.
+std::size_t entry_bytes(std::string_view key, const Encoding& e) {
+  std::size_t n = 96 + key.size() + e.ids.size() * (sizeof(int) + sizeof(std::string));
+  for (const auto& p : e.pieces) n += p.size() > 15 ? p.size() + 1 : 0;
+  return n;
+}
+
+constexpr std::size_t kShards = 32;
+
+}  // namespace
+
+struct SegmentEncoder::Shard {
+  mutable std::mutex mutex;
+  std::unordered_map<std::string, Encoding, Hash, std::equal_to<>> map;
+  std::size_t bytes = 0;
+};
+
+SegmentEncoder::SegmentEncoder(SegmentRules rules, int unk_id, std::size_t max_bytes)
+    : rules_(std::move(rules)), unk_id_(unk_id), max_bytes_(max_bytes), shards_(std::make_unique<Shard[]>(kShards)) {}
+SegmentEncoder::~SegmentEncoder() = default;
+
+std::size_t SegmentEncoder::cached_segments() const {
+  std::size_t n = 0;
+  for (std::size_t s = 0; s < kShards; ++s) {
+    std::lock_guard lock(shards_[s].mutex);
+    n += shards_[s].map.size();
+  }
+  return n;
+}
+
+void SegmentEncoder::append(Encoding& out, const Encoding& segment) const {
+  std::size_t first = 0;
+  // SentencePiece merges a run of <unk> pieces into one (its piece is the
+  // run's text); a run can straddle two segments. With byte fallback an
+  // unknown piece becomes bytes instead and nothing merges.
+  if (!rules_.byte_fallback() && !out.ids.empty() && !segment.ids.empty() && out.ids.back() == unk_id_ &&
+      segment.ids.front() == unk_id_) {
+    out.pieces.back() += segment.pieces.front();
+    first = 1;
+  }
+  out.ids.insert(out.ids.end(), segment.ids.begin() + static_cast<std::ptrdiff_t>(first), segment.ids.end());
+  out.pieces.insert(out.pieces.end(), segment.pieces.begin() + static_cast<std::ptrdiff_t>(first),
+                    segment.pieces.end());
+}
+
+Encoding SegmentEncoder::encode(std::string_view text,
+                                const std::function<Encoding(std::string_view)>& encode_segment) const {
+  if (text.empty()) return {};  // SentencePiece adds no prefix to an empty text
+  std::string prefixed;
+  if (rules_.dummy_prefix()) {
+    prefixed.reserve(text.size() + 1);
+    prefixed += ' ';
+    prefixed += text;
+    text = prefixed;
+  }
+  const auto segments = rules_.split(text);
+  if (segments.empty()) return encode_segment(text);
+  Encoding out;
+  out.ids.reserve(text.size() / 3 + 1);
+  out.pieces.reserve(text.size() / 3 + 1);
+  for (std::string_view seg : segments) {
+    if (seg.size() > kMaxSegmentBytes) {
+      append(out, encode_segment(seg));
+      continue;
+    }
+    Shard& shard = shards_[Hash{}(seg) % kShards];
+    {
+      std::lock_guard lock(shard.mutex);
+      const auto it = shard.map.find(seg);
+      if (it != shard.map.end()) {
+        append(out, it->second);
+        continue;
+      }
+    }
+    Encoding fresh = encode_segment(seg);  // outside the lock: SentencePiece is the slow part
+    append(out, fresh);
+    const std::size_t cost = entry_bytes(seg, fresh);
+    std::lock_guard lock(shard.mutex);
+    if (shard.bytes + cost > max_bytes_ / kShards) {
+      shard.map.clear();
+      shard.bytes = 0;
+    }
+    if (shard.map.try_emplace(std::string(seg), std::move(fresh)).second) {
+      shard.bytes += cost;
+    }
+  }
+  return out;
+}
+
+}  // namespace embedpe
