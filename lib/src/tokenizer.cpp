@@ -34,6 +34,10 @@ struct Tokenizer::Impl {
   std::string_view serialized;  // the model's bytes (owned, or the embedded model)
   std::once_flag sha256_once;
   std::string sha256;
+  // For decode when sp is the variant without the dummy prefix (which would
+  // leave the text's leading space): the model as it is, loaded on first use.
+  std::once_flag decoder_once;
+  sentencepiece::SentencePieceProcessor decoder;
 };
 
 namespace {
@@ -206,8 +210,15 @@ std::string Tokenizer::decode(std::span<const int> ids) const {
                   std::to_string(vocab - 1) + ")");
     }
   }
+  const sentencepiece::SentencePieceProcessor* sp = &impl_->sp;
+  if (impl_->segments) {
+    std::call_once(impl_->decoder_once, [&] {
+      if (!impl_->decoder.LoadFromSerializedProto(impl_->serialized).ok()) throw Error("cannot load the model to decode");
+    });
+    sp = &impl_->decoder;
+  }
   std::string text;
-  const auto status = impl_->sp.Decode(std::vector<int>(ids.begin(), ids.end()), &text);
+  const auto status = sp->Decode(std::vector<int>(ids.begin(), ids.end()), &text);
   if (!status.ok()) throw Error("cannot decode: " + status.ToString());
   return text;
 }
