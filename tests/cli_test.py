@@ -94,7 +94,7 @@ class HelpTests(CliCase):
 
 class EncodeTests(CliCase):
     def test_output_equals_the_pytorch_golden(self):
-        """Python SentencePiece ids + seed 000's TransformerInput (eval) on the default table."""
+        """Python SentencePiece ids + the PyTorch embedding × √d_model + PE recipe (eval) on the default table."""
         out = self.tmp / "o.npz"
         self.ok("encode", *text_args(GOLDEN_TEXTS), "--d-model", "16", "--output", str(out))
         got, want = np.load(out), np.load(GOLDEN / "cli_default_d16.npz")
@@ -120,8 +120,8 @@ class EncodeTests(CliCase):
                                       reference.sinusoidal_pe64(np.arange(6), 9).astype(np.float32))
         np.testing.assert_array_equal(got["token_embeddings"] + got["positional_encoding"], got["output"])
 
-    def test_seed003_example_shape(self):
-        """seed 003: [1, ..., 2, 0, 0] for 'Hello, this is machine translation' padded to 10."""
+    def test_padded_example_shape(self):
+        """[1, ..., 2, 0, 0] for 'Hello, this is machine translation' padded to 10, as HF tokenizers pads."""
         r = self.ok("encode", "--text", "Hello, this is machine translation", "--seq-len", "10", "--d-model", "8")
         doc = json.loads(r.stdout)
         ids = doc["input_ids"][0]
@@ -430,7 +430,7 @@ class WeightsTests(CliCase):
         np.testing.assert_array_equal(np.array(lookup["rows"], dtype=np.float32), recon[[5, 7]])
 
     def test_lookup_is_the_table_row(self):
-        """seed 003: nn.Embedding(ids) == lookup_table[ids]."""
+        """nn.Embedding(ids) == lookup_table[ids]."""
         table = np.load(WEIGHTS / "table_f32.npy")
         doc = json.loads(self.ok("lookup", "--ids", "2,5,1023", "--weights", str(WEIGHTS / "table_f32.npy"),
                                  "--model", str(HERE / "models" / "sp-test.model"), "--format", "json").stdout)
@@ -573,12 +573,12 @@ class PeTests(CliCase):
                 else:
                     np.testing.assert_allclose(got, want, rtol=0, atol=case["atol"])
 
-    def test_table_is_seed002_corrected(self):
+    def test_table_has_fast_low_dimensions(self):
         text = self.ok("pe", "--d-model", "512", "--positions", "49:50", "--dims", "0:4").stdout.decode()
         last = text.strip().splitlines()[-1].split()
         want = ["%.2f" % v for v in reference.sinusoidal_pe64([49], 512)[0, :4]]
         self.assertEqual(last, ["49"] + want)
-        self.assertEqual(want[:2], ["-0.95", "0.30"])  # seed 002 printed 0.52 -0.85 (and dim 2 as 0.01)
+        self.assertEqual(want[:2], ["-0.95", "0.30"])  # sin(49), cos(49): dimension 0 is the fastest (Vaswani et al. 2017 §3.5)
 
     def test_formats_agree(self):
         args = ["--d-model", "7", "--positions", "100:110"]
