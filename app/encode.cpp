@@ -1,5 +1,7 @@
 // embedpe encode: text → ids → E[ids] × scale + PE → a sink (sink.h: JSON, JSON Lines, .npy, .npz, ...).
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -28,6 +30,8 @@ namespace {
 
 const SinkFormat& infer_format(const EncodeCommand& cmd) {
   if (cmd.format) return *cmd.format;
+  // A person at a terminal gets a summary; a pipe or a file gets the data.
+  if (cmd.output == "-" && cmd.output_dir.empty() && ::isatty(STDOUT_FILENO)) return *find_sink_format("summary");
   std::vector<std::pair<std::string, const SinkFormat*>> extensions;
   for (const SinkFormat* f : sink_formats()) {
     for (const std::string& e : f->extensions) extensions.emplace_back(e, f);

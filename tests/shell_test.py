@@ -176,6 +176,76 @@ class InputsTests(CliCase):
         self.fails(1, "cannot open input", "tokenize", str(self.tmp / "missing.txt"))  # as --input
 
 
+def run_with_terminal_stdout(*args):
+    """Runs embedpe with a pty as standard output; returns (status, text)."""
+    import pty
+    import threading
+    leader, follower = pty.openpty()
+    chunks = []
+
+    def drain():
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        r = subprocess.run([EMBEDPE, *args], stdout=follower, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                           timeout=120)
+    finally:
+        os.close(follower)
+        reader.join(timeout=30)
+        os.close(leader)
+    return r.returncode, b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+class TerminalViewTests(CliCase):
+    TEXTS = ["Hello, this is machine translation", "Hi"]
+
+    def test_a_terminal_gets_a_short_summary(self):
+        status, text = run_with_terminal_stdout("encode", *text_args(self.TEXTS))
+        self.assertEqual(status, 0)
+        lines = text.splitlines()
+        self.assertLessEqual(len(lines), 40, text)
+        data = json.loads(self.ok("encode", *text_args(self.TEXTS)).stdout)
+        self.assertTrue(lines[0].startswith("model   embedded default (unigram, 8000 pieces"), lines[0])
+        self.assertIn("d_model 512", lines[1])
+        self.assertIn("PE sinusoidal", lines[1])
+        # Each token with its id.
+        want = " ".join(f"{p}/{i}" for p, i in zip(data["tokens"][0], data["input_ids"][0]))
+        self.assertIn("  [0] " + want, text)
+        self.assertIn("output          (2, 9, 512) float32", text)
+        # The first and last values of the first row, as NumPy abbreviates, to 4 decimals.
+        first_row = next(l for l in lines if l.startswith("[[["))
+        values = first_row.strip("[]").split()
+        self.assertEqual(values[3], "...")
+        row = data["output"][0][0]
+        for got, want in zip(values[:3] + values[4:], row[:3] + row[-3:]):
+            self.assertAlmostEqual(float(got), want, delta=5e-5)
+
+    def test_a_long_corpus_stays_short(self):
+        src = self.tmp / "c.txt"
+        src.write_text("".join(f"line number {i} with some words\n" for i in range(500)))
+        status, text = run_with_terminal_stdout("encode", str(src), "--d-model", "64", "--emit", "all")
+        self.assertEqual(status, 0)
+        self.assertLessEqual(len(text.splitlines()), 45, text)
+        self.assertIn("500 sequences", text)
+        self.assertIn("  ...", text)
+
+    def test_pipes_and_format_json_get_json(self):
+        piped = self.ok("encode", *text_args(self.TEXTS)).stdout
+        self.assertEqual(json.loads(piped)["shapes"]["output"], [2, 9, 512])
+        status, forced = run_with_terminal_stdout("encode", *text_args(self.TEXTS), "--format", "json")
+        self.assertEqual(status, 0)
+        self.assertEqual(json.loads(forced), json.loads(piped))
+
+
 class UsageErrorsTests(CliCase):
     def one_line(self, status, expected, *args):
         r = run(*args)
