@@ -14,5 +14,6 @@ void setup_info(CLI::App& app);
 void setup_lookup(CLI::App& app);
 void setup_pe(CLI::App& app);
 void setup_quantize(CLI::App& app);
+void setup_decode(CLI::App& app);
 
 }  // namespace embedpe::cli

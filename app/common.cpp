@@ -93,7 +93,17 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
                     ->type_name("PATH|-")
                     ->allow_extra_args(false)
                     ->check(non_empty_path());
+  // FILE... as positional arguments, like --input (after any --input files).
+  auto* files = cmd.add_option_function<std::vector<std::string>>(
+                       "FILE",
+                       [&options](const std::vector<std::string>& paths) {
+                         options.inputs.insert(options.inputs.end(), paths.begin(), paths.end());
+                       },
+                       "Input files, as --input (none, and no --text: standard input when it is not a terminal)")
+                   ->type_name("FILE")
+                   ->check(non_empty_path());
   text->excludes(input);
+  text->excludes(files);
   add_choice<InputFormat>(cmd, "--input-format", [&options](InputFormat f) { options.reading.format = f; },
                           {{"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}},
                           "lines (default): one text per line; jsonl: one JSON object per line, text in --field");
@@ -153,19 +163,25 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
              "Pad and truncate every sequence to N tokens, keeping BOS/EOS (default: pad to the longest)");
 }
 
+namespace {
+
+// The files to read: those named, else standard input when something is
+// piped into it (as spm_encode and jq read it); nothing on a terminal.
+std::vector<std::string> input_paths(const TextOptions& options) {
+  if (!options.inputs.empty()) return options.inputs;
+  if (!::isatty(STDIN_FILENO)) return {"-"};
+  throw UsageError("nothing to process: give --text TEXT, a FILE, or pipe text into standard input");
+}
+
+}  // namespace
+
 std::unique_ptr<LineReader> open_reader(const TextOptions& options) {
-  if (options.inputs.empty()) {
-    throw UsageError("nothing to process: give --text TEXT (repeatable) or --input PATH (- for stdin)");
-  }
-  return std::make_unique<LineReader>(options.inputs, options.reading);
+  return std::make_unique<LineReader>(input_paths(options), options.reading);
 }
 
 TextSource open_texts(const TextOptions& options) {
-  if (!options.inputs.empty()) return TextSource(open_reader(options));
-  if (options.texts.empty()) {
-    throw UsageError("nothing to process: give --text TEXT (repeatable) or --input PATH (- for stdin)");
-  }
-  return TextSource::given(options.texts, "--text");
+  if (!options.texts.empty()) return TextSource::given(options.texts, "--text");
+  return TextSource(open_reader(options));
 }
 
 Texts load_texts(const TextOptions& options) {

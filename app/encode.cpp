@@ -2,6 +2,8 @@
 // JSON Lines, .npy, .npz, ...). The flags and their checks; the library's
 // Encoder (embedpe/encoder.h) does the work.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -23,6 +25,8 @@ namespace {
 
 const SinkFormat& infer_format(const EncodeCommand& cmd) {
   if (cmd.format) return *cmd.format;
+  // A person at a terminal gets a summary; a pipe or a file gets the data.
+  if (cmd.output == "-" && cmd.output_dir.empty() && ::isatty(STDOUT_FILENO)) return *find_sink_format("summary");
   std::vector<std::pair<std::string, const SinkFormat*>> extensions;
   for (const SinkFormat* f : sink_formats()) {
     for (const std::string& e : f->extensions) extensions.emplace_back(e, f);

@@ -21,6 +21,7 @@
 
 #include "commands.h"
 #include "errors.h"
+#include "usage.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
@@ -86,8 +87,8 @@ void install_signal_handlers() {
 // One line, whatever the message quotes (a file name with a newline, a
 // value with control characters): control bytes are written as \n, \x1b...
 // On a terminal, a progress line still showing is cleared first.
-int fail(const std::string& message, int status) {
-  std::string line = ::isatty(STDERR_FILENO) ? "\r\033[Kembedpe: " : "embedpe: ";
+int fail(const std::string& message, int status, const char* prefix = "embedpe: ") {
+  std::string line = std::string(::isatty(STDERR_FILENO) ? "\r\033[K" : "") + prefix;
   for (unsigned char c : message) {
     if (c == '\n') {
       line += "\\n";
@@ -105,6 +106,7 @@ int fail(const std::string& message, int status) {
 
 // "--flag=" with nothing after '=' becomes "--flag" "": CLI11 would take the
 // next argument as the value (`--output= --quiet` wrote a file "--quiet").
+// (In command-line order; CLI11's parse(vector) takes them reversed.)
 std::vector<std::string> split_empty_assignments(int argc, char** argv) {
   std::vector<std::string> args;
   bool options = true;
@@ -119,7 +121,6 @@ std::vector<std::string> split_empty_assignments(int argc, char** argv) {
     }
     args.push_back(std::move(a));
   }
-  std::reverse(args.begin(), args.end());  // CLI11's parse(vector) takes them last first
   return args;
 }
 
@@ -129,19 +130,24 @@ int main(int argc, char** argv) {
   install_signal_handlers();
 
   CLI::App app{"embedpe — text → SentencePiece ids → embedding × √d_model + positional encoding → JSON / .npy / .npz"};
-  app.set_version_flag("--version", std::string("embedpe ") + embedpe::version());
+  app.set_version_flag("--version", embedpe::cli::version_text(), "Print the version, git commit, SentencePiece version, compiler and build type");
   app.require_subcommand(1);
   app.fallthrough(false);
   embedpe::cli::setup_encode(app);
   embedpe::cli::setup_tokenize(app);
+  embedpe::cli::setup_decode(app);
   embedpe::cli::setup_pe(app);
   embedpe::cli::setup_info(app);
   embedpe::cli::setup_lookup(app);
   embedpe::cli::setup_quantize(app);
+  embedpe::cli::setup_usage(app);
 
+  std::vector<std::string> args;
   try {
     app.name(argv[0]);  // as parse(argc, argv) would: for usage lines
-    app.parse(split_empty_assignments(argc, argv));
+    args = embedpe::cli::expand_help(app, split_empty_assignments(argc, argv));
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's parse(vector) takes them last first
+    app.parse(std::move(reversed));
     return 0;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -149,17 +155,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
-  } catch (const CLI::ArgumentMismatch& e) {
-    // CLI11 says "--d-model: 1 required N missing" for a flag given no value.
-    std::string message = e.what();
-    const auto colon = message.find(": ");
-    if (colon != std::string::npos && message.find(" required ", colon) != std::string::npos &&
-        message.ends_with(" missing")) {
-      message = message.substr(0, colon) + ": needs a value";
-    }
-    return fail(message + "; see embedpe --help", 2);
   } catch (const CLI::ParseError& e) {
-    return fail(std::string(e.what()) + "; see embedpe --help", 2);
+    return fail(embedpe::cli::parse_error_line(app, args, e), 2, "");
   } catch (const embedpe::BrokenPipe&) {
     // The reader went away (`| head`): end as SIGPIPE would, without a message.
     std::signal(SIGPIPE, SIG_DFL);

@@ -41,8 +41,8 @@ class Progress {
     if (!summary_) return;
     const auto now = std::chrono::steady_clock::now();
     const double secs = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "%sembedpe: %zu lines, %zu tokens, %zu truncated, %zu empty, %.2f s\n",
-                 live_ && lines_ ? "\r\033[K" : "", lines_, tokens_, truncated_,
+    std::fprintf(stderr, "%sembedpe: %zu %s, %zu tokens, %zu truncated, %zu empty, %.2f s\n",
+                 live_ && lines_ ? "\r\033[K" : "", lines_, lines_ == 1 ? "line" : "lines", tokens_, truncated_,
                  reader_ ? reader_->empty_lines() : std::size_t(0), secs);
   }
 

@@ -1,5 +1,5 @@
 // embedpe tokenize: text → ids and pieces, as encode would feed them to the
-// embedding (BOS/EOS and truncation applied, no padding).
+// embedding (BOS/EOS, truncation and, with --seq-len, padding applied).
 #include <memory>
 #include <string>
 
@@ -8,6 +8,7 @@
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/sink.h"
 #include "embedpe/version.h"
 
 namespace embedpe::cli {
@@ -25,38 +26,53 @@ struct TokenizeCommand {
 void run_tokenize(const TokenizeCommand& cmd) {
   refuse_outputs_over_inputs({cmd.output}, text_inputs(cmd.text, cmd.tokenize.model));
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
-  const Texts texts = load_texts(cmd.text);
-  const Batch batch = tokenizer.encode_batch(texts.lines, encode_options(cmd.tokenize));
+  TextSource source = open_texts(cmd.text);
+  std::vector<TextLine> lines = source.next(static_cast<std::size_t>(-1));
+  if (source.reader() && lines.empty() && !cmd.text.shard_given) {
+    throw UsageError("input " + source.input_names() + " has no text: nothing to tokenize");
+  }
+  auto [texts, origins] = source.take(lines);
+  const Batch batch = tokenizer.encode_batch(texts, encode_options(cmd.tokenize));
 
-  OutputFile out(cmd.output);
   if (cmd.format == TokenFormat::json) {
-    nlohmann::ordered_json sequences = nlohmann::ordered_json::array();
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      std::vector<std::int64_t> ids(batch.pieces[b].size());
-      for (std::size_t l = 0; l < ids.size(); ++l) ids[l] = batch.input_ids(b, l);
-      sequences.push_back({{"ids", ids}, {"pieces", batch.pieces[b]},
-                           {"truncated", batch.untruncated_lengths[b] > ids.size()}});
-    }
-    nlohmann::ordered_json doc = {
-        {"config",
-         {{"embedpe_version", version()},
-          {"model", model_config(tokenizer)},
-          {"add_bos", !cmd.tokenize.no_bos},
-          {"add_eos", !cmd.tokenize.no_eos},
-          {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len) : nlohmann::ordered_json()}}},
-        {"sequences", sequences}};
-    out.write(doc.dump(2) + "\n");
-  } else {
-    std::string line;
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      line.clear();
-      for (std::size_t l = 0; l < batch.pieces[b].size(); ++l) {
-        if (l) line += ' ';
-        line += cmd.format == TokenFormat::ids ? std::to_string(batch.input_ids(b, l)) : batch.pieces[b][l];
+    // The shape of encode's JSON with --emit input_ids,attention_mask: the
+    // same sink, the tokenization part of the same config.
+    const ModelInfo& info = tokenizer.info();
+    SinkRun run;
+    run.config = {{"embedpe_version", version()},
+                  {"model", model_config(tokenizer)},
+                  {"add_bos", !cmd.tokenize.no_bos && info.bos_id >= 0},  // what was done, not what was asked
+                  {"add_eos", !cmd.tokenize.no_eos && info.eos_id >= 0},
+                  {"pad_id", batch.pad_id},
+                  {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len)
+                                                   : nlohmann::ordered_json()}};
+    run.seq_len = cmd.tokenize.seq_len;
+    const SinkFormat& json = *find_sink_format("json");
+    std::unique_ptr<TensorSink> sink = json.make(cmd.output);
+    sink->begin(run);
+    sink->add({batch, lines, {tensor_ref("input_ids", batch.input_ids), tensor_ref("attention_mask", batch.attention_mask)}});
+    sink->finish();
+    return;
+  }
+  // One line per text: its tokens as encode feeds them to the embedding,
+  // padded only when --seq-len asks for a fixed length.
+  OutputFile out(cmd.output);
+  std::string line;
+  const std::string& pad_piece = tokenizer.id_to_piece(batch.pad_id);
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    line.clear();
+    const std::size_t real = batch.pieces[b].size();
+    const std::size_t shown = cmd.tokenize.seq_len ? batch.seq_len() : real;
+    for (std::size_t l = 0; l < shown; ++l) {
+      if (l) line += ' ';
+      if (cmd.format == TokenFormat::ids) {
+        line += std::to_string(batch.input_ids(b, l));
+      } else {
+        line += l < real ? batch.pieces[b][l] : pad_piece;
       }
-      line += '\n';
-      out.write(line);
     }
+    line += '\n';
+    out.write(line);
   }
   out.commit();
 }
@@ -65,12 +81,12 @@ void run_tokenize(const TokenizeCommand& cmd) {
 
 void setup_tokenize(CLI::App& app) {
   auto cmd = std::make_shared<TokenizeCommand>();
-  auto* sub = app.add_subcommand("tokenize", "Text → token ids and pieces (BOS/EOS and truncation as encode applies them)");
+  auto* sub = app.add_subcommand("tokenize", "Text → token ids and pieces, as encode feeds them to the embedding (BOS/EOS, truncation, padding)");
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
   add_choice<TokenFormat>(*sub, "--format", [cmd](TokenFormat f) { cmd->format = f; },
                           {{"json", TokenFormat::json}, {"ids", TokenFormat::ids}, {"pieces", TokenFormat::pieces}},
-                          "json (ids + pieces; default), or one line of ids or pieces per text");
+                          "json (default: config, tokens, input_ids and attention_mask, as encode writes them), or one line of ids or pieces per text");
   add_output_option(*sub, cmd->output);
   sub->callback([cmd] { run_tokenize(*cmd); });
 }

@@ -28,6 +28,10 @@ GOLDEN_TEXTS = json.loads((GOLDEN / "cli_default_d16.json").read_text())["texts"
 
 
 def run(*args, stdin=None, cwd=None):
+    """Runs embedpe; standard input is `stdin` (bytes), else empty (never the
+    test runner's, which embedpe would read when given no texts)."""
+    if stdin is None:
+        return subprocess.run([EMBEDPE, *args], stdin=subprocess.DEVNULL, capture_output=True, cwd=cwd, timeout=120)
     return subprocess.run([EMBEDPE, *args], input=stdin, capture_output=True, cwd=cwd, timeout=120)
 
 
@@ -59,7 +63,8 @@ class CliCase(unittest.TestCase):
         err = r.stderr.decode()
         self.assertEqual(r.returncode, status, err)
         self.assertEqual(err.count("\n"), 1, f"expected one line on stderr, got {err!r}")
-        self.assertTrue(err.startswith("embedpe: "), err)
+        # "embedpe: ", or "embedpe COMMAND: " for a mistake in the command line.
+        self.assertRegex(err, r"^embedpe( [a-z]+)?: ")
         self.assertIn(message, err)
         self.assertEqual(r.stdout, b"")
         if output is not None:
@@ -81,15 +86,15 @@ class HelpTests(CliCase):
             self.assertIn(flag, out)
 
     def test_version(self):
-        self.assertRegex(self.ok("--version").stdout.decode(), r"^embedpe \d+\.\d+\.\d+\n$")
+        self.assertRegex(self.ok("--version").stdout.decode(), r"^embedpe \d+\.\d+\.\d+\ncommit ")
 
     def test_no_subcommand_is_a_usage_error(self):
-        self.fails(2, "subcommand")
+        self.fails(2, "give a command: encode")
 
 
 class EncodeTests(CliCase):
     def test_output_equals_the_pytorch_golden(self):
-        """Python SentencePiece ids + seed 000's TransformerInput (eval) on the default table."""
+        """Python SentencePiece ids + the PyTorch embedding × √d_model + PE recipe (eval) on the default table."""
         out = self.tmp / "o.npz"
         self.ok("encode", *text_args(GOLDEN_TEXTS), "--d-model", "16", "--output", str(out))
         got, want = np.load(out), np.load(GOLDEN / "cli_default_d16.npz")
@@ -115,8 +120,8 @@ class EncodeTests(CliCase):
                                       reference.sinusoidal_pe64(np.arange(6), 9).astype(np.float32))
         np.testing.assert_array_equal(got["token_embeddings"] + got["positional_encoding"], got["output"])
 
-    def test_seed003_example_shape(self):
-        """seed 003: [1, ..., 2, 0, 0] for 'Hello, this is machine translation' padded to 10."""
+    def test_padded_example_shape(self):
+        """[1, ..., 2, 0, 0] for 'Hello, this is machine translation' padded to 10, as HF tokenizers pads."""
         r = self.ok("encode", "--text", "Hello, this is machine translation", "--seq-len", "10", "--d-model", "8")
         doc = json.loads(r.stdout)
         ids = doc["input_ids"][0]
@@ -240,9 +245,10 @@ class TokenizeTests(CliCase):
             if model != "data/default.model":
                 args += ["--model", str(HERE.parent / model)]
             doc = json.loads(self.ok(*args).stdout)
-            for seq, case in zip(doc["sequences"], expected["cases"]):
-                self.assertEqual(seq["ids"], case["ids"], (model, case["text"]))
-                self.assertEqual(seq["pieces"], case["pieces"], (model, case["text"]))
+            for i, case in enumerate(expected["cases"]):
+                n = sum(doc["attention_mask"][i])
+                self.assertEqual(doc["input_ids"][i][:n], case["ids"], (model, case["text"]))
+                self.assertEqual(doc["tokens"][i], case["pieces"], (model, case["text"]))
 
     def test_ids_and_pieces_formats(self):
         ids = self.ok("tokenize", "--text", "Hello, this is machine translation", "--format", "ids").stdout.decode()
@@ -253,11 +259,48 @@ class TokenizeTests(CliCase):
 
     def test_truncation_is_reported(self):
         doc = json.loads(self.ok("tokenize", "--text", "a long sentence to cut", "--seq-len", "3").stdout)
-        seq = doc["sequences"][0]
-        self.assertEqual(len(seq["ids"]), 3)
-        self.assertEqual(seq["ids"][0], 1)
-        self.assertEqual(seq["ids"][-1], 2)
-        self.assertTrue(seq["truncated"])
+        ids = doc["input_ids"][0]
+        self.assertEqual(len(ids), 3)
+        self.assertEqual(ids[0], 1)
+        self.assertEqual(ids[-1], 2)
+        self.assertEqual(doc["config"]["truncated"], 1)
+
+    def test_pads_and_truncates_as_encode_feeds_the_embedding(self):
+        texts = ["Hello world", "Hi", "a rather longer sentence than the others here"]
+        for extra in [[], ["--seq-len", "12", "--pad-id", "7"], ["--seq-len", "4"], ["--no-bos", "--seq-len", "6"]]:
+            with self.subTest(extra=extra):
+                enc = json.loads(self.ok("encode", *text_args(texts), *extra, "--d-model", "4",
+                                         "--emit", "input_ids,attention_mask").stdout)
+                tok = json.loads(self.ok("tokenize", *text_args(texts), *extra).stdout)
+                # The same document, but for the embedding's part of the config.
+                for key in ["shapes", "dtypes", "tokens", "input_ids", "attention_mask"]:
+                    self.assertEqual(tok[key], enc[key], key)
+                for key, value in tok["config"].items():
+                    self.assertEqual(value, enc["config"][key], key)
+                self.assertEqual(list(tok), list(enc))
+                ids = self.ok("tokenize", *text_args(texts), *extra, "--format", "ids").stdout.decode().splitlines()
+                pieces = self.ok("tokenize", *text_args(texts), *extra, "--format", "pieces").stdout.decode()
+                if "--seq-len" in extra:  # a fixed length: padded rows, as the embedding sees them
+                    self.assertEqual([[int(x) for x in l.split()] for l in ids], enc["input_ids"])
+                    pad = "<pad>" if "7" not in extra else None
+                    if pad:
+                        self.assertIn(pad, pieces)
+                else:  # no padding asked for: each text's own tokens
+                    self.assertEqual([[int(x) for x in l.split()] for l in ids],
+                                     [row[:sum(m)] for row, m in zip(enc["input_ids"], enc["attention_mask"])])
+        out = self.ok("tokenize", "--text", "Hello world", "--seq-len", "12", "--pad-id", "7", "--format", "ids")
+        self.assertEqual(out.stdout.decode().split(), ["1", "262", "6523", "920", "2"] + ["7"] * 7)
+
+    def test_config_says_what_was_done(self):
+        # t5-spiece has no BOS: none is added, and the config says so.
+        model = str(HERE / "models" / "t5-spiece.model")
+        doc = json.loads(self.ok("tokenize", "--text", "hi", "--model", model).stdout)
+        self.assertFalse(doc["config"]["add_bos"])
+        self.assertTrue(doc["config"]["add_eos"])
+        self.assertEqual(doc["tokens"][0][-1], "</s>")
+        doc = json.loads(self.ok("tokenize", "--text", "hi", "--no-eos").stdout)
+        self.assertTrue(doc["config"]["add_bos"])
+        self.assertFalse(doc["config"]["add_eos"])
 
 
 class InfoTests(CliCase):
@@ -387,7 +430,7 @@ class WeightsTests(CliCase):
         np.testing.assert_array_equal(np.array(lookup["rows"], dtype=np.float32), recon[[5, 7]])
 
     def test_lookup_is_the_table_row(self):
-        """seed 003: nn.Embedding(ids) == lookup_table[ids]."""
+        """nn.Embedding(ids) == lookup_table[ids]."""
         table = np.load(WEIGHTS / "table_f32.npy")
         doc = json.loads(self.ok("lookup", "--ids", "2,5,1023", "--weights", str(WEIGHTS / "table_f32.npy"),
                                  "--model", str(HERE / "models" / "sp-test.model"), "--format", "json").stdout)
@@ -530,12 +573,12 @@ class PeTests(CliCase):
                 else:
                     np.testing.assert_allclose(got, want, rtol=0, atol=case["atol"])
 
-    def test_table_is_seed002_corrected(self):
+    def test_table_has_fast_low_dimensions(self):
         text = self.ok("pe", "--d-model", "512", "--positions", "49:50", "--dims", "0:4").stdout.decode()
         last = text.strip().splitlines()[-1].split()
         want = ["%.2f" % v for v in reference.sinusoidal_pe64([49], 512)[0, :4]]
         self.assertEqual(last, ["49"] + want)
-        self.assertEqual(want[:2], ["-0.95", "0.30"])  # seed 002 printed 0.52 -0.85 (and dim 2 as 0.01)
+        self.assertEqual(want[:2], ["-0.95", "0.30"])  # sin(49), cos(49): dimension 0 is the fastest (Vaswani et al. 2017 §3.5)
 
     def test_formats_agree(self):
         args = ["--d-model", "7", "--positions", "100:110"]
@@ -1062,7 +1105,7 @@ class ErrorsTests(CliCase):
     def test_usage_errors_exit_2(self):
         out = str(self.tmp / "o.npz")
         cases = [
-            ("nothing to process", ["encode", "-o", out]),
+            ("input <stdin> has no text", ["encode", "-o", out]),  # stdin is empty here; a terminal: ShellTests
             ("--d-model", ["encode", "--text", "hi", "--d-model", "0", "-o", out]),
             ("--d-model", ["encode", "--text", "hi", "--d-model", "-3", "-o", out]),
             ("--d-model", ["encode", "--text", "hi", "--d-model", "abc", "-o", out]),
@@ -1081,11 +1124,11 @@ class ErrorsTests(CliCase):
             ("--format", ["encode", "--text", "hi", "--format", "csv", "-o", out]),
             ("--pad-id 9000 is outside the vocabulary", ["encode", "--text", "hi", "--pad-id", "9000", "-o", out]),
             ("--seq-len 6000 is longer than the PE table", ["encode", "--text", "hi", "--seq-len", "6000", "-o", out]),
-            ("excludes", ["encode", "--text", "hi", "--input", "-", "-o", out]),
+            ("give --text or --input, not both", ["encode", "--text", "hi", "--input", "-", "-o", out]),
             ("--d-model: expected a whole number from 1 to 2147483647, not '4000000000'",
              ["encode", "--text", "hi", "--d-model", "4000000000", "-o", out]),
             ("would need", ["encode", "--text", "hi", "--d-model", "2000000000", "-o", out]),
-            ("File does not exist", ["encode", "--text", "hi", "--model", str(self.tmp / "none.model"), "-o", out]),
+            ("--model: no such file", ["encode", "--text", "hi", "--model", str(self.tmp / "none.model"), "-o", out]),
         ]
         for message, args in cases:
             with self.subTest(message=message, args=args):

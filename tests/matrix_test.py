@@ -83,7 +83,7 @@ def run_case(test, case):
         test.assertEqual(r.returncode, case.exit, f"stderr: {err!r}")
         if case.exit != 0:
             test.assertEqual(err.count("\n"), 1, f"expected one line on stderr, got {err!r}")
-            test.assertTrue(err.startswith("embedpe: "), err)
+            test.assertRegex(err, r"^embedpe( [a-z]+)?: ")  # "embedpe COMMAND: " for command-line mistakes
             test.assertIn(expand(case.stderr, tmp), err)
             if r.stdout is not None:
                 test.assertEqual(r.stdout, b"", "a failure wrote to standard output")

@@ -10,7 +10,7 @@
 
 using namespace embedpe;
 
-TEST_CASE("output equals seed 000's PyTorch TransformerInput (eval) for given weights") {
+TEST_CASE("output equals the PyTorch embedding × √d_model + PE recipe (eval) for given weights") {
   const auto cases = test::read_json(test::golden("layer_cases.json"))["cases"];
   for (const auto& c : cases) {
     const std::string name = c["name"];

@@ -44,7 +44,7 @@ TEST_CASE("PE equals the float64 formula rounded to float32, up to position 1e6"
     }
     // Nearly every value is the correctly rounded float64 result.
     CHECK(double(exact) / double(total) > 0.99);
-    CHECK(worst < 1e-7);  // seed 000's float32 code is off by up to ~4.5e-2 near 1e6
+    CHECK(worst < 1e-7);  // computing the angle in float32 is off by up to ~4.5e-2 near 1e6
   }
 }
 
@@ -59,12 +59,12 @@ TEST_CASE("PE at position 0 is sin 0, cos 0 interleaved; odd d ends with a sin")
   CHECK(r(1, 4) == static_cast<float>(std::sin(1.0 / std::pow(10000.0, 4.0 / 5.0))));
 }
 
-TEST_CASE("low dimensions are the fast ones (seed 002 has this backwards)") {
+TEST_CASE("low dimensions are the fast ones (Vaswani et al. 2017 §3.5)") {
   SinusoidalEncoding pe({.d_model = 512, .max_len = 100});
   auto r = pe.rows(0, 50);
   // dim 0 has wavelength 2π positions; dim 510 about 2π·10^4·(510/512).
   CHECK(std::abs(r(49, 0) - static_cast<float>(std::sin(49.0))) < 1e-7);
-  CHECK(r(49, 0) == doctest::Approx(-0.9537526).epsilon(1e-6));  // seed 002 prints 0.52
+  CHECK(r(49, 0) == doctest::Approx(-0.9537526).epsilon(1e-6));  // sin(49)
   CHECK(std::abs(r(49, 510)) < 0.01);
   CHECK(std::abs(r(49, 2) - static_cast<float>(std::sin(49.0 / std::pow(10000.0, 2.0 / 512.0)))) < 1e-7);
 }

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <unistd.h>
 
@@ -94,4 +95,31 @@ TEST_CASE(".npz is a stored zip of NAME.npy members") {
   CHECK(z == write_with("t2.npz", [&](OutputFile& o) {
           write_npz(o, {tensor_ref("input_ids", ids), tensor_ref("output", out)});
         }));
+}
+
+TEST_CASE(".npz read back: members by name, CRC checked, truncation refused") {
+  xt::xtensor<std::int64_t, 2> ids = {{1, 2}, {3, 0}};
+  xt::xtensor<float, 1> f = {0.5f, -1.0f};
+  const std::string z = write_with("r.npz", [&](OutputFile& o) {
+    write_npz(o, {tensor_ref("input_ids", ids), tensor_ref("weights", f)});
+  });
+  const auto all = read_npz(z, "r.npz");
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].name == "input_ids");
+  CHECK(all[1].name == "weights");
+  const NpyHeader h = parse_npy_header(all[0].npy, "input_ids");
+  CHECK(h.descr == "<i8");
+  CHECK(h.shape == std::vector<std::size_t>{2, 2});
+  CHECK(all[0].npy.size() == h.data_offset + 4 * 8);
+  CHECK(std::memcmp(all[0].npy.data() + h.data_offset, ids.data(), 32) == 0);
+
+  const auto only = read_npz(z, "r.npz", {"weights"});
+  REQUIRE(only.size() == 1);
+  CHECK(only[0].name == "weights");
+
+  std::string bad = z;
+  bad[all[0].npy.size() / 2 + 40] ^= 0x01;  // inside input_ids.npy's bytes
+  CHECK_THROWS_WITH_AS(read_npz(bad, "bad.npz"), doctest::Contains("CRC-32 mismatch"), Error);
+  CHECK_THROWS_WITH_AS(read_npz(z.substr(0, z.size() - 30), "cut.npz"), doctest::Contains("not a valid .npz"), Error);
+  CHECK_THROWS_WITH_AS(read_npz("hello", "tiny.npz"), doctest::Contains("not a valid .npz"), Error);
 }

@@ -90,7 +90,7 @@ TEST_CASE("batch: BOS/EOS, padding to the longest, attention mask") {
   CHECK(b.input_ids(0, 0) == 1);
   for (std::size_t l = 0; l < hello.size(); ++l) CHECK(b.input_ids(0, l + 1) == hello[l]);
   CHECK(b.input_ids(0, b.seq_len() - 1) == 2);
-  // "hi" is shorter: [1, ..., 2, 0, 0, ...] as in seed 003.
+  // "hi" is shorter: [1, ..., 2, 0, 0, ...], padded on the right.
   const std::size_t hi_len = tok.encode("hi").ids.size() + 2;
   CHECK(b.input_ids(1, hi_len - 1) == 2);
   for (std::size_t l = 0; l < b.seq_len(); ++l) {

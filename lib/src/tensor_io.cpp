@@ -272,4 +272,115 @@ NpyHeader parse_npy_header(std::string_view file, const std::string& source) {
   return h;
 }
 
+// ---------------------------------------------------------------- reading .npz
+
+namespace {
+
+std::uint64_t get_le(std::string_view bytes, std::size_t at, int size) {
+  std::uint64_t v = 0;
+  for (int i = size - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + i]);
+  return v;
+}
+
+std::string inflate_raw(std::string_view in, std::uint64_t size, const std::string& where) {
+  std::string out(size, '\0');
+  z_stream z{};
+  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw Error(where + ": cannot start zlib");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = inflate(&z, Z_FINISH);
+  const bool whole = rc == Z_STREAM_END && z.total_out == size;
+  inflateEnd(&z);
+  if (!whole) throw Error(where + " is corrupt (its deflated data does not inflate to its recorded size)");
+  return out;
+}
+
+}  // namespace
+
+std::vector<NpzMember> read_npz(std::string_view file, const std::string& source, const std::vector<std::string>& only) {
+  auto corrupt = [&](const std::string& why) -> Error { return Error(source + " is not a valid .npz: " + why); };
+  // The end-of-central-directory record: the last 22 bytes, or before a comment.
+  constexpr std::size_t kEnd = 22;
+  if (file.size() < kEnd) throw corrupt("too short for a zip archive");
+  std::size_t end = file.size() - kEnd;
+  const std::size_t lowest = file.size() > kEnd + 0xFFFF ? file.size() - kEnd - 0xFFFF : 0;
+  while (get_le(file, end, 4) != 0x06054b50) {
+    if (end == lowest) throw corrupt("no zip end-of-central-directory record");
+    --end;
+  }
+  std::uint64_t count = get_le(file, end + 10, 2);
+  std::uint64_t dir_size = get_le(file, end + 12, 4);
+  std::uint64_t dir_offset = get_le(file, end + 16, 4);
+  if ((count == 0xFFFF || dir_offset == 0xFFFFFFFF) && end >= 20 && get_le(file, end - 20, 4) == 0x07064b50) {
+    const std::uint64_t z64 = get_le(file, end - 20 + 8, 8);  // the ZIP64 end record
+    if (z64 > file.size() || file.size() - z64 < 56 || get_le(file, z64, 4) != 0x06064b50) {
+      throw corrupt("bad ZIP64 end record");
+    }
+    count = get_le(file, z64 + 32, 8);
+    dir_size = get_le(file, z64 + 40, 8);
+    dir_offset = get_le(file, z64 + 48, 8);
+  }
+  if (dir_offset > file.size() || dir_size > file.size() - dir_offset) throw corrupt("central directory out of range");
+
+  std::vector<NpzMember> members;
+  std::size_t at = dir_offset;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (dir_offset + dir_size - at < 46 || get_le(file, at, 4) != 0x02014b50) throw corrupt("bad central directory");
+    const auto method = get_le(file, at + 10, 2);
+    const auto crc = static_cast<std::uint32_t>(get_le(file, at + 16, 4));
+    std::uint64_t packed = get_le(file, at + 20, 4);
+    std::uint64_t size = get_le(file, at + 24, 4);
+    const std::size_t name_len = get_le(file, at + 28, 2);
+    const std::size_t extra_len = get_le(file, at + 30, 2);
+    const std::size_t comment_len = get_le(file, at + 32, 2);
+    std::uint64_t local = get_le(file, at + 42, 4);
+    const std::size_t next = at + 46 + name_len + extra_len + comment_len;
+    if (next > dir_offset + dir_size) throw corrupt("bad central directory");
+    std::string name(file.substr(at + 46, name_len));
+    // ZIP64: the sizes and offset that are 0xFFFFFFFF above, in this order.
+    for (std::size_t e = at + 46 + name_len; e + 4 <= at + 46 + name_len + extra_len;) {
+      const auto id = get_le(file, e, 2), len = get_le(file, e + 2, 2);
+      if (e + 4 + len > at + 46 + name_len + extra_len) throw corrupt("bad extra field in " + name);
+      if (id == 0x0001) {
+        std::size_t f = e + 4;
+        for (std::uint64_t* v : {&size, &packed, &local}) {
+          if (*v != 0xFFFFFFFF) continue;
+          if (f + 8 > e + 4 + len) throw corrupt("bad ZIP64 field in " + name);
+          *v = get_le(file, f, 8);
+          f += 8;
+        }
+      }
+      e += 4 + len;
+    }
+    at = next;
+
+    if (local > file.size() || file.size() - local < 30 || get_le(file, local, 4) != 0x04034b50) {
+      throw corrupt("bad local header for " + name);
+    }
+    const std::uint64_t data = local + 30 + get_le(file, local + 26, 2) + get_le(file, local + 28, 2);
+    if (data > file.size() || packed > file.size() - data) throw corrupt(name + " runs past the end of the file");
+    if (name.size() > 4 && name.ends_with(".npy")) name.resize(name.size() - 4);
+    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
+    const std::string where = source + ": " + name;
+    std::string bytes;
+    if (method == 0) {
+      if (packed != size) throw corrupt(name + " is stored with two different sizes");
+      bytes.assign(file.substr(data, packed));
+    } else if (method == 8) {
+      // A deflated member inflates to at most ~1032× its size.
+      if (size / 1032 > packed + 1) throw corrupt(name + " claims an impossible inflated size");
+      if (packed >= 0xFFFFFFFF || size >= 0xFFFFFFFF) throw Error(where + " is deflated and over 4 GiB, which is not read");
+      bytes = inflate_raw(file.substr(data, packed), size, where);
+    } else {
+      throw Error(where + " uses zip compression method " + std::to_string(method) +
+                  "; only stored and deflated members are read");
+    }
+    if (crc32_of(0, bytes.data(), bytes.size()) != crc) throw Error(where + " is corrupt (CRC-32 mismatch)");
+    members.push_back({std::move(name), std::move(bytes)});
+  }
+  return members;
+}
+
 }  // namespace embedpe

@@ -34,6 +34,10 @@ struct Tokenizer::Impl {
   std::string_view serialized;  // the model's bytes (owned, or the embedded model)
   std::once_flag sha256_once;
   std::string sha256;
+  // For decode when sp is the variant without the dummy prefix (which would
+  // leave the text's leading space): the model as it is, loaded on first use.
+  std::once_flag decoder_once;
+  sentencepiece::SentencePieceProcessor decoder;
 };
 
 namespace {
@@ -197,6 +201,27 @@ Encoding Tokenizer::encode(std::string_view text) const {
 }
 
 const std::string& Tokenizer::id_to_piece(int id) const { return impl_->sp.IdToPiece(id); }
+
+std::string Tokenizer::decode(std::span<const int> ids) const {
+  const std::int64_t vocab = impl_->info.vocab_size;
+  for (int id : ids) {
+    if (id < 0 || id >= vocab) {
+      throw Error("id " + std::to_string(id) + " is outside the model's vocabulary (0 to " +
+                  std::to_string(vocab - 1) + ")");
+    }
+  }
+  const sentencepiece::SentencePieceProcessor* sp = &impl_->sp;
+  if (impl_->segments) {
+    std::call_once(impl_->decoder_once, [&] {
+      if (!impl_->decoder.LoadFromSerializedProto(impl_->serialized).ok()) throw Error("cannot load the model to decode");
+    });
+    sp = &impl_->decoder;
+  }
+  std::string text;
+  const auto status = sp->Decode(std::vector<int>(ids.begin(), ids.end()), &text);
+  if (!status.ok()) throw Error("cannot decode: " + status.ToString());
+  return text;
+}
 
 std::size_t Batch::truncated_count() const {
   std::size_t n = 0;

@@ -173,7 +173,7 @@ CASES = [
          0, setup=write("blank.txt", b"\n \n\t\n\n"), check=numpy_check(npz_zero_rows)),
     Case("empty shard: tokenize json has zero sequences",
          ["tokenize", "--input", "{tmp}/one.txt", "--shard", "2/2", "-o", "{tmp}/out.json"], 0, setup=ONE_LINE,
-         check=lambda r, tmp: None if json.loads((tmp / "out.json").read_text())["sequences"] == [] else "not empty"),
+         check=lambda r, tmp: None if json.loads((tmp / "out.json").read_text())["tokens"] == [] else "not empty"),
     Case("empty shard: tokenize ids is empty",
          ["tokenize", "--input", "{tmp}/one.txt", "--shard", "2/2", "--format", "ids", "-o", "{tmp}/out.txt"], 0,
          setup=ONE_LINE, check=lambda r, tmp: None if (tmp / "out.txt").read_bytes() == b"" else "not empty"),

@@ -45,4 +45,18 @@ struct NpyHeader {
 // `source` if it is malformed. Does not look at the data.
 NpyHeader parse_npy_header(std::string_view file, const std::string& source);
 
+// One member of a .npz (a zip archive): "input_ids" for input_ids.npy, and
+// its .npy bytes.
+struct NpzMember {
+  std::string name;
+  std::string npy;
+};
+
+// The members of the .npz held in `file`, stored or deflated (as NumPy's
+// savez and savez_compressed write them, ZIP64 included). Throws
+// embedpe::Error naming `source` if the archive is malformed or a member's
+// CRC-32 does not match. With `only`, just the members so named ("input_ids").
+std::vector<NpzMember> read_npz(std::string_view file, const std::string& source,
+                                const std::vector<std::string>& only = {});
+
 }  // namespace embedpe

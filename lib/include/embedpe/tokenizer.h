@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,6 +96,10 @@ class Tokenizer {
   // One text without BOS/EOS, as SentencePiece's Encode gives it.
   Encoding encode(std::string_view text) const;
   const std::string& id_to_piece(int id) const;
+  // Ids → text, as SentencePiece's DecodeIds gives it: pieces joined, '▁'
+  // turned back into spaces, control pieces (BOS, EOS, padding) dropped, byte
+  // pieces reassembled. An id outside [0, vocab_size) is an Error naming it.
+  std::string decode(std::span<const int> ids) const;
 
   // Encodes, adds BOS/EOS, truncates and pads, on up to `threads` threads
   // (the result does not depend on it). Texts must be valid UTF-8 (see

@@ -1,0 +1,44 @@
+// The command line about itself: what a mistyped command or option most
+// likely meant, `embedpe help`, `--version`, each command's examples, shell
+// completions and the man page — all read off the CLI11 definition, so that
+// none of them is kept by hand.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace embedpe::cli {
+
+// The candidate closest to `word` (edit distance, transpositions counted as
+// one), or "" when none is close enough to be a likely typo.
+std::string nearest(std::string_view word, const std::vector<std::string>& candidates);
+
+// The subcommand `args` (in command-line order) name, or nullptr.
+CLI::App* chosen_subcommand(CLI::App& app, const std::vector<std::string>& args);
+
+// One line for a parse error, starting "embedpe: " or "embedpe COMMAND: ",
+// naming the first unknown command or option with the nearest known one, and
+// where to read more.
+std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args, const CLI::ParseError& e);
+
+// `embedpe help [COMMAND]` as `embedpe [COMMAND] --help`: the arguments to parse instead.
+std::vector<std::string> expand_help(CLI::App& app, std::vector<std::string> args);
+
+// What `--version` prints: embedpe's version, the git commit, SentencePiece,
+// compiler and build type (what a bug report needs).
+std::string version_text();
+
+// Adds `help`, `completion bash|zsh|fish` and the hidden `manpage`, and each
+// command's examples to the end of its help.
+void setup_usage(CLI::App& app);
+
+// Generated from `app`'s definition.
+std::string bash_completion(const CLI::App& app);
+std::string zsh_completion(const CLI::App& app);
+std::string fish_completion(const CLI::App& app);
+std::string man_page(const CLI::App& app);
+
+}  // namespace embedpe::cli

@@ -1,0 +1,428 @@
+"""The command line as a shell user meets it: decode, help and --version,
+mistyped commands and options, completions and the man page.
+
+Every test runs the built binary ($EMBEDPE) and checks the exit status, the
+stderr line and the output. Completions are exercised in the real shells:
+bash (always), fish and zsh (installed by tools/install_deps.sh).
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import unittest
+import zipfile
+
+import numpy as np
+
+from cli_test import EMBEDPE, CliCase, run
+
+TOKENIZE_TEXTS = ["Hello world", "The quick brown fox jumps over the lazy dog.", "Numbers: 3.14 and 42", "  spaced   out  "]
+
+
+def text_args(texts):
+    out = []
+    for t in texts:
+        out += ["--text", t]
+    return out
+
+
+class DecodeTests(CliCase):
+    def setUp(self):
+        super().setUp()
+        self.texts = TOKENIZE_TEXTS
+        r = self.ok("tokenize", "--format", "ids", *text_args(self.texts))
+        self.id_lines = r.stdout.decode().splitlines()
+        # What SentencePiece's decoding gives back: the normalized text.
+        self.expected = [" ".join(t.split()) for t in self.texts]
+
+    def test_round_trip_through_lines_of_ids(self):
+        r = self.ok("decode", stdin=("\n".join(self.id_lines) + "\n").encode())
+        self.assertEqual(r.stdout.decode().splitlines(), self.expected)
+
+    def test_ids_flag_commas_or_spaces_and_repeatable(self):
+        ids = [line.split() for line in self.id_lines[:2]]
+        r = self.ok("decode", "--ids", ",".join(ids[0]), "--ids", " ".join(ids[1]))
+        self.assertEqual(r.stdout.decode().splitlines(), self.expected[:2])
+
+    def test_file_arguments_in_order(self):
+        a, b = self.tmp / "a.txt", self.tmp / "b.txt"
+        a.write_text("\n".join(self.id_lines[:2]) + "\n")
+        b.write_text(",".join(self.id_lines[2].split()) + "\n")
+        r = self.ok("decode", str(a), str(b))
+        self.assertEqual(r.stdout.decode().splitlines(), self.expected[:3])
+
+    def test_from_every_embedpe_output_padding_dropped(self):
+        for ext in ["json", "jsonl", "npz", "safetensors"]:
+            with self.subTest(ext=ext):
+                out = self.tmp / f"o.{ext}"
+                self.ok("encode", *text_args(self.texts), "--d-model", "8", "-o", str(out))
+                r = self.ok("decode", str(out))
+                self.assertEqual(r.stdout.decode().splitlines(), self.expected)
+        # A .npy of input_ids alone: padding is the model's pad piece, which decodes to nothing.
+        out = self.tmp / "ids.npy"
+        self.ok("encode", *text_args(self.texts), "--emit", "input_ids", "-o", str(out))
+        self.assertEqual(self.ok("decode", str(out)).stdout.decode().splitlines(), self.expected)
+        # tokenize's JSON, piped.
+        js = self.ok("tokenize", *text_args(self.texts)).stdout
+        self.assertEqual(self.ok("decode", stdin=js).stdout.decode().splitlines(), self.expected)
+
+    def test_numpy_written_npz_compressed_and_int32(self):
+        ids = [[int(x) for x in line.split()] for line in self.id_lines[:2]]
+        width = max(map(len, ids))
+        pad = 0
+        arr = np.full((2, width + 3), pad, dtype=np.int32)
+        mask = np.zeros_like(arr)
+        for i, row in enumerate(ids):
+            arr[i, :len(row)] = row
+            mask[i, :len(row)] = 1
+        arr[mask == 0] = 5  # a real piece where the mask says padding: must be dropped
+        path = self.tmp / "np.npz"
+        np.savez_compressed(path, input_ids=arr, attention_mask=mask, other=np.ones((3, 3)))
+        self.assertEqual(self.ok("decode", str(path)).stdout.decode().splitlines(), self.expected[:2])
+
+    def test_another_models_output_is_refused(self):
+        out = self.tmp / "o.json"
+        self.ok("encode", "--text", "hi", "--d-model", "4", "-o", str(out))
+        doc = json.loads(out.read_text())
+        doc["config"]["model"]["sha256"] = "0" * 64
+        out.write_text(json.dumps(doc))
+        self.fails(2, "was made with another model", "decode", str(out))
+
+    def test_bad_input_names_the_line(self):
+        f = self.tmp / "ids.txt"
+        f.write_text("1 262 2\n1 99999 2\n")
+        self.fails(1, "ids.txt:2: id 99999 is outside the model's vocabulary (0 to 7999)", "decode", str(f))
+        f.write_text("1 262 2\n1 x 2\n")
+        self.fails(2, "ids.txt:2: expected ids", "decode", str(f))
+        self.fails(2, "--ids #2: expected ids", "decode", "--ids", "1", "--ids", "-3")
+        self.fails(2, "--ids #1: expected ids", "decode", "--ids", "99999999999")
+        out = self.tmp / "out.txt"
+        self.fails(1, "outside the model's vocabulary", "decode", "--ids", "1,2", "--ids", "8000", "-o", str(out),
+                   output=str(out))
+
+    def test_corrupt_npz_is_an_error(self):
+        good = self.tmp / "o.npz"
+        self.ok("encode", "--text", "hello", "--d-model", "4", "-o", str(good))
+        data = bytearray(good.read_bytes())
+        with zipfile.ZipFile(good) as z:
+            info = z.getinfo("input_ids.npy")
+        data[info.header_offset + 30 + len(info.filename) + 130] ^= 0xFF  # inside input_ids' data
+        bad = self.tmp / "bad.npz"
+        bad.write_bytes(bytes(data))
+        self.fails(1, "CRC-32 mismatch", "decode", str(bad))
+        bad.write_bytes(bytes(data[:40]))
+        self.fails(1, "not a valid .npz", "decode", str(bad))
+
+    def test_round_trip_with_a_byte_fallback_model(self):
+        # Mistral's model normalizes nothing and falls back to bytes: decode
+        # gives back every text exactly, emoji and rare CJK included.
+        model = pathlib.Path(__file__).resolve().parent / "models" / "mistral-v3-tokenizer.model"
+        texts = ["Hello, world!", "東京は日本の首都です。", "Ünïcödé café 🤖🎉", "tabs\tand  two  spaces",
+                 "𠮷野家の牛丼", "x" * 300, "Привет, мир"]
+        src = self.tmp / "in.txt"
+        src.write_text("\n".join(texts) + "\n")
+        ids = self.ok("tokenize", "--model", str(model), "--format", "ids", "--input", str(src)).stdout
+        back = self.ok("decode", "--model", str(model), stdin=ids).stdout.decode().splitlines()
+        self.assertEqual(back, texts)
+
+
+def run_on_terminal(*args):
+    """Runs embedpe with a pty as standard input."""
+    import pty
+    leader, follower = pty.openpty()
+    try:
+        return subprocess.run([EMBEDPE, *args], stdin=follower, capture_output=True, timeout=60)
+    finally:
+        os.close(leader)
+        os.close(follower)
+
+
+class InputsTests(CliCase):
+    def test_file_arguments_are_inputs(self):
+        a, b = self.tmp / "a.txt", self.tmp / "b.txt"
+        a.write_text("Hello world\nHi\n")
+        b.write_text("third line\n")
+        want = self.ok("tokenize", "--format", "ids", "--input", str(a), "--input", str(b)).stdout
+        self.assertEqual(self.ok("tokenize", "--format", "ids", str(a), str(b)).stdout, want)
+        out = self.tmp / "o.npy"
+        self.ok("encode", str(a), "--d-model", "4", "--emit", "input_ids", "-o", str(out))
+        ref = self.tmp / "r.npy"
+        self.ok("encode", "--input", str(a), "--d-model", "4", "--emit", "input_ids", "-o", str(ref))
+        self.assertEqual(out.read_bytes(), ref.read_bytes())
+
+    def test_piped_standard_input_is_read(self):
+        want = self.ok("tokenize", "--format", "ids", "--text", "hi", "--text", "there").stdout
+        self.assertEqual(self.ok("tokenize", "--format", "ids", stdin=b"hi\nthere\n").stdout, want)
+        enc = json.loads(self.ok("encode", "--d-model", "4", stdin=b"Hi\n").stdout)
+        self.assertEqual(enc, json.loads(self.ok("encode", "--d-model", "4", "--text", "Hi").stdout))
+
+    def test_nothing_to_read_on_a_terminal_says_what_to_pass(self):
+        for cmd in ["encode", "tokenize"]:
+            with self.subTest(cmd=cmd):
+                r = run_on_terminal(cmd)
+                self.assertEqual(r.returncode, 2)
+                self.assertEqual(r.stderr.decode(), "embedpe: nothing to process: give --text TEXT, a FILE, or pipe "
+                                                    "text into standard input\n")
+        r = run_on_terminal("decode")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.decode(),
+                         "embedpe: nothing to decode: give --ids 1,262,2, a FILE, or pipe ids into standard input\n")
+
+    def test_text_and_files_together_are_refused(self):
+        a = self.tmp / "a.txt"
+        a.write_text("x\n")
+        self.fails(2, "embedpe tokenize: give --text or FILE, not both", "tokenize", "--text", "hi", str(a))
+        self.fails(1, "cannot open input", "tokenize", str(self.tmp / "missing.txt"))  # as --input
+
+
+def run_with_terminal_stdout(*args):
+    """Runs embedpe with a pty as standard output; returns (status, text)."""
+    import pty
+    import threading
+    leader, follower = pty.openpty()
+    chunks = []
+
+    def drain():
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        r = subprocess.run([EMBEDPE, *args], stdout=follower, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                           timeout=120)
+    finally:
+        os.close(follower)
+        reader.join(timeout=30)
+        os.close(leader)
+    return r.returncode, b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+class TerminalViewTests(CliCase):
+    TEXTS = ["Hello, this is machine translation", "Hi"]
+
+    def test_a_terminal_gets_a_short_summary(self):
+        status, text = run_with_terminal_stdout("encode", *text_args(self.TEXTS))
+        self.assertEqual(status, 0)
+        lines = text.splitlines()
+        self.assertLessEqual(len(lines), 40, text)
+        data = json.loads(self.ok("encode", *text_args(self.TEXTS)).stdout)
+        self.assertTrue(lines[0].startswith("model   embedded default (unigram, 8000 pieces"), lines[0])
+        self.assertIn("d_model 512", lines[1])
+        self.assertIn("PE sinusoidal", lines[1])
+        # Each token with its id.
+        want = " ".join(f"{p}/{i}" for p, i in zip(data["tokens"][0], data["input_ids"][0]))
+        self.assertIn("  [0] " + want, text)
+        self.assertIn("output          (2, 9, 512) float32", text)
+        # The first and last values of the first row, as NumPy abbreviates, to 4 decimals.
+        first_row = next(l for l in lines if l.startswith("[[["))
+        values = first_row.strip("[]").split()
+        self.assertEqual(values[3], "...")
+        row = data["output"][0][0]
+        for got, want in zip(values[:3] + values[4:], row[:3] + row[-3:]):
+            self.assertAlmostEqual(float(got), want, delta=5e-5)
+
+    def test_a_long_corpus_stays_short(self):
+        src = self.tmp / "c.txt"
+        src.write_text("".join(f"line number {i} with some words\n" for i in range(500)))
+        status, text = run_with_terminal_stdout("encode", str(src), "--d-model", "64", "--emit", "all")
+        self.assertEqual(status, 0)
+        self.assertLessEqual(len(text.splitlines()), 45, text)
+        self.assertIn("500 sequences", text)
+        self.assertIn("  ...", text)
+
+    def test_pipes_and_format_json_get_json(self):
+        piped = self.ok("encode", *text_args(self.TEXTS)).stdout
+        self.assertEqual(json.loads(piped)["shapes"]["output"], [2, 9, 512])
+        status, forced = run_with_terminal_stdout("encode", *text_args(self.TEXTS), "--format", "json")
+        self.assertEqual(status, 0)
+        self.assertEqual(json.loads(forced), json.loads(piped))
+
+
+class UsageErrorsTests(CliCase):
+    def one_line(self, status, expected, *args):
+        r = run(*args)
+        self.assertEqual(r.returncode, status, r.stderr)
+        self.assertEqual(r.stderr.decode(), expected + "\n")
+        self.assertEqual(r.stdout, b"")
+
+    def test_unknown_option_suggests_the_nearest(self):
+        self.one_line(2, "embedpe encode: unknown option '--txt'; did you mean '--text'? (see 'embedpe encode --help')",
+                      "encode", "--txt", "hi")
+        self.one_line(2, "embedpe encode: unknown option '--seq'; did you mean '--seq-len'? (see 'embedpe encode --help')",
+                      "encode", "--text", "a", "--seq", "5")
+        self.one_line(2, "embedpe pe: unknown option '--max-lne'; did you mean '--max-len'? (see 'embedpe pe --help')",
+                      "pe", "--max-lne=4")
+        self.one_line(2, "embedpe tokenize: unknown option '--zzzzzz' (see 'embedpe tokenize --help')",
+                      "tokenize", "--text", "a", "--zzzzzz")
+
+    def test_unknown_command_suggests_the_nearest(self):
+        self.one_line(2, "embedpe: unknown command 'encdoe'; did you mean 'encode'? (see 'embedpe --help')", "encdoe")
+        self.one_line(2, "embedpe: unknown command 'tokenise'; did you mean 'tokenize'? (see 'embedpe --help')",
+                      "tokenise", "--text", "x")
+        self.one_line(2, "embedpe: unknown command 'frobnicate' (see 'embedpe --help')", "frobnicate")
+        self.one_line(2, "embedpe: unknown command 'encdoe'; did you mean 'encode'? (see 'embedpe --help')",
+                      "help", "encdoe")
+
+    def test_no_command(self):
+        r = run()
+        self.assertEqual(r.returncode, 2)
+        self.assertTrue(r.stderr.decode().startswith("embedpe: give a command: encode, tokenize, decode"), r.stderr)
+
+    def test_no_parser_internals_reach_the_user(self):
+        cases = [
+            ["encode", "--model", str(self.tmp / "none.model"), "--text", "a"],
+            ["encode", "--d-model", "abc", "--text", "a"],
+            ["encode", "--format", "xyz", "--text", "a"],
+            ["encode", "--text"],
+            ["completion", "tcsh"],
+            ["pe", "--kind", "nope"],
+            ["encode", "--threads", "0", "--text", "a"],
+            ["encode", "--text", "a", "stray"],
+        ]
+        for args in cases:
+            with self.subTest(args=args):
+                r = run(*args)
+                err = r.stderr.decode()
+                self.assertEqual(r.returncode, 2, err)
+                self.assertEqual(err.count("\n"), 1, err)
+                self.assertRegex(err, r"^embedpe [a-z]+: ")
+                for internal in ["File does not exist", "not expected", "Could not convert", "required", "[", "{",
+                                 "ValidationError", "FILE:", "NONNEGATIVE", "POSITIVE"]:
+                    self.assertNotIn(internal, err)
+                self.assertTrue(err.rstrip().endswith("--help')"), err)
+
+
+class HelpVersionTests(CliCase):
+    def test_help_command_equals_help_flag(self):
+        self.assertEqual(run("help").stdout, run("--help").stdout)
+        for cmd in ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "completion"]:
+            with self.subTest(cmd=cmd):
+                a, b = run("help", cmd), run(cmd, "--help")
+                self.assertEqual(a.returncode, 0)
+                self.assertEqual(a.stdout, b.stdout)
+                self.assertIn("Examples:\n  embedpe " + cmd, a.stdout.decode())
+
+    def test_version_says_what_a_bug_report_needs(self):
+        r = self.ok("--version")
+        lines = r.stdout.decode().splitlines()
+        self.assertRegex(lines[0], r"^embedpe \d+\.\d+\.\d+$")
+        self.assertRegex(lines[1], r"^commit ([0-9a-f]{12}|unknown)$")
+        self.assertEqual(lines[2], "sentencepiece " +
+                         subprocess.run(["pkg-config", "--modversion", "sentencepiece"], capture_output=True,
+                                        text=True).stdout.strip())
+        self.assertRegex(lines[3], r"^compiler (GCC|clang) \d+")
+        self.assertRegex(lines[4], r"^build \w+")
+        if shutil.which("git") and (pathlib.Path(__file__).resolve().parents[1] / ".git").exists():
+            # A commit of this repository (HEAD when the binary is fresh).
+            commit = lines[1].split()[1]
+            r = subprocess.run(["git", "cat-file", "-e", commit + "^{commit}"], capture_output=True,
+                               cwd=pathlib.Path(__file__).resolve().parent)
+            self.assertEqual(r.returncode, 0, f"{commit} is not a commit here")
+
+
+def bash_complete(script, words):
+    """COMPREPLY for the line `words` (the last word is being completed)."""
+    quoted = " ".join("'" + w.replace("'", "'\\''") + "'" for w in words)
+    prog = f"source '{script}'; COMP_WORDS=({quoted}); COMP_CWORD={len(words) - 1}; _embedpe; " \
+           'printf "%s\\n" "${COMPREPLY[@]}"'
+    r = subprocess.run(["bash", "--norc", "-c", prog], capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise AssertionError(r.stderr)
+    return [w for w in r.stdout.splitlines() if w]
+
+
+class CompletionTests(CliCase):
+    def setUp(self):
+        super().setUp()
+        self.scripts = {}
+        for shell in ["bash", "zsh", "fish"]:
+            path = self.tmp / f"embedpe.{shell}"
+            path.write_bytes(self.ok("completion", shell).stdout)
+            self.scripts[shell] = path
+        help_text = self.ok("encode", "--help").stdout.decode()
+        import re
+        self.encode_options = sorted(set(re.findall(r"(--[a-z][a-z0-9-]*)", help_text)))
+
+    def test_bash_commands_options_and_values(self):
+        s = self.scripts["bash"]
+        self.assertEqual(bash_complete(s, ["embedpe", "enc"]), ["encode"])
+        self.assertEqual(sorted(bash_complete(s, ["embedpe", "encode", "--d"])),
+                         sorted(o for o in self.encode_options if o.startswith("--d")))
+        self.assertIn("--d-model", bash_complete(s, ["embedpe", "encode", "--d"]))
+        self.assertEqual(bash_complete(s, ["embedpe", "encode", "--format", "n"]), ["npy", "npz"])
+        self.assertEqual(bash_complete(s, ["embedpe", "completion", "z"]), ["zsh"])
+        self.assertEqual(bash_complete(s, ["embedpe", "help", "tok"]), ["tokenize"])
+        # After an option that takes a value: files, not options.
+        (self.tmp / "corpus.txt").write_text("x\n")
+        self.assertEqual(bash_complete(s, ["embedpe", "encode", "--input", str(self.tmp / "cor")]),
+                         [str(self.tmp / "corpus.txt")])
+        # Every option of encode's help is offered.
+        self.assertEqual(set(bash_complete(s, ["embedpe", "encode", "--"])), set(self.encode_options))
+
+    def test_fish(self):
+        fish = shutil.which("fish")
+        if not fish:
+            self.fail("fish is not installed (tools/install_deps.sh installs it)")
+        def complete(line):
+            r = subprocess.run([fish, "--no-config", "-c", f"source {self.scripts['fish']}; complete -C '{line}'"],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return [l.split("\t")[0] for l in r.stdout.splitlines()]
+        self.assertEqual(complete("embedpe enc"), ["encode"])
+        self.assertIn("--d-model", complete("embedpe encode --d"))
+        self.assertEqual(sorted(complete("embedpe encode --format n")), ["npy", "npz"])
+
+    def test_zsh(self):
+        zsh = shutil.which("zsh")
+        if not zsh:
+            self.fail("zsh is not installed (tools/install_deps.sh installs it)")
+        r = subprocess.run([zsh, "-n", str(self.scripts["zsh"])], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # Load it through compinit as a user's fpath would, and list what it registered.
+        fdir = self.tmp / "fpath"
+        fdir.mkdir()
+        shutil.copy(self.scripts["zsh"], fdir / "_embedpe")
+        prog = f"fpath=({fdir} $fpath); autoload -Uz compinit; compinit -u -d {self.tmp}/zcompdump; " \
+               "print -r -- ${_comps[embedpe]}"
+        r = subprocess.run([zsh, "-f", "-c", prog], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "_embedpe")
+        text = self.scripts["zsh"].read_text()
+        for cmd in ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize"]:
+            self.assertIn(f"    {cmd})\n", text)
+
+    def test_scripts_are_generated_not_kept(self):
+        # A built copy exists next to the binary and equals what the binary prints.
+        built = pathlib.Path(EMBEDPE).parent
+        for shell, name in [("bash", "embedpe.bash"), ("zsh", "_embedpe"), ("fish", "embedpe.fish")]:
+            self.assertEqual((built / name).read_bytes(), self.scripts[shell].read_bytes())
+
+
+class ManPageTests(CliCase):
+    def test_man_renders_and_lists_every_command(self):
+        page = pathlib.Path(EMBEDPE).parent / "embedpe.1"
+        self.assertEqual(page.read_bytes(), self.ok("manpage").stdout)
+        man = shutil.which("man")
+        if not man:
+            self.fail("man is not installed (tools/install_deps.sh installs man-db)")
+        r = subprocess.run([man, "-l", str(page)], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = r.stdout
+        for cmd in ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "completion", "help"]:
+            self.assertIn("embedpe " + cmd, out)
+        self.assertIn("--d-model", out.replace("‐", "-"))
+        self.assertNotIn("manpage", out)  # hidden
+        self.assertNotIn("\\-", out)  # no roff escape left raw
+
+
+if __name__ == "__main__":
+    unittest.main()
