@@ -89,6 +89,7 @@ void run_encode(const EncodeCommand& cmd) {
   encode(encoder, source, format, *sink,
          {.batch_size = cmd.batch_size,
           .threads = threads,
+          .precision = cmd.precision,
           .streaming_threads = cmd.threads ? threads : std::max<std::size_t>(1, threads - 1),
           .allow_empty = cmd.text.shard_given,
           .on_batch = [&](const Batch& b) { progress.add(b); }});
@@ -126,6 +127,8 @@ void setup_encode(CLI::App& app) {
                   "(default: output for npy; input_ids,attention_mask,output otherwise); also rope_cos, rope_sin")
       ->delimiter(',')
       ->type_name("NAME,...");
+  add_number(*sub, "--precision", cmd->precision, 1, 9,
+             "Significant digits of floats in json and jsonl (default: the shortest that reads back exactly)");
   add_number(*sub, "--batch-size", cmd->batch_size, 1, kMaxBatchRows, "Lines encoded at a time when streaming (1 to 1048576)");
   add_number(*sub, "--threads", cmd->threads, 1, kMaxThreads,
              "Threads for tokenizing, embedding and JSON text (default: the cores available; when streaming, "

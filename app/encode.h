@@ -33,6 +33,7 @@ struct EncodeCommand {
   bool resume = false;
   bool quiet = false;
   bool summary = false;
+  int precision = 0;  // --precision: significant digits of floats in json/jsonl; 0: shortest round-trip
 };
 
 }  // namespace embedpe::cli

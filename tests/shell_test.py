@@ -246,6 +246,24 @@ class TerminalViewTests(CliCase):
         self.assertEqual(json.loads(forced), json.loads(piped))
 
 
+class PrecisionTests(CliCase):
+    def test_significant_digits_in_json_and_jsonl(self):
+        args = ["encode", "--text", "Hello world", "--text", "Hi", "--d-model", "8", "--emit", "output"]
+        full = json.loads(self.ok(*args).stdout)["output"]
+        for n in [1, 3, 6]:
+            with self.subTest(n=n):
+                doc = json.loads(self.ok(*args, "--precision", str(n)).stdout)
+                # The float32 value itself rounded (not its shortest decimal text, which would round twice).
+                want = [[[float(f"{float(np.float32(v)):.{n}g}") for v in row] for row in seq] for seq in full]
+                self.assertEqual(doc["output"], want)
+                lines = self.ok(*args, "--precision", str(n), "--format", "jsonl").stdout.decode().splitlines()
+                for rec, seq, m in zip(map(json.loads, lines), want, [5, 3]):
+                    self.assertEqual(rec["output"], seq[:len(rec["output"])])
+        # The default is the shortest text that reads back as the same float32.
+        self.assertEqual(np.float32(full[0][0][0]), np.float32(repr(full[0][0][0])))
+        self.fails(2, "--precision: expected a whole number from 1 to 9, not '0'", *args, "--precision", "0")
+
+
 class UsageErrorsTests(CliCase):
     def one_line(self, status, expected, *args):
         r = run(*args)

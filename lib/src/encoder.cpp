@@ -232,6 +232,7 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
                                      name_of(TensorName::rope_sin)},
                     .seq_len = encoder.spec().tokenize.seq_len,
                     .threads = options.threads,
+                    .precision = options.precision,
                     .streamed = !second.empty(),
                     .batch_size = options.batch_size};
   sink.begin(run);

@@ -30,7 +30,7 @@ namespace {
 //           separator if i_k < n_k - 1 (and stop), else the level closes.
 class TensorText {
  public:
-  TensorText(const TensorRef& t, bool one_line) : t_(t), one_line_(one_line) {
+  TensorText(const TensorRef& t, bool one_line, int precision) : t_(t), one_line_(one_line), precision_(precision) {
     const std::size_t ndim = t.shape.size();
     levels_ = ndim > 0 ? ndim - 1 : 0;
     row_len_ = ndim > 0 ? t.shape.back() : 1;
@@ -137,7 +137,8 @@ class TensorText {
                     ", which JSON cannot represent; use format npy",
                     {"format"});
       }
-      return std::to_chars(p, end, v).ptr;
+      return precision_ ? std::to_chars(p, end, v, std::chars_format::general, precision_).ptr
+                        : std::to_chars(p, end, v).ptr;
     }
     std::int64_t v;
     std::memcpy(&v, static_cast<const char*>(t_.data) + 8 * index, 8);
@@ -164,6 +165,7 @@ class TensorText {
 
   const TensorRef& t_;
   bool one_line_;
+  int precision_;            // significant digits of floats; 0: the shortest that reads back
   std::size_t levels_ = 0;   // leading dimensions (ndim - 1)
   std::size_t row_len_ = 1;  // last dimension
   std::size_t rows_ = 1;     // product of the leading dimensions
@@ -172,8 +174,8 @@ class TensorText {
 
 // Writes a tensor's pretty text in chunks of rows, rendered on up to
 // `threads` threads and written in order: memory stays at a few chunks.
-void write_tensor(OutputFile& out, const TensorRef& t, std::size_t threads) {
-  const TensorText text(t, false);
+void write_tensor(OutputFile& out, const TensorRef& t, std::size_t threads, int precision) {
+  const TensorText text(t, false, precision);
   const std::size_t rows = text.rows();
   if (t.shape.empty() || rows == 0) {
     std::string s;
@@ -201,7 +203,7 @@ void write_tensor(OutputFile& out, const TensorRef& t, std::size_t threads) {
 }  // namespace
 
 void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::vector<TensorRef>& tensors,
-                std::size_t threads) {
+                std::size_t threads, int precision) {
   out.write("{\n");
   bool first = true;
   for (const auto& [key, value] : meta.items()) {
@@ -213,12 +215,14 @@ void write_json(OutputFile& out, const nlohmann::ordered_json& meta, const std::
     if (!first) out.write(",\n");
     first = false;
     out.write("  " + nlohmann::json(tensor.name).dump() + ": ");
-    write_tensor(out, tensor, threads);
+    write_tensor(out, tensor, threads, precision);
   }
   out.write("\n}\n");
 }
 
-void append_tensor_json_line(std::string& text, const TensorRef& tensor) { TensorText(tensor, true).append_all(text); }
+void append_tensor_json_line(std::string& text, const TensorRef& tensor, int precision) {
+  TensorText(tensor, true, precision).append_all(text);
+}
 
 nlohmann::ordered_json float_json(float value) {
   char buf[32];

@@ -111,6 +111,7 @@ class Encoder {
 struct EncodeRunOptions {
   std::size_t batch_size = 128;       // lines a batch holds when the format streams
   std::size_t threads = 1;            // for computing a single batch, and for rendering text
+  int precision = 0;                  // significant digits of floats in text formats; 0: shortest round-trip
   std::size_t streaming_threads = 1;  // for computing while the writer thread writes the previous batch
   bool allow_empty = false;           // no text is an output with no rows (one shard of many), not an error
   std::function<void(const Batch&)> on_batch;  // after each batch is computed (progress)

@@ -48,6 +48,7 @@ struct SinkRun {
   std::vector<std::string> per_position;
   std::optional<std::size_t> seq_len;  // fixed: every row is padded to it; else a row is its own length
   std::size_t threads = 1;             // for rendering text
+  int precision = 0;                   // significant digits of floats in text formats; 0: shortest round-trip
   // More than one batch will come (the input is longer than batch_size
   // rows): formats that must go back to complete a header refuse what
   // cannot be gone back to, before anything is opened.

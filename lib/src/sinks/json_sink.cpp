@@ -20,12 +20,12 @@ class JsonSink : public FileSink {
     }
     write_json(out(),
                {{"config", config_with_rows(b.batch)}, {"shapes", shapes}, {"dtypes", dtypes}, {"tokens", b.batch.pieces}},
-               b.tensors, run().threads);
+               b.tensors, run().threads, run().precision);
   }
 
   void add_tables(const SinkTables& t) override {
     only_once();
-    write_json(out(), t.members, t.tensors, run().threads);
+    write_json(out(), t.members, t.tensors, run().threads, run().precision);
   }
 };
 

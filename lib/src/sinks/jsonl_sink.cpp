@@ -41,7 +41,7 @@ class JsonlSink : public FileSink {
           row.shape[0] = len;
         }
         text += ",\"" + t.name + "\":";
-        append_tensor_json_line(text, row);
+        append_tensor_json_line(text, row, run().precision);
       }
       text += "}\n";
     };
