@@ -19,6 +19,7 @@
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
+#include "embedpe/id_rows.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/layer_spec.h"
 #include "embedpe/output_file.h"

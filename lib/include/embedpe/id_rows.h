@@ -1,0 +1,34 @@
+// Token ids read back, for turning them into text again (Tokenizer::decode):
+// lines of ids separated by spaces or commas (spm_decode's input), or an
+// embedpe output — .json, .jsonl, .npy, .npz, .safetensors — whose input_ids
+// rows are kept where attention_mask is 1 (NumPy's own .npz, compressed,
+// and int32 ids are read too).
+//
+//   embedpe::read_id_rows("out.npz", tok.sha256(), [&](const std::vector<int>& ids, const std::string& origin) {
+//     std::cout << tok.decode(ids) << '\n';
+//   });
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace embedpe {
+
+// One row of ids and where it came from ("ids.txt:3", "out.npz row 2").
+using IdRowFn = std::function<void(const std::vector<int>& ids, const std::string& origin)>;
+
+// Reads every row of `path` ("-": standard input) in order. By extension,
+// an embedpe output; else lines of ids, or JSON / JSON Lines when the first
+// text starts with '{'. An output whose config names a model other than
+// `model_sha256` (when that is not empty) is a UsageError: its ids mean
+// other pieces. Bad input is an embedpe::Error naming the file and the line
+// or row.
+void read_id_rows(const std::string& path, const std::string& model_sha256, const IdRowFn& row);
+
+// "1,262,2" or "1 262 2": ids from 0 to 2^31-1; a UsageError naming
+// `origin` otherwise.
+std::vector<int> parse_id_text(std::string_view text, const std::string& origin);
+
+}  // namespace embedpe

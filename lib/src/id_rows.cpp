@@ -1,0 +1,238 @@
+#include "embedpe/id_rows.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "embedpe/error.h"
+#include "embedpe/tensor_io.h"
+#include "embedpe/text_input.h"
+#include "embedpe/weights.h"
+
+namespace embedpe {
+namespace {
+
+// Where rows go, with the model they must have been made with.
+struct Rows {
+  const std::string& model_sha256;
+  const IdRowFn& fn;
+
+  // Rows of a (rows, cols) id matrix, keeping the positions whose mask is 1
+  // (all of them without a mask).
+  template <class Ids, class Mask>
+  void put_rows(std::size_t rows, std::size_t cols, Ids ids, Mask mask, const std::string& source) const {
+    std::vector<int> row;
+    for (std::size_t r = 0; r < rows; ++r) {
+      row.clear();
+      const std::string origin = rows == 1 ? source : source + " row " + std::to_string(r);
+      for (std::size_t c = 0; c < cols; ++c) {
+        if (!mask(r, c)) continue;
+        const std::int64_t id = ids(r, c);
+        if (id < 0 || id > std::numeric_limits<int>::max()) {
+          throw Error(origin + ": id " + std::to_string(id) + " is not a token id (0 to " +
+                      std::to_string(std::numeric_limits<int>::max()) + ")");
+        }
+        row.push_back(static_cast<int>(id));
+      }
+      fn(row, origin);
+    }
+  }
+};
+
+// "1,262,2" or "1 262 2": ids from 0 to 2^31-1.
+std::vector<int> parse_id_text_in(std::string_view line, const std::string& origin) {
+  std::vector<int> ids;
+  std::size_t i = 0;
+  auto separator = [](char c) { return c == ' ' || c == '\t' || c == ','; };
+  while (i < line.size()) {
+    while (i < line.size() && separator(line[i])) ++i;
+    if (i == line.size()) break;
+    std::size_t j = i;
+    while (j < line.size() && !separator(line[j])) ++j;
+    const std::string_view word = line.substr(i, j - i);
+    int id = 0;
+    const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), id);
+    if (ec != std::errc() || end != word.data() + word.size() || id < 0) {
+      throw UsageError(origin + ": expected ids (whole numbers from 0 to " +
+                       std::to_string(std::numeric_limits<int>::max()) + ") separated by spaces or commas, not '" +
+                       (word.size() <= 24 ? std::string(word) : std::string(word.substr(0, 24)) + "...") + "'");
+    }
+    ids.push_back(id);
+    i = j;
+  }
+  return ids;
+}
+
+// An embedpe JSON document (encode's or tokenize's: input_ids,
+// attention_mask, config), or one JSON Lines record.
+void decode_json(Rows& d, const nlohmann::json& doc, const std::string& source) {
+  if (!doc.is_object()) throw Error(source + " is not a JSON object with input_ids");
+  if (const auto config = doc.find("config"); config != doc.end() && config->is_object()) {
+    const auto model = config->find("model");
+    if (model != config->end() && model->is_object() && model->contains("sha256") &&
+        (*model)["sha256"] != d.model_sha256) {
+      const std::string was = (*model).value("source", std::string("another model"));
+      throw UsageError(source + " was made with another model (" + was + ", SHA-256 " +
+                           (*model)["sha256"].get<std::string>().substr(0, 12) + "...); decode it with that model",
+                       {}, {{0, source.size()}});
+    }
+  }
+  auto id_of = [&](const nlohmann::json& v, const std::string& where) {
+    if (!v.is_number_integer()) throw Error(where + ": ids must be whole numbers");
+    return v.get<std::int64_t>();
+  };
+  const auto ids = doc.find("input_ids");
+  if (ids == doc.end() || !ids->is_array()) {
+    throw Error(source + " has no input_ids (emit input_ids when encoding, or tokenize)");
+  }
+  const auto mask = doc.find("attention_mask");
+  const bool has_mask = mask != doc.end() && mask->is_array();
+  const bool one_row = ids->empty() || !(*ids)[0].is_array();  // a JSON Lines record: one sequence
+  const std::size_t rows = one_row ? 1 : ids->size();
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto& row = one_row ? *ids : (*ids)[r];
+    const auto* mrow = has_mask ? (one_row ? &*mask : &(*mask)[r]) : nullptr;
+    if (!row.is_array() || (mrow && (!mrow->is_array() || mrow->size() != row.size()))) {
+      throw Error(source + ": input_ids and attention_mask do not have the same shape");
+    }
+    d.put_rows(1, row.size(), [&](std::size_t, std::size_t c) { return id_of(row[c], source); },
+               [&](std::size_t, std::size_t c) { return !mrow || (*mrow)[c] != 0; },
+               one_row ? source : source + " row " + std::to_string(r));
+  }
+}
+
+// A tensor's int64 or int32 elements, little-endian.
+struct IntTensor {
+  const char* data = nullptr;
+  int width = 8;
+  std::vector<std::size_t> shape;
+
+  std::int64_t at(std::size_t i) const {
+    if (width == 4) {
+      std::int32_t v;
+      std::memcpy(&v, data + 4 * i, 4);
+      return v;
+    }
+    std::int64_t v;
+    std::memcpy(&v, data + 8 * i, 8);
+    return v;
+  }
+};
+
+void decode_tensors(Rows& d, const IntTensor& ids, const std::optional<IntTensor>& mask, const std::string& source) {
+  if (ids.shape.empty() || ids.shape.size() > 2) {
+    throw Error(source + ": input_ids has " + std::to_string(ids.shape.size()) + " dimensions, expected 1 or 2");
+  }
+  const std::size_t rows = ids.shape.size() == 2 ? ids.shape[0] : 1;
+  const std::size_t cols = ids.shape.back();
+  if (mask && mask->shape != ids.shape) throw Error(source + ": attention_mask and input_ids differ in shape");
+  d.put_rows(rows, cols, [&](std::size_t r, std::size_t c) { return ids.at(r * cols + c); },
+             [&](std::size_t r, std::size_t c) { return !mask || mask->at(r * cols + c) != 0; }, source);
+}
+
+IntTensor npy_tensor(std::string_view npy, const std::string& source) {
+  const NpyHeader h = parse_npy_header(npy, source);
+  if ((h.descr != "<i8" && h.descr != "<i4") || h.fortran_order) {
+    throw Error(source + " holds " + h.descr + " values; ids are int64 (<i8) or int32 (<i4)");
+  }
+  IntTensor t{npy.data() + h.data_offset, h.descr == "<i4" ? 4 : 8, h.shape};
+  std::size_t n = 1;
+  for (std::size_t s : h.shape) n *= s;
+  if (n > (npy.size() - h.data_offset) / static_cast<std::size_t>(t.width)) {
+    throw Error(source + " is truncated: its data is shorter than its shape");
+  }
+  return t;
+}
+
+std::string lower_extension(const std::string& path) {
+  const std::size_t slash = path.rfind('/'), dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+void decode_binary(Rows& d, const std::string& path, const std::string& ext) {
+  MappedFile file(path);
+  const std::string_view bytes = file.bytes();
+  if (ext == ".npy") {
+    decode_tensors(d, npy_tensor(bytes, path), std::nullopt, path);
+  } else if (ext == ".npz") {
+    std::optional<IntTensor> ids, mask;
+    const auto members = read_npz(bytes, path, {"input_ids", "attention_mask"});
+    for (const auto& m : members) {
+      (m.name == "input_ids" ? ids : mask) = npy_tensor(m.npy, path + ": " + m.name);
+    }
+    if (!ids) throw Error(path + " has no input_ids (emit input_ids when encoding)");
+    decode_tensors(d, *ids, mask, path);
+  } else {  // .safetensors
+    WeightFormat format;
+    const std::vector<WeightTensor> tensors = parse_weight_header(bytes, path, format);
+    std::optional<IntTensor> ids, mask;
+    for (const auto& t : tensors) {
+      if (t.name != "input_ids" && t.name != "attention_mask") continue;
+      if (t.dtype != DType::int64) throw Error(path + ": " + t.name + " is not int64");
+      (t.name == "input_ids" ? ids : mask) = IntTensor{bytes.data() + t.offset, 8, t.shape};
+    }
+    if (!ids) throw Error(path + " has no input_ids (emit input_ids when encoding)");
+    decode_tensors(d, *ids, mask, path);
+  }
+}
+
+// Lines of ids, or (when the first text starts with '{') a JSON document or
+// JSON Lines records.
+void decode_lines(Rows& d, const std::string& path, std::size_t max_line_bytes) {
+  InputOptions options;
+  options.max_line_bytes = max_line_bytes;
+  LineReader reader({path}, options);
+  std::vector<TextLine> lines = reader.next(1);
+  if (lines.empty()) return;
+  const std::string name = reader.display_name(0);
+  if (const auto start = lines[0].text.find_first_not_of(" \t"); start != std::string::npos && lines[0].text[start] == '{') {
+    std::string all;
+    std::vector<TextLine> records;
+    for (; !lines.empty(); lines = reader.next(1024)) {
+      for (auto& l : lines) {
+        all += l.text;
+        all += '\n';
+        records.push_back(std::move(l));
+      }
+    }
+    nlohmann::json doc = nlohmann::json::parse(all, nullptr, false);
+    if (!doc.is_discarded()) return decode_json(d, doc, name);
+    for (const TextLine& r : records) {  // JSON Lines
+      if (r.text.find_first_not_of(" \t") == std::string::npos) continue;
+      const std::string origin = name + ":" + std::to_string(r.line);
+      nlohmann::json rec = nlohmann::json::parse(r.text, nullptr, false);
+      if (rec.is_discarded()) throw Error(origin + " is not valid JSON");
+      decode_json(d, rec, origin);
+    }
+    return;
+  }
+  for (; !lines.empty(); lines = reader.next(1024)) {
+    for (const TextLine& l : lines) {
+      const std::string origin = name + ":" + std::to_string(l.line);
+      d.fn(parse_id_text(l.text, origin), origin);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<int> parse_id_text(std::string_view text, const std::string& origin) { return parse_id_text_in(text, origin); }
+
+void read_id_rows(const std::string& path, const std::string& model_sha256, const IdRowFn& row) {
+  Rows d{model_sha256, row};
+  const std::string ext = path == "-" ? "" : lower_extension(path);
+  if (ext == ".npy" || ext == ".npz" || ext == ".safetensors") {
+    decode_binary(d, path, ext);
+  } else {
+    decode_lines(d, path, InputOptions::kDefaultMaxLineBytes);
+  }
+}
+
+}  // namespace embedpe
