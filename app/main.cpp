@@ -25,64 +25,8 @@
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
-#include "embedpe/weights.h"
-#include "output_temporaries.h"
 
 namespace {
-
-// SIGINT, SIGTERM, SIGHUP: remove a half-written output, then die of the
-// signal, as the shell expects.
-void on_termination(int sig) {
-  embedpe::remove_temporaries();
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  ::sigaction(sig, &dfl, nullptr);
-  ::raise(sig);
-}
-
-void say(const char* text) {
-  for (std::size_t n = std::strlen(text); n > 0;) {
-    const ssize_t w = ::write(STDERR_FILENO, text, n);
-    if (w <= 0) return;
-    text += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
-
-// SIGBUS: a memory-mapped weights file was truncated (or replaced in place)
-// while it was read. One line, no temporary left, exit 1.
-void on_bus_error(int, siginfo_t* info, void*) {
-  embedpe::remove_temporaries();
-  if (const char* path = embedpe::mapped_file_at(info->si_addr)) {
-    say("embedpe: weights file ");
-    say(path);
-    say(" changed while being read (truncated or rewritten in place); run again once it is complete\n");
-  } else {
-    say("embedpe: bus error: a memory-mapped input changed while being read\n");
-  }
-  ::_exit(1);
-}
-
-void install_signal_handlers() {
-  struct sigaction term {};
-  term.sa_handler = on_termination;
-  sigemptyset(&term.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    sigaddset(&term.sa_mask, sig);
-  }
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &term, nullptr);
-  struct sigaction bus {};
-  bus.sa_sigaction = on_bus_error;
-  bus.sa_flags = SA_SIGINFO;
-  sigfillset(&bus.sa_mask);
-  ::sigaction(SIGBUS, &bus, nullptr);
-  // A closed pipe is seen as EPIPE and ends the run quietly (see below),
-  // after nothing more is written.
-  ::signal(SIGPIPE, SIG_IGN);
-  // Past the file-size limit (ulimit -f) write() fails with EFBIG, which
-  // becomes a "file too large" error that removes the temporary.
-  ::signal(SIGXFSZ, SIG_IGN);
-}
 
 // One line, whatever the message quotes (a file name with a newline, a
 // value with control characters): control bytes are written as \n, \x1b...
@@ -127,7 +71,7 @@ std::vector<std::string> split_empty_assignments(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  install_signal_handlers();
+  embedpe::install_signal_cleanup();
 
   CLI::App app{"embedpe — text → SentencePiece ids → embedding × √d_model + positional encoding → JSON / .npy / .npz"};
   app.set_version_flag("--version", embedpe::cli::version_text(), "Print the version, git commit, SentencePiece version, compiler and build type");

@@ -99,4 +99,13 @@ bool output_is_replaced_file(const std::string& path);
 void refuse_output_over_inputs(const std::string& output,
                                const std::vector<std::pair<std::string, std::string>>& inputs);
 
+// For programs that write outputs (the embedpe tool calls it first thing):
+// SIGINT, SIGTERM and SIGHUP remove the temporaries of outputs not yet
+// committed, then the process dies of the signal, as a shell expects; SIGBUS
+// from a memory-mapped weights file that was truncated while read is one
+// line on stderr naming it and exit status 1; SIGPIPE and SIGXFSZ are
+// ignored, so that writing fails instead (BrokenPipe, "file too large") and
+// the temporary is removed.
+void install_signal_cleanup();
+
 }  // namespace embedpe
