@@ -690,11 +690,27 @@ class PeTests(CliCase):
         bands = doc["bands"]
         self.assertEqual([(b["first"], b["last"]) for b in bands],
                          [(0, 9), (10, 99), (100, 999), (1000, 9999), (10000, 99999), (100000, 999999)])
-        self.assertGreater(bands[-1]["f32_seed_max"], 1e-2)   # the seed's float32 code near 1e6
-        self.assertLess(bands[0]["f32_seed_max"], 1e-6)
+        self.assertGreater(bands[-1]["f32_computed_max"], 1e-2)   # the PyTorch recipe's float32 code near 1e6
+        self.assertLess(bands[0]["f32_computed_max"], 1e-6)
         for b in bands:  # half an ulp of values in [-1, 1], plus the float32 rounding on the way (7 digits printed)
-            self.assertLessEqual(b["f16_max"], (2.0 ** -12 + 2.0 ** -24) * (1 + 1e-6))
-            self.assertLessEqual(b["bf16_max"], (2.0 ** -9 + 2.0 ** -24) * (1 + 1e-6))
+            self.assertLessEqual(b["f16_stored_max"], (2.0 ** -12 + 2.0 ** -24) * (1 + 1e-6))
+            self.assertLessEqual(b["bf16_stored_max"], (2.0 ** -9 + 2.0 ** -24) * (1 + 1e-6))
+
+    def test_audit_headers_say_what_each_column_measures(self):
+        """issue 13: f32 is computed in float32 the naive way; f16/bf16 are the exact value rounded for storage."""
+        text = self.ok("pe", "--d-model", "16", "--max-len", "1000", "--audit").stdout.decode().splitlines()
+        self.assertIn("f32_computed: computed in float32 the naive way, as the PyTorch recipe does", text[0])
+        self.assertIn("f16_stored, bf16_stored: the exact value rounded to float16, bfloat16 for storage", text[0])
+        self.assertIn("d=16 interleaved, paper frequencies, base 10000", text[0])
+        self.assertEqual(text[1].split(), ["first", "last", "sampled", "f32_computed_max", "f32_computed_mean",
+                                           "f16_stored_max", "f16_stored_mean", "bf16_stored_max",
+                                           "bf16_stored_mean"])
+        csv = self.run_pe(["--d-model", "16", "--max-len", "1000", "--audit"], "csv").decode().splitlines()
+        self.assertEqual(csv[0].split(","), text[1].split())
+        doc = json.loads(self.run_pe(["--d-model", "16", "--max-len", "1000", "--audit"], "json"))
+        self.assertEqual(sorted(doc["config"]["columns"]), ["bf16_stored", "error", "f16_stored", "f32_computed"])
+        self.assertIn("f32_computed", self.ok("pe", "--help").stdout.decode())
+        self.assertNotIn("seed", " ".join(text[:2]))
 
     def test_alibi_bias_and_rope_note(self):
         z = self.run_pe(["--kind", "alibi", "--heads", "6", "--max-len", "5"], "npz")

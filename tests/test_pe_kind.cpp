@@ -271,3 +271,15 @@ TEST_CASE("rope titles carry theta and the scaling's parameters") {
         std::string::npos);
   CHECK(v.title.find("low_freq_factor 1") != std::string::npos);
 }
+
+TEST_CASE("audit column names say what each measures: float32 computed naively, float16/bfloat16 stored") {
+  const PeInspection v = find_pe_kind("sinusoidal").inspect({}, {.d_model = 8, .count = 100, .view = PeViewKind::audit});
+  REQUIRE(v.records);
+  CHECK(v.records->columns == std::vector<std::string>{"first", "last", "sampled", "f32_computed_max",
+                                                       "f32_computed_mean", "f16_stored_max", "f16_stored_mean",
+                                                       "bf16_stored_max", "bf16_stored_mean"});
+  CHECK(v.config["columns"]["f32_computed"].get<std::string>().find("PyTorch") != std::string::npos);
+  CHECK(v.config["columns"]["f16_stored"].get<std::string>().find("rounded to float16") != std::string::npos);
+  CHECK(v.title.find("computed in float32 the naive way") != std::string::npos);
+  for (const auto& column : v.records->columns) CHECK(column.find("seed") == std::string::npos);
+}
