@@ -222,7 +222,8 @@ void setup_pe(CLI::App& app) {
   add_pe_params(*sub, cmd->args, PeParam::Use::inspect, inspectable);
   sub->add_flag("--stats", cmd->stats, "Per dimension pair: frequency, wavelength, aliasing, incomplete periods");
   sub->add_flag("--similarity", cmd->show_similarity, "The PE . PE^T matrix of the positions");
-  sub->add_flag("--audit", cmd->audit, "Error of float32 (as the usual PyTorch recipe computes it), float16, bfloat16 vs float64");
+  sub->add_flag("--audit", cmd->audit, "Error vs float64 of float32 computed the naive way (as the PyTorch recipe does; "
+                "f32_computed) and of the exact value stored as float16, bfloat16 (f16_stored, bf16_stored)");
   sub->callback([cmd] { run_pe(*cmd); });
 }
 

@@ -603,6 +603,113 @@ class PeTests(CliCase):
         sim = decode_png(self.run_pe(["--d-model", "32", "--max-len", "20", "--similarity"], "png"))
         self.assertGreater(sim[0], 20 * 20)
 
+    # --- issue 13: pictures people read at a glance ---
+    @staticmethod
+    def png_title(data):
+        """The PNG's tEXt Title."""
+        import struct
+        pos = 8
+        while pos < len(data):
+            n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+            if kind == b"tEXt":
+                key, _, text = data[pos + 8:pos + 8 + n].partition(b"\0")
+                if key == b"Title":
+                    return text.decode("latin-1")
+            pos += 12 + n
+        return None
+
+    @staticmethod
+    def longest_run(pixels, colour):
+        """The longest horizontal run of exactly `colour` in any row, and where it starts: (length, y, x)."""
+        best = (0, 0, 0)
+        hit = (pixels == np.array(colour, dtype=np.uint8)).all(axis=2)
+        for y in range(hit.shape[0]):
+            run = 0
+            for x, h in enumerate(hit[y]):
+                run = run + 1 if h else 0
+                if run > best[0]:
+                    best = (run, y, x - run + 1)
+        return best
+
+    def test_similarity_png_uses_a_sequential_map_over_its_range(self):
+        """The diagonal (the maximum, d/2) and the smallest similarity get the map's two ends; no colour is spent
+        on values that do not occur."""
+        sim = self.run_pe(["--d-model", "64", "--max-len", "64", "--similarity"], "npy")
+        _, _, pixels = decode_png(self.run_pe(["--d-model", "64", "--max-len", "64", "--similarity"], "png"))
+        light, dark = (253, 231, 37), (68, 1, 84)   # viridis' ends: the maximum and the minimum
+        colours = pixels.reshape(-1, 3)
+        count = lambda c: int((colours == np.array(c, dtype=np.uint8)).all(axis=1).sum())
+        cell = 10  # 720 // 64 pixels square
+        self.assertGreaterEqual(count(light), 64 * cell * cell)            # every diagonal cell
+        minima = int((sim == sim.min()).sum())
+        self.assertGreaterEqual(count(dark), minima * cell * cell)        # the minimum's cells, and a bar row
+        self.assertGreater(sim.min(), 0)                                   # a ± map would leave its blue half unused
+        for red_or_blue in ((178, 24, 43), (33, 102, 172)):                # no diverging colours at all
+            self.assertEqual(count(red_or_blue), 0)
+
+    def test_alibi_png_masks_the_causal_half(self):
+        n, cell = 24, 24
+        z = self.run_pe(["--kind", "alibi", "--heads", "8", "--head", "2", "--max-len", str(n)], "npz")
+        self.assertGreater(z["bias"][2, 0, n - 1], 0)   # the tensor is unchanged: only the picture masks
+        data = self.run_pe(["--kind", "alibi", "--heads", "8", "--head", "2", "--max-len", str(n)], "png")
+        _, _, pixels = decode_png(data)
+        ground, hatch = np.array([224, 224, 224], np.uint8), np.array([150, 150, 150], np.uint8)
+        masked = (pixels == ground).all(axis=2) | (pixels == hatch).all(axis=2)
+        # The plot's top-left corner: the first row holding a run of masked pixels as long as n - 1 cells.
+        rows = [y for y in range(pixels.shape[0]) if masked[y].sum() >= (n - 1) * cell]
+        self.assertTrue(rows)
+        top = rows[0]
+        xs = np.flatnonzero(masked[top])
+        left = xs.min() - cell  # query 0's only visible cell (key 0) is left of its masked keys
+        for q in range(n):
+            y = top + q * cell + cell // 2
+            for k in range(n):
+                x = left + k * cell + cell // 2
+                self.assertEqual(bool(masked[y, x]), k > q, (q, k))
+        self.assertEqual(masked[top:top + n * cell, left:left + n * cell].sum(), n * (n - 1) // 2 * cell * cell)
+        self.assertTrue((pixels[top + (n - 1) * cell + 1, left + 1] == [68, 1, 84]).all())  # farthest: strongest
+        self.assertIn("head 2 of 8, slope 0.125", self.png_title(data))
+        self.assertIn("causal", self.png_title(data))
+
+    def test_wide_sinusoidal_png_has_sin_and_cos_panels(self):
+        """d=512 interleaved drew moiré stripes (sin, cos, sin, ... column by column); now sin and cos are apart."""
+        for layout in ("interleaved", "concat"):
+            with self.subTest(layout=layout):
+                data = self.run_pe(["--d-model", "512", "--layout", layout], "png")
+                _, _, pixels = decode_png(data)
+                # Position 0: all 256 sins are 0 (white) and all 256 cosines 1 (dark red), each one unbroken run.
+                white, white_y, white_x = self.longest_run(pixels, (247, 247, 247))
+                red, red_y, red_x = self.longest_run(pixels, (178, 24, 43))
+                self.assertGreaterEqual(white, 256 * 2)
+                self.assertGreaterEqual(red, 256 * 2)
+                self.assertEqual(white_y, red_y)           # the same row: position 0
+                self.assertGreater(red_x, white_x + white)  # the cos panel right of the sin panel, with a gap
+                self.assertIn(f"sinusoidal PE d=512 {layout}, paper frequencies, base 10000", self.png_title(data))
+        # Small d too: the first row has no alternation.
+        _, _, pixels = decode_png(self.run_pe(["--d-model", "16"], "png"))
+        self.assertGreaterEqual(self.longest_run(pixels, (178, 24, 43))[0], 8 * 24)
+
+    def test_png_titles_carry_the_parameters(self):
+        npy = str(self.T5 / "relative_attention_bias.npy")
+        cases = [
+            (["--d-model", "32", "--max-len", "8", "--base", "500", "--position-scale", "2"],
+             ["d=32", "base 500", "position scale 2"]),
+            (["--d-model", "32", "--max-len", "8", "--similarity"], ["similarity", "d=32", "base 10000"]),
+            (["--kind", "rope", "--d-model", "16", "--max-len", "8", "--rope-theta", "500000", "--rope-scaling",
+              "linear", "--rope-factor", "4"], ["RoPE cos dim=16", "theta 500000", "linear scaling factor 4"]),
+            (["--kind", "t5", "--max-len", "8", "--causal", "--num-buckets", "16"],
+             ["causal", "16 buckets", "max_distance 128"]),
+            (["--kind", "t5", "--max-len", "8", "--weights", npy, "--head", "3"], ["head 3 of 4", "32 buckets"]),
+        ]
+        for args, want in cases:
+            with self.subTest(args=args):
+                data = self.run_pe(args, "png")
+                decode_png(data)
+                title = self.png_title(data)
+                for w in want:
+                    self.assertIn(w, title)
+                self.assertIn(title, self.ok("pe", *args).stdout.decode().splitlines()[0])  # the table's too
+
     def test_similarity_is_the_gram_matrix(self):
         got = self.run_pe(["--d-model", "32", "--max-len", "30", "--similarity"], "npy")
         p = reference.sinusoidal_pe64(range(30), 32)
@@ -626,11 +733,27 @@ class PeTests(CliCase):
         bands = doc["bands"]
         self.assertEqual([(b["first"], b["last"]) for b in bands],
                          [(0, 9), (10, 99), (100, 999), (1000, 9999), (10000, 99999), (100000, 999999)])
-        self.assertGreater(bands[-1]["f32_seed_max"], 1e-2)   # the seed's float32 code near 1e6
-        self.assertLess(bands[0]["f32_seed_max"], 1e-6)
+        self.assertGreater(bands[-1]["f32_computed_max"], 1e-2)   # the PyTorch recipe's float32 code near 1e6
+        self.assertLess(bands[0]["f32_computed_max"], 1e-6)
         for b in bands:  # half an ulp of values in [-1, 1], plus the float32 rounding on the way (7 digits printed)
-            self.assertLessEqual(b["f16_max"], (2.0 ** -12 + 2.0 ** -24) * (1 + 1e-6))
-            self.assertLessEqual(b["bf16_max"], (2.0 ** -9 + 2.0 ** -24) * (1 + 1e-6))
+            self.assertLessEqual(b["f16_stored_max"], (2.0 ** -12 + 2.0 ** -24) * (1 + 1e-6))
+            self.assertLessEqual(b["bf16_stored_max"], (2.0 ** -9 + 2.0 ** -24) * (1 + 1e-6))
+
+    def test_audit_headers_say_what_each_column_measures(self):
+        """issue 13: f32 is computed in float32 the naive way; f16/bf16 are the exact value rounded for storage."""
+        text = self.ok("pe", "--d-model", "16", "--max-len", "1000", "--audit").stdout.decode().splitlines()
+        self.assertIn("f32_computed: computed in float32 the naive way, as the PyTorch recipe does", text[0])
+        self.assertIn("f16_stored, bf16_stored: the exact value rounded to float16, bfloat16 for storage", text[0])
+        self.assertIn("d=16 interleaved, paper frequencies, base 10000", text[0])
+        self.assertEqual(text[1].split(), ["first", "last", "sampled", "f32_computed_max", "f32_computed_mean",
+                                           "f16_stored_max", "f16_stored_mean", "bf16_stored_max",
+                                           "bf16_stored_mean"])
+        csv = self.run_pe(["--d-model", "16", "--max-len", "1000", "--audit"], "csv").decode().splitlines()
+        self.assertEqual(csv[0].split(","), text[1].split())
+        doc = json.loads(self.run_pe(["--d-model", "16", "--max-len", "1000", "--audit"], "json"))
+        self.assertEqual(sorted(doc["config"]["columns"]), ["bf16_stored", "error", "f16_stored", "f32_computed"])
+        self.assertIn("f32_computed", self.ok("pe", "--help").stdout.decode())
+        self.assertNotIn("seed", " ".join(text[:2]))
 
     def test_alibi_bias_and_rope_note(self):
         z = self.run_pe(["--kind", "alibi", "--heads", "6", "--max-len", "5"], "npz")

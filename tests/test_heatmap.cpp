@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
+#include <string>
 #include <string_view>
 
 #include "embedpe/error.h"
@@ -43,4 +46,140 @@ TEST_CASE("heatmaps refuse empty and enormous tables") {
   CHECK_THROWS_AS(render_heatmap(h), UsageError);
   h.values = xt::xtensor<float, 2>::from_shape({2000, 3});
   CHECK_THROWS_WITH_AS(render_heatmap(h), doctest::Contains("narrow positions"), UsageError);  // parameters, not flags (issue 12)
+}
+
+namespace {
+
+using Rgb = std::array<std::uint8_t, 3>;
+
+Rgb pixel(const Image& img, std::size_t x, std::size_t y) {
+  const std::size_t at = (y * img.width + x) * 3;
+  return {img.rgb[at], img.rgb[at + 1], img.rgb[at + 2]};
+}
+
+// The colour of cell (r, k) of panel p: its centre pixel.
+Rgb cell(const Image& img, std::size_t p, std::size_t r, std::size_t k, std::size_t rows, std::size_t cols) {
+  const ImageRect& box = img.panels.at(p);
+  return pixel(img, box.x + (2 * k + 1) * box.width / (2 * cols), box.y + (2 * r + 1) * box.height / (2 * rows));
+}
+
+Rgb diverging(double t) {
+  Rgb c;
+  diverging_colour(t, c.data());
+  return c;
+}
+
+Rgb sequential(double t) {
+  Rgb c;
+  sequential_colour(t, c.data());
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the sequential colour map runs from the data's minimum to its maximum, not over a ± range") {
+  Heatmap h{.values = {{13.0f, 20.0f, 32.0f}, {20.0f, 32.0f, 20.0f}, {32.0f, 20.0f, 13.0f}}, .title = "similarity"};
+  h.look.scale = ColourScale::sequential;
+  const Image img = render_heatmap(h);
+  CHECK(img.range_min == 13.0);
+  CHECK(img.range_max == 32.0);
+  CHECK(cell(img, 0, 0, 0, 3, 3) == sequential(0));  // the minimum: the map's dark end
+  CHECK(cell(img, 0, 1, 1, 3, 3) == sequential(1));  // the maximum: its light end
+  CHECK(cell(img, 0, 0, 1, 3, 3) == sequential((20.0 - 13.0) / (32.0 - 13.0)));
+  CHECK(sequential(0) != sequential(1));
+  // Lightness rises along the map, so that order reads without the legend.
+  auto light = [](Rgb c) { return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]; };
+  for (int i = 0; i < 10; ++i) CHECK(light(sequential(i / 10.0)) < light(sequential((i + 1) / 10.0)));
+  SUBCASE("the diverging map, by contrast, spans ± the largest magnitude") {
+    h.look.scale = ColourScale::diverging;
+    const Image d = render_heatmap(h);
+    CHECK(d.range_min == -32.0);
+    CHECK(d.range_max == 32.0);
+    CHECK(cell(d, 0, 1, 1, 3, 3) == diverging(1));
+  }
+}
+
+TEST_CASE("a causal mask draws the keys after each query hatched, and leaves them out of the range") {
+  // Rows and columns are labelled from 5: cell (r, c) is masked when c > r.
+  Heatmap h{.values = {{0.0f, 9.0f, 9.0f}, {-1.0f, 0.0f, 9.0f}, {-2.0f, -1.0f, 0.0f}}, .title = "alibi",
+            .row_label = "query", .col_label = "key", .row_first = 5, .col_first = 5};
+  h.look = {.scale = ColourScale::sequential, .causal_mask = true};
+  const Image img = render_heatmap(h);
+  CHECK(img.range_min == -2.0);
+  CHECK(img.range_max == 0.0);  // the 9s are masked
+  const ImageRect box = img.panels.at(0);
+  const Rgb ground{kMaskGround[0], kMaskGround[1], kMaskGround[2]}, hatch{kMaskHatch[0], kMaskHatch[1], kMaskHatch[2]};
+  for (std::size_t r = 0; r < 3; ++r) {
+    for (std::size_t c = 0; c < 3; ++c) {
+      std::size_t masked = 0, hatched = 0;
+      for (std::size_t y = box.y + r * box.height / 3; y < box.y + (r + 1) * box.height / 3; ++y) {
+        for (std::size_t x = box.x + c * box.width / 3; x < box.x + (c + 1) * box.width / 3; ++x) {
+          const Rgb p = pixel(img, x, y);
+          masked += p == ground || p == hatch;
+          hatched += p == hatch;
+        }
+      }
+      const std::size_t area = (box.height / 3) * (box.width / 3);
+      INFO("cell ", r, ",", c);
+      if (c > r) {
+        CHECK(masked == area);
+        CHECK(hatched > area / 8);
+      } else {
+        CHECK(masked == 0);
+      }
+    }
+  }
+  CHECK(cell(img, 0, 0, 0, 3, 3) == sequential(1));  // bias 0 on the diagonal: the top of the range
+  CHECK(cell(img, 0, 2, 0, 3, 3) == sequential(0));
+}
+
+TEST_CASE("panels draw groups of columns apart, in their own order, with no column of another between") {
+  // Interleaved sin/cos: sin columns are 0 at position 0, cos columns 1.
+  auto values = xt::xtensor<float, 2>::from_shape({2, 8});
+  for (std::size_t c = 0; c < 8; ++c) {
+    values(0, c) = c % 2 ? 1.0f : 0.0f;
+    values(1, c) = c % 2 ? 0.5f : -0.5f;
+  }
+  Heatmap h{.values = values, .title = "t"};
+  h.look.panels = {{"sin", {0, 2, 4, 6}}, {"cos", {1, 3, 5, 7}}};
+  const Image img = render_heatmap(h);
+  REQUIRE(img.panels.size() == 2);
+  CHECK(img.panels[1].x > img.panels[0].x + img.panels[0].width);  // a gap between them
+  CHECK(img.panels[0].width == img.panels[1].width);
+  for (std::size_t k = 0; k < 4; ++k) {
+    CHECK(cell(img, 0, 0, k, 2, 4) == diverging(0));
+    CHECK(cell(img, 1, 0, k, 2, 4) == diverging(1));
+    CHECK(cell(img, 0, 1, k, 2, 4) == diverging(-0.5));
+    CHECK(cell(img, 1, 1, k, 2, 4) == diverging(0.5));
+  }
+  h.look.panels = {{"bad", {8}}};
+  CHECK_THROWS_AS(render_heatmap(h), Error);
+}
+
+TEST_CASE("cells are as wide and as tall as fit: 50 positions of 512 dims fill a picture, not a strip") {
+  const Heatmap h{.values = xt::xtensor<float, 2>::from_shape({50, 512}), .title = "wide"};
+  const Image img = render_heatmap(h);
+  CHECK(img.panels.at(0).width == 512 * 2);
+  CHECK(img.panels.at(0).height == 50 * 14);
+}
+
+TEST_CASE("the title is drawn whole, wrapped when long, and kept in the PNG's tEXt Title") {
+  auto ink_rows = [](const Image& img, std::size_t y_end) {
+    std::size_t n = 0;
+    for (std::size_t y = 0; y < y_end; ++y)
+      for (std::size_t x = 0; x < img.width; ++x) n += pixel(img, x, y) == Rgb{20, 20, 20};
+    return n;
+  };
+  const Heatmap plain{.values = {{1.0f}}, .title = "a b"};
+  const Heatmap underscore{.values = {{1.0f}}, .title = "a_b"};
+  CHECK(ink_rows(render_heatmap(underscore), 12) > ink_rows(render_heatmap(plain), 12));  // '_' has a glyph
+  std::string long_title;
+  for (int i = 0; i < 30; ++i) long_title += "param_" + std::to_string(i) + " 1e4, ";
+  const Heatmap wide{.values = {{1.0f}}, .title = long_title};
+  const Image img = render_heatmap(wide);
+  CHECK(img.width < 800);  // wrapped, not one line of 400 characters
+  CHECK(img.panels.at(0).y > render_heatmap(plain).panels.at(0).y + 3 * 8);  // below several title lines
+  const std::string png = encode_png(img);
+  const std::string want = "tEXtTitle" + std::string(1, '\0') + long_title;
+  CHECK(png.find(want) != std::string::npos);
 }

@@ -196,3 +196,90 @@ TEST_CASE("t5 refuses nonsense in parameters: no exact bucket, max_distance with
   rows.set("num_buckets", std::uint64_t(16));
   fails_naming(rows, "num_buckets");
 }
+
+// issue 13: pictures people read at a glance. The kinds say how their matrix is drawn.
+TEST_CASE("sinusoidal pictures split sin and cos columns into panels, for either layout") {
+  const PeKind& k = find_pe_kind("sinusoidal");
+  for (const char* layout : {"interleaved", "concat"}) {
+    INFO(layout);
+    PeArgs args;
+    args.set("layout", std::string(layout));
+    const PeInspection v = k.inspect(args, {.d_model = 512, .count = 50, .dims_first = 0, .dims_count = 512});
+    const auto& panels = v.matrix->look.panels;
+    REQUIRE(panels.size() == 2);
+    CHECK(panels[0].title == "sin");
+    CHECK(panels[1].title == "cos");
+    REQUIRE(panels[0].columns.size() == 256);
+    REQUIRE(panels[1].columns.size() == 256);
+    // Position 0: every sin is 0 and every cos is 1, so neither panel alternates column by column.
+    for (std::size_t c : panels[0].columns) CHECK(v.matrix->values(0, c) == 0.0f);
+    for (std::size_t c : panels[1].columns) CHECK(v.matrix->values(0, c) == 1.0f);
+    // Within a panel, columns run from fast to slow: the angle at position 1 falls column by column.
+    for (const auto& p : panels) {
+      for (std::size_t i = 1; i < p.columns.size(); ++i) CHECK(p.columns[i] > p.columns[i - 1]);
+    }
+    CHECK(v.matrix->look.scale == ColourScale::diverging);
+    CHECK(v.title.find(std::string(layout) + ", paper frequencies, base 10000") != std::string::npos);
+  }
+  SUBCASE("dims that hold only sins are one panel; the title carries what differs from the paper") {
+    PeArgs args;
+    args.set("convention", std::string("fairseq"));
+    args.set("position_scale", 0.25);
+    const PeInspection v = k.inspect(args, {.d_model = 16, .count = 4, .position_offset = 2, .dims_first = 0,
+                                            .dims_count = 8});
+    CHECK(v.matrix->look.panels.empty());  // concat: dims 0..7 of 16 are all sins
+    CHECK(v.title.find("concat, fairseq frequencies, base 10000, position scale 0.25") != std::string::npos);
+    CHECK(v.title.find("position offset 2") != std::string::npos);
+  }
+}
+
+TEST_CASE("similarity is drawn on a sequential scale; ALiBi and causal T5 mask the keys after the query") {
+  const PeInspection sim = find_pe_kind("sinusoidal").inspect({}, {.d_model = 32, .count = 20, .view = PeViewKind::similarity});
+  CHECK(sim.matrix->look.scale == ColourScale::sequential);
+  CHECK(sim.title.find("d=32 interleaved, paper frequencies, base 10000") != std::string::npos);
+
+  PeArgs alibi;
+  alibi.set("heads", std::uint64_t(8));
+  alibi.set("head", std::uint64_t(2));
+  const PeInspection a = find_pe_kind("alibi").inspect(alibi, {.count = 6});
+  CHECK(a.matrix->look.causal_mask);
+  CHECK(a.matrix->look.scale == ColourScale::sequential);
+  CHECK(a.matrix->values(0, 5) > 0);  // the matrix itself is unchanged: the mask is only drawn
+  CHECK(a.title.find("head 2 of 8, slope 0.125 (2^-3)") != std::string::npos);
+  CHECK(a.title.find("causal") != std::string::npos);
+
+  const PeInspection t5 = find_pe_kind("t5").inspect({}, {.count = 6});
+  CHECK(!t5.matrix->look.causal_mask);  // bidirectional: the encoder sees every key
+  CHECK(t5.matrix->look.scale == ColourScale::sequential);
+  PeArgs causal;
+  causal.set("causal", true);
+  CHECK(find_pe_kind("t5").inspect(causal, {.count = 6}).matrix->look.causal_mask);
+  causal.set("weights", test::golden("t5/relative_attention_bias.npy"));
+  const PeInspection bias = find_pe_kind("t5").inspect(causal, {.count = 6});
+  CHECK(bias.matrix->look.causal_mask);
+  CHECK(bias.matrix->look.scale == ColourScale::diverging);  // learned biases of both signs around 0
+}
+
+TEST_CASE("rope titles carry theta and the scaling's parameters") {
+  PeArgs args;
+  args.set("rope_theta", 500000.0);
+  args.set("rope_scaling", std::string("llama3"));
+  args.set("rope_factor", 8.0);
+  args.set("rope_original_max_positions", std::uint64_t(8192));
+  const PeInspection v = find_pe_kind("rope").inspect(args, {.d_model = 16, .count = 4, .dims_count = 16});
+  CHECK(v.title.find("RoPE cos dim=16, theta 500000, llama3 scaling factor 8, original 8192 positions") !=
+        std::string::npos);
+  CHECK(v.title.find("low_freq_factor 1") != std::string::npos);
+}
+
+TEST_CASE("audit column names say what each measures: float32 computed naively, float16/bfloat16 stored") {
+  const PeInspection v = find_pe_kind("sinusoidal").inspect({}, {.d_model = 8, .count = 100, .view = PeViewKind::audit});
+  REQUIRE(v.records);
+  CHECK(v.records->columns == std::vector<std::string>{"first", "last", "sampled", "f32_computed_max",
+                                                       "f32_computed_mean", "f16_stored_max", "f16_stored_mean",
+                                                       "bf16_stored_max", "bf16_stored_mean"});
+  CHECK(v.config["columns"]["f32_computed"].get<std::string>().find("PyTorch") != std::string::npos);
+  CHECK(v.config["columns"]["f16_stored"].get<std::string>().find("rounded to float16") != std::string::npos);
+  CHECK(v.title.find("computed in float32 the naive way") != std::string::npos);
+  for (const auto& column : v.records->columns) CHECK(column.find("seed") == std::string::npos);
+}

@@ -6,7 +6,9 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "embedpe/error.h"
 
@@ -76,6 +78,14 @@ constexpr Glyph kFont[] = {
     {'w', {".....", ".....", "#...#", "#...#", "#.#.#", "#.#.#", ".#.#."}},
     {'y', {".....", ".....", "#...#", "#...#", ".####", "....#", ".###."}},
     {'z', {".....", ".....", "#####", "...#.", "..#..", ".#...", "#####"}},
+    {'_', {".....", ".....", ".....", ".....", ".....", ".....", "#####"}},
+    {'[', {".###.", ".#...", ".#...", ".#...", ".#...", ".#...", ".###."}},
+    {']', {".###.", "...#.", "...#.", "...#.", "...#.", "...#.", ".###."}},
+    {'<', {"...#.", "..#..", ".#...", "#....", ".#...", "..#..", "...#."}},
+    {'>', {".#...", "..#..", "...#.", "....#", "...#.", "..#..", ".#..."}},
+    {'*', {".....", "#.#.#", ".###.", "#####", ".###.", "#.#.#", "....."}},
+    {'\'', {"..#..", "..#..", ".#...", ".....", ".....", ".....", "....."}},
+    {'%', {"##..#", "##.#.", "...#.", "..#..", ".#...", ".#.##", "#..##"}},
 };
 
 const Glyph* glyph(char c) {
@@ -141,6 +151,40 @@ void chunk(std::string& png, const char type[4], const std::string& data) {
                                                  static_cast<uInt>(body.size()))));
 }
 
+// Lines of at most `width` characters, broken at spaces where possible.
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(pos, end - pos);
+    pos = end + 1;
+    while (word.size() > width) {  // a word longer than a line is cut
+      if (!line.empty()) lines.push_back(std::move(line));
+      lines.push_back(word.substr(0, width));
+      word.erase(0, width);
+      line.clear();
+    }
+    if (!line.empty() && line.size() + 1 + word.size() > width) lines.push_back(std::move(line)), line.clear();
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+// Linear interpolation between evenly spaced anchors, t in [0, 1].
+template <std::size_t N>
+void interpolate(const std::array<std::array<double, 3>, N>& anchors, double t, std::uint8_t rgb[3]) {
+  const double x = std::clamp(t, 0.0, 1.0) * double(N - 1);
+  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(x), N - 2);
+  const double f = x - static_cast<double>(i);
+  for (int c = 0; c < 3; ++c) {
+    rgb[c] = static_cast<std::uint8_t>(std::lround(anchors[i][c] + f * (anchors[i + 1][c] - anchors[i][c])));
+  }
+}
+
 }  // namespace
 
 void diverging_colour(double t, std::uint8_t rgb[3]) {
@@ -148,13 +192,16 @@ void diverging_colour(double t, std::uint8_t rgb[3]) {
   static constexpr std::array<std::array<double, 3>, 5> kAnchors = {{
       {33, 102, 172}, {146, 197, 222}, {247, 247, 247}, {244, 165, 130}, {178, 24, 43}}};
   if (!std::isfinite(t)) t = 0;
-  t = std::clamp(t, -1.0, 1.0);
-  const double x = (t + 1.0) / 2.0 * 4.0;
-  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(x), 3);
-  const double f = x - static_cast<double>(i);
-  for (int c = 0; c < 3; ++c) {
-    rgb[c] = static_cast<std::uint8_t>(std::lround(kAnchors[i][c] + f * (kAnchors[i + 1][c] - kAnchors[i][c])));
-  }
+  interpolate(kAnchors, (std::clamp(t, -1.0, 1.0) + 1.0) / 2.0, rgb);
+}
+
+void sequential_colour(double t, std::uint8_t rgb[3]) {
+  // Anchors of viridis (van der Walt and Smith, matplotlib) at 0, 1/4, ..., 1:
+  // lightness rises evenly, so order reads without a legend, also in grey.
+  static constexpr std::array<std::array<double, 3>, 5> kAnchors = {{
+      {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}};
+  if (!std::isfinite(t)) t = 0;
+  interpolate(kAnchors, t, rgb);
 }
 
 Image render_heatmap(const Heatmap& hm) {
@@ -166,55 +213,140 @@ Image render_heatmap(const Heatmap& hm) {
                          std::to_string(rows) + " x " + std::to_string(cols) + "); narrow positions or dims",
                      {"positions", "dims"});
   }
-  const std::size_t cell = std::clamp<std::size_t>(720 / std::max(rows, cols), 2, 24);
-  double vmax = 0;
-  for (float v : hm.values) {
-    if (std::isfinite(v)) vmax = std::max(vmax, std::abs(double(v)));
+  std::vector<HeatmapPanel> panels = hm.look.panels;
+  if (panels.empty()) {
+    panels.push_back({});
+    for (std::size_t c = 0; c < cols; ++c) panels[0].columns.push_back(c);
   }
-  if (vmax == 0) vmax = 1;
+  std::size_t shown_cols = 0;
+  for (const HeatmapPanel& p : panels) {
+    for (std::size_t c : p.columns) {
+      if (c >= cols) throw Error("internal error: a heatmap panel names column " + std::to_string(c) + " of " +
+                                 std::to_string(cols));
+    }
+    shown_cols += p.columns.size();
+  }
+  if (shown_cols == 0) throw UsageError("nothing to draw: the table is empty");
 
-  const std::size_t row_digits = std::to_string(hm.row_first + rows).size();
-  const std::size_t left = std::max(kCharW * row_digits, kCharW * hm.row_label.size()) + 10;  // tick labels
-  const std::size_t top = 3 * kCharH + 14;  // title, row-axis label, column ticks
-  const std::size_t plot_w = cols * cell, plot_h = rows * cell;
-  const std::size_t bar_x = left + plot_w + 16, bar_w = 14;
-  const std::size_t right = bar_w + 16 + kCharW * 9;
-  const std::size_t bottom = kCharH + 12;  // column axis label
-  Canvas canvas(left + plot_w + right + 16, top + std::max<std::size_t>(plot_h, 120) + bottom);
-
-  canvas.text(left, 4, hm.title);
-  std::uint8_t colour[3];
+  // A key after its query (column label above row label) is masked.
+  const auto masked = [&](std::size_t r, std::size_t c) {
+    return hm.look.causal_mask && hm.col_first + c > hm.row_first + r;
+  };
+  // The range covers the cells drawn with a colour: finite and not masked.
+  double lo = 0, hi = 0;
+  bool any = false;
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t c = 0; c < cols; ++c) {
-      diverging_colour(double(hm.values(r, c)) / vmax, colour);
-      canvas.fill(left + c * cell, top + r * cell, cell, cell, colour);
+      const double v = hm.values(r, c);
+      if (!std::isfinite(v) || masked(r, c)) continue;
+      lo = any ? std::min(lo, v) : v;
+      hi = any ? std::max(hi, v) : v;
+      any = true;
     }
   }
+  const bool diverging = hm.look.scale == ColourScale::diverging;
+  if (diverging) {
+    hi = std::max(std::abs(lo), std::abs(hi));
+    if (hi == 0) hi = 1;
+    lo = -hi;
+  } else if (!(hi > lo)) {
+    hi = lo + 1;  // one value: drawn in the lowest colour, the bar still shows a range
+  }
+  const auto colour_of = [&](double v, std::uint8_t rgb[3]) {
+    if (diverging) return diverging_colour(v / hi, rgb);
+    sequential_colour((v - lo) / (hi - lo), rgb);
+  };
+
+  // Cells as wide and as tall as fit about 720 pixels, 2 to 24 each, so that
+  // 50 positions of 512 dims fill a picture rather than a thin strip.
+  const std::size_t cell_w = std::clamp<std::size_t>(720 / shown_cols, 2, 24);
+  const std::size_t cell_h = std::clamp<std::size_t>(720 / rows, 2, 24);
+  const std::size_t gap = panels.size() > 1 ? 14 : 0;  // between panels
+  const std::size_t row_digits = std::to_string(hm.row_first + rows).size();
+  const std::size_t left = std::max(kCharW * row_digits, kCharW * hm.row_label.size()) + 10;  // tick labels
+  std::size_t plot_w = 0;
+  for (const HeatmapPanel& p : panels) plot_w += p.columns.size() * cell_w;
+  plot_w += gap * (panels.size() - 1);
+  const std::size_t plot_h = rows * cell_h;
+  const std::size_t bar_w = 14, right = bar_w + 16 + kCharW * 9;
+  const std::size_t content_w = left + plot_w + 16 + right + 16;
+  const std::vector<std::string> title = wrap(hm.title, std::max<std::size_t>((content_w - left) / kCharW, 60));
+  std::size_t title_w = 0;
+  for (const std::string& l : title) title_w = std::max(title_w, l.size());
+  const std::size_t title_h = title.size() * kCharH + 6;
+  // Under the title: the row axis label and panel titles, then column ticks.
+  const std::size_t top = 4 + title_h + 2 * (kCharH + 4) + 4;
+  const std::size_t bottom = kCharH + 12;  // column axis label
+  const bool legend_mask = hm.look.causal_mask && hm.col_first + cols > hm.row_first + 1;
+  const std::size_t bar_h = std::max<std::size_t>(plot_h, 120);
+  const std::size_t legend_h = legend_mask ? 2 * kCharH + 8 : 0;
+  Canvas canvas(std::max(content_w, left + kCharW * title_w + 16), top + bar_h + legend_h + bottom);
+
+  for (std::size_t i = 0; i < title.size(); ++i) canvas.text(left, 4 + i * kCharH, title[i]);
+  const std::size_t panel_title_y = 4 + title_h, tick_y = panel_title_y + kCharH + 4;
+  canvas.text(2, panel_title_y, hm.row_label);
+
+  Image image;
+  std::uint8_t colour[3];
   static constexpr std::uint8_t tick[3] = {60, 60, 60};
-  const std::size_t col_step = tick_step(cols, std::max<std::size_t>(1, plot_w / (kCharW * 6)));
-  for (std::size_t c = 0; c < cols; c += col_step) {
-    canvas.fill(left + c * cell + cell / 2, top - 3, 1, 3, tick);
-    canvas.text(left + c * cell, top - 4 - kCharH, std::to_string(hm.col_first + c));
+  std::size_t x0 = left;
+  for (const HeatmapPanel& p : panels) {
+    const std::size_t w = p.columns.size() * cell_w;
+    image.panels.push_back({x0, top, w, plot_h});
+    canvas.text(x0, panel_title_y, p.title);
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t k = 0; k < p.columns.size(); ++k) {
+        const std::size_t c = p.columns[k], x = x0 + k * cell_w, y = top + r * cell_h;
+        if (masked(r, c)) {
+          canvas.fill(x, y, cell_w, cell_h, kMaskGround);
+          for (std::size_t yy = y; yy < y + cell_h; ++yy)
+            for (std::size_t xx = x; xx < x + cell_w; ++xx)
+              if ((xx + yy) % 4 == 0) canvas.set(xx, yy, kMaskHatch);
+          continue;
+        }
+        colour_of(hm.values(r, c), colour);
+        canvas.fill(x, y, cell_w, cell_h, colour);
+      }
+    }
+    const std::size_t step = tick_step(p.columns.size(), std::max<std::size_t>(1, w / (kCharW * 6)));
+    for (std::size_t k = 0; k < p.columns.size(); k += step) {
+      canvas.fill(x0 + k * cell_w + cell_w / 2, top - 3, 1, 3, tick);
+      canvas.text(x0 + k * cell_w, tick_y, std::to_string(hm.col_first + p.columns[k]));
+    }
+    x0 += w + gap;
   }
   const std::size_t row_step = tick_step(rows, std::max<std::size_t>(1, plot_h / (kCharH + 4)));
   for (std::size_t r = 0; r < rows; r += row_step) {
     const std::string label = std::to_string(hm.row_first + r);
-    canvas.fill(left - 3, top + r * cell + cell / 2, 3, 1, tick);
-    canvas.text(left - 6 - kCharW * label.size(), top + r * cell + cell / 2 - 3, label);
+    canvas.fill(left - 3, top + r * cell_h + cell_h / 2, 3, 1, tick);
+    canvas.text(left - 6 - kCharW * label.size(), top + r * cell_h + cell_h / 2 - 3, label);
   }
   canvas.text(left + plot_w / 2 - kCharW * hm.col_label.size() / 2, top + plot_h + 4, hm.col_label);
-  canvas.text(2, top - 6 - 2 * kCharH, hm.row_label);  // above the row ticks, left of the column ticks
 
-  // Colour bar: +vmax at the top, -vmax at the bottom.
-  const std::size_t bar_h = std::max<std::size_t>(plot_h, 120);
+  // Colour bar: the range's top at the top, its bottom at the bottom.
+  const std::size_t bar_x = left + plot_w + 16;
   for (std::size_t y = 0; y < bar_h; ++y) {
-    diverging_colour(1.0 - 2.0 * double(y) / double(bar_h - 1), colour);
+    colour_of(hi - (hi - lo) * double(y) / double(bar_h - 1), colour);
     canvas.fill(bar_x, top + y, bar_w, 1, colour);
   }
-  canvas.text(bar_x + bar_w + 4, top, number(vmax));
-  canvas.text(bar_x + bar_w + 4, top + bar_h / 2 - 3, "0");
-  canvas.text(bar_x + bar_w + 4, top + bar_h - 7, number(-vmax));
-  return {canvas.w, canvas.h, std::move(canvas.rgb)};
+  canvas.text(bar_x + bar_w + 4, top, number(hi));
+  if (diverging) canvas.text(bar_x + bar_w + 4, top + bar_h / 2 - 3, "0");
+  canvas.text(bar_x + bar_w + 4, top + bar_h - 7, number(lo));
+  if (legend_mask) {
+    const std::size_t y = top + bar_h + 8;
+    canvas.fill(bar_x, y, bar_w, bar_w, kMaskGround);
+    for (std::size_t yy = y; yy < y + bar_w; ++yy)
+      for (std::size_t xx = bar_x; xx < bar_x + bar_w; ++xx)
+        if ((xx + yy) % 4 == 0) canvas.set(xx, yy, kMaskHatch);
+    canvas.text(bar_x + bar_w + 4, y + 3, "masked");
+  }
+  image.width = canvas.w;
+  image.height = canvas.h;
+  image.rgb = std::move(canvas.rgb);
+  image.title = hm.title;
+  image.range_min = lo;
+  image.range_max = hi;
+  return image;
 }
 
 std::string encode_png(const Image& image) {
@@ -238,6 +370,12 @@ std::string encode_png(const Image& image) {
   put32(ihdr, static_cast<std::uint32_t>(image.height));
   ihdr += std::string("\x08\x02\x00\x00\x00", 5);  // 8-bit RGB, deflate, no filter method, no interlace
   chunk(png, "IHDR", ihdr);
+  if (!image.title.empty()) {
+    // tEXt is Latin-1 without NUL: anything else is written as '?'.
+    std::string text = std::string("Title") + '\0';
+    for (char c : image.title) text += (c >= 32 && c < 127) ? c : '?';
+    chunk(png, "tEXt", text);
+  }
   chunk(png, "IDAT", deflated);
   chunk(png, "IEND", "");
   return png;

@@ -135,7 +135,8 @@ void write_pe_view(OutputFile& out, PeView view, const PeInspection& v) {
     case PeView::csv: return write_matrix_csv(out, m);
     case PeView::png:
       return write_heatmap_png(out, {.values = m.values, .title = v.title, .row_label = m.row_label,
-                                     .col_label = m.col_label, .row_first = m.row_first, .col_first = m.col_first});
+                                     .col_label = m.col_label, .row_first = m.row_first, .col_first = m.col_first,
+                                     .look = m.look});
   }
 }
 

@@ -1,13 +1,22 @@
 // PNG heatmaps of a matrix, for `embedpe pe --format png`.
 //
-//   embedpe::Heatmap h{.values = pe.rows(0, 64), .title = "sinusoidal PE d=128",
+//   embedpe::Heatmap h{.values = pe.rows(0, 64), .title = "sinusoidal PE d=128, base 10000",
 //                      .row_label = "position", .col_label = "dim"};
+//   h.look.panels = {{"sin", {0, 2, 4}}, {"cos", {1, 3, 5}}};  // columns drawn side by side
 //   embedpe::write_heatmap_png(out, h);
 //
-// A diverging colour map (blue < 0 < red, white at 0) symmetric about zero,
-// each cell a square of several pixels, tick labels for rows and columns, and
-// a colour bar with the value range. Text uses a small built-in 5×7 font.
-// The PNG is 8-bit RGB, written with zlib.
+// Two colour scales: diverging (blue < 0 < red, white at 0, symmetric about
+// zero) for values of both signs around a meaningful zero, and sequential
+// (dark to light over the data's own [min, max]) for values such as
+// similarities or bucket indices whose range is not centred on zero. Cells
+// whose key comes after their query can be drawn as masked (hatched grey), as
+// causal attention never sees them; the range then covers the visible cells
+// only. Columns can be split into titled panels (the sin and the cos columns
+// of an interleaved table, which side by side would alternate column by
+// column). Each cell is a rectangle of several pixels, with tick labels for
+// rows and columns, a colour bar with the value range and the title above.
+// Text uses a small built-in 5×7 font. The PNG is 8-bit RGB, written with
+// zlib, with the title also in a tEXt "Title" chunk.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +30,26 @@
 
 namespace embedpe {
 
+enum class ColourScale {
+  diverging,   // [-max|v|, +max|v|], white at 0
+  sequential,  // [min v, max v]
+};
+
+// A group of columns drawn as one panel, under its own title.
+struct HeatmapPanel {
+  std::string title;                 // "sin (even dims)"
+  std::vector<std::size_t> columns;  // indices into the matrix's columns, in drawing order
+};
+
+// How a matrix is drawn, beyond its values and labels.
+struct HeatmapLook {
+  ColourScale scale = ColourScale::diverging;
+  // Cells whose column label is above their row label (a key after its
+  // query) are masked, as in causal attention: drawn hatched, left out of the range.
+  bool causal_mask = false;
+  std::vector<HeatmapPanel> panels;  // empty: one panel of every column in order
+};
+
 struct Heatmap {
   xt::xtensor<float, 2> values;  // (rows, cols)
   std::string title;
@@ -28,12 +57,21 @@ struct Heatmap {
   std::string col_label = "dim";
   std::size_t row_first = 0;  // label of the first row
   std::size_t col_first = 0;  // label of the first column
+  HeatmapLook look;
+};
+
+// Where a panel's cells are in an image, in pixels.
+struct ImageRect {
+  std::size_t x = 0, y = 0, width = 0, height = 0;
 };
 
 // The RGB image of a heatmap: width, height and width × height × 3 bytes.
 struct Image {
   std::size_t width = 0, height = 0;
   std::vector<std::uint8_t> rgb;
+  std::string title;                // written as the PNG's tEXt "Title"
+  std::vector<ImageRect> panels;    // where each panel's cells are
+  double range_min = 0, range_max = 0;  // the values at the colour bar's ends
 };
 
 Image render_heatmap(const Heatmap& heatmap);
@@ -43,5 +81,10 @@ void write_heatmap_png(OutputFile& out, const Heatmap& heatmap);
 
 // The diverging colour of t in [-1, 1].
 void diverging_colour(double t, std::uint8_t rgb[3]);
+// The sequential colour of t in [0, 1] (0 the data's minimum, 1 its maximum).
+void sequential_colour(double t, std::uint8_t rgb[3]);
+// A masked cell's two colours: the ground and its hatching.
+inline constexpr std::uint8_t kMaskGround[3] = {224, 224, 224};
+inline constexpr std::uint8_t kMaskHatch[3] = {150, 150, 150};
 
 }  // namespace embedpe

@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "embedpe/heatmap.h"
 #include "embedpe/positional_encoding.h"
 
 namespace embedpe {
@@ -105,6 +106,7 @@ struct PeMatrix {
   std::string row_label, col_label;
   std::size_t row_first = 0, col_first = 0;
   bool integers = false;  // whole numbers (T5's bucket indices, exact as floats): text shows them as integers
+  HeatmapLook look;       // how a PNG draws it: colour scale, causal mask, panels
 };
 
 // One line per item (a dimension pair, a head); cells are JSON literals or yes/no.

@@ -99,6 +99,10 @@ class SinusoidalEncoding final : public PositionTable {
   std::string describe() const override { return "sinusoidal"; }
   std::string extent() const override;
   bool extensible() const override { return true; }
+  // Whether column `dim` is a sin (else a cos, or fairseq's zero column of an odd d).
+  bool is_sin_column(std::size_t dim) const {
+    return options_.layout == PeLayout::interleaved ? dim % 2 == 0 : dim < sins_;
+  }
   // PE[pos] in float64, before rounding: the reference the audit compares with.
   void row_f64(std::size_t pos, double* out) const;
   // Radians per token position of each sin column (one per pair, plus the

@@ -1,6 +1,7 @@
 // The alibi kind (Press et al. 2022): a bias on attention scores linear in
 // the distance, one slope per head. Nothing is added to the input; the
 // inspection views are the slopes and the (heads, query, key) bias.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -54,9 +55,13 @@ class Alibi final : public PeKind {
     auto s = xt::xtensor<float, 1>::from_shape({slopes.size()});  // (heads,)
     for (std::size_t h = 0; h < slopes.size(); ++h) s(h) = static_cast<float>(slopes[h]);
     v.matrix = PeMatrix{pe_support::head_of(bias, head), "query", "key", r.first, r.first};
+    // ALiBi biases causal attention (Press et al. 2022): a picture masks the keys after the query, which
+    // attention never sees, and spreads its colours over the penalties that remain (slope * distance, to 0).
+    v.matrix->look = {.scale = ColourScale::sequential, .causal_mask = true};
     v.matrix_name = "bias";
     v.title = "ALiBi bias, head " + std::to_string(head) + " of " + std::to_string(heads) + ", slope " +
-              pe_support::fmt(slopes[head]);
+              pe_support::fmt(slopes[head]) + " (2^-" + pe_support::fmt(-std::log2(slopes[head])) +
+              "), bias slope * (key - query), causal";
     v.tensors.push_back({"slopes", std::move(s)});
     v.tensors.push_back({"bias", std::move(bias)});
     v.npy_tensor = 1;

@@ -96,9 +96,25 @@ class Rope final : public PeKind {
     const bool is_cos = text(args, "rope_table") != "sin";
     v.matrix = PeMatrix{pe_support::columns_of(is_cos ? cos : sin, r.dims_first, r.dims_count), "position", "dim",
                         r.first, r.dims_first};
-    v.title = std::string("RoPE ") + (is_cos ? "cos" : "sin") + " dim=" + std::to_string(o.dim);
+    v.title = std::string("RoPE ") + (is_cos ? "cos" : "sin") + " dim=" + std::to_string(o.dim) + ", " +
+              describe(o, f);
     v.matrix_name = is_cos ? "cos" : "sin";
     return v;
+  }
+
+  // The parameters a title carries: theta, and the scaling with its own parameters.
+  static std::string describe(const RopeOptions& o, const RopeFrequencies& f) {
+    using pe_support::fmt;
+    std::string text = "theta " + fmt(o.theta);
+    if (o.scaling == RopeScaling::none) return text;
+    text += std::string(", ") + kScalings[static_cast<int>(o.scaling)] + " scaling factor " + fmt(o.factor);
+    if (o.scaling != RopeScaling::linear) text += ", original " + std::to_string(o.original_max_positions) + " positions";
+    if (o.scaling == RopeScaling::yarn) text += ", beta_fast " + fmt(o.beta_fast) + ", beta_slow " + fmt(o.beta_slow);
+    if (o.scaling == RopeScaling::llama3) {
+      text += ", low_freq_factor " + fmt(o.low_freq_factor) + ", high_freq_factor " + fmt(o.high_freq_factor);
+    }
+    if (f.attention_factor != 1.0) text += ", attention_factor " + fmt(f.attention_factor);
+    return text;
   }
 
   RopeOptions options(const PeArgs& args) const {

@@ -120,7 +120,7 @@ class Sinusoidal final : public PeKind {
     PeInspection v;
     v.config = {{"embedpe_version", version()}, {"d_model", d}, {"positional_encoding", to_json(o)},
                 {"position_offset", r.position_offset}};
-    const std::string layout = o.layout == PeLayout::interleaved ? "interleaved" : "concat";
+    const std::string params = describe(o, r.position_offset);
     switch (r.view) {
       case PeViewKind::stats: {
         PeRecords rec{{"pair", "sin_dim", "cos_dim", "frequency", "wavelength", "aliases", "incomplete"}, {}, "pairs"};
@@ -129,14 +129,16 @@ class Sinusoidal final : public PeKind {
                               fmt(s.frequency), fmt(s.wavelength), yes_no(s.aliases), yes_no(s.incomplete)});
         }
         v.records = std::move(rec);
-        v.title = "sinusoidal PE d=" + std::to_string(d) + " (" + layout +
+        v.title = "sinusoidal PE d=" + std::to_string(d) + " (" + params +
                   "): frequency in radians/position, wavelength in positions; aliases: wavelength < 2; "
                   "incomplete: no full period in " + std::to_string(r.count) + " positions";
         return v;
       }
       case PeViewKind::audit: {
-        PeRecords rec{{"first", "last", "sampled", "f32_seed_max", "f32_seed_mean", "f16_max", "f16_mean", "bf16_max",
-                       "bf16_mean"},
+        // Two different things are measured, and the names say which: f32_computed is the table
+        // computed in float32 the naive way, f16_stored and bf16_stored the exact value rounded for storage.
+        PeRecords rec{{"first", "last", "sampled", "f32_computed_max", "f32_computed_mean", "f16_stored_max",
+                       "f16_stored_mean", "bf16_stored_max", "bf16_stored_mean"},
                       {},
                       "bands"};
         for (const auto& b : audit_precision(o, first, r.count)) {
@@ -145,27 +147,53 @@ class Sinusoidal final : public PeKind {
                               fmt(b.mean_error[1], "%.6e"), fmt(b.max_error[2], "%.6e"), fmt(b.mean_error[2], "%.6e")});
         }
         v.records = std::move(rec);
-        v.title = "abs error against float64 per position band: float32 as the usual PyTorch recipe computes it, "
-                  "float16, bfloat16 (embedpe itself writes the float64 value rounded to float32)";
+        v.config["columns"] = {
+            {"f32_computed", "the table computed in float32 the naive way, as the PyTorch / Annotated Transformer "
+                             "recipe does (float32 position * div_term, then sin/cos)"},
+            {"f16_stored", "the exact (float64) value rounded to float16 for storage"},
+            {"bf16_stored", "the exact (float64) value rounded to bfloat16 for storage"},
+            {"error", "max and mean abs error against float64 over the sampled positions and every dim"}};
+        v.title = "abs error against float64 per position band, d=" + std::to_string(d) + " " + params +
+                  ". f32_computed: computed in float32 the naive way, as the PyTorch recipe does; "
+                  "f16_stored, bf16_stored: the exact value rounded to float16, bfloat16 for storage "
+                  "(embedpe itself writes the float64 value rounded to float32)";
         return v;
       }
       case PeViewKind::similarity:
         v.matrix = PeMatrix{similarity(pe.rows(first, r.count)), "position", "position", r.first, r.first};
-        v.title = "PE.PE^T similarity, d=" + std::to_string(d);
+        // Similarities are not centred on zero: a sequential scale spends its colours on the range they take.
+        v.matrix->look.scale = ColourScale::sequential;
+        v.title = "PE.PE^T similarity, d=" + std::to_string(d) + " " + params;
         v.matrix_name = "similarity";
         return v;
       case PeViewKind::table: break;
     }
-    v.title = "sinusoidal PE d=" + std::to_string(d) + " " + layout;
+    v.title = "sinusoidal PE d=" + std::to_string(d) + " " + params;
     v.note_hidden_dims = true;
     // Only the shown columns are computed: a few dims of a huge d_model are cheap.
     v.matrix = PeMatrix{pe.columns(first, r.count, r.dims_first, r.dims_count), "position", "dim", r.first,
                         r.dims_first};
+    // A picture draws the sin and the cos columns as two panels: interleaved side by side they
+    // alternate column by column, which at d=512 is only stripes.
+    HeatmapPanel sins{"sin", {}}, coss{"cos", {}};
+    for (std::size_t c = 0; c < r.dims_count; ++c) (pe.is_sin_column(r.dims_first + c) ? sins : coss).columns.push_back(c);
+    if (!sins.columns.empty() && !coss.columns.empty()) v.matrix->look.panels = {std::move(sins), std::move(coss)};
     v.matrix_name = "positional_encoding";
     return v;
   }
 
  private:
+  // The parameters a title carries: "interleaved, paper frequencies, base 10000" and what differs from the paper.
+  static std::string describe(const SinusoidalOptions& o, std::size_t position_offset) {
+    std::string text = std::string(o.layout == PeLayout::interleaved ? "interleaved" : "concat") + ", " +
+                       (o.frequencies == PeFrequencies::paper ? "paper" : "fairseq") + " frequencies, base " +
+                       fmt(o.base);
+    if (o.position_scale != 1.0) text += ", position scale " + fmt(o.position_scale);
+    if (o.zero_position) text += ", position " + std::to_string(*o.zero_position) + " zero (padding_idx)";
+    if (position_offset) text += ", position offset " + std::to_string(position_offset);
+    return text;
+  }
+
   PeConvention convention(const PeArgs& args) const {
     const std::string c = text(args, "convention");
     if (c == "marian") return PeConvention::marian;

@@ -140,6 +140,8 @@ class T5 final : public PeKind {
       auto shown = xt::xtensor<float, 2>::from_shape({n, n});  // (query, key)
       std::transform(buckets.begin(), buckets.end(), shown.begin(), [](std::int64_t x) { return static_cast<float>(x); });
       v.matrix = PeMatrix{std::move(shown), "query", "key", r.first, r.first, /*integers=*/true};
+      // Bucket indices are not centred on zero: a sequential scale over the buckets that occur.
+      v.matrix->look = {.scale = ColourScale::sequential, .causal_mask = !b.bidirectional};
       v.matrix_name = "buckets";
       v.title = "T5 relative position buckets (" + shape + ")";
       v.tensors.push_back({"buckets", std::move(buckets)});
@@ -159,6 +161,7 @@ class T5 final : public PeKind {
       for (std::size_t q = 0; q < n; ++q)
         for (std::size_t k = 0; k < n; ++k) bias(h, q, k) = weights[static_cast<std::size_t>(buckets(q, k)) * heads + h];
     v.matrix = PeMatrix{pe_support::head_of(bias, head), "query", "key", r.first, r.first};
+    v.matrix->look.causal_mask = !b.bidirectional;  // the decoder never sees keys after the query
     v.matrix_name = "bias";
     v.title = "T5 relative attention bias, head " + std::to_string(head) + " of " + std::to_string(heads) + " (" +
               shape + ")";
