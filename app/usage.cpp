@@ -158,6 +158,8 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
     for (const std::string& a : args) {
       if (a.starts_with("-")) {
         if (a == "--help" || a == "-h" || a == "--version") continue;
+        const std::string guess = nearest(a, {"--help", "--version"});
+        if (!guess.empty()) return "embedpe: unknown option '" + a + "'; did you mean '" + guess + "'? " + help_hint("");
         return "embedpe: unknown option '" + a + "'; options come after a command, e.g. 'embedpe encode " + a +
                "' " + help_hint("");
       }
@@ -211,6 +213,9 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
   if (const auto at = message.find(" excludes "); at != std::string::npos && message.find(' ') == at) {
     // "--text excludes FILE"
     message = "give " + message.substr(0, at) + " or " + message.substr(at + 10) + ", not both";
+  }
+  if (const auto at = message.find(": At Most 1 required but received "); at != std::string::npos) {
+    message = message.substr(0, at) + ": given more than once; give it once";
   }
   const auto colon = message.find(": ");
   if (colon != std::string::npos && message.find(" required ", colon) != std::string::npos &&

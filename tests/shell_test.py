@@ -88,6 +88,12 @@ class DecodeTests(CliCase):
         doc["config"]["model"]["sha256"] = "0" * 64
         out.write_text(json.dumps(doc))
         self.fails(2, "was made with another model", "decode", str(out))
+        # .safetensors keeps the config in its metadata: checked too.
+        st = self.tmp / "o.safetensors"
+        self.ok("encode", "--text", "hi", "--d-model", "4", "-o", str(st))
+        t5 = str(pathlib.Path(__file__).resolve().parent / "models" / "t5-spiece.model")
+        self.fails(2, "was made with another model (embedded default", "decode", "--model", t5, str(st))
+        self.assertEqual(self.ok("decode", str(st)).stdout, b"hi\n")
 
     def test_bad_input_names_the_line(self):
         f = self.tmp / "ids.txt"
@@ -286,6 +292,10 @@ class UsageErrorsTests(CliCase):
         self.one_line(2, "embedpe: unknown command 'tokenise'; did you mean 'tokenize'? (see 'embedpe --help')",
                       "tokenise", "--text", "x")
         self.one_line(2, "embedpe: unknown command 'frobnicate' (see 'embedpe --help')", "frobnicate")
+        self.one_line(2, "embedpe: unknown option '--versoin'; did you mean '--version'? (see 'embedpe --help')",
+                      "--versoin")
+        self.one_line(2, "embedpe encode: --d-model: given more than once; give it once (see 'embedpe encode --help')",
+                      "encode", "--d-model", "4", "--text", "hi", "--d-model", "8")
         self.one_line(2, "embedpe: unknown command 'encdoe'; did you mean 'encode'? (see 'embedpe --help')",
                       "help", "encdoe")
 

@@ -53,13 +53,14 @@ std::string write(const std::string& format, const std::string& name, const Sink
 
 }  // namespace
 
-TEST_CASE("the registry: each format once, by name, with its extensions") {
+TEST_CASE("the registry: each format once, by name, with its extensions (views for a terminal have none)") {
   std::vector<std::string> names;
   for (const SinkFormat* f : sink_formats()) {
     names.push_back(f->name);
     CHECK(find_sink_format(f->name) == f);
-    CHECK(!f->extensions.empty());
+    CHECK(f->extensions.empty() == f->traits.view);
   }
+  CHECK(find_sink_format("summary")->traits.view);
   CHECK(std::vector<std::string>(names.begin(), names.begin() + 4) ==
         std::vector<std::string>{"json", "jsonl", "npy", "npz"});
   CHECK(find_sink_format("parquet") == nullptr);
@@ -232,10 +233,10 @@ struct Tables {
 
 }  // namespace
 
-TEST_CASE("tables: every format but jsonl holds them") {
+TEST_CASE("tables: every file format but jsonl holds them") {
   for (const SinkFormat* f : sink_formats()) {
     INFO(f->name);
-    CHECK(f->traits.tables == (std::string(f->name) != "jsonl"));
+    CHECK(f->traits.tables == (std::string(f->name) != "jsonl" && !f->traits.view));
   }
   auto sink = find_sink_format("jsonl")->make(test::temp_path("t.jsonl"));
   sink->begin({});

@@ -107,8 +107,9 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
   config_ = {
       {"embedpe_version", version()},
       {"model", model_config(tokenizer_)},
-      {"add_bos", t.add_bos},
-      {"add_eos", t.add_eos},
+      // What was done, not what was asked: a model without BOS gets none.
+      {"add_bos", t.add_bos && tokenizer_.info().bos_id >= 0},
+      {"add_eos", t.add_eos && tokenizer_.info().eos_id >= 0},
       {"pad_id", t.pad_id.value_or(model_pad >= 0 ? model_pad : 0)},
       {"seq_len", t.seq_len ? json(*t.seq_len) : json()},
   };

@@ -67,20 +67,26 @@ std::vector<int> parse_id_text_in(std::string_view line, const std::string& orig
   return ids;
 }
 
+// Refuses an output whose config names a model other than the one ids are
+// decoded with: its ids would mean other pieces.
+void check_model(const Rows& d, const nlohmann::json& config, const std::string& source) {
+  if (d.model_sha256.empty() || !config.is_object()) return;
+  const auto model = config.find("model");
+  if (model == config.end() || !model->is_object() || !model->contains("sha256") || !(*model)["sha256"].is_string() ||
+      (*model)["sha256"] == d.model_sha256) {
+    return;
+  }
+  const std::string was = model->value("source", std::string("another model"));
+  throw UsageError(source + " was made with another model (" + was + ", SHA-256 " +
+                       (*model)["sha256"].get<std::string>().substr(0, 12) + "...); decode it with that model",
+                   {}, {{0, source.size()}});
+}
+
 // An embedpe JSON document (encode's or tokenize's: input_ids,
 // attention_mask, config), or one JSON Lines record.
 void decode_json(Rows& d, const nlohmann::json& doc, const std::string& source) {
   if (!doc.is_object()) throw Error(source + " is not a JSON object with input_ids");
-  if (const auto config = doc.find("config"); config != doc.end() && config->is_object()) {
-    const auto model = config->find("model");
-    if (model != config->end() && model->is_object() && model->contains("sha256") &&
-        (*model)["sha256"] != d.model_sha256) {
-      const std::string was = (*model).value("source", std::string("another model"));
-      throw UsageError(source + " was made with another model (" + was + ", SHA-256 " +
-                           (*model)["sha256"].get<std::string>().substr(0, 12) + "...); decode it with that model",
-                       {}, {{0, source.size()}});
-    }
-  }
+  if (const auto config = doc.find("config"); config != doc.end()) check_model(d, *config, source);
   auto id_of = [&](const nlohmann::json& v, const std::string& where) {
     if (!v.is_number_integer()) throw Error(where + ": ids must be whole numbers");
     return v.get<std::int64_t>();
@@ -171,7 +177,17 @@ void decode_binary(Rows& d, const std::string& path, const std::string& ext) {
     decode_tensors(d, *ids, mask, path);
   } else {  // .safetensors
     WeightFormat format;
-    const std::vector<WeightTensor> tensors = parse_weight_header(bytes, path, format);
+    const std::vector<WeightTensor> tensors = parse_weight_header(bytes, path, format);  // checks the header's bounds
+    // The run's config, stored as JSON text in __metadata__ (the safetensors sink).
+    std::uint64_t header_size = 0;
+    for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<unsigned char>(bytes[i]);
+    const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_size), nullptr, false);
+    if (header.is_object() && header.contains("__metadata__") && header["__metadata__"].is_object()) {
+      const auto& meta = header["__metadata__"];
+      if (meta.contains("config") && meta["config"].is_string()) {
+        check_model(d, nlohmann::json::parse(meta["config"].get<std::string>(), nullptr, false), path);
+      }
+    }
     std::optional<IntTensor> ids, mask;
     for (const auto& t : tensors) {
       if (t.name != "input_ids" && t.name != "attention_mask") continue;

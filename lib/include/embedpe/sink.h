@@ -95,6 +95,7 @@ struct SinkTraits {
   bool one_tensor = false;   // holds a single tensor
   bool bfloat16 = true;      // can hold bfloat16 (NumPy's formats cannot)
   bool tables = true;        // holds named tensors that are not rows of text (add_tables)
+  bool view = false;         // for a person at a terminal (summary): no file extension, no tables
 };
 
 struct SinkFormat {

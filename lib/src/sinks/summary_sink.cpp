@@ -219,7 +219,7 @@ class SummarySink : public FileSink {
 }  // namespace
 
 const SinkFormat& summary_sink_format() {
-  static const SinkFormat f{"summary", {}, {.whole_input = true, .tables = false},
+  static const SinkFormat f{"summary", {}, {.whole_input = true, .tables = false, .view = true},
                             [](const std::string& path) { return std::make_unique<SummarySink>(path); }};
   return f;
 }
