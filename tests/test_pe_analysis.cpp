@@ -27,7 +27,7 @@ TEST_CASE("frequency stats: wavelengths 2π·base^(2i/d), flags") {
   CHECK(c[3].cos_dim == c[3].sin_dim);  // the odd extra sin has no cos
 }
 
-TEST_CASE("precision audit: the seed's float32 grows with position, embedpe's storage formats do not") {
+TEST_CASE("precision audit: float32 computed the naive way (the PyTorch recipe) grows with position, embedpe's storage formats do not") {
   const auto bands = audit_precision({.d_model = 64}, 0, 1000000);
   REQUIRE(bands.size() == 6);
   CHECK(bands.front().max_error[0] < 1e-6);
