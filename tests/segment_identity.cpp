@@ -98,5 +98,9 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("%zu of %zu models cached; %d lines different\n", cached_models, models.size(), failures);
+  if (cached_models == 0) {
+    std::printf("no model uses the segment cache: the cached path was not compared\n");
+    return 1;
+  }
   return failures ? 1 : 0;
 }
