@@ -69,3 +69,25 @@ TEST_CASE("an output made with another model is refused") {
   write_text(json, R"({"config":{},"output":[[0.5]]})");
   CHECK_THROWS_WITH_AS(rows_of(json), doctest::Contains("has no input_ids"), Error);
 }
+
+TEST_CASE("a .npy header cannot make the reader go past the file or loop on rows of nothing") {
+  auto npy = [](const std::string& shape, const std::string& data) {
+    std::string dict = "{'descr': '<i8', 'fortran_order': False, 'shape': " + shape + ", }";
+    dict.append(128 - 10 - dict.size() - 1, ' ');
+    dict += '\n';
+    std::string out = "\x93NUMPY";
+    out += '\x01';
+    out += '\0';
+    out += static_cast<char>(dict.size() & 0xFF);
+    out += static_cast<char>(dict.size() >> 8);
+    return out + dict + data;
+  };
+  const std::string path = test::temp_path("h.npy");
+  // 2^32 × 2^32 elements wrap to 0 in a plain product.
+  write_text(path, npy("(4294967296, 4294967296)", std::string(16, '\1')));
+  CHECK_THROWS_WITH_AS(rows_of(path), doctest::Contains("is truncated"), Error);
+  write_text(path, npy("(1099511627776, 0)", ""));
+  CHECK_THROWS_WITH_AS(rows_of(path), doctest::Contains("rows of no ids"), Error);
+  write_text(path, npy("(3, 0)", ""));
+  CHECK(rows_of(path).size() == 3);
+}

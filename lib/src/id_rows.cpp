@@ -135,6 +135,12 @@ void decode_tensors(Rows& d, const IntTensor& ids, const std::optional<IntTensor
   }
   const std::size_t rows = ids.shape.size() == 2 ? ids.shape[0] : 1;
   const std::size_t cols = ids.shape.back();
+  // Rows of no ids hold no bytes: a header could claim 2^40 of them.
+  constexpr std::size_t kMaxEmptyRows = std::size_t(1) << 24;
+  if (cols == 0 && rows > kMaxEmptyRows) {
+    throw Error(source + " claims " + std::to_string(rows) + " rows of no ids; at most " +
+                std::to_string(kMaxEmptyRows) + " are read");
+  }
   if (mask && mask->shape != ids.shape) throw Error(source + ": attention_mask and input_ids differ in shape");
   d.put_rows(rows, cols, [&](std::size_t r, std::size_t c) { return ids.at(r * cols + c); },
              [&](std::size_t r, std::size_t c) { return !mask || mask->at(r * cols + c) != 0; }, source);
@@ -146,11 +152,14 @@ IntTensor npy_tensor(std::string_view npy, const std::string& source) {
     throw Error(source + " holds " + h.descr + " values; ids are int64 (<i8) or int32 (<i4)");
   }
   IntTensor t{npy.data() + h.data_offset, h.descr == "<i4" ? 4 : 8, h.shape};
+  // Elements and rows counted without overflow (saturating): a header may
+  // claim any shape, and only what the file holds is ever read.
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  auto times = [](std::size_t a, std::size_t b) { return b != 0 && a > kMax / b ? kMax : a * b; };
+  const std::size_t available = h.data_offset <= npy.size() ? (npy.size() - h.data_offset) / t.width : 0;
   std::size_t n = 1;
-  for (std::size_t s : h.shape) n *= s;
-  if (n > (npy.size() - h.data_offset) / static_cast<std::size_t>(t.width)) {
-    throw Error(source + " is truncated: its data is shorter than its shape");
-  }
+  for (std::size_t s : h.shape) n = times(n, s);
+  if (n > available) throw Error(source + " is truncated: its data is shorter than its shape");
   return t;
 }
 
