@@ -84,13 +84,10 @@ void run_encode(const EncodeCommand& cmd) {
     return;
   }
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
-  // The writer thread takes a core of its own: by default the batches are
-  // computed on the others (on two cores: one computes, one writes).
   encode(encoder, source, format, *sink,
          {.batch_size = cmd.batch_size,
           .threads = threads,
           .precision = cmd.precision,
-          .streaming_threads = cmd.threads ? threads : std::max<std::size_t>(1, threads - 1),
           .allow_empty = cmd.text.shard_given,
           .on_batch = [&](const Batch& b) { progress.add(b); }});
   progress.finish();

@@ -1,5 +1,7 @@
-// Computing batch n+1 while batch n is written: two slots and one writer
-// thread, so that tokenizing and embedding overlap with the output's writes.
+// Computing batch n+1 while batch n is written: two slots, written in turn
+// by a task on the thread pool of parallel.h, so that tokenizing and
+// embedding overlap with the output's writes without a thread of their own.
+// A pool thread that finishes a write goes on to help compute the next batch.
 //
 //   BatchPipeline<Slot> pipe([&](Slot& s) { write(s); });
 //   while (more) {
@@ -9,9 +11,10 @@
 //   }
 //   pipe.finish();             // waits for the last write; rethrows its error
 //
-// Slots are written in the order they were submitted. An error in the writer
-// (a full disk, a closed pipe) is rethrown by the next next() or finish();
-// an error while filling leaves the destructor to stop the writer.
+// Slots are written in the order they were submitted, one at a time. An error
+// in the writer (a full disk, a closed pipe) is rethrown by the next next()
+// or finish(); an error while filling leaves the destructor to wait for a
+// write in progress and to write nothing more.
 #pragma once
 
 #include <array>
@@ -19,7 +22,6 @@
 #include <exception>
 #include <functional>
 #include <mutex>
-#include <thread>
 
 #include "parallel.h"
 
@@ -28,18 +30,16 @@ namespace embedpe {
 template <class Slot>
 class BatchPipeline {
  public:
-  // Throws embedpe::Error if the writer thread cannot start.
-  explicit BatchPipeline(std::function<void(Slot&)> write)
-      : write_(std::move(write)), writer_(start_thread([this] { run(); })) {}
+  // Throws embedpe::Error if the pool has no thread and none can start.
+  explicit BatchPipeline(std::function<void(Slot&)> write) : write_(std::move(write)) {
+    post_to_pool([] {});  // starts the pool's first thread now, before any slot is filled
+  }
   BatchPipeline(const BatchPipeline&) = delete;
   BatchPipeline& operator=(const BatchPipeline&) = delete;
   ~BatchPipeline() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    changed_.notify_all();
-    writer_.join();
+    std::unique_lock<std::mutex> lock(mutex_);
+    stopping_ = true;
+    changed_.wait(lock, [&] { return !writing_; });
   }
 
   Slot& next() {
@@ -50,52 +50,62 @@ class BatchPipeline {
   }
 
   void submit() {
+    bool start = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       full_[fill_] = true;
       fill_ ^= 1;
+      start = !writing_;
+      writing_ = true;
     }
-    changed_.notify_all();
+    if (!start) return;  // the running drain takes it
+    try {
+      post_to_pool([this] { drain(); });
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      writing_ = false;
+      throw;
+    }
   }
 
   void finish() {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return (!full_[0] && !full_[1]) || error_; });
+    changed_.wait(lock, [&] { return (!full_[0] && !full_[1] && !writing_) || error_; });
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
-  void run() {
-    std::size_t drain = 0;
-    for (;;) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return full_[drain] || stopping_; });
-      if (stopping_) return;  // finish() was not reached: the run failed, write nothing more
+  // Writes full slots in order until none is left; one drain runs at a time.
+  void drain() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (full_[drain_] && !stopping_ && !error_) {
       lock.unlock();
       try {
-        write_(slots_[drain]);
+        write_(slots_[drain_]);
       } catch (...) {
         lock.lock();
         error_ = std::current_exception();
-        changed_.notify_all();
-        return;
+        break;
       }
       lock.lock();
-      full_[drain] = false;
-      drain ^= 1;
+      full_[drain_] = false;
+      drain_ ^= 1;
       changed_.notify_all();
     }
+    writing_ = false;
+    changed_.notify_all();
   }
 
   std::function<void(Slot&)> write_;
   std::array<Slot, 2> slots_;
   std::array<bool, 2> full_{false, false};
   std::size_t fill_ = 0;
+  std::size_t drain_ = 0;
+  bool writing_ = false;  // a drain task is posted or running
   bool stopping_ = false;
   std::exception_ptr error_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::thread writer_;  // last: starts once everything above exists
 };
 
 }  // namespace embedpe

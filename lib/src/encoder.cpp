@@ -253,7 +253,8 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
       write(b, first);
     }
   } else {
-    // Batch n is written by the pipeline's thread while batch n+1 is computed.
+    // Batch n is written by a pool thread while batch n+1 is computed; that
+    // thread helps compute once its write is done.
     struct Slot {
       std::vector<TextLine> lines;
       EncodedBatch computed;
@@ -266,7 +267,7 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
         Slot& s = pipe.next();
         s.lines = std::move(lines);
         auto [texts, origins] = source.take(s.lines);
-        encoder.compute(texts, origins, row, s.computed, options.streaming_threads);
+        encoder.compute(texts, origins, row, s.computed, options.threads);
         if (options.on_batch) options.on_batch(s.computed.batch);
         pipe.submit();
       }

@@ -1,15 +1,17 @@
-// Splitting independent work over threads.
+// Splitting independent work over threads, on one pool shared by the process.
 //
 //   embedpe::parallel_for(rows, threads, [&](std::size_t begin, std::size_t end) {
 //     for (std::size_t r = begin; r < end; ++r) work(r);
 //   });
 //
-// [0, n) is cut into at most `threads` contiguous chunks, each run on its own
-// thread (the first on the caller's). Results must not depend on the split:
-// every caller here writes disjoint rows, so outputs are identical for any
-// thread count. If chunks throw, the exception of the earliest chunk is
-// rethrown, so errors are reported the same way too. If a thread cannot
-// start, the ones already started are joined and an embedpe::Error is thrown.
+// [0, n) is cut into contiguous chunks, a few per thread, that the caller
+// and up to `threads - 1` pool threads claim one at a time: a pool thread
+// that is busy elsewhere (writing the previous batch, see batch_pipeline.h)
+// leaves its share to the others instead of holding them up. Results must
+// not depend on the split: every caller here writes disjoint rows, so outputs
+// are identical for any thread count. Every chunk runs even if one throws,
+// and the exception of the earliest chunk is rethrown, so errors are reported
+// the same way too. If a pool thread cannot start, an embedpe::Error is thrown.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +23,11 @@
 namespace embedpe {
 
 void parallel_for(std::size_t n, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& fn);
+
+// Runs `task` on a pool thread, after the tasks posted before it. The pool
+// grows to at least `workers` threads first (throws embedpe::Error if one
+// cannot start). A task must not throw: it reports its errors itself.
+void post_to_pool(std::function<void()> task, std::size_t workers = 1);
 
 // The embedpe::Error for a thread that could not start (out of memory for
 // its stack, a process limit): "cannot start a thread: <reason>; lower --threads".

@@ -110,9 +110,8 @@ class Encoder {
 
 struct EncodeRunOptions {
   std::size_t batch_size = 128;       // lines a batch holds when the format streams
-  std::size_t threads = 1;            // for computing a single batch, and for rendering text
+  std::size_t threads = 1;            // for computing each batch, and for rendering text
   int precision = 0;                  // significant digits of floats in text formats; 0: shortest round-trip
-  std::size_t streaming_threads = 1;  // for computing while the writer thread writes the previous batch
   bool allow_empty = false;           // no text is an output with no rows (one shard of many), not an error
   std::function<void(const Batch&)> on_batch;  // after each batch is computed (progress)
   // Returns true for rows [first_row, first_row + lines.size()) that the
@@ -122,8 +121,9 @@ struct EncodeRunOptions {
 
 // Reads `source` to its end and writes every batch to `sink` (begin, add,
 // finish): the whole input as one batch for formats that hold it whole,
-// else batches of batch_size lines, computed while a writer thread writes
-// the previous one. Refuses, before the sink is begun, an input with no
+// else batches of batch_size lines, batch n+1 computed while batch n is
+// written. Writing and computing share one pool of `threads` threads: a
+// thread that finishes writing helps compute. Refuses, before the sink is begun, an input with no
 // text (unless allow_empty) and batches that cannot fit in memory.
 void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format, TensorSink& sink,
             const EncodeRunOptions& options);

@@ -88,7 +88,7 @@ class TensorSink {
 
 struct SinkTraits {
   bool whole_input = false;  // one document holds every row: give it the whole input as one batch
-  // Records are written as batches come, on a writer thread even when there
+  // Records are written as batches come, by a pool task even when there
   // is one batch (else a single batch is written by the caller's thread).
   bool streams = false;
   bool binary = false;       // never to a terminal
