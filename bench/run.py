@@ -21,7 +21,8 @@ Release into build-bench/ (tools/build.sh), then measures:
            without them). The texts lose their BOM and CRLF first: spm_encode keeps both in its
            pieces, embedpe's line reader drops them. `--tokenize-only` runs just these rows.
   latency  one sentence, whole process, vs spm_encode
-  tables   one sentence against a 2 GB .safetensors table vs a 2 MB one
+  tables   one sentence against a 2 GB .safetensors table vs a 2 MB one (`--latency-only` runs
+           just these two)
   json     JSON and JSON Lines text written per second
   memory   peak RSS streaming a 200 MB corpus (jsonl, d_model 16, to /dev/null)
 Timings are the best of several runs (wall clock); an output file is removed before each run
@@ -160,13 +161,38 @@ def tokenize_rows(row, reps):
             f"{ours / spm:.2f}x spm_encode", target, "same bytes")
 
 
+def latency_rows(row, reps):
+    """One sentence, whole process, vs spm_encode; and against a 2 GB weights table vs a 2 MB one."""
+    sentence = SHM / "embedpe-sentence.txt"
+    sentence.write_text(SENTENCE + "\n")
+    tmp = pathlib.Path(tempfile.mkdtemp())
+    try:
+        ours = best([EMBEDPE, "encode", "--text", SENTENCE, "-o", SHM / "lat.npy"], reps * 3, remove=SHM / "lat.npy")
+        spm = best(["spm_encode", f"--model={MODEL}", "--output_format=id"], reps * 3, stdin=sentence)
+        row("latency, one sentence", f"{ours * 1e3:.1f} ms", f"spm_encode {spm * 1e3:.1f} ms", f"{ours / spm:.2f}x",
+            "<= 1.3x")
+        sparse_safetensors(tmp / "big.safetensors", 1_000_000, 512)   # 2.05 GB, sparse
+        sparse_safetensors(tmp / "small.safetensors", 8_000, 64)      # 2 MB (the vocabulary needs 8000 rows)
+        small = best([EMBEDPE, "encode", "--text", SENTENCE, "--weights", tmp / "small.safetensors", "-o",
+                      SHM / "lat.npy"], reps * 3)
+        big = best([EMBEDPE, "encode", "--text", SENTENCE, "--weights", tmp / "big.safetensors", "-o",
+                    SHM / "lat.npy"], reps * 3)
+        row("2 GB vs 2 MB table", f"{big * 1e3:.1f} ms", f"{small * 1e3:.1f} ms", f"+{(big - small) * 1e3:.1f} ms",
+            "<= +10 ms")
+    finally:
+        shutil.rmtree(tmp)
+        (SHM / "lat.npy").unlink(missing_ok=True)
+        sentence.unlink(missing_ok=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / "botchan.txt"))
     ap.add_argument("--quick", action="store_true", help="fewer repeats, 50 MB memory corpus")
     ap.add_argument("--tokenize-only", action="store_true", help="only the tokenize rows")
+    ap.add_argument("--latency-only", action="store_true", help="only the latency and 2 GB table rows")
     args = ap.parse_args()
-    if not args.tokenize_only:
+    if not (args.tokenize_only or args.latency_only):
         subprocess.run([str(ROOT / "tools" / "install_deps.sh"), "python3-torch", "python3-sentencepiece"], check=True)
     subprocess.run([str(ROOT / "tools" / "build.sh"), str(BUILD), "-DEMBEDPE_BUILD_BENCH=ON"], check=True,
                    stdout=subprocess.DEVNULL)
@@ -176,8 +202,8 @@ def main():
     def row(name, ours, reference, ratio, target, note=""):
         rows.append((name, ours, reference, ratio, target, note))
 
-    if args.tokenize_only:
-        tokenize_rows(row, reps)
+    if args.tokenize_only or args.latency_only:
+        (tokenize_rows if args.tokenize_only else latency_rows)(row, reps)
         print_rows(rows, args)
         return
 
@@ -250,28 +276,12 @@ def main():
 
     tokenize_rows(row, reps)
 
-    # latency
-    sentence = SHM / "embedpe-sentence.txt"
-    sentence.write_text(SENTENCE + "\n")
-    ours = best([EMBEDPE, "encode", "--text", SENTENCE, "-o", SHM / "lat.npy"], reps * 3, remove=SHM / "lat.npy")
-    spm = best(["spm_encode", f"--model={MODEL}", "--output_format=id"], reps * 3, stdin=sentence)
-    row("latency, one sentence", f"{ours * 1e3:.1f} ms", f"spm_encode {spm * 1e3:.1f} ms", f"{ours / spm:.2f}x",
-        "<= 1.3x")
+    latency_rows(row, reps)
 
-    # big tables
-    tmp = pathlib.Path(tempfile.mkdtemp())
-    try:
-        sparse_safetensors(tmp / "big.safetensors", 1_000_000, 512)   # 2.05 GB, sparse
-        sparse_safetensors(tmp / "small.safetensors", 8_000, 64)      # 2 MB (the vocabulary needs 8000 rows)
-        small = best([EMBEDPE, "encode", "--text", SENTENCE, "--weights", tmp / "small.safetensors", "-o",
-                      SHM / "lat.npy"], reps * 3)
-        big = best([EMBEDPE, "encode", "--text", SENTENCE, "--weights", tmp / "big.safetensors", "-o",
-                    SHM / "lat.npy"], reps * 3)
-        row("2 GB vs 2 MB table", f"{big * 1e3:.1f} ms", f"{small * 1e3:.1f} ms", f"+{(big - small) * 1e3:.1f} ms",
-            "<= +10 ms")
-
-        # memory while streaming a large corpus
-        if corpus.is_file():
+    # memory while streaming a large corpus
+    if corpus.is_file():
+        tmp = pathlib.Path(tempfile.mkdtemp())
+        try:
             target = (50 if args.quick else 200) * 1_000_000
             big_corpus = tmp / "corpus.txt"
             data = corpus.read_bytes()
@@ -282,16 +292,15 @@ def main():
                                 "-o", "/dev/null"])
             row(f"streaming {big_corpus.stat().st_size / 1e6:.0f} MB corpus", f"{rss / 1024:.0f} MiB peak RSS", "", "",
                 "<= 64 MiB", "jsonl, d_model 16, to /dev/null")
-    finally:
-        shutil.rmtree(tmp)
-        (SHM / "lat.npy").unlink(missing_ok=True)
-        sentence.unlink(missing_ok=True)
+        finally:
+            shutil.rmtree(tmp)
 
     print_rows(rows, args)
 
 
 def print_rows(rows, args):
-    flags = (" --quick" if args.quick else "") + (" --tokenize-only" if args.tokenize_only else "")
+    flags = ((" --quick" if args.quick else "") + (" --tokenize-only" if args.tokenize_only else "") +
+             (" --latency-only" if args.latency_only else ""))
     print(f"{machine()}; {time.strftime('%Y-%m-%d')}; bench/run.py{flags}\n")
     print(f"| benchmark | embedpe | reference | ratio | target | note |")
     print("|---|---|---|---|---|---|")

@@ -444,6 +444,59 @@ class WeightsTests(CliCase):
         self.fails(2, "outside the table", "lookup", "--ids", "9000", "--d-model", "3")
 
 
+def readme_default_table_rows():
+    """The NumPy recipe for the default table, run as README.md prints it."""
+    readme = (HERE.parent / "README.md").read_text()
+    code = re.search(r"```python\n(import math\nimport numpy as np\n\ndef default_table_rows\(.*?)```", readme, re.S)
+    assert code, "README.md has no default_table_rows recipe"
+    scope = {}
+    exec(code.group(1), scope)  # noqa: S102  (our own README)
+    return scope["default_table_rows"]
+
+
+class DefaultTableTests(CliCase):
+    """The default N(0,1) table (generator splitmix64+box-muller/2) is what README's NumPy recipe computes."""
+
+    def test_readme_recipe_gives_the_rows_bit_for_bit(self):
+        rows = readme_default_table_rows()
+        ids = [0, 1, 2, 3, 7999, 4242]
+        for d, seed in ((1, 0), (9, 5), (129, 0), (512, 2**64 - 1)):
+            doc = json.loads(self.ok("lookup", "--ids", ",".join(map(str, ids)), "--d-model", str(d),
+                                     "--seed", str(seed), "--format", "json").stdout)
+            got = np.array(doc["rows"], dtype=np.float32)
+            want = rows(ids, d, seed)
+            self.assertEqual(got.shape, (len(ids), d))
+            np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32), f"d_model {d}, seed {seed}")
+            np.testing.assert_array_equal(want, reference.random_normal_rows(ids, d, seed))
+
+    def test_encode_uses_the_recipe_rows_and_names_the_generator(self):
+        out = self.tmp / "o.npz"
+        self.ok("encode", *text_args(GOLDEN_TEXTS), "--d-model", "130", "--seed", "9", "--scale", "none",
+                "--emit", "input_ids,token_embeddings", "-o", str(out))
+        got = np.load(out)
+        ids = got["input_ids"]
+        want = readme_default_table_rows()(ids.reshape(-1), 130, 9).reshape(ids.shape + (130,))
+        np.testing.assert_array_equal(got["token_embeddings"], want)
+        doc = json.loads(self.ok("encode", "--text", "hi", "--d-model", "4", "--seed", "9", "--format", "json").stdout)
+        self.assertEqual(doc["config"]["embedding"], "random-normal(seed=9, generator=splitmix64+box-muller/2)")
+
+    def test_recipe_values_are_box_muller_with_libm_rounded_to_float32(self):
+        """The polynomials stand in for libm: float32 results equal libm's log/cos/sin on the same uniforms."""
+        ids, d, seed = np.arange(500), 512, 0
+        got = readme_default_table_rows()(ids, d, seed)
+        key = reference.splitmix64(reference.splitmix64(np.uint64(seed)) ^ ids.astype(np.uint64).reshape(-1, 1))
+        j = np.arange(d // 2, dtype=np.uint64) * np.uint64(2)
+        with np.errstate(over="ignore"):
+            a, b = reference.splitmix64(key + j), reference.splitmix64(key + j + np.uint64(1))
+        u1 = ((a >> np.uint64(12)).astype(np.float64) + 0.5) / 2.0**52
+        u2 = (b >> np.uint64(12)).astype(np.float64) / 2.0**52
+        r, theta = np.sqrt(-2.0 * np.log(u1)), 2.0 * np.pi * u2
+        libm = np.stack([r * np.cos(theta), r * np.sin(theta)], axis=-1).reshape(len(ids), d).astype(np.float32)
+        ulps = np.abs(got.view(np.int32).astype(np.int64) - libm.view(np.int32).astype(np.int64))
+        self.assertLessEqual(ulps.max(), 1)
+        self.assertLessEqual(np.count_nonzero(ulps), got.size // 100_000, "more than 1 in 100,000 values differ")
+
+
 class BadWeightsTests(CliCase):
     """Every malformed weight file is one clear line, exit 1 (or 2 for a usage mistake), no output."""
 

@@ -5,6 +5,8 @@ lib/include/embedpe/embedding.h (the default N(0,1) table) and
 lib/include/embedpe/positional_encoding.h (sinusoidal PE). Used by
 tools/make_goldens.py and by the CLI tests; needs only NumPy.
 """
+import math
+
 import numpy as np
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -19,8 +21,26 @@ def splitmix64(x):
         return z ^ (z >> np.uint64(31))
 
 
+# The polynomials of the generator "splitmix64+box-muller/2": each coefficient
+# is one correctly rounded division, as in lib/src/embedding.cpp.
+_LOG = [2.0 / (2 * k + 1) for k in range(10)]
+_SIN = [(-1.0) ** k / math.factorial(2 * k + 1) for k in range(8)]
+_COS = [(-1.0) ** k / math.factorial(2 * k) for k in range(9)]
+
+
+def _horner(coefficients, y):
+    p = np.full_like(y, coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        p = p * y + c
+    return p
+
+
 def random_normal_rows(ids, d_model, seed):
-    """Rows E[ids] of the default table: float32 array (len(ids), d_model)."""
+    """Rows E[ids] of the default table: float32 array (len(ids), d_model).
+
+    Generator "splitmix64+box-muller/2", every float64 operation in the
+    C++ code's order, so the bits are the same.
+    """
     ids = np.asarray(ids, dtype=np.uint64).reshape(-1, 1)
     key = splitmix64(splitmix64(np.uint64(seed)) ^ ids)           # (n, 1)
     pairs = (d_model + 1) // 2
@@ -28,13 +48,26 @@ def random_normal_rows(ids, d_model, seed):
     with np.errstate(over="ignore"):
         a = splitmix64(key + j)
         b = splitmix64(key + j + np.uint64(1))
-    u1 = ((a >> np.uint64(11)) + np.uint64(1)).astype(np.float64) / 2.0**53
-    u2 = (b >> np.uint64(11)).astype(np.float64) / 2.0**53
-    r = np.sqrt(-2.0 * np.log(u1))
-    theta = 2.0 * np.pi * u2
+    # r = sqrt(-2 ln u1), u1 = v / 2^52, v = 2^e f with f in (sqrt(1/2), sqrt(2)]
+    v = (a >> np.uint64(12)).astype(np.float64) + 0.5
+    bits = v.view(np.uint64)
+    mantissa = bits & np.uint64(0x000FFFFFFFFFFFFF)
+    halve = mantissa > np.uint64(0x6A09E667F3BCD)                  # f > sqrt(2)
+    f = (mantissa | np.where(halve, np.uint64(1022 << 52), np.uint64(1023 << 52))).view(np.float64)
+    e = (bits >> np.uint64(52)).astype(np.float64) + halve - 1075.0
+    s = (f - 1.0) / (f + 1.0)
+    r = np.sqrt(-2.0 * (e * 0.6931471805599453 + s * _horner(_LOG, s * s)))
+    # 2π u2 = q π/2 + x, x in [-π/4, π/4), u2 = (b >> 12) / 2^52
+    w = (b >> np.uint64(12)) + np.uint64(1 << 49)
+    q = (w >> np.uint64(50)) & np.uint64(3)
+    x = ((w & np.uint64((1 << 50) - 1)).astype(np.float64) - 2.0**49) * (2 * math.pi * 2.0**-52)
+    sin_x, cos_x = x * _horner(_SIN, x * x), _horner(_COS, x * x)
+    odd = (q & np.uint64(1)) == 1
+    cos_t = np.where(odd, sin_x, cos_x) * np.where((q == 1) | (q == 2), -1.0, 1.0)
+    sin_t = np.where(odd, cos_x, sin_x) * np.where(q >= 2, -1.0, 1.0)
     out = np.empty((ids.shape[0], 2 * pairs), dtype=np.float64)
-    out[:, 0::2] = r * np.cos(theta)
-    out[:, 1::2] = r * np.sin(theta)
+    out[:, 0::2] = r * cos_t
+    out[:, 1::2] = r * sin_t
     return out[:, :d_model].astype(np.float32)
 
 

@@ -1,12 +1,15 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <thread>
 #include <vector>
 
 #include "embedpe/embedding.h"
 #include "embedpe/error.h"
 #include "error_support.h"
+#include "test_support.h"
 
 using embedpe::RandomNormalTable;
 
@@ -23,6 +26,28 @@ TEST_CASE("splitmix64 reference values") {
   // to the state before mixing, as splitmix64(x) does here.
   CHECK(embedpe::splitmix64(0) == 0xE220A8397B1DCDAFULL);
   CHECK(embedpe::splitmix64(0x9E3779B97F4A7C15ULL) == 0x6E789E6AA1B965F4ULL);
+}
+
+TEST_CASE("random rows are the NumPy reference's, bit for bit (generator splitmix64+box-muller/2)") {
+  // tests/golden/default_table*: tests/reference.py's rows, written by tools/make_goldens.py. Odd and
+  // even widths, more than one block of 64 pairs, ids far beyond any vocabulary.
+  const auto doc = test::read_json(test::golden("default_table.json"));
+  const auto ids = doc["ids"].get<std::vector<std::int64_t>>();
+  for (const auto& c : doc["cases"]) {
+    const auto want = test::load_matrix(test::golden(c["file"].get<std::string>()));  // (ids, d_model)
+    const auto d = c["d_model"].get<std::size_t>();
+    const RandomNormalTable t(std::numeric_limits<std::int64_t>::max(), d, c["seed"].get<std::uint64_t>());
+    REQUIRE(want.shape()[0] == ids.size());
+    REQUIRE(want.shape()[1] == d);
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      CAPTURE(c["file"]);
+      CAPTURE(ids[k]);
+      const auto got = row_of(t, ids[k]);
+      CHECK(std::memcmp(got.data(), want.data() + k * d, d * sizeof(float)) == 0);
+    }
+  }
+  CHECK(std::string(RandomNormalTable::kGenerator) == "splitmix64+box-muller/2");
+  CHECK(RandomNormalTable(8, 4, 3).describe() == "random-normal(seed=3, generator=splitmix64+box-muller/2)");
 }
 
 TEST_CASE("random rows depend on (seed, row) only, not on the vocabulary size") {

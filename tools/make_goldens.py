@@ -17,6 +17,7 @@ References used:
     compute_bias (src/transformers/models/t5/modeling_t5.py), ported to torch
     here because transformers is not a Debian package: the T5 bucket and
     bias goldens (t5/).
+  * tests/reference.py (NumPy): the default N(0,1) table's rows (default_table*), bit for bit.
   * NumPy float64: the PE precision reference far beyond 5000 positions
     (pe_float64.npy) and odd d_model, which the usual float32 recipe cannot do
     (its pe[:, 1::2] assignment fails when d_model is odd).
@@ -165,6 +166,18 @@ def cli_goldens():
         "texts": texts, "d_model": d, "seed": 0,
         "pieces": [[sp.id_to_piece(s[0])] + sp.encode(t, out_type=str) + [sp.id_to_piece(s[-1])]
                    for s, t in zip(seqs, texts)]}, ensure_ascii=False, indent=1) + "\n")
+
+
+def default_table_goldens():
+    """Rows of the default N(0,1) table (generator splitmix64+box-muller/2) from the NumPy reference:
+    odd and even widths, one pair block and more (64 pairs), ids up to 2^62."""
+    ids = list(range(32)) + [7999, 123456789, 2**40, 2**62]
+    cases = []
+    for d, seed in ((9, 3), (129, 0), (512, 12345)):
+        name = f"default_table_d{d}_seed{seed}.npy"
+        np.save(GOLDEN / name, reference.random_normal_rows(ids, d, seed))
+        cases.append({"file": name, "d_model": d, "seed": seed})
+    (GOLDEN / "default_table.json").write_text(json.dumps({"ids": ids, "cases": cases}, indent=1) + "\n")
 
 
 def npy_goldens():
@@ -529,7 +542,7 @@ def t5_goldens():
 
 
 PARTS = {"encodings": encodings, "layer": layer_goldens, "pe_precision": pe_precision_goldens, "cli": cli_goldens,
-         "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens, "t5": t5_goldens}
+         "default_table": default_table_goldens, "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens, "t5": t5_goldens}
 
 
 def main(parts):

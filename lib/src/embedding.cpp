@@ -15,12 +15,132 @@
 
 namespace embedpe {
 
-std::uint64_t splitmix64(std::uint64_t x) {
+namespace {
+// Always inlined: GCC does not inline a plain function into the AVX clones
+// below (their arch differs), and a call per value costs more than the mix.
+[[gnu::always_inline]] inline std::uint64_t mix(std::uint64_t x) {
   std::uint64_t z = x + 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
+}  // namespace
+
+std::uint64_t splitmix64(std::uint64_t x) { return mix(x); }
+
+namespace {
+
+// The default table's generator (embedding.h has the formulas, README.md the
+// same in NumPy). Everything below is integer arithmetic or one correctly
+// rounded IEEE operation at a time (+ - * / sqrt, in the order written; the
+// library is built with -ffp-contract=off and without -ffast-math), so a row
+// has the same bits on every compiler, optimisation level and vector width.
+// log and sincos are polynomials rather than libm's so that the loop
+// vectorises and NumPy can repeat the exact operations.
+
+// An integer below 2^52 as a double, exactly: 2^52 + k has k as its
+// mantissa. (A vector uint64 → double conversion needs AVX-512.)
+inline double small_to_double(std::uint64_t k) {
+  return std::bit_cast<double>(k | 0x4330000000000000ULL) - 0x1p52;
+}
+
+struct NormalCoefficients {
+  double log[10];  // 2 / (2k + 1):      ln f = s · Σ log[k] s^2k,     s = (f - 1) / (f + 1)
+  double sin[8];   // (-1)^k / (2k+1)!:  sin x = x · Σ sin[k] x^2k
+  double cos[9];   // (-1)^k / (2k)!:    cos x = Σ cos[k] x^2k
+};
+
+constexpr NormalCoefficients normal_coefficients() {
+  NormalCoefficients c{};
+  for (int k = 0; k < 10; ++k) c.log[k] = 2.0 / (2 * k + 1);
+  double factorial = 1;  // exact up to 22!
+  for (int n = 1; n <= 16; ++n) {
+    factorial *= n;
+    const double sign = (n / 2) % 2 ? -1.0 : 1.0;
+    if (n % 2 == 1) c.sin[n / 2] = sign / factorial;
+    if (n % 2 == 0) c.cos[n / 2] = sign / factorial;
+  }
+  c.cos[0] = 1.0;
+  return c;
+}
+constexpr NormalCoefficients kNormal = normal_coefficients();
+
+// Box–Muller for n pairs of splitmix64 outputs: out[2i], out[2i+1] from
+// a[i], b[i]. Written without branches so that it vectorises.
+[[gnu::always_inline]] inline void box_muller(const std::uint64_t* a, const std::uint64_t* b, std::size_t n, float* out) {
+  constexpr std::uint64_t kMantissa = 0x000FFFFFFFFFFFFFULL;
+  constexpr double kLn2 = std::numbers::ln2;
+  constexpr double kAngleStep = 2 * std::numbers::pi * 0x1p-52;  // 2π / 2^52, exact
+  for (std::size_t i = 0; i < n; ++i) {
+    // r = sqrt(-2 ln u1), u1 = v / 2^52 in (0, 1). v = 2^e · f with f in
+    // (sqrt(1/2), sqrt(2)]: ln u1 = (e - 52) ln 2 + ln f.
+    const double v = small_to_double(a[i] >> 12) + 0.5;
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+    const std::uint64_t mantissa = bits & kMantissa;
+    const std::uint64_t halve = (mantissa + (0x10000000000000ULL - 0x6A09E667F3BCEULL)) >> 52;  // f > sqrt(2)
+    const double f = std::bit_cast<double>(mantissa | ((1023 - halve) << 52));
+    const double e = small_to_double((bits >> 52) + halve) - 1075.0;  // e - 52
+    const double s = (f - 1.0) / (f + 1.0);
+    const double z = s * s;
+    double p = kNormal.log[9];
+    for (int k = 8; k >= 0; --k) p = p * z + kNormal.log[k];
+    const double r = std::sqrt(-2.0 * (e * kLn2 + s * p));
+    // θ = 2π u2, u2 = w / 2^52: quadrant q (nearest multiple of π/2) and
+    // x = θ - q π/2 in [-π/4, π/4), split off exactly in integers.
+    const std::uint64_t w = (b[i] >> 12) + (std::uint64_t(1) << 49);
+    const std::uint64_t q = (w >> 50) & 3;
+    const double x = (small_to_double(w & ((std::uint64_t(1) << 50) - 1)) - 0x1p49) * kAngleStep;
+    const double y = x * x;
+    double ps = kNormal.sin[7];
+    for (int k = 6; k >= 0; --k) ps = ps * y + kNormal.sin[k];
+    double pc = kNormal.cos[8];
+    for (int k = 7; k >= 0; --k) pc = pc * y + kNormal.cos[k];
+    // cos θ, sin θ = (cos x, sin x), (-sin x, cos x), (-cos x, -sin x), (sin x, -cos x) for q = 0..3,
+    // as bit operations (swap, then flip signs).
+    const std::uint64_t cx = std::bit_cast<std::uint64_t>(pc), sx = std::bit_cast<std::uint64_t>(x * ps);
+    const std::uint64_t swap = 0 - (q & 1);
+    const double cos_theta = std::bit_cast<double>(((sx & swap) | (cx & ~swap)) ^ ((((q + 1) >> 1) & 1) << 63));
+    const double sin_theta = std::bit_cast<double>(((cx & swap) | (sx & ~swap)) ^ ((q >> 1) << 63));
+    out[2 * i] = static_cast<float>(r * cos_theta);
+    out[2 * i + 1] = static_cast<float>(r * sin_theta);
+  }
+}
+
+// Clones for AVX2 and AVX-512 where the compiler offers them: the same
+// operations, more lanes at a time, so the same bits.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define EMBEDPE_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef EMBEDPE_VECTOR_CLONES
+#define EMBEDPE_VECTOR_CLONES
+#endif
+
+EMBEDPE_VECTOR_CLONES
+void normal_row(std::uint64_t seed, std::int64_t id, std::size_t d_model, float* out) {
+  constexpr std::size_t kBlock = 64;  // pairs at a time: the uniforms stay in L1
+  const std::uint64_t key = mix(mix(seed) ^ static_cast<std::uint64_t>(id));
+  std::uint64_t a[kBlock], b[kBlock];
+  const std::size_t pairs = (d_model + 1) / 2;
+  for (std::size_t p0 = 0; p0 < pairs; p0 += kBlock) {
+    const std::size_t n = std::min(kBlock, pairs - p0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t j = 2 * (p0 + i);
+      a[i] = mix(key + j);
+      b[i] = mix(key + j + 1);
+    }
+    const bool odd_tail = 2 * (p0 + n) > d_model;  // the last pair's second value is not in the row
+    box_muller(a, b, n - odd_tail, out + 2 * p0);
+    if (odd_tail) {
+      float last[2];
+      box_muller(a + n - 1, b + n - 1, 1, last);
+      out[d_model - 1] = last[0];
+    }
+  }
+}
+
+}  // namespace
 
 RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed)
     : vocab_size_(vocab_size), d_model_(d_model), seed_(seed) {
@@ -60,23 +180,10 @@ const float* RandomNormalTable::row_data(std::int64_t id) const {
   return slot;
 }
 
-void RandomNormalTable::row(std::int64_t id, float* out) const {
-  const std::uint64_t key = splitmix64(splitmix64(seed_) ^ static_cast<std::uint64_t>(id));
-  constexpr double kTwoPow53 = 9007199254740992.0;
-  for (std::size_t j = 0; j < d_model_; j += 2) {
-    const std::uint64_t a = splitmix64(key + j);
-    const std::uint64_t b = splitmix64(key + j + 1);
-    const double u1 = static_cast<double>((a >> 11) + 1) / kTwoPow53;
-    const double u2 = static_cast<double>(b >> 11) / kTwoPow53;
-    const double r = std::sqrt(-2.0 * std::log(u1));
-    const double theta = 2.0 * std::numbers::pi * u2;
-    out[j] = static_cast<float>(r * std::cos(theta));
-    if (j + 1 < d_model_) out[j + 1] = static_cast<float>(r * std::sin(theta));
-  }
-}
+void RandomNormalTable::row(std::int64_t id, float* out) const { normal_row(seed_, id, d_model_, out); }
 
 std::string RandomNormalTable::describe() const {
-  return "random-normal(seed=" + std::to_string(seed_) + ")";
+  return "random-normal(seed=" + std::to_string(seed_) + ", generator=" + kGenerator + ")";
 }
 
 DenseTable::DenseTable(xt::xtensor<float, 2> weights, std::string description)
