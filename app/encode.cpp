@@ -15,6 +15,7 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/shards.h"
 #include "encode.h"
 #include "output_dir.h"
 #include "parallel.h"
@@ -83,6 +84,9 @@ void run_encode(const EncodeCommand& cmd) {
     if (cmd.summary) print_output_dir_summary(stats);
     return;
   }
+  // A shard's output records which part of which input it holds, for merge.
+  std::optional<ShardRecorder> record;
+  if (cmd.text.shard_given && source.reader()) record.emplace(*source.reader());
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
   // The writer thread takes a core of its own: by default the batches are
   // computed on the others (on two cores: one computes, one writes).
@@ -93,6 +97,7 @@ void run_encode(const EncodeCommand& cmd) {
           .streaming_threads = cmd.threads ? threads : std::max<std::size_t>(1, threads - 1),
           .allow_empty = cmd.text.shard_given,
           .on_batch = [&](const Batch& b) { progress.add(b); }});
+  if (record) record->write(cmd.output, format.name, encoder.config());
   progress.finish();
 }
 
