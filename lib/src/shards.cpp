@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -111,6 +113,21 @@ std::string file_sha256(const InFile& f) {
   return h.hex();
 }
 
+// CRC-32 (zlib's) of an output file, as 8 hex digits. An output is hundreds of
+// times its input's size (a token becomes d_model floats), so its integrity
+// check must cost little next to writing it: CRC-32 runs at memory speed where
+// SHA-256 took 4 times the whole encode (docs/SCALING.md). Which input and
+// config a shard holds is established by the SHA-256s and the config.
+std::string file_crc32(const InFile& f) {
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  f.each_chunk(0, f.size(), [&](std::string_view piece) {
+    crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
+  });
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08lx", crc & 0xFFFFFFFFUL);
+  return hex;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------ the record
@@ -174,7 +191,7 @@ void ShardRecorder::write(const std::string& output, const std::string& format, 
                 {"range", {begin, end}},
                 {"lines", s_->lines},
                 {"sha256", s_->read.hex()}}},
-              {"output", {{"file", base_name(output)}, {"bytes", out.size()}, {"sha256", file_sha256(out)}}}};
+              {"output", {{"file", base_name(output)}, {"bytes", out.size()}, {"crc32", file_crc32(out)}}}};
   OutputFile f(shard_record_path(output));
   f.write(rec.dump(1) + "\n");
   f.commit();
@@ -200,7 +217,8 @@ const char* kind_name(Kind k) {
 struct Piece {
   std::string path;
   std::size_t bytes = 0;
-  std::string sha256;
+  std::string sha256;  // a part's (its manifest's record)
+  std::string crc32;   // a file shard's (its record's)
 };
 
 struct Shard {
@@ -307,7 +325,7 @@ Shard load_file_shard(const std::string& path, Kind kind) {
   s.begin = range[0];
   s.end = range[1];
   const Json output = field<Json>(rec, "output", path);
-  s.pieces.push_back({path, field<std::size_t>(output, "bytes", path), field<std::string>(output, "sha256", path)});
+  s.pieces.push_back({path, field<std::size_t>(output, "bytes", path), "", field<std::string>(output, "crc32", path)});
   return s;
 }
 
@@ -343,7 +361,7 @@ Shard load_dir_shard(const std::string& dir) {
   for (const Json& p : field<Json>(m, "parts", dir)) {
     const std::string file = field<std::string>(p, "file", dir);
     if (file.find('/') != std::string::npos || file.empty()) refuse(dir, "its manifest names a part outside it");
-    s.pieces.push_back({dir + "/" + file, field<std::size_t>(p, "bytes", dir), field<std::string>(p, "sha256", dir)});
+    s.pieces.push_back({dir + "/" + file, field<std::size_t>(p, "bytes", dir), field<std::string>(p, "sha256", dir), ""});
   }
   return s;
 }
@@ -424,8 +442,9 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
         refuse(s.name, p.path + " has " + std::to_string(f.size()) + " bytes, its record says " + std::to_string(p.bytes) +
                            " (truncated or replaced); run that shard again");
       }
-      if (file_sha256(f) != p.sha256) {
-        refuse(s.name, p.path + " does not have its recorded SHA-256 (corrupt or replaced); run that shard again");
+      if (p.crc32.empty() ? file_sha256(f) != p.sha256 : file_crc32(f) != p.crc32) {
+        refuse(s.name, p.path + " does not have its recorded " + (p.crc32.empty() ? "SHA-256" : "CRC-32") +
+                           " (corrupt or replaced); run that shard again");
       }
       stats.bytes_read += f.size();
     }

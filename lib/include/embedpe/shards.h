@@ -16,7 +16,8 @@
 // manifest), checks that they come from the same config and the same input
 // and tile it exactly once — shards 1..N of one N, byte ranges end to end from
 // 0 to the input's size — and that every file still has its recorded size and
-// SHA-256, all before it opens the output. Then it writes what one run would
+// checksum (a file shard's CRC-32, a part's SHA-256), all before it opens the
+// output. Then it writes what one run would
 // have written, byte for byte, through an OutputFile (whole or not at all):
 //   .npy shards   → .npy   (rows concatenated; the same trailing shape)
 //   .jsonl shards → .jsonl (records concatenated; line numbers are the file's)
@@ -52,7 +53,7 @@ class ShardRecorder {
 
   // After the reader is done and `output` committed: writes its record
   // atomically (shard, input identity, byte range and SHA-256, the run's
-  // config, the format, the output's size and SHA-256). Nothing is written
+  // config, the format, the output's size and CRC-32). Nothing is written
   // for an output that is not a regular file (standard output, a device).
   void write(const std::string& output, const std::string& format, const nlohmann::ordered_json& config) const;
 
