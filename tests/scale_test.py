@@ -65,7 +65,8 @@ class ScaleCase(unittest.TestCase):
         self.bin = self.tmp / "bin"
         self.bin.mkdir()
         (self.bin / "embedpe").symlink_to(os.path.abspath(EMBEDPE))
-        self.env = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}")
+        # GNU parallel's citation notice is acknowledged for the tests, as a user does once
+        self.env = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}:/usr/sbin:/sbin", PARALLEL="--will-cite")
 
     def tearDown(self):
         self.dir.cleanup()
@@ -283,9 +284,10 @@ def wait_for(what, check, timeout, daemons=()):
 
 class SlurmTests(ScaleCase):
     def start_cluster(self, root):
+        tools = {}
         for tool in ("munged", "slurmctld", "slurmd", "sbatch", "sinfo", "scancel", "squeue"):
-            self.assertIsNotNone(shutil.which(tool) or shutil.which(tool, path="/usr/sbin:/sbin"),
-                                 f"{tool} is missing: run tools/install_deps.sh (slurm-wlm, munge)")
+            tools[tool] = shutil.which(tool, path=self.env["PATH"])
+            self.assertIsNotNone(tools[tool], f"{tool} is missing: run tools/install_deps.sh (slurm-wlm, munge)")
         self.assertEqual(os.geteuid(), 0, "the Slurm test starts slurmd, which needs root")
         keys = root / "munge-key"
         keys.mkdir(mode=0o700)
@@ -330,17 +332,17 @@ PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
 """)
         self.env["SLURM_CONF"] = str(conf)
         daemons = []
-        daemons.append(Daemon(["munged", "--foreground", "--force", f"--key-file={keys}/munge.key",
+        daemons.append(Daemon([tools["munged"], "--foreground", "--force", f"--key-file={keys}/munge.key",
                                f"--socket={socket_path}", f"--pid-file={run_dir}/munged.pid",
                                f"--log-file={run_dir}/munged.log", f"--seed-file={run_dir}/munged.seed"],
                               root / "munged.out"))
         self.daemons = daemons
         wait_for("munged", lambda: socket_path.exists(), 20, daemons)
-        daemons.append(Daemon(["slurmctld", "-D", "-f", str(conf)], root / "slurmctld.out", env=self.env))
-        daemons.append(Daemon(["slurmd", "-D", "-f", str(conf)], root / "slurmd.out", env=self.env))
+        daemons.append(Daemon([tools["slurmctld"], "-D", "-f", str(conf)], root / "slurmctld.out", env=self.env))
+        daemons.append(Daemon([tools["slurmd"], "-D", "-f", str(conf)], root / "slurmd.out", env=self.env))
 
         def idle():
-            r = subprocess.run(["sinfo", "-h", "-N", "-o", "%T"], capture_output=True, env=self.env, timeout=20)
+            r = subprocess.run([tools["sinfo"], "-h", "-N", "-o", "%T"], capture_output=True, env=self.env, timeout=20)
             return r.returncode == 0 and r.stdout.decode().strip() == "idle"
         wait_for("the Slurm node becoming idle (sinfo)", idle, 60, daemons)
 
@@ -404,7 +406,7 @@ PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
 class SshTests(ScaleCase):
     def test_multi_host_parallel_recipe(self):
         for tool in ("/usr/sbin/sshd", "ssh", "ssh-keygen", "parallel", "rsync"):
-            self.assertIsNotNone(shutil.which(tool), f"{tool} is missing: run tools/install_deps.sh "
+            self.assertIsNotNone(shutil.which(tool, path=self.env["PATH"]), f"{tool} is missing: run tools/install_deps.sh "
                                                      "(openssh-server, parallel, rsync)")
         self.assertEqual(os.geteuid(), 0, "the ssh test logs in as root")
         root = self.tmp / "ssh"
@@ -453,7 +455,7 @@ SetEnv PATH={self.bin}:/usr/local/bin:/usr/bin:/bin
                 return r.returncode == 0
             wait_for("sshd answering on 127.0.0.3", answers, 30, [sshd])
             script = recipe("hosts").replace("host1,host2", "root@127.0.0.2,root@127.0.0.3")
-            env = dict(self.env, PARALLEL_SSH=f"ssh -F {root}/ssh_config", PARALLEL="--will-cite")
+            env = dict(self.env, PARALLEL_SSH=f"ssh -F {root}/ssh_config")
             self.shell(script, work, timeout=240, env=env)
         finally:
             sshd.stop()
