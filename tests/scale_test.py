@@ -228,6 +228,30 @@ class MergeTests(ScaleCase):
         err = self.fails("not complete", "merge", "-o", str(out), str(d), str(d2), output=out)
         self.assertIn(str(d), err)
 
+    def test_usage_mistakes(self):
+        for args, status, message in (
+                (["merge"], 2, "SHARD is required"),
+                (["merge", "a.npy"], 2, "--output is required"),
+                (["merge", "-o", "x.txt", "a.npy"], 2, "x.txt is none of them"),
+                (["merge", "-o", "x.npy", "nope.npy"], 1, "shard nope.npy does not exist"),
+                (["merge", "-o", "x.jsonl", "."], 1, "manifest.json is missing")):
+            with self.subTest(args=args):
+                r = self.run_embedpe(*args)
+                err = r.stderr.decode()
+                self.assertEqual(r.returncode, status, err)
+                self.assertEqual(err.count("\n"), 1, err)
+                self.assertIn(message, err)
+        src = self.corpus(corpus_lines())
+        shards = self.shards(src, 2, "jsonl")
+        r = self.run_embedpe("merge", "-o", str(self.tmp / "m.npy"), *shards)
+        self.assertEqual(r.returncode, 2, r.stderr.decode())
+        self.assertIn("jsonl shards join into .jsonl", r.stderr.decode())
+        self.assertFalse((self.tmp / "m.npy").exists())
+        # the output may not be one of the shards
+        r = self.run_embedpe("merge", "-o", shards[0], *shards)
+        self.assertEqual(r.returncode, 2, r.stderr.decode())
+        self.assertIn("own file", r.stderr.decode())
+
     def test_unpadded_shards_are_refused(self):
         # one batch each, padded to its own longest line: shard 2's are longer
         src = self.corpus(["a"] * 100 + ["a much longer line " * 5] * 2)
