@@ -15,5 +15,6 @@ void setup_lookup(CLI::App& app);
 void setup_pe(CLI::App& app);
 void setup_quantize(CLI::App& app);
 void setup_decode(CLI::App& app);
+void setup_merge(CLI::App& app);
 
 }  // namespace embedpe::cli

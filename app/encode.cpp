@@ -15,6 +15,7 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/shards.h"
 #include "encode.h"
 #include "output_dir.h"
 #include "parallel.h"
@@ -83,6 +84,9 @@ void run_encode(const EncodeCommand& cmd) {
     if (cmd.summary) print_output_dir_summary(stats);
     return;
   }
+  // A shard's output records which part of which input it holds, for merge.
+  std::optional<ShardRecorder> record;
+  if (cmd.text.shard_given && source.reader()) record.emplace(*source.reader());
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
   encode(encoder, source, format, *sink,
          {.batch_size = cmd.batch_size,
@@ -90,6 +94,7 @@ void run_encode(const EncodeCommand& cmd) {
           .precision = cmd.precision,
           .allow_empty = cmd.text.shard_given,
           .on_batch = [&](const Batch& b) { progress.add(b); }});
+  if (record) record->write(cmd.output, format.name, encoder.config());
   progress.finish();
 }
 

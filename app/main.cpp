@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   embedpe::cli::setup_encode(app);
   embedpe::cli::setup_tokenize(app);
   embedpe::cli::setup_decode(app);
+  embedpe::cli::setup_merge(app);
   embedpe::cli::setup_pe(app);
   embedpe::cli::setup_info(app);
   embedpe::cli::setup_lookup(app);

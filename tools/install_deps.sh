@@ -2,6 +2,9 @@
 # Installs the Debian 12 packages embedpe needs to build and test, if any
 # are missing. Run as root (or with sudo). Extra arguments are more packages
 # (tools/make_goldens.py also needs python3-torch and python3-sentencepiece).
+# slurm-wlm, munge, openssh-server and rsync are for tests/scale_test.py, which
+# starts its own Slurm cluster, munged and sshd with generated configs (it
+# never uses or changes the services and /etc files the packages install).
 set -euo pipefail
 
 packages=(
@@ -9,6 +12,7 @@ packages=(
   libcli11-dev libsentencepiece-dev sentencepiece nlohmann-json3-dev xtensor-dev xtl-dev doctest-dev zlib1g-dev
   python3 python3-numpy parallel
   man-db zsh fish
+  slurm-wlm munge openssh-server openssh-client rsync
   "$@"
 )
 

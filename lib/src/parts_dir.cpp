@@ -22,6 +22,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/shards.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
 #include "message.h"
@@ -61,6 +62,10 @@ struct InputRecord {
   std::string path;
   std::optional<std::size_t> bytes;   // a regular file's size; none for stdin or a pipe
   std::optional<std::string> sha256;  // of all bytes read from it (the shard's range), once complete
+  // A shard of many, once complete: the byte range [begin, end) it read and
+  // the input's identity (shards.h), which embedpe merge checks.
+  std::optional<std::pair<std::size_t, std::size_t>> range;
+  std::optional<std::string> fingerprint;
 };
 
 // How the inputs were read: with the config, what decides the rows.
@@ -117,6 +122,8 @@ std::string manifest_text(Manifest& m) {
     inputs.push_back({{"path", i.path},
                       {"bytes", i.bytes ? Json(*i.bytes) : Json()},
                       {"sha256", i.sha256 ? Json(*i.sha256) : Json()}});
+    if (i.range) inputs.back()["range"] = {i.range->first, i.range->second};
+    if (i.fingerprint) inputs.back()["fingerprint"] = *i.fingerprint;
   }
   std::size_t rows = 0;
   for (const auto& p : m.parts) rows += p.rows;
@@ -835,6 +842,10 @@ void PartsDirSink::finish() {
     }
   }
   for (std::size_t i = 0; i < s.progress.inputs.size(); ++i) s.progress.inputs[i].sha256 = s.whole[i].hex();
+  if (s.reader.options().shard_count > 1 && s.progress.inputs.size() == 1) {
+    s.progress.inputs[0].range = s.reader.consumed_range();
+    s.progress.inputs[0].fingerprint = input_fingerprint(s.reader.paths()[0]);
+  }
   s.progress.complete = true;
   write_manifest(s.manifest_path, s.progress);
   s.journal->remove();

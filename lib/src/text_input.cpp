@@ -223,6 +223,7 @@ bool LineReader::open_next() {
     }
     ++line_;
   }
+  range_begin_ = offset_;
   if (total_bytes_) *total_bytes_ = end_offset_ > offset_ ? end_offset_ - offset_ : 0;
   return true;
 }

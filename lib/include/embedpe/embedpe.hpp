@@ -24,6 +24,7 @@
 #include "embedpe/layer_spec.h"
 #include "embedpe/output_file.h"
 #include "embedpe/parts_dir.h"
+#include "embedpe/shards.h"
 #include "embedpe/pe_analysis.h"
 #include "embedpe/pe_kind.h"
 #include "embedpe/pe_view.h"

@@ -89,6 +89,10 @@ class LineReader {
   std::optional<std::size_t> total_bytes() const { return total_bytes_; }
   std::size_t empty_lines() const { return empty_lines_; }  // seen, kept or skipped
   const InputOptions& options() const { return options_; }
+  // The bytes of the (single) input this reader has consumed so far, as
+  // [begin, end) offsets in the file: a shard's range once read to the end,
+  // from its first line's first byte to the next shard's first byte.
+  std::pair<std::size_t, std::size_t> consumed_range() const { return {range_begin_, offset_}; }
 
   // Receives the raw bytes of every line consumed, kept or skipped, with its
   // line ending, in input order — exactly the input that next() turned into
@@ -117,6 +121,7 @@ class LineReader {
   std::size_t file_offset_ = 0; // in the current file, of the next byte read(2) returns
   std::optional<std::size_t> expected_size_;  // a regular file's size when it was opened
   bool sharded_ = false;
+  std::size_t range_begin_ = 0;  // offset of the first line this reader takes
   std::size_t bytes_read_ = 0;
   std::optional<std::size_t> total_bytes_;
   std::size_t empty_lines_ = 0;

@@ -1,0 +1,55 @@
+// embedpe merge: the outputs of encode --shard K/N → what one run would have
+// written. The flags; the checks and the joining are the library's
+// (embedpe/shards.h).
+//
+//   embedpe merge -o all.npy shard-*.npy
+//   embedpe merge -o all.npz parts-1 parts-2 parts-3 parts-4
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "common.h"
+#include "embedpe/error.h"
+#include "embedpe/shards.h"
+
+namespace embedpe::cli {
+namespace {
+
+struct MergeCommand {
+  std::vector<std::string> shards;
+  std::string output;
+  bool summary = false;
+};
+
+void run_merge(const MergeCommand& cmd) {
+  if (cmd.output.empty() || cmd.output == "-") {
+    throw UsageError("merge writes a file: give --output OUT.npy, OUT.npz or OUT.jsonl");
+  }
+  const MergeStats stats = merge_shards({.output = cmd.output, .shards = cmd.shards});
+  if (cmd.summary) {
+    std::fprintf(stderr, "embedpe: merged %zu shards, %zu rows, %zu bytes read, %zu written\n", stats.shards,
+                 stats.rows, stats.bytes_read, stats.bytes_written);
+  }
+}
+
+}  // namespace
+
+void setup_merge(CLI::App& app) {
+  auto cmd = std::make_shared<MergeCommand>();
+  auto* sub = app.add_subcommand("merge", "Shards of encode --shard K/N → the output of one run, byte for byte");
+  sub->add_option("SHARD", cmd->shards,
+                  "Shard outputs in any order: .npy, .npz or .jsonl files (each with its FILE.shard.json record), "
+                  "or --output-dir directories")
+      ->type_name("SHARD")
+      ->required()
+      ->check(non_empty_path());
+  sub->add_option("--output,-o", cmd->output, "The merged output: .npy, .npz or .jsonl (directories: .npy or .npz)")
+      ->type_name("PATH")
+      ->required();
+  sub->add_flag("--summary", cmd->summary, "Print shards, rows and bytes to stderr");
+  sub->callback([cmd] { run_merge(*cmd); });
+}
+
+}  // namespace embedpe::cli

@@ -1,0 +1,81 @@
+// Shards of one run, recorded and joined back together.
+//
+// A run with `shard K/N` (InputOptions) reads one contiguous byte range of
+// its input. Its output says which: a file output gets a record beside it,
+// OUTPUT.shard.json, and a parts directory's manifest.json holds the same
+// facts (reading.shard, inputs[].range, inputs[].sha256).
+//
+//   embedpe::LineReader& reader = *source.reader();
+//   embedpe::ShardRecorder record(reader);    // before the first line is read
+//   ... encode into "out-3.npy" ...
+//   record.write("out-3.npy", "npy", encoder.config());  // after the output is committed
+//
+//   embedpe::merge_shards({.output = "all.npy", .shards = {"out-1.npy", "out-2.npy", ...}});
+//
+// merge_shards() reads every shard's record (and every part directory's
+// manifest), checks that they come from the same config and the same input
+// and tile it exactly once — shards 1..N of one N, byte ranges end to end from
+// 0 to the input's size — and that every file still has its recorded size and
+// checksum (a file shard's CRC-32, a part's SHA-256), all before it opens the
+// output. Then it writes what one run would
+// have written, byte for byte, through an OutputFile (whole or not at all):
+//   .npy shards   → .npy   (rows concatenated; the same trailing shape)
+//   .jsonl shards → .jsonl (records concatenated; line numbers are the file's)
+//   .npz shards   → .npz   (each row tensor concatenated; per-position tensors
+//                           such as positional_encoding kept once)
+//   parts dirs    → .npz or .npy (the parts' tensors; .npy takes `output`, or
+//                           the one tensor emitted)
+// Every error names the shard it is about.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "embedpe/text_input.h"
+
+namespace embedpe {
+
+// Where a file output's shard record goes: OUTPUT + ".shard.json".
+std::string shard_record_path(const std::string& output);
+
+// Hashes the bytes a sharded reader consumes, to record them with the output.
+class ShardRecorder {
+ public:
+  // Attaches to `reader` (its raw-bytes sink); it must not have been read
+  // from yet, and outlives the recorder.
+  explicit ShardRecorder(LineReader& reader);
+  ShardRecorder(const ShardRecorder&) = delete;
+  ShardRecorder& operator=(const ShardRecorder&) = delete;
+  ~ShardRecorder();
+
+  // After the reader is done and `output` committed: writes its record
+  // atomically (shard, input identity, byte range and SHA-256, the run's
+  // config, the format, the output's size and CRC-32). Nothing is written
+  // for an output that is not a regular file (standard output, a device).
+  void write(const std::string& output, const std::string& format, const nlohmann::ordered_json& config) const;
+
+ private:
+  struct State;
+  State* s_;
+};
+
+// The input's identity without reading all of it (a shard must not hash a
+// terabyte): SHA-256 of its size and of its first and last 64 KiB.
+std::string input_fingerprint(const std::string& path);
+
+struct MergeOptions {
+  std::string output;               // .npy, .npz or .jsonl
+  std::vector<std::string> shards;  // files with their records, or parts directories; any order
+};
+
+struct MergeStats {
+  std::size_t shards = 0, rows = 0;
+  std::size_t bytes_read = 0, bytes_written = 0;
+};
+
+MergeStats merge_shards(const MergeOptions& options);
+
+}  // namespace embedpe

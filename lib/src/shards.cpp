@@ -1,0 +1,679 @@
+// Shard records (OUTPUT.shard.json) and embedpe merge: see embedpe/shards.h.
+#include "embedpe/shards.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "embedpe/dtype.h"
+#include "embedpe/error.h"
+#include "embedpe/output_file.h"
+#include "embedpe/tensor_io.h"
+#include "embedpe/version.h"
+#include "message.h"
+#include "sha256.h"
+
+namespace embedpe {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::size_t kChunk = std::size_t(4) << 20;          // bytes read at a time
+constexpr std::size_t kFingerprintBytes = std::size_t(64) << 10;
+constexpr std::size_t kMaxRecordBytes = std::size_t(64) << 20;  // a record or manifest larger than this is not ours
+constexpr int kRecordVersion = 1;
+
+// Tensors with one row per position, the same in every shard (encoder.cpp's SinkRun::per_position).
+bool per_position(const std::string& name) {
+  return name == "positional_encoding" || name == "rope_cos" || name == "rope_sin";
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// An open file, read in pieces; errors name it.
+class InFile {
+ public:
+  explicit InFile(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(std::string("cannot open it: ") + std::strerror(errno));
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) fail(std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd_);
+      fd_ = -1;
+      fail("it is not a regular file");
+    }
+    size_ = static_cast<std::size_t>(st.st_size);
+  }
+  InFile(const InFile&) = delete;
+  InFile& operator=(const InFile&) = delete;
+  ~InFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  std::size_t size() const { return size_; }
+  // `n` bytes at `offset`; fewer only at the end of the file.
+  std::string read_at(std::size_t offset, std::size_t n) const {
+    std::string buf(n, '\0');
+    std::size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::pread(fd_, buf.data() + got, n - got, static_cast<off_t>(offset + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) fail(std::string("read failed: ") + std::strerror(errno));
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    buf.resize(got);
+    return buf;
+  }
+  // Calls `f` with consecutive pieces of [offset, offset + n); the file must hold them.
+  template <typename F>
+  void each_chunk(std::size_t offset, std::size_t n, F&& f) const {
+    for (std::size_t done = 0; done < n;) {
+      const std::string piece = read_at(offset + done, std::min(kChunk, n - done));
+      if (piece.empty()) fail("it is shorter than it was");
+      f(std::string_view(piece));
+      done += piece.size();
+    }
+  }
+  std::string all() const {
+    std::string s = read_at(0, size_);
+    if (s.size() != size_) fail("it is shorter than it was");
+    return s;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    Message m;
+    m << "cannot read " << Verbatim{path_} << ": " << why;
+    throw m.error();
+  }
+  std::string path_;
+  int fd_ = -1;
+  std::size_t size_ = 0;
+};
+
+std::string file_sha256(const InFile& f) {
+  Sha256 h;
+  f.each_chunk(0, f.size(), [&](std::string_view piece) { h.update(piece); });
+  return h.hex();
+}
+
+// CRC-32 (zlib's) of an output file, as 8 hex digits. An output is hundreds of
+// times its input's size (a token becomes d_model floats), so its integrity
+// check must cost little next to writing it: CRC-32 runs at memory speed where
+// SHA-256 took 4 times the whole encode (docs/SCALING.md). Which input and
+// config a shard holds is established by the SHA-256s and the config.
+std::string file_crc32(const InFile& f) {
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  f.each_chunk(0, f.size(), [&](std::string_view piece) {
+    crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
+  });
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08lx", crc & 0xFFFFFFFFUL);
+  return hex;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ the record
+
+std::string shard_record_path(const std::string& output) { return output + ".shard.json"; }
+
+std::string input_fingerprint(const std::string& path) {
+  const InFile f(path);
+  Sha256 h;
+  h.update(std::to_string(f.size()) + "\n");
+  h.update(f.read_at(0, kFingerprintBytes));
+  if (f.size() > kFingerprintBytes) {
+    const std::size_t tail = std::max(kFingerprintBytes, f.size() - kFingerprintBytes);
+    h.update(f.read_at(tail, f.size() - tail));
+  }
+  return h.hex();
+}
+
+struct ShardRecorder::State {
+  LineReader& reader;
+  Sha256 read;             // of every raw byte consumed, line endings included
+  std::size_t lines = 0;   // consumed, kept or skipped
+};
+
+ShardRecorder::ShardRecorder(LineReader& reader) : s_(new State{reader, {}, 0}) {
+  State* s = s_;
+  reader.set_raw_sink([s](std::size_t, std::string_view bytes) {
+    s->read.update(bytes);
+    ++s->lines;
+  });
+}
+
+ShardRecorder::~ShardRecorder() {
+  s_->reader.set_raw_sink(nullptr);
+  delete s_;
+}
+
+void ShardRecorder::write(const std::string& output, const std::string& format, const Json& config) const {
+  if (!output_is_replaced_file(output)) return;
+  const LineReader& r = s_->reader;
+  if (r.paths().size() != 1) throw Error("internal error: a shard record needs exactly one input");
+  const std::string& input = r.paths().front();
+  if (input == "-") return;  // shard 1/1 of standard input: nothing to identify it by
+  const InputOptions& o = r.options();
+  const auto [begin, end] = r.consumed_range();
+  const InFile in(input);
+  const InFile out(output);
+  Json rec = {{"embedpe_shard", kRecordVersion},
+              {"embedpe_version", version()},
+              {"shard", std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count)},
+              {"format", format},
+              {"config", config},
+              {"reading",
+               {{"input_format", o.format == InputFormat::jsonl ? "jsonl" : "lines"},
+                {"field", o.field},
+                {"skip_empty", o.skip_empty}}},
+              {"input",
+               {{"path", input},
+                {"bytes", in.size()},
+                {"fingerprint", input_fingerprint(input)},
+                {"range", {begin, end}},
+                {"lines", s_->lines},
+                {"sha256", s_->read.hex()}}},
+              {"output", {{"file", base_name(output)}, {"bytes", out.size()}, {"crc32", file_crc32(out)}}}};
+  OutputFile f(shard_record_path(output));
+  f.write(rec.dump(1) + "\n");
+  f.commit();
+}
+
+// ------------------------------------------------------------ merging
+
+namespace {
+
+enum class Kind { npy, npz, jsonl, parts_dir };
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::npy: return "npy";
+    case Kind::npz: return "npz";
+    case Kind::jsonl: return "jsonl";
+    case Kind::parts_dir: return "parts directory";
+  }
+  return "?";
+}
+
+// A file a shard is made of, with the size and hash its record gives it.
+struct Piece {
+  std::string path;
+  std::size_t bytes = 0;
+  std::string sha256;  // a part's (its manifest's record)
+  std::string crc32;   // a file shard's (its record's)
+};
+
+struct Shard {
+  std::string name;  // as given
+  Kind kind = Kind::npy;
+  std::size_t index = 0, count = 0;
+  Json config, reading;
+  std::size_t input_bytes = 0;
+  std::string fingerprint;
+  std::size_t begin = 0, end = 0;
+  std::vector<Piece> pieces;  // the output file, or the directory's parts in order
+};
+
+[[noreturn]] void refuse(const std::string& shard, const std::string& why) {
+  Message m;
+  m << "shard " << Verbatim{shard} << ": " << why;
+  throw m.error();
+}
+
+// The leaves where two JSON values differ, as "model.sha256, seed".
+void differences(const Json& a, const Json& b, const std::string& at, std::vector<std::string>& out) {
+  if (a.is_object() && b.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      const std::string key = at.empty() ? it.key() : at + "." + it.key();
+      if (!b.contains(it.key())) {
+        out.push_back(key);
+      } else {
+        differences(it.value(), b.at(it.key()), key, out);
+      }
+    }
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (!a.contains(it.key())) out.push_back(at.empty() ? it.key() : at + "." + it.key());
+    }
+  } else if (a != b) {
+    out.push_back(at.empty() ? std::string("the whole") : at);
+  }
+}
+
+std::string first_difference(const Json& a, const Json& b) {
+  std::vector<std::string> all;
+  differences(a, b, "", all);
+  std::string text;
+  for (const std::string& d : all) text += (text.empty() ? "" : ", ") + d;
+  return text;
+}
+
+Json read_json(const std::string& path, const std::string& shard, const std::string& what) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    refuse(shard, "its " + what + " " + path + " is missing (" + std::strerror(errno) +
+                      "); merge takes the outputs of encode with shard K/N, each with its record");
+  }
+  const InFile f(path);
+  if (f.size() > kMaxRecordBytes) refuse(shard, "its " + what + " " + path + " is too large to be one embedpe wrote");
+  try {
+    return Json::parse(f.all());
+  } catch (const Json::exception&) {
+    refuse(shard, "its " + what + " " + path + " is not valid JSON (corrupt?); run that shard again");
+  }
+}
+
+// Reads "K/N".
+std::pair<std::size_t, std::size_t> parse_shard_label(const Json& v, const std::string& shard) {
+  if (!v.is_string()) refuse(shard, "its record has no shard K/N");
+  const std::string s = v.get<std::string>();
+  const std::size_t slash = s.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument(s);
+    std::size_t used = 0;
+    const unsigned long k = std::stoul(s.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument(s);
+    const unsigned long n = std::stoul(s.substr(slash + 1), &used);
+    if (used != s.size() - slash - 1 || k == 0 || k > n) throw std::invalid_argument(s);
+    return {k, n};
+  } catch (const std::exception&) {
+    refuse(shard, "its record's shard \"" + s + "\" is not K/N with 1 <= K <= N");
+  }
+}
+
+template <typename T>
+T field(const Json& obj, const char* key, const std::string& shard) {
+  try {
+    return obj.at(key).get<T>();
+  } catch (const Json::exception&) {
+    refuse(shard, std::string("its record has no valid \"") + key + "\" (corrupt, or not written by embedpe)");
+  }
+}
+
+Shard load_file_shard(const std::string& path, Kind kind) {
+  Shard s{.name = path, .kind = kind};
+  const Json rec = read_json(shard_record_path(path), path, "record");
+  if (!rec.is_object() || !rec.contains("embedpe_shard")) refuse(path, "its record is not an embedpe shard record");
+  if (field<int>(rec, "embedpe_shard", path) != kRecordVersion) refuse(path, "its record has an unknown version");
+  std::tie(s.index, s.count) = parse_shard_label(rec.value("shard", Json()), path);
+  const std::string format = field<std::string>(rec, "format", path);
+  if (format != kind_name(kind)) refuse(path, "its record says it is " + format + ", not " + kind_name(kind));
+  s.config = field<Json>(rec, "config", path);
+  s.reading = field<Json>(rec, "reading", path);
+  const Json input = field<Json>(rec, "input", path);
+  s.input_bytes = field<std::size_t>(input, "bytes", path);
+  s.fingerprint = field<std::string>(input, "fingerprint", path);
+  const auto range = field<std::vector<std::size_t>>(input, "range", path);
+  if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse(path, "its record's range is invalid");
+  s.begin = range[0];
+  s.end = range[1];
+  const Json output = field<Json>(rec, "output", path);
+  s.pieces.push_back({path, field<std::size_t>(output, "bytes", path), "", field<std::string>(output, "crc32", path)});
+  return s;
+}
+
+Shard load_dir_shard(const std::string& dir) {
+  Shard s{.name = dir, .kind = Kind::parts_dir};
+  const Json m = read_json(dir + "/manifest.json", dir, "manifest");
+  if (!m.is_object() || field<std::string>(m, "format", dir) != "npz" || !m.contains("parts")) {
+    refuse(dir, "its manifest.json is not one embedpe encode output_dir wrote");
+  }
+  if (!field<bool>(m, "complete", dir)) {
+    refuse(dir, "its run is not complete (manifest.json says \"complete\": false); run that shard again with resume");
+  }
+  s.config = field<Json>(m, "config", dir);
+  Json reading = field<Json>(m, "reading", dir);
+  std::tie(s.index, s.count) = parse_shard_label(reading.value("shard", Json()), dir);
+  const Json inputs = field<Json>(m, "inputs", dir);
+  if (!inputs.is_array() || inputs.size() != 1) refuse(dir, "a sharded run reads exactly one input; its manifest lists " + std::to_string(inputs.size()));
+  const Json& in = inputs[0];
+  s.input_bytes = field<std::size_t>(in, "bytes", dir);
+  if (s.count > 1) {
+    s.fingerprint = field<std::string>(in, "fingerprint", dir);
+    const auto range = field<std::vector<std::size_t>>(in, "range", dir);
+    if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse(dir, "its manifest's range is invalid");
+    s.begin = range[0];
+    s.end = range[1];
+  } else {
+    s.end = s.input_bytes;
+  }
+  // The records below compare reading options; the paths may differ per host.
+  reading.erase("inputs");
+  reading.erase("shard");
+  s.reading = reading;
+  for (const Json& p : field<Json>(m, "parts", dir)) {
+    const std::string file = field<std::string>(p, "file", dir);
+    if (file.find('/') != std::string::npos || file.empty()) refuse(dir, "its manifest names a part outside it");
+    s.pieces.push_back({dir + "/" + file, field<std::size_t>(p, "bytes", dir), field<std::string>(p, "sha256", dir), ""});
+  }
+  return s;
+}
+
+Shard load_shard(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    Message m;
+    m << "shard " << Verbatim{path} << " does not exist (" << std::strerror(errno) << ")";
+    throw m.error();
+  }
+  if (S_ISDIR(st.st_mode)) return load_dir_shard(path);
+  std::string ext = path.substr(std::min(path.size(), path.find_last_of('.') == std::string::npos ? path.size() : path.find_last_of('.')));
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".npy") return load_file_shard(path, Kind::npy);
+  if (ext == ".npz") return load_file_shard(path, Kind::npz);
+  if (ext == ".jsonl") return load_file_shard(path, Kind::jsonl);
+  refuse(path, "merge joins .npy, .npz, .jsonl shards or output_dir directories, not " +
+                   (ext.empty() ? std::string("a file without an extension") : ext + " files"));
+}
+
+// Every check that does not need the output: the same run, the whole input once, intact files.
+void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
+  const Shard& first = shards.front();
+  for (const Shard& s : shards) {
+    if (s.kind != first.kind) {
+      refuse(s.name, std::string("it is a ") + kind_name(s.kind) + " shard and " + first.name + " is a " +
+                         kind_name(first.kind) + " one; merge shards of one kind");
+    }
+    if (s.count != first.count) {
+      refuse(s.name, "it is one of " + std::to_string(s.count) + " shards and " + first.name + " one of " +
+                         std::to_string(first.count) + ": they are not shards of the same run");
+    }
+    const std::string d = first_difference(first.config, s.config);
+    if (!d.empty()) refuse(s.name, "its config differs from " + first.name + "'s at " + d + ": not the same run");
+    const std::string r = first_difference(first.reading, s.reading);
+    if (!r.empty()) refuse(s.name, "its input was read differently from " + first.name + "'s (" + r + ")");
+    if (s.input_bytes != first.input_bytes || s.fingerprint != first.fingerprint) {
+      refuse(s.name, "its input is not " + first.name + "'s (size or content differs): not the same input");
+    }
+  }
+  if (first.config.value("training", false)) {
+    refuse(first.name, "it was made in training mode, whose dropout masks are drawn per shard, so the shards do not "
+                       "join into one run's output");
+  }
+  std::stable_sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    if (k > 0 && shards[k].index == shards[k - 1].index) {
+      refuse(shards[k].name, "it and " + shards[k - 1].name + " are both shard " + std::to_string(shards[k].index) +
+                                 "/" + std::to_string(shards[k].count));
+    }
+  }
+  const std::size_t n = first.count;
+  for (std::size_t k = 1, at = 0; k <= n; ++k) {
+    if (at >= shards.size() || shards[at].index != k) {
+      Message m;
+      m << "shard " << std::to_string(k) << "/" << std::to_string(n) << " is missing (given " << std::to_string(shards.size())
+        << " of " << std::to_string(n) << "); give every shard of the run";
+      throw m.error();
+    }
+    ++at;
+  }
+  std::size_t at = 0;
+  for (const Shard& s : shards) {
+    if (s.begin != at) {
+      refuse(s.name, "it starts at input byte " + std::to_string(s.begin) + ", not " + std::to_string(at) +
+                         " where the shard before it ended: the shards do not tile the input");
+    }
+    at = s.end;
+  }
+  if (at != first.input_bytes) {
+    refuse(shards.back().name, "it ends at input byte " + std::to_string(at) + " of " + std::to_string(first.input_bytes));
+  }
+  for (const Shard& s : shards) {
+    for (const Piece& p : s.pieces) {
+      const InFile f(p.path);
+      if (f.size() != p.bytes) {
+        refuse(s.name, p.path + " has " + std::to_string(f.size()) + " bytes, its record says " + std::to_string(p.bytes) +
+                           " (truncated or replaced); run that shard again");
+      }
+      if (p.crc32.empty() ? file_sha256(f) != p.sha256 : file_crc32(f) != p.crc32) {
+        refuse(s.name, p.path + " does not have its recorded " + (p.crc32.empty() ? "SHA-256" : "CRC-32") +
+                           " (corrupt or replaced); run that shard again");
+      }
+      stats.bytes_read += f.size();
+    }
+  }
+}
+
+DType dtype_of(const std::string& descr, const std::string& shard) {
+  for (DType d : {DType::float32, DType::float16, DType::float64, DType::int64, DType::int8}) {
+    const char* nd = dtype_info(d).numpy_descr;
+    if (nd && descr == nd) return d;
+  }
+  refuse(shard, "it holds dtype " + descr + ", which embedpe does not write");
+}
+
+// A .npy's header and the layout of its data, checked against its size.
+struct NpyLayout {
+  DType dtype = DType::float32;
+  std::vector<std::size_t> shape;
+  std::size_t data_offset = 0, data_bytes = 0;
+};
+
+NpyLayout npy_layout(std::string_view head, std::size_t file_bytes, const std::string& shard) {
+  const NpyHeader h = parse_npy_header(head, shard);
+  if (h.fortran_order || h.shape.empty()) refuse(shard, "its .npy is not C-ordered rows");
+  NpyLayout l{dtype_of(h.descr, shard), h.shape, h.data_offset, 0};
+  l.data_bytes = TensorRef{"", l.dtype, l.shape, nullptr}.bytes();
+  if (l.data_offset + l.data_bytes != file_bytes) refuse(shard, "its .npy's size does not match its header");
+  return l;
+}
+
+bool same_rows(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+  return a.size() == b.size() && std::equal(a.begin() + 1, a.end(), b.begin() + 1);
+}
+
+[[noreturn]] void refuse_shape(const std::string& shard, const std::string& tensor, const std::string& other) {
+  refuse(shard, "its " + tensor + " rows are not shaped as " + other +
+                    "'s (without a fixed seq_len each shard pads to its own longest line): encode with seq_len");
+}
+
+// .npy shards (or one tensor of parts) into one .npy, streamed: the data of each in turn.
+struct NpySource {
+  std::string shard, path;
+  std::string member;  // a part's tensor; empty for a .npy file
+};
+
+void write_npy_merge(OutputFile& out, const std::vector<NpySource>& sources, MergeStats& stats) {
+  // Pass 1: headers. Zero-row shards (an empty shard) may have any trailing shape.
+  std::vector<NpyLayout> layouts;
+  std::optional<std::size_t> shaped;
+  std::size_t rows = 0;
+  for (const NpySource& s : sources) {
+    const InFile f(s.path);
+    if (s.member.empty()) {
+      layouts.push_back(npy_layout(f.read_at(0, std::min<std::size_t>(f.size(), 1 << 20)), f.size(), s.shard));
+    } else {
+      const std::vector<NpzMember> m = read_npz(f.all(), s.path, {s.member});
+      if (m.empty()) refuse(s.shard, s.path + " holds no " + s.member);
+      layouts.push_back(npy_layout(m[0].npy, m[0].npy.size(), s.shard));
+    }
+    const NpyLayout& l = layouts.back();
+    if (l.shape[0] == 0) continue;
+    if (!shaped) {
+      shaped = layouts.size() - 1;
+    } else if (!same_rows(l.shape, layouts[*shaped].shape) || l.dtype != layouts[*shaped].dtype) {
+      refuse_shape(s.shard, s.member.empty() ? "tensor" : s.member, sources[*shaped].shard);
+    }
+    rows += l.shape[0];
+  }
+  TensorRef all{"", layouts[shaped.value_or(0)].dtype, layouts[shaped.value_or(0)].shape, nullptr};
+  all.shape[0] = rows;
+  out.write(npy_header(all));
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    const NpySource& s = sources[k];
+    const InFile f(s.path);
+    if (s.member.empty()) {
+      f.each_chunk(layouts[k].data_offset, layouts[k].data_bytes, [&](std::string_view piece) { out.write(piece); });
+    } else {
+      const std::vector<NpzMember> m = read_npz(f.all(), s.path, {s.member});
+      out.write(std::string_view(m[0].npy).substr(layouts[k].data_offset, layouts[k].data_bytes));
+    }
+  }
+  stats.rows = rows;
+}
+
+// .npz shards or parts into one .npz: the whole output in memory, as one run holds it.
+void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, std::string>>& pieces,
+                     MergeStats& stats) {
+  struct Tensor {
+    std::string name;
+    NpyLayout layout;
+    std::string data;
+    std::string first;  // the shard that set its shape
+    std::size_t rows = 0;  // sequences so far
+  };
+  std::vector<Tensor> tensors;
+  std::vector<std::string> names;
+  for (const auto& [shard, path] : pieces) {
+    const InFile f(path);
+    const std::vector<NpzMember> members = read_npz(f.all(), path);
+    std::vector<std::string> these;
+    for (const NpzMember& m : members) these.push_back(m.name);
+    if (names.empty() && tensors.empty()) {
+      names = these;
+      for (const NpzMember& m : members) tensors.push_back({m.name, {}, {}, "", 0});
+    } else if (these != names) {
+      refuse(shard, path + " holds other tensors than the first shard's");
+    }
+    // Rows of this piece: those of its first per-row tensor.
+    std::size_t rows = 0;
+    std::vector<NpyLayout> layouts;
+    for (const NpzMember& m : members) {
+      layouts.push_back(npy_layout(m.npy, m.npy.size(), shard));
+      if (!per_position(m.name)) rows = layouts.back().shape[0];
+    }
+    bool empty_so_far = true;  // every piece before this one had zero rows
+    for (const Tensor& t : tensors) empty_so_far = empty_so_far && (t.first.empty() || t.rows == 0);
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      Tensor& t = tensors[k];
+      const NpyLayout& l = layouts[k];
+      const std::string_view data = std::string_view(members[k].npy).substr(l.data_offset, l.data_bytes);
+      if (empty_so_far) {  // the first piece with rows (or the first piece) sets the shapes
+        if (t.first.empty() || rows > 0) {
+          t.layout = l;
+          t.first = shard;
+          t.rows = rows;
+          t.data.assign(data);
+        }
+        continue;
+      }
+      if (rows == 0) continue;  // an empty shard adds nothing
+      if (per_position(t.name)) {
+        if (l.shape != t.layout.shape || l.dtype != t.layout.dtype || data != t.data) refuse_shape(shard, t.name, t.first);
+        continue;
+      }
+      if (!same_rows(l.shape, t.layout.shape) || l.dtype != t.layout.dtype) refuse_shape(shard, t.name, t.first);
+      t.layout.shape[0] += l.shape[0];
+      t.rows += rows;
+      t.data.append(data);
+    }
+    stats.rows += rows;
+  }
+  std::vector<TensorRef> refs;
+  for (const Tensor& t : tensors) refs.push_back({t.name, t.layout.dtype, t.layout.shape, t.data.data()});
+  write_npz(out, refs);
+}
+
+}  // namespace
+
+MergeStats merge_shards(const MergeOptions& options) {
+  if (options.shards.empty()) throw UsageError("merge needs the shards to join");
+  std::string ext = options.output.substr(std::min(options.output.size(), options.output.rfind('.')));
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  Kind target;
+  if (ext == ".npy") {
+    target = Kind::npy;
+  } else if (ext == ".npz") {
+    target = Kind::npz;
+  } else if (ext == ".jsonl") {
+    target = Kind::jsonl;
+  } else {
+    Message m;
+    m << "merge writes .npy, .npz or .jsonl; " << Verbatim{options.output} << " is none of them";
+    throw m.usage_error();
+  }
+  MergeStats stats;
+  std::vector<Shard> shards;
+  for (const std::string& path : options.shards) shards.push_back(load_shard(path));
+  stats.shards = shards.size();
+  const Kind kind = shards.front().kind;
+  const bool fits = kind == target || (kind == Kind::parts_dir && (target == Kind::npy || target == Kind::npz));
+  if (!fits) {
+    Message m;
+    m << "merge: " << kind_name(kind) << " shards join into ";
+    m << (kind == Kind::parts_dir ? std::string(".npy or .npz") : "." + std::string(kind_name(kind)));
+    m << ", not " << Verbatim{options.output};
+    throw m.usage_error();
+  }
+  // The output must not be one of the files it is made from.
+  struct stat ost;
+  const bool exists = ::stat(options.output.c_str(), &ost) == 0;
+  check_shards(shards, stats);
+  for (const Shard& s : shards) {
+    for (const Piece& p : s.pieces) {
+      struct stat st;
+      if (exists && ::stat(p.path.c_str(), &st) == 0 && st.st_dev == ost.st_dev && st.st_ino == ost.st_ino) {
+        Message m;
+        m << "merge output " << Verbatim{options.output} << " is shard " << Verbatim{s.name}
+          << "'s own file; write the merged output elsewhere";
+        throw m.usage_error();
+      }
+    }
+  }
+
+  OutputFile out(options.output);
+  if (target == Kind::jsonl) {
+    for (const Shard& s : shards) {
+      const InFile f(s.pieces[0].path);
+      f.each_chunk(0, f.size(), [&](std::string_view piece) {
+        out.write(piece);
+        stats.rows += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
+      });
+    }
+  } else if (target == Kind::npy) {
+    std::string member;
+    if (kind == Kind::parts_dir) {
+      const Json emit = shards.front().config.value("emit", Json::array());
+      member = emit.size() == 1 ? emit[0].get<std::string>() : "output";
+      if (std::find(emit.begin(), emit.end(), Json(member)) == emit.end()) {
+        refuse(shards.front().name, "its parts hold no output tensor to write as one .npy; merge into .npz");
+      }
+    }
+    std::vector<NpySource> sources;
+    for (const Shard& s : shards) {
+      for (const Piece& p : s.pieces) sources.push_back({s.name, p.path, member});
+    }
+    if (sources.empty()) refuse(shards.front().name, "no shard holds a part: nothing to write");
+    write_npy_merge(out, sources, stats);
+  } else {
+    std::vector<std::pair<std::string, std::string>> pieces;
+    for (const Shard& s : shards) {
+      for (const Piece& p : s.pieces) pieces.emplace_back(s.name, p.path);
+    }
+    if (pieces.empty()) refuse(shards.front().name, "no shard holds a part: nothing to write");
+    write_npz_merge(out, pieces, stats);
+  }
+  out.commit();
+  struct stat done;
+  if (::stat(options.output.c_str(), &done) == 0) stats.bytes_written = static_cast<std::size_t>(done.st_size);
+  return stats;
+}
+
+}  // namespace embedpe

@@ -1,0 +1,495 @@
+"""Scale-out: embedpe merge, and the README's recipes on the real engines.
+
+    EMBEDPE=build/app/embedpe EMBEDPE_TEST_TMPDIR=/tmp python3 -m unittest -v scale_test
+
+- MergeTests: merge joins .npy, .npz, .jsonl and --output-dir shards into what
+  one run writes, byte for byte (empty shards included), and refuses missing,
+  duplicated, foreign, incomplete and corrupt shards with one line naming them.
+- RecipeTests: the README's local GNU parallel recipe, extracted from README.md.
+- SlurmTests: a single-node Slurm cluster (Debian's slurm-wlm and munge) started
+  here as root with a generated slurm.conf; the README's job script submitted
+  with sbatch --wait --array=1-4, one task killed mid-run and run again with
+  --resume, the parts merged and compared with a single run.
+- SshTests: sshd on 127.0.0.2 and 127.0.0.3 with generated keys and config; the
+  README's multi-host GNU parallel recipe, merged and compared.
+
+The engine tests fail (they never skip) when the daemons cannot start:
+tools/install_deps.sh installs them. Every wait has a timeout, and every
+daemon started is stopped by its PID in a finally block.
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+HERE = pathlib.Path(__file__).resolve().parent
+README = HERE.parent / "README.md"
+EMBEDPE = os.path.abspath(os.environ.get("EMBEDPE", str(HERE.parent / "build" / "app" / "embedpe")))
+TMP = os.environ.get("EMBEDPE_TEST_TMPDIR", tempfile.gettempdir())
+
+
+
+def corpus_lines():
+    """Real English text: the default model's training corpus if present, else generated sentences."""
+    lines = [f"sentence number {i}: " + "the boy went to the country " * (i % 5) for i in range(400)]
+    lines += ["", "  ", "你好，世界", "Hello, this is machine translation"]
+    return lines
+
+
+def recipe(name):
+    """The indented block after `<!-- recipe: NAME -->` in README.md, dedented."""
+    text = README.read_text()
+    m = re.search(r"<!-- recipe: " + re.escape(name) + r" -->\n\n((?:    .*\n|\n)+)", text)
+    assert m, f"README.md has no recipe {name!r}"
+    return "\n".join(line[4:] for line in m.group(1).rstrip("\n").split("\n")) + "\n"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ScaleCase(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory(dir=TMP)
+        self.tmp = pathlib.Path(self.dir.name)
+        # embedpe on PATH, as the recipes call it
+        self.bin = self.tmp / "bin"
+        self.bin.mkdir()
+        (self.bin / "embedpe").symlink_to(os.path.abspath(EMBEDPE))
+        # GNU parallel's citation notice is acknowledged for the tests, as a user does once
+        self.env = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}:/usr/sbin:/sbin", PARALLEL="--will-cite")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_embedpe(self, *args, cwd=None):
+        return subprocess.run([EMBEDPE, *args], stdin=subprocess.DEVNULL, capture_output=True, cwd=cwd or self.tmp,
+                              timeout=120)
+
+    def ok(self, *args, cwd=None):
+        r = self.run_embedpe(*args, cwd=cwd)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        return r
+
+    def fails(self, message, *args, output=None):
+        r = self.run_embedpe(*args)
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 1, err)
+        self.assertEqual(err.count("\n"), 1, f"expected one line on stderr, got {err!r}")
+        self.assertTrue(err.startswith("embedpe: "), err)
+        self.assertIn(message, err)
+        if output is not None:
+            self.assertFalse(pathlib.Path(output).exists(), f"{output} was left behind")
+            self.assertEqual([p for p in pathlib.Path(output).parent.iterdir() if ".embedpe-" in p.name], [])
+        return err
+
+    def shell(self, script, cwd, timeout, env=None):
+        r = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, capture_output=True,
+                           env=env or self.env, timeout=timeout)
+        self.assertEqual(r.returncode, 0, f"{script}\nstdout: {r.stdout.decode()}\nstderr: {r.stderr.decode()}")
+        return r
+
+    def corpus(self, lines, name="corpus.txt", where=None):
+        path = (where or self.tmp) / name
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    def same_bytes(self, a, b):
+        a, b = pathlib.Path(a).read_bytes(), pathlib.Path(b).read_bytes()
+        self.assertTrue(len(a) > 0)
+        self.assertEqual(len(a), len(b))
+        self.assertTrue(a == b, "the merged output differs from the single run's")
+
+
+LAYER = ["--d-model", "16", "--seq-len", "24"]
+ALL = ("--emit", "input_ids,attention_mask,positional_encoding,output")
+
+
+class MergeTests(ScaleCase):
+    def shards(self, src, n, ext, extra=None):
+        extra = extra if extra is not None else (("--emit", "output") if ext == "npy" else ALL)
+        out = []
+        for k in range(1, n + 1):
+            path = self.tmp / f"shard-{k}.{ext}"
+            self.ok("encode", "--input", str(src), *LAYER, *extra, "--shard", f"{k}/{n}", "-o", str(path))
+            self.assertTrue(pathlib.Path(str(path) + ".shard.json").exists())
+            out.append(str(path))
+        return out
+
+    def test_npy_npz_jsonl_shards_merge_to_the_single_run(self):
+        src = self.corpus(corpus_lines())
+        for ext in ("npy", "npz", "jsonl"):
+            with self.subTest(ext=ext):
+                extra = ("--emit", "output") if ext == "npy" else ALL
+                single = self.tmp / f"single.{ext}"
+                self.ok("encode", "--input", str(src), *LAYER, *extra, "--batch-size", "50", "-o", str(single))
+                shards = self.shards(src, 5, ext, extra)
+                merged = self.tmp / f"merged.{ext}"
+                self.ok("merge", "-o", str(merged), *reversed(shards))  # any order
+                self.same_bytes(merged, single)
+                self.assertFalse(pathlib.Path(str(single) + ".shard.json").exists(), "a run without shard has no record")
+
+    def test_output_dirs_merge_to_the_single_run(self):
+        src = self.corpus(corpus_lines())
+        single = self.tmp / "single.npz"
+        self.ok("encode", "--input", str(src), *LAYER, *ALL, "-o", str(single))
+        single_npy = self.tmp / "single.npy"
+        self.ok("encode", "--input", str(src), *LAYER, "-o", str(single_npy))
+        dirs = []
+        for k in range(1, 4):
+            d = self.tmp / f"parts-{k}"
+            self.ok("encode", "--input", str(src), *LAYER, *ALL, "--shard", f"{k}/3", "--output-dir", str(d),
+                    "--shard-rows", "37")
+            manifest = json.loads((d / "manifest.json").read_text())
+            self.assertEqual(manifest["reading"]["shard"], f"{k}/3")
+            self.assertEqual(len(manifest["inputs"][0]["range"]), 2)
+            dirs.append(str(d))
+        self.ok("merge", "-o", str(self.tmp / "m.npz"), *dirs)
+        self.same_bytes(self.tmp / "m.npz", single)
+        self.ok("merge", "-o", str(self.tmp / "m.npy"), *dirs)
+        self.same_bytes(self.tmp / "m.npy", single_npy)
+
+    def test_empty_shards_are_valid_and_merge(self):
+        src = self.corpus(["one", "two", "three"])
+        for ext in ("npy", "npz", "jsonl"):
+            with self.subTest(ext=ext):
+                single = self.tmp / f"single.{ext}"
+                self.ok("encode", "--input", str(src), *LAYER, *(() if ext == "npy" else ALL), "-o", str(single))
+                shards = self.shards(src, 8, ext)  # more shards than lines: some hold none
+                rows = [json.loads(pathlib.Path(s + ".shard.json").read_text())["input"]["lines"] for s in shards]
+                self.assertIn(0, rows)
+                self.assertEqual(sum(rows), 3)
+                self.ok("merge", "-o", str(self.tmp / f"m.{ext}"), *shards)
+                self.same_bytes(self.tmp / f"m.{ext}", single)
+        dirs = []
+        for k in range(1, 9):
+            d = self.tmp / f"parts-{k}"
+            self.ok("encode", "--input", str(src), *LAYER, *ALL, "--shard", f"{k}/8", "--output-dir", str(d))
+            dirs.append(str(d))
+        self.ok("merge", "-o", str(self.tmp / "d.npz"), *dirs)
+        self.same_bytes(self.tmp / "d.npz", self.tmp / "single.npz")
+
+    def test_bad_shards_are_refused_naming_them(self):
+        src = self.corpus(corpus_lines())
+        shards = self.shards(src, 4, "npy", ("--emit", "output"))
+        out = self.tmp / "m.npy"
+        err = self.fails("shard 3/4 is missing", "merge", "-o", str(out), shards[0], shards[1], shards[3], output=out)
+        err = self.fails("are both shard 2/4", "merge", "-o", str(out), *shards, shards[1], output=out)
+        self.assertIn(shards[1], err)
+        # foreign: another seed
+        foreign = self.tmp / "foreign.npy"
+        self.ok("encode", "--input", str(src), *LAYER, "--emit", "output", "--seed", "7", "--shard", "2/4", "-o", str(foreign))
+        err = self.fails("config differs", "merge", "-o", str(out), shards[0], str(foreign), shards[2], shards[3],
+                         output=out)
+        self.assertIn(str(foreign), err)
+        self.assertIn("seed", err)
+        # foreign: another input of the same size
+        other = self.tmp / "other.txt"
+        other.write_bytes(src.read_bytes().replace(b"boy", b"man"))
+        self.ok("encode", "--input", str(other), *LAYER, "--emit", "output", "--shard", "2/4", "-o", str(foreign))
+        self.fails("not the same input", "merge", "-o", str(out), shards[0], str(foreign), shards[2], shards[3],
+                   output=out)
+        # another N
+        self.ok("encode", "--input", str(src), *LAYER, "--emit", "output", "--shard", "2/5", "-o", str(foreign))
+        self.fails("one of 5 shards", "merge", "-o", str(out), shards[0], str(foreign), shards[2], shards[3], output=out)
+        # corrupt: one byte flipped
+        data = bytearray(pathlib.Path(shards[2]).read_bytes())
+        data[-5] ^= 0x40
+        pathlib.Path(shards[2]).write_bytes(bytes(data))
+        err = self.fails("CRC-32", "merge", "-o", str(out), *shards, output=out)
+        self.assertIn(shards[2], err)
+        # truncated
+        pathlib.Path(shards[2]).write_bytes(bytes(data[:-100]))
+        self.fails("truncated", "merge", "-o", str(out), *shards, output=out)
+        # no record
+        os.unlink(shards[2] + ".shard.json")
+        err = self.fails("is missing", "merge", "-o", str(out), *shards, output=out)
+        self.assertIn(shards[2], err)
+
+    def test_incomplete_output_dir_is_refused(self):
+        src = self.corpus(corpus_lines())
+        d = self.tmp / "parts-1"
+        self.ok("encode", "--input", str(src), *LAYER, "--shard", "1/2", "--output-dir", str(d))
+        m = json.loads((d / "manifest.json").read_text())
+        m["complete"] = False
+        (d / "manifest.json").write_text(json.dumps(m))
+        d2 = self.tmp / "parts-2"
+        self.ok("encode", "--input", str(src), *LAYER, "--shard", "2/2", "--output-dir", str(d2))
+        out = self.tmp / "m.npz"
+        err = self.fails("not complete", "merge", "-o", str(out), str(d), str(d2), output=out)
+        self.assertIn(str(d), err)
+
+    def test_usage_mistakes(self):
+        for args, status, message in (
+                (["merge"], 2, "SHARD is required"),
+                (["merge", "a.npy"], 2, "--output is required"),
+                (["merge", "-o", "x.txt", "a.npy"], 2, "x.txt is none of them"),
+                (["merge", "-o", "x.npy", "nope.npy"], 1, "shard nope.npy does not exist"),
+                (["merge", "-o", "x.jsonl", "."], 1, "manifest.json is missing")):
+            with self.subTest(args=args):
+                r = self.run_embedpe(*args)
+                err = r.stderr.decode()
+                self.assertEqual(r.returncode, status, err)
+                self.assertEqual(err.count("\n"), 1, err)
+                self.assertIn(message, err)
+        src = self.corpus(corpus_lines())
+        shards = self.shards(src, 2, "jsonl")
+        r = self.run_embedpe("merge", "-o", str(self.tmp / "m.npy"), *shards)
+        self.assertEqual(r.returncode, 2, r.stderr.decode())
+        self.assertIn("jsonl shards join into .jsonl", r.stderr.decode())
+        self.assertFalse((self.tmp / "m.npy").exists())
+        # the output may not be one of the shards
+        r = self.run_embedpe("merge", "-o", shards[0], *shards)
+        self.assertEqual(r.returncode, 2, r.stderr.decode())
+        self.assertIn("own file", r.stderr.decode())
+
+    def test_unpadded_shards_are_refused(self):
+        # one batch each, padded to its own longest line: shard 2's are longer
+        src = self.corpus(["a"] * 100 + ["a much longer line " * 5] * 2)
+        shards = []
+        for k in (1, 2):
+            p = self.tmp / f"s{k}.npy"
+            self.ok("encode", "--input", str(src), "--d-model", "8", "--shard", f"{k}/2", "-o", str(p))
+            shards.append(str(p))
+        out = self.tmp / "m.npy"
+        self.fails("seq_len", "merge", "-o", str(out), *shards, output=out)
+
+
+class RecipeTests(ScaleCase):
+    def test_local_parallel_recipe(self):
+        work = self.tmp / "work"
+        work.mkdir()
+        self.corpus(corpus_lines(), where=work)
+        self.shell(recipe("local"), work, timeout=300)
+        single = self.ok("encode", "--input", "corpus.txt", "--format", "jsonl", cwd=work).stdout
+        self.assertEqual((work / "all.jsonl").read_bytes(), single)
+
+
+class Daemon:
+    """A process started by a test, stopped by its PID."""
+
+    def __init__(self, args, log, env=None):
+        self.log = open(log, "wb")
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
+                                     env=env, start_new_session=True)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+        self.log.close()
+
+
+def wait_for(what, check, timeout, daemons=()):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        for d in daemons:
+            if d.proc.poll() is not None:
+                raise AssertionError(f"{what}: {d.proc.args[0]} exited with {d.proc.returncode}: "
+                                     f"{pathlib.Path(d.log.name).read_text()[-2000:]}")
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+class SlurmTests(ScaleCase):
+    def start_cluster(self, root):
+        tools = {}
+        for tool in ("munged", "slurmctld", "slurmd", "sbatch", "sinfo", "scancel", "squeue"):
+            tools[tool] = shutil.which(tool, path=self.env["PATH"])
+            self.assertIsNotNone(tools[tool], f"{tool} is missing: run tools/install_deps.sh (slurm-wlm, munge)")
+        self.assertEqual(os.geteuid(), 0, "the Slurm test starts slurmd, which needs root")
+        keys = root / "munge-key"
+        keys.mkdir(mode=0o700)
+        (keys / "munge.key").write_bytes(os.urandom(1024))
+        os.chmod(keys / "munge.key", 0o600)
+        run_dir = root / "munge"
+        run_dir.mkdir(mode=0o755)
+        socket_path = run_dir / "munge.socket"
+        for sub in ("state", "spool"):
+            (root / sub).mkdir()
+        host = socket.gethostname()
+        cpus = os.cpu_count() or 1
+        conf = root / "slurm.conf"
+        conf.write_text(f"""ClusterName=embedpetest
+SlurmctldHost={host}(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort={free_port()}
+SlurmdPort={free_port()}
+AuthType=auth/munge
+AuthInfo=socket={socket_path}
+CredType=cred/munge
+StateSaveLocation={root}/state
+SlurmdSpoolDir={root}/spool
+SlurmctldPidFile={root}/slurmctld.pid
+SlurmdPidFile={root}/slurmd.pid
+SlurmctldLogFile={root}/slurmctld.log
+SlurmdLogFile={root}/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+ReturnToService=2
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+KillWait=2
+MinJobAge=5
+NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
+PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
+""")
+        self.env["SLURM_CONF"] = str(conf)
+        daemons = []
+        daemons.append(Daemon([tools["munged"], "--foreground", "--force", f"--key-file={keys}/munge.key",
+                               f"--socket={socket_path}", f"--pid-file={run_dir}/munged.pid",
+                               f"--log-file={run_dir}/munged.log", f"--seed-file={run_dir}/munged.seed"],
+                              root / "munged.out"))
+        self.daemons = daemons
+        wait_for("munged", lambda: socket_path.exists(), 20, daemons)
+        daemons.append(Daemon([tools["slurmctld"], "-D", "-f", str(conf)], root / "slurmctld.out", env=self.env))
+        daemons.append(Daemon([tools["slurmd"], "-D", "-f", str(conf)], root / "slurmd.out", env=self.env))
+
+        def idle():
+            r = subprocess.run([tools["sinfo"], "-h", "-N", "-o", "%T"], capture_output=True, env=self.env, timeout=20)
+            return r.returncode == 0 and r.stdout.decode().strip() == "idle"
+        wait_for("the Slurm node becoming idle (sinfo)", idle, 60, daemons)
+
+    def test_job_array_recipe_with_a_killed_task(self):
+        root = self.tmp / "slurm"
+        root.mkdir()
+        work = self.tmp / "work"
+        work.mkdir()
+        self.corpus(corpus_lines() * 6, where=work)
+        job = work / "job.sh"
+        job.write_text(recipe("slurm job.sh"))
+        self.daemons = []
+        try:
+            self.start_cluster(root)
+            # Every task, then a check that it equals one run.
+            flags = ["--d-model", "16", "--shard-rows", "64"]
+            self.shell(f"N=4 timeout 120 sbatch --wait --array=1-4 job.sh {' '.join(flags)}", work, timeout=150)
+            for k in range(1, 5):
+                self.assertTrue(json.loads((work / f"parts-{k}" / "manifest.json").read_text())["complete"])
+            self.shell(recipe("slurm merge"), work, timeout=120)
+            single = self.tmp / "single.npz"
+            self.ok("encode", "--input", "corpus.txt", "--seq-len", "128", *flags[:2], "-o", str(single), cwd=work)
+            self.same_bytes(work / "corpus.npz", single)
+
+            # Again, with task 3 killed while it writes its parts (one row per part makes it slow enough
+            # to catch), then run again with --resume by the recipe's own rerun command.
+            for k in range(1, 5):
+                shutil.rmtree(work / f"parts-{k}")
+            os.unlink(work / "corpus.npz")
+            flags = ["--d-model", "16", "--shard-rows", "1"]
+            sub = subprocess.Popen(["bash", "-c", f"N=4 exec timeout 150 sbatch --wait --array=1-4 job.sh "
+                                    f"{' '.join(flags)}"], cwd=work, env=self.env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+            try:
+                journal = work / "parts-3" / "parts.journal"
+                wait_for("task 3 writing parts", lambda: journal.exists() and journal.stat().st_size > 0, 90)
+                queue = subprocess.run(["squeue", "-h", "-o", "%F"], env=self.env, timeout=20, capture_output=True,
+                                       check=True).stdout.decode().split()
+                self.assertTrue(queue and queue[0].isdigit(), queue)
+                subprocess.run(["scancel", "--signal=KILL", f"{queue[0]}_3"], env=self.env, timeout=20, check=True)
+                sub.wait(timeout=150)
+            finally:
+                if sub.poll() is None:
+                    sub.kill()
+                    sub.wait()
+            # (sbatch --wait exits 0 here although a task was cancelled: the manifest is the evidence)
+            manifest = json.loads((work / "parts-3" / "manifest.json").read_text())
+            self.assertFalse(manifest["complete"], "task 3 finished before it was killed")
+            out = self.tmp / "early.npz"
+            err = self.fails("not complete", "merge", "-o", str(out), *[str(work / f"parts-{k}") for k in range(1, 5)],
+                             output=out)
+            self.assertIn("parts-3", err)
+            self.shell(f"N=4 timeout 120 sbatch --wait --array=3 job.sh {' '.join(flags)}", work, timeout=150)
+            self.shell(recipe("slurm merge"), work, timeout=120)
+            self.same_bytes(work / "corpus.npz", single)
+        finally:
+            for d in reversed(self.daemons):
+                d.stop()
+
+
+class SshTests(ScaleCase):
+    def test_multi_host_parallel_recipe(self):
+        for tool in ("/usr/sbin/sshd", "ssh", "ssh-keygen", "parallel", "rsync"):
+            self.assertIsNotNone(shutil.which(tool, path=self.env["PATH"]), f"{tool} is missing: run tools/install_deps.sh "
+                                                     "(openssh-server, parallel, rsync)")
+        self.assertEqual(os.geteuid(), 0, "the ssh test logs in as root")
+        root = self.tmp / "ssh"
+        root.mkdir()
+        for key in ("host_key", "user_key"):
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(root / key)], check=True,
+                           timeout=30)
+        shutil.copy(root / "user_key.pub", root / "authorized_keys")
+        port = free_port()
+        (root / "sshd_config").write_text(f"""Port {port}
+ListenAddress 127.0.0.2
+ListenAddress 127.0.0.3
+HostKey {root}/host_key
+PidFile {root}/sshd.pid
+AuthorizedKeysFile {root}/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+LogLevel VERBOSE
+SetEnv PATH={self.bin}:/usr/local/bin:/usr/bin:/bin
+""")
+        host_key = (root / "host_key.pub").read_text().split()[:2]
+        (root / "known_hosts").write_text(f"[127.0.0.2]:{port},[127.0.0.3]:{port} {' '.join(host_key)}\n")
+        (root / "ssh_config").write_text(f"""Host *
+  Port {port}
+  IdentityFile {root}/user_key
+  IdentitiesOnly yes
+  UserKnownHostsFile {root}/known_hosts
+  StrictHostKeyChecking yes
+  BatchMode yes
+  ConnectTimeout 10
+""")
+        # sshd's privilege separation directory, which the package's service would create.
+        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+        work = self.tmp / "work"
+        work.mkdir()
+        self.corpus(corpus_lines(), where=work)
+        sshd = Daemon(["/usr/sbin/sshd", "-D", "-e", "-f", str(root / "sshd_config")], root / "sshd.log")
+        try:
+            def answers():
+                r = subprocess.run(["ssh", "-F", str(root / "ssh_config"), "root@127.0.0.3", "true"],
+                                   capture_output=True, timeout=20)
+                return r.returncode == 0
+            wait_for("sshd answering on 127.0.0.3", answers, 30, [sshd])
+            script = recipe("hosts").replace("host1,host2", "root@127.0.0.2,root@127.0.0.3")
+            env = dict(self.env, PARALLEL_SSH=f"ssh -F {root}/ssh_config")
+            self.shell(script, work, timeout=240, env=env)
+        finally:
+            sshd.stop()
+        log = (root / "sshd.log").read_text()
+        for address in ("127.0.0.2", "127.0.0.3"):
+            self.assertIn(f" on {address} port {port}", log, f"no job ran on {address}")
+        self.assertEqual(sorted(p.name for p in work.glob("shard-*.jsonl")), sorted(f"shard-{k}.jsonl" for k in range(1, 9)))
+        single = self.ok("encode", "--input", "corpus.txt", "--format", "jsonl", cwd=work).stdout
+        self.assertEqual((work / "all.jsonl").read_bytes(), single)
+
+
+if __name__ == "__main__":
+    unittest.main()
