@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "embedpe/error.h"
+#include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"
 #include "embedpe/text_input.h"
 #include "embedpe/weights.h"
@@ -59,22 +60,22 @@ Span parse_span(const std::string& flag, const std::string& text, std::uint64_t 
 }
 
 std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text) {
-  const NumberRange<std::int64_t> bound{0, std::numeric_limits<int>::max()};
-  std::vector<std::int64_t> ids;
-  std::size_t start = 0;
-  for (;;) {
-    const auto comma = text.find(',', start);
-    const std::string_view item = std::string_view(text).substr(start, comma == std::string::npos ? comma : comma - start);
-    auto id = try_parse_number(item, bound);
-    if (!id) {
-      throw CLI::ValidationError(flag, "expected ids, whole numbers from 0 to " + number_text(bound.hi) +
-                                           " separated by commas, not '" + echo_value(item) + "'");
-    }
-    ids.push_back(*id);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+  try {
+    const std::vector<int> ids = parse_id_text(text, flag);
+    if (ids.empty()) throw Error(flag + ": expected ids such as 1,262,2, not an empty value");
+    return {ids.begin(), ids.end()};
+  } catch (const Error& e) {
+    // "FLAG: why" → CLI11's "FLAG: why".
+    const std::string what = e.what();
+    throw CLI::ValidationError(flag, what.substr(what.starts_with(flag + ": ") ? flag.size() + 2 : 0));
   }
-  return ids;
+}
+
+bool ids_input(const TextOptions& options) {
+  if (!options.ids.empty() && options.reading.format == InputFormat::jsonl) {
+    throw UsageError("--ids gives ids, not JSON Lines: drop --input-format jsonl");
+  }
+  return !options.ids.empty() || options.reading.format == InputFormat::ids;
 }
 
 const CLI::Validator& non_empty_path() {
@@ -102,11 +103,26 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
                        "Input files, as --input (none, and no --text: standard input when it is not a terminal)")
                    ->type_name("FILE")
                    ->check(non_empty_path());
+  // Checked as it is parsed, by the parser every id input uses: a usage error naming the flag.
+  auto* ids = cmd.add_option_function<std::vector<std::string>>(
+                     "--ids",
+                     [&options](const std::vector<std::string>& values) {
+                       for (const auto& v : values) parse_ids("--ids", v);
+                       options.ids.insert(options.ids.end(), values.begin(), values.end());
+                     },
+                     "One sequence of token ids, e.g. 1,262,2 (repeat for a batch): no tokenizer, no BOS/EOS")
+                 ->type_name("IDS")
+                 ->allow_extra_args(false);
   text->excludes(input);
   text->excludes(files);
+  ids->excludes(text);
+  ids->excludes(input);
+  ids->excludes(files);
   add_choice<InputFormat>(cmd, "--input-format", [&options](InputFormat f) { options.reading.format = f; },
-                          {{"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}},
-                          "lines (default): one text per line; jsonl: one JSON object per line, text in --field");
+                          {{"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}, {"ids", InputFormat::ids}},
+                          "lines (default): one text per line; jsonl: one JSON object per line, text in --field; "
+                          "ids: one sequence of token ids per line (spaces or commas), used as given: no tokenizer, "
+                          "no BOS/EOS");
   cmd.add_option("--field", options.reading.field, "JSONL member holding the text")->capture_default_str();
   cmd.add_flag("--skip-empty", options.reading.skip_empty,
                "Drop empty and whitespace-only lines (default: keep them as empty sequences)");
@@ -161,6 +177,15 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
              "Padding id (default: the model's pad id, else 0)");
   add_number(cmd, "--seq-len", flags.seq_len, 1, kMaxSeqLen,
              "Pad and truncate every sequence to N tokens, keeping BOS/EOS (default: pad to the longest)");
+  add_choice<Side>(cmd, "--padding-side", [&flags](Side s) { flags.padding_side = s; },
+                   {{"right", Side::right}, {"left", Side::left}},
+                   "Where padding goes (default right); with left, tokens keep positions 0..n-1, as HF numbers "
+                   "them from the attention mask");
+  add_choice<Side>(cmd, "--truncation-side", [&flags](Side s) { flags.truncation_side = s; },
+                   {{"right", Side::right}, {"left", Side::left}},
+                   "Which end of a text --seq-len cuts (default right); BOS and EOS are kept either way");
+  add_number(cmd, "--pad-to-multiple-of", flags.pad_to_multiple_of, 1, kMaxSeqLen,
+             "Pad the longest sequence up to a multiple of N (with --seq-len, it must be a multiple of N)");
 }
 
 namespace {
@@ -180,6 +205,7 @@ std::unique_ptr<LineReader> open_reader(const TextOptions& options) {
 }
 
 TextSource open_texts(const TextOptions& options) {
+  if (!options.ids.empty()) return TextSource::given(options.ids, "--ids");
   if (!options.texts.empty()) return TextSource::given(options.texts, "--text");
   return TextSource(open_reader(options));
 }
@@ -211,6 +237,10 @@ EncodeOptions encode_options(const TokenizeFlags& flags) {
   o.add_eos = !flags.no_eos;
   o.pad_id = flags.pad_id;
   o.seq_len = flags.seq_len;
+  o.padding_side = flags.padding_side;
+  o.truncation_side = flags.truncation_side;
+  o.pad_to_multiple_of = flags.pad_to_multiple_of;
+  check_padding(o);  // before any file is read
   return o;
 }
 

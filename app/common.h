@@ -30,6 +30,7 @@ namespace embedpe::cli {
 
 struct TextOptions {
   std::vector<std::string> texts;   // --text, repeatable
+  std::vector<std::string> ids;     // --ids, repeatable: one sequence of ids each
   std::vector<std::string> inputs;  // --input PATH or -, repeatable
   InputOptions reading;             // --input-format, --field, --skip-empty, --shard, --max-line-bytes
   bool shard_given = false;         // --shard, even 1/1: an empty part is then an empty output, not an error
@@ -45,6 +46,9 @@ struct TokenizeFlags {
   bool no_eos = false;
   std::optional<int> pad_id;
   std::optional<std::size_t> seq_len;
+  Side padding_side = Side::right;
+  Side truncation_side = Side::right;
+  std::optional<std::size_t> pad_to_multiple_of;
 };
 
 // ---------------------------------------------------------------- numbers
@@ -171,8 +175,13 @@ struct Span {
 };
 Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi);
 
-// "ID,ID,..." ids from 0 to 2^31-1.
+// "ID,ID,..." (or spaces) ids from 0 to 2^31-1, read by the one id parser
+// (embedpe::parse_id_text); a bad value is a CLI::ValidationError naming `flag`.
 std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text);
+
+// True when the texts are lines of ids (--ids, --input-format ids): the
+// tokenizer is skipped. UsageError for --ids with --input-format jsonl.
+bool ids_input(const TextOptions& options);
 
 // An option that takes one of a few words and stores the matching enum
 // value through `set`; anything else is a usage error listing the words.

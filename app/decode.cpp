@@ -7,6 +7,7 @@
 // How FILEs are read: embedpe/id_rows.h.
 #include <unistd.h>
 
+#include <cctype>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,18 @@ void run_decode(DecodeCommand cmd) {
   for (const auto& f : cmd.files) inputs.emplace_back("FILE", f);
   inputs.emplace_back("--model", cmd.model);
   refuse_outputs_over_inputs({cmd.output}, inputs);
+  // decode writes text: a tensor file's name would hold lines of text.
+  const std::string ext = [&] {
+    const std::size_t slash = cmd.output.rfind('/'), dot = cmd.output.rfind('.');
+    if (cmd.output == "-" || dot == std::string::npos || (slash != std::string::npos && dot < slash)) return std::string();
+    std::string e = cmd.output.substr(dot);
+    for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return e;
+  }();
+  if (ext == ".npy" || ext == ".npz" || ext == ".safetensors" || ext == ".json" || ext == ".jsonl") {
+    throw UsageError("decode writes text, one line per sequence, not " + ext + "; name the output " +
+                     cmd.output.substr(0, cmd.output.size() - ext.size()) + ".txt, or leave out --output");
+  }
   const Tokenizer tokenizer = load_tokenizer(cmd.model);
   OutputFile out(cmd.output);
   auto put = [&](const std::vector<int>& ids, const std::string& origin) {
@@ -50,7 +63,7 @@ void run_decode(DecodeCommand cmd) {
     text += '\n';
     out.write(text);
   };
-  for (std::size_t i = 0; i < cmd.ids.size(); ++i) {
+  for (std::size_t i = 0; i < cmd.ids.size(); ++i) {  // checked as they were parsed (parse_ids)
     const std::string origin = "--ids #" + std::to_string(i + 1);
     put(parse_id_text(cmd.ids[i], origin), origin);
   }
@@ -68,7 +81,13 @@ void setup_decode(CLI::App& app) {
                   "(.json, .jsonl, .npy, .npz, .safetensors: input_ids, padding dropped by attention_mask)")
       ->type_name("FILE")
       ->check(non_empty_path());
-  sub->add_option("--ids", cmd->ids, "One sequence of ids, e.g. 1,262,2 (repeat for several)")
+  sub->add_option_function<std::vector<std::string>>(
+         "--ids",
+         [cmd](const std::vector<std::string>& values) {
+           for (const auto& v : values) parse_ids("--ids", v);  // a usage error naming the flag
+           cmd->ids.insert(cmd->ids.end(), values.begin(), values.end());
+         },
+         "One sequence of ids, e.g. 1,262,2 (repeat for several)")
       ->type_name("IDS")
       ->allow_extra_args(false);
   add_model_option(*sub, cmd->model);

@@ -73,6 +73,7 @@ void run_encode(const EncodeCommand& cmd) {
                    .rope_dim = cmd.rope_dim,
                    .threads = threads,
                    .max_line_bytes = cmd.text.reading.max_line_bytes};
+  spec.ids_input = ids_input(cmd.text);
   spec.layer.dropout = dropout;
   const Encoder encoder(std::move(tokenizer), std::move(spec));
 

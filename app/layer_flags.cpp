@@ -40,7 +40,8 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
              "Token l is at position l+K (default 0; BART: 2; fairseq/RoBERTa: padding_idx+1)")
       ->type_name("K");
   add_number(cmd, "--pad-position", spec.pad_position, 0, kMaxPosition - 1,
-             "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)");
+             "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1; "
+             "default: their own column's, or 0 with --padding-side left)");
   cmd.add_flag("--layernorm", spec.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
   add_number(cmd, "--layernorm-eps", spec.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)");
   cmd.add_option("--layernorm-weight", spec.layernorm_weight, "LayerNorm gamma (default: found in --weights, else 1)")

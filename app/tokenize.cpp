@@ -1,5 +1,6 @@
 // embedpe tokenize: text → ids and pieces, as encode would feed them to the
 // embedding (BOS/EOS, truncation and, with --seq-len, padding applied).
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -32,20 +33,17 @@ void run_tokenize(const TokenizeCommand& cmd) {
     throw UsageError("input " + source.input_names() + " has no text: nothing to tokenize");
   }
   auto [texts, origins] = source.take(lines);
-  const Batch batch = tokenizer.encode_batch(texts, encode_options(cmd.tokenize));
+  const EncodeOptions options = encode_options(cmd.tokenize);
+  const bool ids = ids_input(cmd.text);
+  const Batch batch = ids ? batch_from_id_lines(tokenizer, texts, origins, options) : tokenizer.encode_batch(texts, options);
 
   if (cmd.format == TokenFormat::json) {
     // The shape of encode's JSON with --emit input_ids,attention_mask: the
     // same sink, the tokenization part of the same config.
-    const ModelInfo& info = tokenizer.info();
     SinkRun run;
-    run.config = {{"embedpe_version", version()},
-                  {"model", model_config(tokenizer)},
-                  {"add_bos", !cmd.tokenize.no_bos && info.bos_id >= 0},  // what was done, not what was asked
-                  {"add_eos", !cmd.tokenize.no_eos && info.eos_id >= 0},
-                  {"pad_id", batch.pad_id},
-                  {"seq_len", cmd.tokenize.seq_len ? nlohmann::ordered_json(*cmd.tokenize.seq_len)
-                                                   : nlohmann::ordered_json()}};
+    run.config = {{"embedpe_version", version()}, {"model", model_config(tokenizer)}};
+    const nlohmann::ordered_json tokenization = tokenization_config(tokenizer, options, ids);
+    for (const auto& [key, value] : tokenization.items()) run.config[key] = value;
     run.seq_len = cmd.tokenize.seq_len;
     const SinkFormat& json = *find_sink_format("json");
     std::unique_ptr<TensorSink> sink = json.make(cmd.output);
@@ -55,20 +53,24 @@ void run_tokenize(const TokenizeCommand& cmd) {
     return;
   }
   // One line per text: its tokens as encode feeds them to the embedding,
-  // padded only when --seq-len asks for a fixed length.
+  // padded only when --seq-len or --pad-to-multiple-of asks for a length
+  // (on the side --padding-side says).
   OutputFile out(cmd.output);
   std::string line;
   const std::string& pad_piece = tokenizer.id_to_piece(batch.pad_id);
+  const bool padded = cmd.tokenize.seq_len || cmd.tokenize.pad_to_multiple_of;
   for (std::size_t b = 0; b < batch.size(); ++b) {
     line.clear();
     const std::size_t real = batch.pieces[b].size();
-    const std::size_t shown = cmd.tokenize.seq_len ? batch.seq_len() : real;
-    for (std::size_t l = 0; l < shown; ++l) {
-      if (l) line += ' ';
+    const std::size_t first = padded ? 0 : batch.first_token(b);
+    const std::size_t end = padded ? batch.seq_len() : first + real;
+    for (std::size_t l = first; l < end; ++l) {
+      if (l != first) line += ' ';
       if (cmd.format == TokenFormat::ids) {
         line += std::to_string(batch.input_ids(b, l));
       } else {
-        line += l < real ? batch.pieces[b][l] : pad_piece;
+        const std::size_t token = l - std::min(l, batch.first_token(b));
+        line += batch.attention_mask(b, l) != 0 ? batch.pieces[b][token] : pad_piece;
       }
     }
     line += '\n';

@@ -24,10 +24,26 @@ void write_text(const std::string& path, const std::string& text) { std::ofstrea
 
 TEST_CASE("id text: spaces or commas, whole numbers in int range only") {
   CHECK(parse_id_text("1,262 2\t7", "x") == std::vector<int>{1, 262, 2, 7});
+  CHECK(parse_id_text("1, 262 ,2", "x") == std::vector<int>{1, 262, 2});
   CHECK(parse_id_text("  ", "x").empty());
-  CHECK_THROWS_WITH_AS(parse_id_text("1 -3", "a.txt:2"), doctest::Contains("a.txt:2: expected ids"), UsageError);
-  CHECK_THROWS_WITH_AS(parse_id_text("2147483648", "x"), doctest::Contains("not '2147483648'"), UsageError);
-  CHECK_THROWS_AS(parse_id_text("1x", "x"), UsageError);
+  CHECK(parse_id_text("", "x").empty());
+  CHECK_THROWS_WITH_AS(parse_id_text("1 -3", "a.txt:2"), doctest::Contains("a.txt:2: expected ids"), Error);
+  CHECK_THROWS_WITH_AS(parse_id_text("2147483648", "x"), doctest::Contains("not '2147483648'"), Error);
+  CHECK_THROWS_AS(parse_id_text("1x", "x"), Error);
+}
+
+TEST_CASE("issue 13 – an empty field or a sign in a line of ids is refused, as a data error") {
+  for (const char* line : {"1,,2", "1,2,", ",1", ",", "1, ,2", "+5", "1 +5", "-0", "0x10", "1e3", "１"}) {
+    CAPTURE(line);
+    try {
+      parse_id_text(line, "ids.txt:4");
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).starts_with("ids.txt:4: "));
+      CHECK(e.exit_code() == 1);  // a bad line in a data file is a data error, not a usage error
+    }
+  }
+  CHECK_THROWS_WITH(parse_id_text("1,,2", "x"), doctest::Contains("an empty id between commas in '1,,2'"));
 }
 
 TEST_CASE("rows from lines of ids, JSON Lines and an .npz, padding dropped by the mask") {

@@ -204,3 +204,32 @@ TEST_CASE("errors name the parameters, not a front end's flags") {
   CHECK(longer.message.find("or truncate with seq_len") != std::string::npos);
   CHECK(longer.parameters == std::vector<std::string>{"max_len", "seq_len"});
 }
+
+TEST_CASE("positions_from_mask: left-padded tokens sit at 0..n-1, padding at pad_position or 0") {
+  RandomNormalTable table(100, 6, 1);
+  SinusoidalEncoding pe({.d_model = 6, .max_len = 50});
+  const xt::xtensor<std::int64_t, 2> right_ids = {{1, 7, 8, 2}, {1, 9, 2, 0}};
+  const xt::xtensor<std::int64_t, 2> right_mask = {{1, 1, 1, 1}, {1, 1, 1, 0}};
+  const xt::xtensor<std::int64_t, 2> left_ids = {{1, 7, 8, 2}, {0, 1, 9, 2}};
+  const xt::xtensor<std::int64_t, 2> left_mask = {{1, 1, 1, 1}, {0, 1, 1, 1}};
+  const auto right = InputLayer(table, pe, {}).forward(right_ids, right_mask);
+  const auto left = InputLayer(table, pe, {.positions_from_mask = true}).forward(left_ids, left_mask);
+  for (std::size_t j = 0; j < 6; ++j) {
+    for (std::size_t l = 0; l < 4; ++l) CHECK(left.output(0, l, j) == right.output(0, l, j));
+    for (std::size_t l = 0; l < 3; ++l) CHECK(left.output(1, l + 1, j) == right.output(1, l, j));
+  }
+  // Padding at position 0 by default, at pad_position when given.
+  std::vector<float> e(6), p0(6), p5(6);
+  table.row(0, e.data());
+  pe.row(0, p0.data());
+  pe.row(5, p5.data());
+  const float scale = static_cast<float>(std::sqrt(6.0));
+  const auto at5 = InputLayer(table, pe, {.pad_position = 5, .positions_from_mask = true}).forward(left_ids, left_mask);
+  for (std::size_t j = 0; j < 6; ++j) {
+    CHECK(left.output(1, 0, j) == e[j] * scale + p0[j]);
+    CHECK(at5.output(1, 0, j) == e[j] * scale + p5[j]);
+  }
+  // A mask of all ones (no padding) changes nothing.
+  const auto same = InputLayer(table, pe, {.positions_from_mask = true}).forward(right_ids);
+  CHECK(same.output == InputLayer(table, pe, {}).forward(right_ids).output);
+}

@@ -213,3 +213,78 @@ TEST_CASE("models that are empty, truncated or not SentencePiece are clear error
   CHECK_THROWS_WITH_AS(Tokenizer::from_file(test::temp_path("no-such.model")),
                        doctest::Contains("cannot open model"), embedpe::Error);
 }
+
+TEST_CASE("batch: padding_side left puts the pads first; first_token says where the tokens start") {
+  const Tokenizer tok = Tokenizer::default_model();
+  EncodeOptions opt;
+  opt.padding_side = embedpe::Side::left;
+  const Batch right = tok.encode_batch({"Hello, this is machine translation", "hi"}, {});
+  const Batch left = tok.encode_batch({"Hello, this is machine translation", "hi"}, opt);
+  REQUIRE(left.seq_len() == right.seq_len());
+  const std::size_t n = left.pieces[1].size(), pads = left.seq_len() - n;
+  CHECK(left.first_token(1) == pads);
+  CHECK(right.first_token(1) == 0);
+  for (std::size_t l = 0; l < pads; ++l) {
+    CHECK(left.input_ids(1, l) == 0);
+    CHECK(left.attention_mask(1, l) == 0);
+  }
+  for (std::size_t l = 0; l < n; ++l) {
+    CHECK(left.input_ids(1, pads + l) == right.input_ids(1, l));
+    CHECK(left.attention_mask(1, pads + l) == 1);
+  }
+}
+
+TEST_CASE("batch: truncation_side left drops the text's first tokens, keeping BOS and EOS") {
+  const Tokenizer tok = Tokenizer::default_model();
+  EncodeOptions opt;
+  opt.seq_len = 5;
+  opt.truncation_side = embedpe::Side::left;
+  const auto ids = tok.encode("Hello, this is machine translation").ids;
+  const Batch b = tok.encode_batch({"Hello, this is machine translation"}, opt);
+  CHECK(b.input_ids(0, 0) == 1);
+  CHECK(b.input_ids(0, 1) == ids[ids.size() - 3]);
+  CHECK(b.input_ids(0, 3) == ids.back());
+  CHECK(b.input_ids(0, 4) == 2);
+  CHECK(b.pieces[0][3] == tok.encode("Hello, this is machine translation").pieces.back());
+  CHECK(b.truncated_count() == 1);
+}
+
+TEST_CASE("batch: pad_to_multiple_of rounds the longest up; a seq_len that is no multiple is refused") {
+  const Tokenizer tok = Tokenizer::default_model();
+  EncodeOptions opt;
+  opt.pad_to_multiple_of = 8;
+  CHECK(tok.encode_batch({"hi"}, opt).seq_len() == 8);
+  const std::size_t n = tok.encode_batch({"hi"}, {}).seq_len();  // BOS, the text's tokens, EOS
+  REQUIRE(n < 8);
+  opt.pad_to_multiple_of = n;
+  CHECK(tok.encode_batch({"hi"}, opt).seq_len() == n);  // already a multiple
+  CHECK(tok.encode_batch({}, opt).seq_len() == 0);
+  opt.pad_to_multiple_of = 4;
+  opt.seq_len = 10;
+  CHECK_THROWS_WITH_AS(tok.encode_batch({"hi"}, opt),
+                       doctest::Contains("seq_len 10 is not a multiple of pad_to_multiple_of 4; give seq_len 8 or 12"),
+                       embedpe::UsageError);
+  opt.seq_len = 8;
+  CHECK(tok.encode_batch({"hi"}, opt).seq_len() == 8);
+  opt.pad_to_multiple_of = 0;
+  CHECK_THROWS_AS(embedpe::check_padding(opt), embedpe::UsageError);
+}
+
+TEST_CASE("batch_from_ids: ids as given, no BOS/EOS, truncated and padded as text is, origins in errors") {
+  const Tokenizer tok = Tokenizer::default_model();
+  EncodeOptions opt;  // add_bos / add_eos are ignored for ids
+  opt.seq_len = 3;
+  opt.truncation_side = embedpe::Side::left;
+  opt.padding_side = embedpe::Side::left;
+  const Batch b = tok.batch_from_ids({{1, 262, 6523, 2}, {7}}, opt);
+  CHECK(b.input_ids(0, 0) == 262);
+  CHECK(b.input_ids(0, 2) == 2);
+  CHECK(b.input_ids(1, 0) == 0);
+  CHECK(b.input_ids(1, 2) == 7);
+  CHECK(b.attention_mask(1, 1) == 0);
+  CHECK(b.pieces[1] == std::vector<std::string>{tok.id_to_piece(7)});
+  CHECK(b.untruncated_lengths[0] == 4);
+  CHECK_THROWS_WITH_AS(tok.batch_from_ids({{1}, {8000}}, {}, {"a.txt:1", "a.txt:2"}),
+                       doctest::Contains("a.txt:2: id 8000 is outside the vocabulary"), embedpe::Error);
+  CHECK_THROWS_AS(tok.batch_from_ids({{-1}}, {}), embedpe::Error);
+}

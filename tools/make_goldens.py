@@ -18,6 +18,10 @@ References used:
     here because transformers is not a Debian package: the T5 bucket and
     bias goldens (t5/).
   * tests/reference.py (NumPy): the default N(0,1) table's rows (default_table*), bit for bit.
+  * HF-style padding and truncation (padding_side, truncation_side,
+    pad_to_multiple_of; position_ids = attention_mask.cumsum(-1) - 1 with
+    left padding) over the same PyTorch layer, and ids given as input
+    (padding/).
   * NumPy float64: the PE precision reference far beyond 5000 positions
     (pe_float64.npy) and odd d_model, which the usual float32 recipe cannot do
     (its pe[:, 1::2] assignment fails when d_model is odd).
@@ -541,8 +545,113 @@ def t5_goldens():
     (out / "cases.json").write_text(json.dumps(cases, indent=1) + "\n")
 
 
+# --- padding and truncation sides, ids in (HF tokenizers' vocabulary) ---------------
+PADDING_TEXTS = ["Hello, this is machine translation", "hi", "我爱机器翻译 🙂"]
+
+
+def hf_pad(seqs, pad_id, side, length):
+    """HF tokenizers' padding: pad ids and a 0 mask on the `side` to `length`."""
+    ids, mask = [], []
+    for s in seqs:
+        pad = length - len(s)
+        ids.append([pad_id] * pad + s if side == "left" else s + [pad_id] * pad)
+        mask.append([0] * pad + [1] * len(s) if side == "left" else [1] * len(s) + [0] * pad)
+    return np.array(ids, dtype=np.int64), np.array(mask, dtype=np.int64)
+
+
+def hf_truncate(tokens, keep, side):
+    """HF truncation of a text's tokens (special tokens are added after, so they are kept)."""
+    if len(tokens) <= keep:
+        return tokens
+    return tokens[len(tokens) - keep:] if side == "left" else tokens[:keep]
+
+
+def padding_goldens():
+    """encode with --padding-side, --truncation-side, --pad-to-multiple-of and ids in, against PyTorch.
+
+    Positions as HF computes them for left padding (e.g. LlamaModel / generate's
+    prepare_inputs_for_generation): position_ids = attention_mask.cumsum(-1) - 1,
+    padding filled with the pad position (0, or --pad-position). The layer is the
+    Annotated Transformer's (nn.Embedding x sqrt(d_model) + float32 sinusoidal PE),
+    or nn.Embedding positions for --pe learned, indexed by those position ids.
+    """
+    out = GOLDEN / "padding"
+    out.mkdir(exist_ok=True)
+    sp = spm.SentencePieceProcessor(model_file=str(ROOT / "data" / "default.model"))
+    d, vocab = 16, sp.vocab_size()
+    table = reference.random_normal_rows(np.arange(vocab), d, seed=0)  # (vocab, 16): embedpe's --seed 0 table
+    learned = (np.random.default_rng(13).standard_normal((64, d)) * 0.5).astype(np.float32)  # (64, 16)
+    np.save(out / "learned_positions.npy", learned)
+    sinusoidal = PositionalEncoding(d, 5000).pe[0]  # (5000, 16) float32
+
+    def layer(ids, mask, padding, pad_position=0, positions="sinusoidal"):
+        with torch.no_grad():
+            emb = nn.Embedding(vocab, d)
+            emb.weight.copy_(torch.from_numpy(table))
+            t_ids, t_mask = torch.from_numpy(ids), torch.from_numpy(mask)
+            if padding == "left":  # HF: positions from the mask, padding at the pad position
+                position_ids = t_mask.long().cumsum(-1) - 1
+                position_ids = position_ids.masked_fill(t_mask == 0, pad_position)
+            else:  # HF's default position_ids: arange, padding included
+                position_ids = torch.arange(ids.shape[1]).unsqueeze(0).expand(ids.shape[0], -1)
+            if positions == "learned":
+                pe = nn.Embedding(64, d)
+                pe.weight.copy_(torch.from_numpy(learned))
+                return (emb(t_ids) * math.sqrt(d) + pe(position_ids)).numpy()
+            return (emb(t_ids) * math.sqrt(d) + sinusoidal[position_ids]).numpy()
+
+    def text_case(padding, truncation, seq_len=None, multiple=None):
+        seqs = []
+        for t in PADDING_TEXTS:
+            tokens = sp.encode(t)
+            if seq_len is not None:
+                tokens = hf_truncate(tokens, seq_len - 2, truncation)
+            seqs.append([sp.bos_id()] + tokens + [sp.eos_id()])
+        length = seq_len if seq_len is not None else max(map(len, seqs))
+        if multiple and length % multiple:
+            length += multiple - length % multiple
+        return hf_pad(seqs, sp.pad_id(), padding, length)
+
+    cases, arrays = {}, {}
+
+    def add(name, args, ids, mask, **kw):
+        cases[name] = args
+        arrays[name + ".input_ids"] = ids
+        arrays[name + ".attention_mask"] = mask
+        padding = args[args.index("--padding-side") + 1] if "--padding-side" in args else "right"
+        arrays[name + ".output"] = layer(ids, mask, padding, **kw)
+
+    add("left", ["--padding-side", "left"], *text_case("left", "right"))
+    add("left_seq8_truncate_left", ["--padding-side", "left", "--seq-len", "8", "--truncation-side", "left"],
+        *text_case("left", "left", seq_len=8))
+    add("right_seq6_truncate_left", ["--seq-len", "6", "--truncation-side", "left"],
+        *text_case("right", "left", seq_len=6))
+    add("left_multiple8", ["--padding-side", "left", "--pad-to-multiple-of", "8"],
+        *text_case("left", "right", multiple=8))
+    add("left_pad_position3", ["--padding-side", "left", "--pad-position", "3"], *text_case("left", "right"),
+        pad_position=3)
+    add("left_learned", ["--padding-side", "left", "--pe", "learned", "--pe-weights", "padding/learned_positions.npy"],
+        *text_case("left", "right"), positions="learned")
+
+    # Ids in: used as given (no BOS/EOS), truncated and padded as usual.
+    id_lines = [[1, 262, 6523, 920, 2], [5, 6], [1, 7, 8, 9, 10, 11, 12, 2]]
+    (out / "ids.txt").write_text("".join(" ".join(map(str, s)) + "\n" for s in id_lines))
+    add("ids_left_seq6_truncate_left", ["--input-format", "ids", "--padding-side", "left", "--seq-len", "6",
+                                        "--truncation-side", "left"],
+        *hf_pad([hf_truncate(s, 6, "left") for s in id_lines], sp.pad_id(), "left", 6))
+    add("ids_right", ["--input-format", "ids"], *hf_pad(id_lines, sp.pad_id(), "right", max(map(len, id_lines))))
+
+    np.savez(out / "goldens.npz", **arrays)
+    (out / "cases.json").write_text(json.dumps({
+        "model": "data/default.model", "d_model": d, "seed": 0, "texts": PADDING_TEXTS, "ids_file": "padding/ids.txt",
+        "cases": cases}, ensure_ascii=False, indent=1) + "\n")
+
+
+
 PARTS = {"encodings": encodings, "layer": layer_goldens, "pe_precision": pe_precision_goldens, "cli": cli_goldens,
          "default_table": default_table_goldens, "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens, "t5": t5_goldens}
+         "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens, "t5": t5_goldens,
+         "padding": padding_goldens}
 
 
 def main(parts):

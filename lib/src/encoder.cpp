@@ -10,6 +10,7 @@
 
 #include "batch_pipeline.h"
 #include "embedpe/error.h"
+#include "embedpe/id_rows.h"
 #include "embedpe/version.h"
 #include "memory.h"
 
@@ -30,8 +31,10 @@ bool contains(const std::vector<TensorName>& emit, std::initializer_list<TensorN
   return std::find_first_of(emit.begin(), emit.end(), names.begin(), names.end()) != emit.end();
 }
 
-LayerSpec with_emit(LayerSpec layer, const std::vector<TensorName>& emit) {
-  layer.want_token_embeddings = contains(emit, {TensorName::token_embeddings});
+LayerSpec with_emit(LayerSpec layer, const EncoderSpec& spec) {
+  layer.want_token_embeddings = contains(spec.emit, {TensorName::token_embeddings});
+  // Left padding moves tokens off columns 0..n-1; their positions follow the mask.
+  layer.positions_from_mask = spec.tokenize.padding_side == Side::left;
   return layer;
 }
 
@@ -80,6 +83,32 @@ std::vector<TensorName> select_tensors(const std::vector<std::string>& names, co
   return out;
 }
 
+nlohmann::ordered_json tokenization_config(const Tokenizer& tokenizer, const EncodeOptions& t, bool ids_input) {
+  using json = nlohmann::ordered_json;
+  const ModelInfo& info = tokenizer.info();
+  return {
+      {"input", ids_input ? "ids" : "text"},
+      // What was done, not what was asked: a model without BOS gets none, ids get none.
+      {"add_bos", !ids_input && t.add_bos && info.bos_id >= 0},
+      {"add_eos", !ids_input && t.add_eos && info.eos_id >= 0},
+      {"pad_id", tokenizer.pad_id(t)},
+      {"seq_len", t.seq_len ? json(*t.seq_len) : json()},
+      {"padding_side", side_name(t.padding_side)},
+      {"truncation_side", side_name(t.truncation_side)},
+      {"pad_to_multiple_of", t.pad_to_multiple_of ? json(*t.pad_to_multiple_of) : json()},
+      {"position_ids", t.padding_side == Side::left ? "from attention_mask" : "arange"},
+  };
+}
+
+Batch batch_from_id_lines(const Tokenizer& tokenizer, const std::vector<std::string>& lines,
+                          const std::vector<std::string>& origins, const EncodeOptions& options) {
+  std::vector<std::vector<int>> sequences(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    sequences[i] = parse_id_text(lines[i], i < origins.size() ? origins[i] : "line " + std::to_string(i + 1));
+  }
+  return tokenizer.batch_from_ids(std::move(sequences), options, origins);
+}
+
 nlohmann::ordered_json model_config(const Tokenizer& tokenizer) {
   const ModelInfo& info = tokenizer.info();
   return {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
@@ -90,7 +119,7 @@ nlohmann::ordered_json model_config(const Tokenizer& tokenizer) {
 Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
     : tokenizer_(std::move(tokenizer)),
       spec_(std::move(spec)),
-      layer_(build_layer(with_emit(spec_.layer, spec_.emit), tokenizer_)),
+      layer_(build_layer(with_emit(spec_.layer, spec_), tokenizer_)),
       want_layer_(emits({TensorName::token_embeddings, TensorName::positional_encoding, TensorName::output})),
       want_rope_(emits({TensorName::rope_cos, TensorName::rope_sin})) {
   using json = nlohmann::ordered_json;
@@ -102,17 +131,12 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
     rope_ = rope_frequencies(o);
     rope_config = to_json(o, rope_);
   }
-  const EncodeOptions& t = spec_.tokenize;
-  const int model_pad = tokenizer_.info().pad_id;
   config_ = {
       {"embedpe_version", version()},
       {"model", model_config(tokenizer_)},
-      // What was done, not what was asked: a model without BOS gets none.
-      {"add_bos", t.add_bos && tokenizer_.info().bos_id >= 0},
-      {"add_eos", t.add_eos && tokenizer_.info().eos_id >= 0},
-      {"pad_id", t.pad_id.value_or(model_pad >= 0 ? model_pad : 0)},
-      {"seq_len", t.seq_len ? json(*t.seq_len) : json()},
   };
+  const json tokenization = tokenization_config(tokenizer_, spec_.tokenize, spec_.ids_input);
+  for (const auto& [key, value] : tokenization.items()) config_[key] = value;
   for (const auto& [key, value] : layer_.config().items()) config_[key] = value;
   if (!rope_config.is_null()) config_["rope"] = rope_config;
   config_["training"] = spec_.layer.dropout.has_value();
@@ -165,7 +189,13 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
                       std::size_t first_row, EncodedBatch& out, std::size_t threads) const {
   if (threads == 0) threads = spec_.threads;
   try {
-    out.batch = tokenizer_.encode_batch(texts, spec_.tokenize, threads);
+    if (spec_.ids_input) {
+      // Checked against the vocabulary, naming the line; a table has at least
+      // as many rows (open_table), so every id that passes has its row.
+      out.batch = batch_from_id_lines(tokenizer_, texts, origins, spec_.tokenize);
+    } else {
+      out.batch = tokenizer_.encode_batch(texts, spec_.tokenize, threads);
+    }
   } catch (const std::bad_alloc&) {
     // Tokenizing costs memory in proportion to the text: blame the longest
     // line (not seq_len, which only truncates afterwards).

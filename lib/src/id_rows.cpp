@@ -43,26 +43,49 @@ struct Rows {
   }
 };
 
-// "1,262,2" or "1 262 2": ids from 0 to 2^31-1.
+std::string shown(std::string_view word) {
+  if (word.size() <= 24) return std::string(word);
+  return std::string(word.substr(0, 24)) + "... (" + std::to_string(word.size()) + " characters)";
+}
+
+bool blank_char(char c) { return c == ' ' || c == '\t'; }
+
+// "1,262,2", "1 262 2" or "1, 262, 2": ids from 0 to 2^31-1, digits only.
+// Commas separate fields, so an empty one ("1,,2", "1,2,") is refused rather
+// than skipped: a lost id would shift every position after it.
 std::vector<int> parse_id_text_in(std::string_view line, const std::string& origin) {
   std::vector<int> ids;
+  auto fail = [&](const std::string& why) -> void {
+    throw Error(origin + ": " + why, {}, {{0, origin.size()}});
+  };
+  const bool has_comma = line.find(',') != std::string_view::npos;
   std::size_t i = 0;
-  auto separator = [](char c) { return c == ' ' || c == '\t' || c == ','; };
-  while (i < line.size()) {
-    while (i < line.size() && separator(line[i])) ++i;
-    if (i == line.size()) break;
-    std::size_t j = i;
-    while (j < line.size() && !separator(line[j])) ++j;
-    const std::string_view word = line.substr(i, j - i);
-    int id = 0;
-    const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), id);
-    if (ec != std::errc() || end != word.data() + word.size() || id < 0) {
-      throw UsageError(origin + ": expected ids (whole numbers from 0 to " +
-                       std::to_string(std::numeric_limits<int>::max()) + ") separated by spaces or commas, not '" +
-                       (word.size() <= 24 ? std::string(word) : std::string(word.substr(0, 24)) + "...") + "'");
+  for (;;) {
+    const std::size_t comma = std::min(line.find(',', i), line.size());
+    const std::string_view field = line.substr(i, comma - i);
+    std::size_t words = 0;
+    for (std::size_t k = 0; k < field.size();) {
+      if (blank_char(field[k])) {
+        ++k;
+        continue;
+      }
+      std::size_t j = k;
+      while (j < field.size() && !blank_char(field[j])) ++j;
+      const std::string_view word = field.substr(k, j - k);
+      int id = 0;
+      const bool digits = std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+      const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), id);
+      if (!digits || ec != std::errc() || end != word.data() + word.size()) {
+        fail("expected ids (whole numbers from 0 to " + std::to_string(std::numeric_limits<int>::max()) +
+             ", no sign) separated by spaces or commas, not '" + shown(word) + "'");
+      }
+      ids.push_back(id);
+      ++words;
+      k = j;
     }
-    ids.push_back(id);
-    i = j;
+    if (words == 0 && has_comma) fail("an empty id between commas in '" + shown(line) + "'; write ids like 1,262,2");
+    if (comma == line.size()) break;
+    i = comma + 1;
   }
   return ids;
 }
@@ -148,8 +171,11 @@ void decode_tensors(Rows& d, const IntTensor& ids, const std::optional<IntTensor
 
 IntTensor npy_tensor(std::string_view npy, const std::string& source) {
   const NpyHeader h = parse_npy_header(npy, source);
-  if ((h.descr != "<i8" && h.descr != "<i4") || h.fortran_order) {
+  if (h.descr != "<i8" && h.descr != "<i4") {
     throw Error(source + " holds " + h.descr + " values; ids are int64 (<i8) or int32 (<i4)");
+  }
+  if (h.fortran_order && h.shape.size() > 1) {
+    throw Error(source + " is a Fortran-ordered array; save the ids C-ordered: np.save(path, np.ascontiguousarray(ids))");
   }
   IntTensor t{npy.data() + h.data_offset, h.descr == "<i4" ? 4 : 8, h.shape};
   // Elements and rows counted without overflow (saturating): a header may
@@ -185,8 +211,7 @@ void decode_binary(Rows& d, const std::string& path, const std::string& ext) {
     if (!ids) throw Error(path + " has no input_ids (emit input_ids when encoding)");
     decode_tensors(d, *ids, mask, path);
   } else {  // .safetensors
-    WeightFormat format;
-    const std::vector<WeightTensor> tensors = parse_weight_header(bytes, path, format);  // checks the header's bounds
+    const std::vector<SafetensorsEntry> tensors = read_safetensors_entries(bytes, path);  // checks the header's bounds
     // The run's config, stored as JSON text in __metadata__ (the safetensors sink).
     std::uint64_t header_size = 0;
     for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<unsigned char>(bytes[i]);
@@ -200,8 +225,21 @@ void decode_binary(Rows& d, const std::string& path, const std::string& ext) {
     std::optional<IntTensor> ids, mask;
     for (const auto& t : tensors) {
       if (t.name != "input_ids" && t.name != "attention_mask") continue;
-      if (t.dtype != DType::int64) throw Error(path + ": " + t.name + " is not int64");
-      (t.name == "input_ids" ? ids : mask) = IntTensor{bytes.data() + t.offset, 8, t.shape};
+      if (t.dtype != "I64" && t.dtype != "I32") {
+        throw Error(path + ": " + t.name + " has dtype " + t.dtype + "; ids and masks are I64 or I32");
+      }
+      IntTensor it{bytes.data() + t.offset, t.dtype == "I32" ? 4 : 8, t.shape};
+      std::size_t n = it.width;  // bytes the shape needs; an overflow cannot match the data's span
+      bool overflow = false;
+      for (std::size_t s : t.shape) {
+        if (s != 0 && n > std::numeric_limits<std::size_t>::max() / s) overflow = true;
+        n *= s;
+      }
+      if (overflow || n != t.size_bytes) {
+        throw Error(path + ": " + t.name + "'s shape and dtype do not match its " + std::to_string(t.size_bytes) +
+                    " bytes of data (corrupt file)");
+      }
+      (t.name == "input_ids" ? ids : mask) = it;
     }
     if (!ids) throw Error(path + " has no input_ids (emit input_ids when encoding)");
     decode_tensors(d, *ids, mask, path);

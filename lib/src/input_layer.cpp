@@ -185,6 +185,17 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   std::copy(pe, pe + seq_len * d, out.positional_encoding.data());
   std::vector<float> pad_row(pe_ && options_.pad_position ? d : 0);  // (d,)
   if (!pad_row.empty()) pe_->row(*options_.pad_position, pad_row.data());
+  // (batch, seq_len): the PE row index of each token when positions come
+  // from the mask (cumsum - 1 for tokens; kPad for padding).
+  constexpr std::size_t kPad = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> from_mask;
+  if (options_.positions_from_mask && mask.size() == ids.size()) {
+    from_mask.resize(batch * seq_len);
+    for (std::size_t b = 0; b < batch; ++b) {
+      std::size_t next = 0;
+      for (std::size_t l = 0; l < seq_len; ++l) from_mask[b * seq_len + l] = mask(b, l) != 0 ? next++ : kPad;
+    }
+  }
 
   out.output.resize({batch, seq_len, d});
   if (options_.want_token_embeddings) {
@@ -228,7 +239,13 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
                          " rows");
       }
       float* row = dst + t * d;
-      const float* pe_row = (use_mask && mask(b, l) == 0) ? pad_row.data() : pe + l * d;
+      const float* pe_row;
+      if (!from_mask.empty()) {
+        const std::size_t at = from_mask[t];
+        pe_row = at != kPad ? pe + at * d : !pad_row.empty() ? pad_row.data() : pe;  // padding: pad_position, else 0
+      } else {
+        pe_row = (use_mask && mask(b, l) == 0) ? pad_row.data() : pe + l * d;
+      }
       const float* e = table_.row_data(id);
       if (!e) {
         scratch.resize(d);

@@ -100,6 +100,7 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   options.scale = spec.scale;
   options.position_offset = pe.position_offset;
   options.pad_position = pe.pad_position;
+  options.positions_from_mask = spec.positions_from_mask;
   std::string gamma_source, beta_source;
   if (spec.layernorm) {
     LayerNorm ln;

@@ -236,17 +236,28 @@ int Tokenizer::pad_id(const EncodeOptions& options) const {
   return options.pad_id.value_or(impl_->info.pad_id >= 0 ? impl_->info.pad_id : 0);
 }
 
-Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
-                              std::size_t threads) const {
-  const ModelInfo& info = impl_->info;
-  const int bos = options.add_bos ? info.bos_id : -1;
-  const int eos = options.add_eos ? info.eos_id : -1;
-  const std::size_t specials = (bos >= 0) + (eos >= 0);
+const char* side_name(Side side) { return side == Side::left ? "left" : "right"; }
 
-  Batch batch;
-  batch.pad_id = pad_id(options);
-  if (batch.pad_id < 0 || batch.pad_id >= info.vocab_size) {
-    throw UsageError("pad_id " + std::to_string(batch.pad_id) + " is outside the vocabulary (0.." +
+void check_padding(const EncodeOptions& options) {
+  if (!options.pad_to_multiple_of) return;
+  const std::size_t m = *options.pad_to_multiple_of;
+  if (m == 0) throw UsageError("pad_to_multiple_of must be at least 1", {"pad_to_multiple_of"});
+  if (options.seq_len && *options.seq_len % m != 0) {
+    const std::size_t up = (*options.seq_len / m + 1) * m, down = *options.seq_len / m * m;
+    throw UsageError("seq_len " + std::to_string(*options.seq_len) + " is not a multiple of pad_to_multiple_of " +
+                         std::to_string(m) + "; give seq_len " + (down ? std::to_string(down) + " or " : "") +
+                         std::to_string(up) + ", or drop one of them",
+                     {"seq_len", "pad_to_multiple_of"});
+  }
+}
+
+namespace {
+
+// The checks of options that need no text: the pad id in the vocabulary,
+// room for BOS/EOS, a seq_len that is a multiple of pad_to_multiple_of.
+void check_options(const ModelInfo& info, const EncodeOptions& options, int pad, std::size_t specials) {
+  if (pad < 0 || pad >= info.vocab_size) {
+    throw UsageError("pad_id " + std::to_string(pad) + " is outside the vocabulary (0.." +
                          std::to_string(info.vocab_size - 1) + " for model " + info.source + ")",
                      {"pad_id"});
   }
@@ -256,41 +267,47 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
                          ", or add_bos=false/add_eos=false",
                      {"seq_len", "add_bos=false", "add_eos=false"});
   }
+  check_padding(options);
+}
 
+}  // namespace
+
+Batch Tokenizer::pad(std::vector<std::vector<int>> contents, std::vector<std::vector<std::string>> pieces, int bos,
+                     int eos, const EncodeOptions& options) const {
+  const std::size_t specials = (bos >= 0) + (eos >= 0);
+  Batch batch;
+  batch.pad_id = pad_id(options);
+  batch.padding_side = options.padding_side;
   std::vector<std::vector<int>> sequences;  // (batch, tokens) after truncation
-  sequences.reserve(texts.size());
-  batch.pieces.reserve(texts.size());
-  batch.untruncated_lengths.reserve(texts.size());
-  // SentencePiece's Encode is const and thread-safe; each text is independent.
-  std::vector<Encoding> encoded(texts.size());
-  parallel_for(texts.size(), threads, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      check_text(texts[i], "text " + std::to_string(i + 1));
-      encoded[i] = encode(texts[i]);
-    }
-  });
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    Encoding& content = encoded[i];
-    batch.untruncated_lengths.push_back(content.ids.size() + specials);
-    std::size_t keep = content.ids.size();
+  sequences.reserve(contents.size());
+  batch.pieces.reserve(contents.size());
+  batch.untruncated_lengths.reserve(contents.size());
+  for (std::size_t i = 0; i < contents.size(); ++i) {
+    const std::vector<int>& content = contents[i];
+    std::vector<std::string>& content_pieces = pieces[i];
+    batch.untruncated_lengths.push_back(content.size() + specials);
+    std::size_t keep = content.size();
     if (options.seq_len) keep = std::min(keep, *options.seq_len - specials);
+    // Truncation cuts the text, never BOS/EOS: from its end, or its start.
+    const std::size_t first = options.truncation_side == Side::left ? content.size() - keep : 0;
+    const auto from = static_cast<std::ptrdiff_t>(first), to = static_cast<std::ptrdiff_t>(first + keep);
     std::vector<int> seq;
-    std::vector<std::string> pieces;
+    std::vector<std::string> kept;
     seq.reserve(keep + specials);
-    pieces.reserve(keep + specials);
+    kept.reserve(keep + specials);
     if (bos >= 0) {
       seq.push_back(bos);
-      pieces.push_back(id_to_piece(bos));
+      kept.push_back(id_to_piece(bos));
     }
-    seq.insert(seq.end(), content.ids.begin(), content.ids.begin() + static_cast<std::ptrdiff_t>(keep));
-    pieces.insert(pieces.end(), std::make_move_iterator(content.pieces.begin()),
-                  std::make_move_iterator(content.pieces.begin() + static_cast<std::ptrdiff_t>(keep)));
+    seq.insert(seq.end(), content.begin() + from, content.begin() + to);
+    kept.insert(kept.end(), std::make_move_iterator(content_pieces.begin() + from),
+                std::make_move_iterator(content_pieces.begin() + to));
     if (eos >= 0) {
       seq.push_back(eos);
-      pieces.push_back(id_to_piece(eos));
+      kept.push_back(id_to_piece(eos));
     }
     sequences.push_back(std::move(seq));
-    batch.pieces.push_back(std::move(pieces));
+    batch.pieces.push_back(std::move(kept));
   }
 
   std::size_t seq_len = 0;
@@ -298,6 +315,7 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
     seq_len = *options.seq_len;
   } else {
     for (const auto& s : sequences) seq_len = std::max(seq_len, s.size());
+    if (const auto m = options.pad_to_multiple_of; m && seq_len % *m != 0) seq_len = (seq_len / *m + 1) * *m;
   }
 
   const std::size_t n = sequences.size();
@@ -306,12 +324,57 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
   batch.input_ids.fill(batch.pad_id);
   batch.attention_mask.fill(0);
   for (std::size_t b = 0; b < n; ++b) {
+    const std::size_t start = batch.first_token(b);
     for (std::size_t l = 0; l < sequences[b].size(); ++l) {
-      batch.input_ids(b, l) = sequences[b][l];
-      batch.attention_mask(b, l) = 1;
+      batch.input_ids(b, start + l) = sequences[b][l];
+      batch.attention_mask(b, start + l) = 1;
     }
   }
   return batch;
+}
+
+Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
+                              std::size_t threads) const {
+  const ModelInfo& info = impl_->info;
+  const int bos = options.add_bos ? info.bos_id : -1;
+  const int eos = options.add_eos ? info.eos_id : -1;
+  check_options(info, options, pad_id(options), (bos >= 0) + (eos >= 0));
+
+  // SentencePiece's Encode is const and thread-safe; each text is independent.
+  std::vector<Encoding> encoded(texts.size());
+  parallel_for(texts.size(), threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      check_text(texts[i], "text " + std::to_string(i + 1));
+      encoded[i] = encode(texts[i]);
+    }
+  });
+  std::vector<std::vector<int>> contents(texts.size());
+  std::vector<std::vector<std::string>> pieces(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    contents[i] = std::move(encoded[i].ids);
+    pieces[i] = std::move(encoded[i].pieces);
+  }
+  return pad(std::move(contents), std::move(pieces), bos, eos, options);
+}
+
+Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const EncodeOptions& options,
+                                const std::vector<std::string>& origins) const {
+  const ModelInfo& info = impl_->info;
+  check_options(info, options, pad_id(options), 0);
+  std::vector<std::vector<std::string>> pieces(sequences.size());
+  for (std::size_t b = 0; b < sequences.size(); ++b) {
+    pieces[b].reserve(sequences[b].size());
+    for (int id : sequences[b]) {
+      if (id < 0 || id >= info.vocab_size) {
+        const std::string origin = b < origins.size() ? origins[b] : "sequence " + std::to_string(b + 1);
+        throw Error(origin + ": id " + std::to_string(id) + " is outside the vocabulary of model " + info.source +
+                        " (0 to " + std::to_string(info.vocab_size - 1) + ")",
+                    {}, {{0, origin.size()}});
+      }
+      pieces[b].push_back(id_to_piece(id));
+    }
+  }
+  return pad(std::move(sequences), std::move(pieces), -1, -1, options);
 }
 
 }  // namespace embedpe

@@ -196,6 +196,30 @@ DType safetensors_dtype(const std::string& path, const std::string& name, const 
 }
 
 void parse_safetensors(const std::string& path, std::string_view bytes, std::vector<WeightTensor>& out) {
+  for (SafetensorsEntry& e : read_safetensors_entries(bytes, path)) {
+    WeightTensor t;
+    t.name = std::move(e.name);
+    t.dtype = safetensors_dtype(path, t.name, e.dtype);
+    t.shape = std::move(e.shape);
+    t.size_bytes = checked_product({element_count(t.shape, path), dtype_size(t.dtype)}, path);
+    if (e.size_bytes != t.size_bytes) {
+      throw Error(path + ": tensor " + t.name + ": shape and dtype need " + std::to_string(t.size_bytes) +
+                  " bytes but data_offsets span " + std::to_string(e.size_bytes));
+    }
+    t.offset = e.offset;
+    out.push_back(std::move(t));
+  }
+}
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+std::vector<SafetensorsEntry> read_safetensors_entries(std::string_view bytes, const std::string& path) {
   if (bytes.size() < 8) throw Error(path + ": too short for a .safetensors file");
   std::uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
@@ -218,6 +242,7 @@ void parse_safetensors(const std::string& path, std::string_view bytes, std::vec
   }
   const std::size_t data_start = 8 + n;
   const std::size_t data_size = bytes.size() - data_start;
+  std::vector<SafetensorsEntry> out;
   std::vector<std::pair<std::size_t, std::size_t>> ranges;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;
@@ -228,9 +253,9 @@ void parse_safetensors(const std::string& path, std::string_view bytes, std::vec
         entry["data_offsets"].size() != 2) {
       throw bad("needs dtype, shape and data_offsets [begin, end]");
     }
-    WeightTensor t;
+    SafetensorsEntry t;
     t.name = name;
-    t.dtype = safetensors_dtype(path, name, entry["dtype"].get<std::string>());
+    t.dtype = entry["dtype"].get<std::string>();
     for (const auto& d : entry["shape"]) {
       if (!d.is_number_unsigned()) throw bad("shape must be non-negative integers");
       t.shape.push_back(d.get<std::size_t>());
@@ -242,12 +267,8 @@ void parse_safetensors(const std::string& path, std::string_view bytes, std::vec
       throw bad("data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] fall outside the " +
                 std::to_string(data_size) + " bytes of data (truncated or corrupt file)");
     }
-    t.size_bytes = checked_product({element_count(t.shape, path), dtype_size(t.dtype)}, path);
-    if (end - begin != t.size_bytes) {
-      throw bad("shape and dtype need " + std::to_string(t.size_bytes) + " bytes but data_offsets span " +
-                std::to_string(end - begin));
-    }
     t.offset = data_start + begin;
+    t.size_bytes = end - begin;
     ranges.emplace_back(begin, end);
     out.push_back(std::move(t));
   }
@@ -256,15 +277,8 @@ void parse_safetensors(const std::string& path, std::string_view bytes, std::vec
     if (ranges[i].first < ranges[i - 1].second) throw Error(path + ": tensors' data_offsets overlap (corrupt file)");
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
 }
-
-std::string shape_text(const std::vector<std::size_t>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-}  // namespace
 
 std::vector<WeightTensor> parse_weight_header(std::string_view bytes, const std::string& source, WeightFormat& format) {
   std::vector<WeightTensor> tensors;

@@ -124,13 +124,15 @@ def span_rows():
 
 
 def other_rows():
-    ids = "expected ids, whole numbers from 0 to 2147483647 separated by commas, not"
+    ids = "expected ids (whole numbers from 0 to 2147483647, no sign) separated by spaces or commas, not"
     shard = "--shard: expected K/N with whole numbers 1 <= K <= N <= 1000000, not"
     scale = "--scale: expected sqrt, none or a number from -1e+06 to 1e+06, not"
     out = [
         Case("lookup --ids negative", ["lookup", "--ids=-1"], 2, f"--ids: {ids} '-1'"),
         Case("lookup --ids one bad", ["lookup", "--ids", "1,x,3"], 2, f"--ids: {ids} 'x'"),
-        Case("lookup --ids empty item", ["lookup", "--ids", "1,,3"], 2, f"--ids: {ids} ''"),
+        Case("lookup --ids empty item", ["lookup", "--ids", "1,,3"], 2, "--ids: an empty id between commas in '1,,3'"),
+        Case("lookup --ids sign", ["lookup", "--ids", "+5"], 2, f"--ids: {ids} '+5'"),
+        Case("lookup --ids empty", ["lookup", "--ids", ""], 2, "--ids: expected ids such as 1,262,2, not an empty value"),
         Case("lookup --ids overflow", ["lookup", "--ids", "99999999999999999999999"], 2,
              f"--ids: {ids} '99999999999999999999999'"),
         Case("lookup --ids 309 digits", ["lookup", "--ids", HUGE], 2, f"--ids: {ids} '{echo(HUGE)}'"),

@@ -50,7 +50,10 @@ const char* name_of(TensorName t);
 std::vector<TensorName> select_tensors(const std::vector<std::string>& names, const SinkFormat* format);
 
 struct EncoderSpec {
-  EncodeOptions tokenize;  // BOS/EOS, pad id, seq_len
+  EncodeOptions tokenize;  // BOS/EOS, pad id, seq_len, padding and truncation sides
+  // Each text is a line of ids ("1,262,2", parse_id_text): used as given,
+  // with no tokenizer and no BOS/EOS, then truncated and padded as usual.
+  bool ids_input = false;
   LayerSpec layer;         // want_token_embeddings is set from emit
   std::vector<TensorName> emit{TensorName::input_ids, TensorName::attention_mask, TensorName::output};
   DType dtype = DType::float32;         // of the float tensors: float32, float16 or bfloat16
@@ -130,5 +133,18 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
 
 // The model's identity in a config: source, SHA-256, type, sizes, special ids.
 nlohmann::ordered_json model_config(const Tokenizer& tokenizer);
+
+// The tokenization part of a run's config, what was done rather than what
+// was asked (a model without BOS gets none; ids in get no BOS/EOS): input
+// ("text" or "ids"), add_bos, add_eos, pad_id, seq_len, padding_side,
+// truncation_side, pad_to_multiple_of, and position_ids ("arange", or
+// "from attention_mask" with left padding). encode's and tokenize's config
+// both start with it.
+nlohmann::ordered_json tokenization_config(const Tokenizer& tokenizer, const EncodeOptions& options, bool ids_input);
+
+// Lines of ids (parse_id_text) → a padded batch (Tokenizer::batch_from_ids);
+// errors name origins[i].
+Batch batch_from_id_lines(const Tokenizer& tokenizer, const std::vector<std::string>& lines,
+                          const std::vector<std::string>& origins, const EncodeOptions& options);
 
 }  // namespace embedpe

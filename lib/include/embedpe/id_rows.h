@@ -24,11 +24,16 @@ using IdRowFn = std::function<void(const std::vector<int>& ids, const std::strin
 // text starts with '{'. An output whose config names a model other than
 // `model_sha256` (when that is not empty) is a UsageError: its ids mean
 // other pieces. Bad input is an embedpe::Error naming the file and the line
-// or row.
+// or row (ids are int64 or int32, C order; a .safetensors's I64 or I32).
 void read_id_rows(const std::string& path, const std::string& model_sha256, const IdRowFn& row);
 
-// "1,262,2" or "1 262 2": ids from 0 to 2^31-1; a UsageError naming
-// `origin` otherwise.
+// "1,262,2", "1 262 2" or "1, 262, 2": ids from 0 to 2^31-1, digits only
+// (no sign), separated by spaces or single commas. The one parser of a line
+// of ids: decode's lines and --ids, encode's and tokenize's --ids and
+// --input-format ids, lookup's --ids. An empty field ("1,,2", "1,2,"), a
+// sign or anything else is an Error (exit 1: bad data) starting with
+// `origin` ("ids.txt:3"); a front end that parses its own flags rethrows it
+// as a usage error. A blank line is an empty sequence.
 std::vector<int> parse_id_text(std::string_view text, const std::string& origin);
 
 }  // namespace embedpe

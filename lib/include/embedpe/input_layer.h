@@ -5,7 +5,9 @@
 // Positions: token l of a sequence is at position l + position_offset
 // (BART's learned positions start at 2; fairseq/RoBERTa at padding_idx + 1).
 // With pad_position set, padding tokens (attention_mask 0) use that position
-// instead, as RoBERTa's create_position_ids_from_input_ids does.
+// instead, as RoBERTa's create_position_ids_from_input_ids does. With
+// positions_from_mask (left padding), a row's real tokens are numbered from
+// the mask, so they sit at 0..n-1 after any left padding.
 //
 //   embedpe::RandomNormalTable table(vocab, 512, 0);
 //   embedpe::SinusoidalEncoding pe({.d_model = 512});
@@ -70,6 +72,11 @@ struct InputLayerOptions {
   Scale scale;
   std::size_t position_offset = 0;
   std::optional<std::size_t> pad_position;
+  // Positions from the attention mask, as HF computes position_ids for left
+  // padding (attention_mask.cumsum(-1) - 1): a row's real tokens sit at
+  // 0..n-1 wherever its padding is, and padding at pad_position, else at 0.
+  // Without it token l sits at l, padding too unless pad_position is set.
+  bool positions_from_mask = false;
   std::optional<LayerNorm> layer_norm;  // after the sum, before dropout
   std::optional<Dropout> dropout;       // set only in training mode
   bool want_token_embeddings = false;   // also return E[ids] × scale
@@ -103,7 +110,7 @@ class InputLayer {
                        const std::vector<std::string>& origins = {}) const;
 
   // ids: (batch, seq_len). mask: (batch, seq_len) or empty (all tokens);
-  // used only with pad_position. Throws if a position is beyond the PE
+  // used only with pad_position or positions_from_mask. Throws if a position is beyond the PE
   // table or an id is outside the embedding table.
   // Sequences are spread over up to `threads` threads; the result does not
   // depend on it. `first_row` is the index of ids' first sequence in the

@@ -46,6 +46,7 @@ struct LayerSpec {
   std::string pe_weights;                  // learned: PATH[:TENSOR] (default: found in weights)
   std::optional<std::size_t> position_offset;  // default: the kind's (fairseq: padding_idx + 1)
   std::optional<std::size_t> pad_position;
+  bool positions_from_mask = false;  // left padding: InputLayerOptions::positions_from_mask
   bool layernorm = false;
   double layernorm_eps = 1e-5;
   std::string layernorm_weight;  // PATH[:TENSOR]; default: found in weights, else 1

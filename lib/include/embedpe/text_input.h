@@ -45,6 +45,7 @@ void check_text(std::string_view text, const std::string& what);
 enum class InputFormat {
   lines,  // one text per line
   jsonl,  // one JSON object per line; the text is its string member `field`
+  ids,    // one sequence of token ids per line, read as lines (parse_id_text parses them)
 };
 
 struct InputOptions {

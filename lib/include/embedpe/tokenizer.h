@@ -51,24 +51,44 @@ struct Encoding {
   std::vector<std::string> pieces;
 };
 
+// Which end of a sequence padding goes to, or truncation cuts from (HF
+// tokenizers' padding_side / truncation_side).
+enum class Side { right, left };
+const char* side_name(Side side);  // "right", "left"
+
 struct EncodeOptions {
   bool add_bos = true;               // where the model defines BOS
   bool add_eos = true;               // where the model defines EOS
   std::optional<int> pad_id;         // default: the model's pad id, else 0
   std::optional<std::size_t> seq_len;  // pad and truncate to this; default: longest
+  Side padding_side = Side::right;     // left: pads first, the tokens end at the last column
+  Side truncation_side = Side::right;  // left: the text's first tokens are dropped (BOS/EOS kept)
+  // Pad the longest up to a multiple of this (seq_len, when given, must be one).
+  std::optional<std::size_t> pad_to_multiple_of;
 };
 
+// Throws UsageError (naming seq_len and pad_to_multiple_of) unless seq_len,
+// when both are given, is a multiple of pad_to_multiple_of; and for a
+// pad_to_multiple_of of 0.
+void check_padding(const EncodeOptions& options);
+
 // A padded batch. Truncation keeps BOS and EOS and drops tokens from the end
-// of the text.
+// of the text (truncation_side right) or from its start (left). With
+// padding_side left, row b's tokens sit in columns seq_len - n_b .. seq_len-1.
 struct Batch {
   xt::xtensor<std::int64_t, 2> input_ids;       // (batch, seq_len)
   xt::xtensor<std::int64_t, 2> attention_mask;  // (batch, seq_len)
   std::vector<std::vector<std::string>> pieces; // (batch, tokens): real tokens, no padding
   std::vector<std::size_t> untruncated_lengths; // (batch,): tokens incl. BOS/EOS before truncation
   int pad_id = 0;                               // the pad id actually used
+  Side padding_side = Side::right;
 
   std::size_t size() const { return input_ids.shape()[0]; }
   std::size_t seq_len() const { return input_ids.shape()[1]; }
+  // The column of row b's first real token (0 unless padded on the left).
+  std::size_t first_token(std::size_t b) const {
+    return padding_side == Side::left ? seq_len() - pieces[b].size() : 0;
+  }
   std::size_t truncated_count() const;
 };
 
@@ -107,6 +127,13 @@ class Tokenizer {
   Batch encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
                      std::size_t threads = 1) const;
 
+  // Sequences of ids used as given, with no tokenizer and no BOS/EOS
+  // (options.add_bos/add_eos are ignored), truncated and padded as
+  // encode_batch does; pieces are the ids' pieces. An id outside the
+  // vocabulary is an Error naming origins[b] (the line it came from).
+  Batch batch_from_ids(std::vector<std::vector<int>> sequences, const EncodeOptions& options,
+                       const std::vector<std::string>& origins = {}) const;
+
   // The pad id encode_batch uses with `options` (Batch::pad_id): options.pad_id,
   // else the model's pad id, else 0. For reports written before any batch;
   // encode_batch checks that it lies in the vocabulary.
@@ -116,6 +143,10 @@ class Tokenizer {
   struct Impl;
   explicit Tokenizer(std::unique_ptr<Impl> impl);
   static Tokenizer load(std::unique_ptr<Impl> impl, const std::string& source);
+  // Truncates each sequence (content between `bos` and `eos`, -1: none) to
+  // fit options.seq_len and pads the batch: the one step both builders share.
+  Batch pad(std::vector<std::vector<int>> contents, std::vector<std::vector<std::string>> pieces, int bos, int eos,
+            const EncodeOptions& options) const;
   std::unique_ptr<Impl> impl_;
 };
 

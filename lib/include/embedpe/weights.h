@@ -58,6 +58,20 @@ struct WeightTensor {
   std::size_t size_bytes = 0;
 };
 
+// A .safetensors file's tensors as its header lists them, sorted by name,
+// dtype as written ("F32", "I64", ...): the container is checked (header
+// length and depth, data_offsets inside the data and not overlapping), the
+// dtype is left to the reader, which knows what it accepts. Throws
+// embedpe::Error naming `source`.
+struct SafetensorsEntry {
+  std::string name;
+  std::string dtype;
+  std::vector<std::size_t> shape;
+  std::size_t offset = 0;      // from the start of the file
+  std::size_t size_bytes = 0;  // data_offsets' span
+};
+std::vector<SafetensorsEntry> read_safetensors_entries(std::string_view bytes, const std::string& source);
+
 // Parses the header of a .npy or .safetensors file held in `bytes` and
 // checks every tensor's byte range against it; throws embedpe::Error naming
 // `source`. (WeightFile::open maps the file and calls this.)

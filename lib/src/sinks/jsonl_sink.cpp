@@ -22,7 +22,9 @@ class JsonlSink : public FileSink {
       return std::find(run().per_position.begin(), run().per_position.end(), t.name) != run().per_position.end();
     };
     auto render = [&](std::size_t r, std::string& text) {
+      // Without seq_len a record holds the real tokens only: wherever padding put them.
       const std::size_t len = run().seq_len ? batch.seq_len() : batch.pieces[r].size();
+      const std::size_t first = run().seq_len ? 0 : batch.first_token(r);
       nlohmann::ordered_json head;
       if (!run().sources.empty()) head["source"] = run().sources[b.lines[r].source];
       head["line"] = b.lines[r].line;
@@ -34,9 +36,9 @@ class JsonlSink : public FileSink {
         if (per_position(t)) {
           row.shape = {len, t.shape[1]};
         } else {
-          std::size_t stride = dtype_size(t.dtype);
-          for (std::size_t k = 1; k < t.shape.size(); ++k) stride *= t.shape[k];
-          row.data = static_cast<const char*>(t.data) + r * stride;
+          std::size_t column = dtype_size(t.dtype);  // bytes of one (b, l)
+          for (std::size_t k = 2; k < t.shape.size(); ++k) column *= t.shape[k];
+          row.data = static_cast<const char*>(t.data) + (r * t.shape[1] + first) * column;
           row.shape.erase(row.shape.begin());
           row.shape[0] = len;
         }

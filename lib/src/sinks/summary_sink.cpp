@@ -182,7 +182,7 @@ class SummarySink : public FileSink {
       std::string line = "  [" + std::to_string(r) + "]";
       const auto& pieces = batch.pieces[r];
       for (std::size_t l = 0; l < pieces.size(); ++l) {
-        line += " " + pieces[l] + "/" + std::to_string(batch.input_ids(r, l));
+        line += " " + pieces[l] + "/" + std::to_string(batch.input_ids(r, batch.first_token(r) + l));
         if (line.size() > 200 && l + 1 < pieces.size()) {
           line += " ... (" + std::to_string(pieces.size()) + " tokens)";
           break;
