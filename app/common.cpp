@@ -43,6 +43,11 @@ CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::stri
   return opt->type_name("sqrt|none|X")->default_str(scale);
 }
 
+CLI::Option* add_precision_option(CLI::App& cmd, int& precision, const std::string& where) {
+  return add_number(cmd, "--precision", precision, 1, 9, "Significant digits of floats in " + where)
+      ->default_str("the shortest that reads back exactly");
+}
+
 Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi) {
   const NumberRange<std::size_t> bound{0, static_cast<std::size_t>(hi)};
   const auto colon = text.find(':');
@@ -85,6 +90,7 @@ const CLI::Validator& non_empty_path() {
 }
 
 void add_text_options(CLI::App& cmd, TextOptions& options) {
+  option_group(cmd, kInputGroup);
   auto* text = cmd.add_option("--text", options.texts, "Text to process (repeat for a batch)")
                    ->type_name("TEXT")
                    ->allow_extra_args(false);
@@ -106,13 +112,15 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
   text->excludes(files);
   add_choice<InputFormat>(cmd, "--input-format", [&options](InputFormat f) { options.reading.format = f; },
                           {{"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}},
-                          "lines (default): one text per line; jsonl: one JSON object per line, text in --field");
-  cmd.add_option("--field", options.reading.field, "JSONL member holding the text")->capture_default_str();
+                          "lines: one text per line; jsonl: one JSON object per line, text in --field", "lines");
+  cmd.add_option("--field", options.reading.field, "JSONL member holding the text")
+      ->type_name("NAME")
+      ->capture_default_str();
   cmd.add_flag("--skip-empty", options.reading.skip_empty,
                "Drop empty and whitespace-only lines (default: keep them as empty sequences)");
   add_number(cmd, "--max-line-bytes", options.reading.max_line_bytes, 1, std::numeric_limits<std::size_t>::max(),
-             "Longest input line accepted, in bytes (default 64 MiB); a longer line is an error naming it, "
-             "so memory stays bounded");
+             "Longest input line accepted, in bytes; a longer line is an error naming it, so memory stays bounded")
+      ->default_str("64 MiB");
   cmd.add_option_function<std::string>(
          "--shard",
          [&options](const std::string& v) {
@@ -136,6 +144,7 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
 }
 
 void add_output_option(CLI::App& cmd, std::string& output) {
+  option_group(cmd, kOutputGroup);
   cmd.add_option("--output,-o", output, "Output path (- for standard output)")->type_name("PATH")->capture_default_str();
 }
 
@@ -147,20 +156,24 @@ void refuse_binary_to_terminal(const std::string& output, const std::string& wha
 }
 
 void add_model_option(CLI::App& cmd, std::string& model) {
-  cmd.add_option("--model", model, "SentencePiece .model file (default: the embedded model)")
+  // A missing file is Tokenizer::from_file's runtime error (exit 1), like
+  // every other unreadable input, not a usage error: no CLI::ExistingFile.
+  cmd.add_option("--model", model, "SentencePiece .model file")
       ->type_name("PATH")
       ->check(non_empty_path())
-      ->check(CLI::ExistingFile);  // Tokenizer::from_file then refuses devices, FIFOs and files over 1 GiB
+      ->default_str("the embedded model");
 }
 
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
+  option_group(cmd, kTokenizationGroup);
   add_model_option(cmd, flags.model);
   cmd.add_flag("--no-bos", flags.no_bos, "Do not add the model's BOS id");
   cmd.add_flag("--no-eos", flags.no_eos, "Do not add the model's EOS id");
   add_number(cmd, "--pad-id", flags.pad_id, 0, std::numeric_limits<int>::max(),
-             "Padding id (default: the model's pad id, else 0)");
-  add_number(cmd, "--seq-len", flags.seq_len, 1, kMaxSeqLen,
-             "Pad and truncate every sequence to N tokens, keeping BOS/EOS (default: pad to the longest)");
+             "Padding id")
+      ->default_str("the model's pad id, else 0");
+  add_number(cmd, "--seq-len", flags.seq_len, 1, kMaxSeqLen, "Pad and truncate every sequence to N tokens, keeping BOS/EOS")
+      ->default_str("pad to the longest");
 }
 
 namespace {

@@ -39,6 +39,20 @@ struct Texts {
   std::vector<std::string> lines;
 };
 
+// The help groups, in the order --help and the man page list them
+// (usage.cpp); a command shows only those its options use.
+inline constexpr const char* kInputGroup = "Input";
+inline constexpr const char* kTokenizationGroup = "Tokenization";
+inline constexpr const char* kEmbeddingGroup = "Embedding";
+inline constexpr const char* kPositionalGroup = "Positional encoding";
+inline constexpr const char* kRopeGroup = "RoPE";
+inline constexpr const char* kOutputGroup = "Output";
+inline constexpr const char* kPipelineGroup = "Pipeline";
+
+// The options added to `cmd` from now on belong to help group `group`
+// (CLI11's option defaults): one call per block of options.
+inline void option_group(CLI::App& cmd, const std::string& group) { cmd.option_defaults()->group(group); }
+
 struct TokenizeFlags {
   std::string model;  // empty: the embedded default
   bool no_bos = false;
@@ -161,6 +175,11 @@ CLI::Option* add_number(CLI::App& cmd, const std::string& flag, T& target, std::
   return opt;
 }
 
+// --precision N: significant digits of floats in the text formats `where`
+// ("json and jsonl"); 0, the default, is the shortest text that reads back
+// as the same float32.
+CLI::Option* add_precision_option(CLI::App& cmd, int& precision, const std::string& where);
+
 // --scale sqrt|none|X: X a number from -1e6 to 1e6.
 CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help =
                                   "Embedding scale: sqrt (√d_model), none, or a number");
@@ -176,9 +195,11 @@ std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& 
 
 // An option that takes one of a few words and stores the matching enum
 // value through `set`; anything else is a usage error listing the words.
+// `default_word`, if any, is shown as the default.
 template <class E>
 CLI::Option* add_choice(CLI::App& cmd, const std::string& flag, std::function<void(E)> set,
-                        std::vector<std::pair<std::string, E>> choices, const std::string& help) {
+                        std::vector<std::pair<std::string, E>> choices, const std::string& help,
+                        const std::string& default_word = "") {
   std::string names;
   for (const auto& c : choices) names += (names.empty() ? "" : "|") + c.first;
   auto* opt = cmd.add_option_function<std::string>(
@@ -190,6 +211,7 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& flag, std::function<vo
         throw CLI::ValidationError(flag, "must be one of " + names + ", not '" + value + "'");
       },
       help);
+  if (!default_word.empty()) opt->default_str(default_word);
   return opt->type_name(names);
 }
 

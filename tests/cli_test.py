@@ -440,7 +440,8 @@ class WeightsTests(CliCase):
         np.testing.assert_array_equal(np.array(doc["rows"], dtype=np.float32), table[[2, 5, 1023]])
         text = self.ok("lookup", "--ids", "1", "--d-model", "3").stdout.decode()
         row = reference.random_normal_rows([1], 3, 0)[0]
-        self.assertEqual([np.float32(v) for v in text.splitlines()[1].split("\t")[1].split()], list(row))
+        # Tab-separated: id, piece, then one column per dim.
+        self.assertEqual([np.float32(v) for v in text.splitlines()[1].split("\t")[2:]], list(row))
         self.fails(2, "outside the table", "lookup", "--ids", "9000", "--d-model", "3")
 
 
