@@ -730,8 +730,6 @@ class PePrecisionTests(CliCase):
         args = ["encode", "--text", "hi", "--d-model", "4"]
         self.assertNotIn("precision", json.loads(self.ok(*args, "--format", "json").stdout)["config"])
         self.assertEqual(json.loads(self.ok(*args, "--format", "json", "--precision", "4").stdout)["config"]["precision"], 4)
-        first = json.loads(self.ok(*args, "--precision", "4", "--format", "jsonl").stdout.splitlines()[0])
-        self.assertEqual(first.get("config", {}).get("precision", 4), 4)
 
 
 class LookupDimsTests(CliCase):
