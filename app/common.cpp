@@ -8,6 +8,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/sink.h"
 #include "embedpe/text_input.h"
 #include "embedpe/weights.h"
 
@@ -20,6 +21,32 @@ void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
     if (!spec.empty()) paths.emplace_back(flag, parse_tensor_spec(spec).path);
   }
   for (const auto& output : outputs) refuse_output_over_inputs(output, paths);
+}
+
+void refuse_contradicting_extension(const std::string& output, const std::string& format,
+                                    const std::vector<std::pair<std::string, std::string>>& extensions,
+                                    const std::string& what) {
+  std::optional<std::string> owner;
+  try {
+    owner = format_from_extension(output, extensions);
+  } catch (const UsageError&) {
+    return;  // an extension no format has
+  }
+  if (owner && *owner != format) {
+    if (format.empty()) {
+      throw UsageError(what + ", not what " + output + " names (" + *owner + "); give another file name");
+    }
+    throw UsageError("--format " + format + " is not what " + output + " names (" + *owner + "); give --format " +
+                     *owner + " or another file name");
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> sink_extensions() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const SinkFormat* f : sink_formats()) {
+    for (const std::string& e : f->extensions) out.emplace_back(e, f->name);
+  }
+  return out;
 }
 
 std::string echo_value(std::string_view text) {

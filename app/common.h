@@ -237,6 +237,18 @@ std::optional<F> format_from_extension(const std::string& output,
                    "'; name it " + names + ", or give --format");
 }
 
+// Refuses (UsageError) writing format `format` into `output` when the
+// output's extension names another of `extensions` (extension, format name):
+// `--format json -o x.npz` would leave a file that is not what its name
+// says. An extension no format has (ids.txt) is the user's choice.
+// A command with one format (decode's text) passes no `format`: any known
+// extension is then refused, naming `what` it writes.
+void refuse_contradicting_extension(const std::string& output, const std::string& format,
+                                    const std::vector<std::pair<std::string, std::string>>& extensions,
+                                    const std::string& what = "");
+// (extension, format name) of every sink format: what encode and decode check outputs against.
+std::vector<std::pair<std::string, std::string>> sink_extensions();
+
 // Refuses, before any work, outputs that are the same file as an input
 // (see embedpe::refuse_output_over_inputs). `inputs` holds (flag, PATH or
 // PATH:TENSOR) pairs; tensor names are dropped.

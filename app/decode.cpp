@@ -28,6 +28,8 @@ struct DecodeCommand {
 };
 
 void run_decode(DecodeCommand cmd) {
+  // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
+  refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   if (cmd.ids.empty() && cmd.files.empty()) {
     if (::isatty(STDIN_FILENO)) {
       throw UsageError("nothing to decode: give --ids 1,262,2, a FILE, or pipe ids into standard input");

@@ -25,7 +25,10 @@ namespace embedpe::cli {
 namespace {
 
 const SinkFormat& infer_format(const EncodeCommand& cmd) {
-  if (cmd.format) return *cmd.format;
+  if (cmd.format) {
+    if (cmd.output_dir.empty()) refuse_contradicting_extension(cmd.output, cmd.format->name, sink_extensions());
+    return *cmd.format;
+  }
   // A person at a terminal gets a summary; a pipe or a file gets the data.
   if (cmd.output == "-" && cmd.output_dir.empty() && ::isatty(STDOUT_FILENO)) return *find_sink_format("summary");
   std::vector<std::pair<std::string, const SinkFormat*>> extensions;
@@ -36,6 +39,14 @@ const SinkFormat& infer_format(const EncodeCommand& cmd) {
 }
 
 void run_encode(const EncodeCommand& cmd) {
+  // An output that would overwrite an input is the first thing refused.
+  std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
+  for (auto& input : layer_inputs(cmd.layer.spec)) inputs.push_back(std::move(input));
+  if (cmd.output_dir.empty()) {
+    refuse_outputs_over_inputs({cmd.output}, inputs);
+  } else {
+    refuse_inputs_in_output_dir(cmd.output_dir, inputs);
+  }
   const SinkFormat& format = infer_format(cmd);
   // --output-dir writes .npz parts, which hold any number of tensors.
   const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output_dir.empty() ? &format : nullptr);
@@ -53,13 +64,6 @@ void run_encode(const EncodeCommand& cmd) {
   }
   check_output_dir_flags(cmd);
   if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
-  std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
-  for (auto& input : layer_inputs(cmd.layer.spec)) inputs.push_back(std::move(input));
-  if (cmd.output_dir.empty()) {
-    refuse_outputs_over_inputs({cmd.output}, inputs);
-  } else {
-    refuse_inputs_in_output_dir(cmd.output_dir, inputs);
-  }
   check_seq_len(cmd.layer.spec, cmd.tokenize.seq_len);
   const std::size_t threads = cmd.threads.value_or(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");

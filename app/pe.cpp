@@ -71,14 +71,26 @@ using Range = Span;
 std::string span_text(Range r) { return std::to_string(r.first) + ":" + std::to_string(r.first + r.count); }
 
 Format infer_format(const PeCommand& cmd) {
-  if (cmd.format) return *cmd.format;
   std::vector<std::pair<std::string, Format>> extensions = {{".txt", {PeView::table}}};
+  std::vector<std::pair<std::string, std::string>> names;  // (.txt takes a csv as well as a table)
   for (const auto& [name, f] : formats()) {
     if (f.sink) {
-      for (const std::string& ext : f.sink->extensions) extensions.emplace_back(ext, f);
+      for (const std::string& ext : f.sink->extensions) {
+        extensions.emplace_back(ext, f);
+        names.emplace_back(ext, name);
+      }
     } else if (!f.is(PeView::table)) {
       extensions.emplace_back("." + name, f);
+      names.emplace_back("." + name, name);
     }
+  }
+  if (cmd.format) {
+    std::string given = "table";
+    for (const auto& [name, f] : formats()) {
+      if (f.view == cmd.format->view && f.sink == cmd.format->sink) given = name;
+    }
+    refuse_contradicting_extension(cmd.output, given, names);
+    return *cmd.format;
   }
   return format_from_extension<Format>(cmd.output, extensions).value_or(Format{PeView::table});
 }

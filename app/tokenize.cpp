@@ -62,16 +62,7 @@ TokenFormat infer_format(const TokenizeCommand& cmd) {
     }
   }
   if (!cmd.format) return format_from_extension(cmd.output, extensions).value_or(TokenFormat{{}, find_sink_format("json")});
-  std::optional<TokenFormat> named;
-  try {
-    named = format_from_extension(cmd.output, extensions);
-  } catch (const UsageError&) {
-    // An extension no format claims (ids.txt) is the user's choice with --format.
-  }
-  if (named && named->sink != cmd.format->sink) {
-    throw UsageError("--format " + format_name(*cmd.format) + " is not what " + cmd.output + " names (" +
-                     format_name(*named) + "); give --format " + format_name(*named) + " or another file name");
-  }
+  refuse_contradicting_extension(cmd.output, format_name(*cmd.format), sink_extensions());
   return *cmd.format;
 }
 
@@ -107,11 +98,11 @@ void write_text(const TokenizeCommand& cmd, const Tokenizer& tokenizer, TextSour
 }
 
 void run_tokenize(const TokenizeCommand& cmd) {
+  refuse_outputs_over_inputs({cmd.output}, text_inputs(cmd.text, cmd.tokenize.model));
   TokenizeCommand resolved = cmd;
   resolved.format = infer_format(cmd);
   const TokenFormat& format = *resolved.format;
   if (format.sink && format.sink->traits.binary) refuse_binary_to_terminal(cmd.output, "." + std::string(format.sink->name));
-  refuse_outputs_over_inputs({cmd.output}, text_inputs(cmd.text, cmd.tokenize.model));
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
   const EncodeOptions options = encode_options(cmd.tokenize);
   const std::size_t threads = available_cores();
@@ -145,7 +136,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
   run.batch_size = kBatchLines;
   std::unique_ptr<TensorSink> sink = format.sink->make(cmd.output);
   sink->begin(run);
-  while (!lines.empty()) {
+  do {  // at least once: an empty shard is a document with zero rows
     auto [texts, origins] = source.take(lines);
     const Batch batch = tokenizer.encode_batch(texts, options, threads);
     std::vector<TensorRef> tensors = {tensor_ref("input_ids", batch.input_ids)};
@@ -153,7 +144,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
     sink->add({batch, lines, std::move(tensors)});
     lines = std::move(next);
     next = source.next(kBatchLines);
-  }
+  } while (!lines.empty());
   sink->finish();
 }
 

@@ -610,6 +610,37 @@ class TokenizeOutputTests(CliCase):
         self.ok("tokenize", "--text", "hi", "--format", "ids", "-o", str(out))
         self.assertEqual(out.read_bytes(), self.ok("tokenize", "--text", "hi", "--format", "ids").stdout)
 
+    def test_ids_stream_in_bounded_memory(self):
+        # One long line among many short ones: padded as one batch, the ids
+        # would take 10001 x ~2000 x 16 bytes (320 MB); streamed, a batch of
+        # 1024 rows takes a tenth of it.
+        path = self.tmp / "corpus.txt"
+        path.write_text("word " * 2000 + "\n" + "a short line\n" * 10000)
+        prog = ("import resource, subprocess, sys; "
+                "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+                "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+        out = subprocess.run(["python3", "-c", prog, EMBEDPE, "tokenize", "--format", "ids", str(path)],
+                             capture_output=True, text=True, timeout=120).stdout.split()
+        self.assertEqual(out[0], "0")
+        self.assertLess(int(out[1]), 150 * 1024, "tokenize --format ids held more than 150 MB")
+
+    def test_every_command_refuses_a_name_its_format_contradicts(self):
+        cases = [
+            (["encode", "--text", "hi", "--d-model", "2", "--format", "json"], "x.npz",
+             "--format json is not what {out} names (npz); give --format npz or another file name"),
+            (["pe", "--d-model", "4", "--max-len", "2", "--format", "csv"], "x.npy",
+             "--format csv is not what {out} names (npy)"),
+            (["decode", "--ids", "1,262,2"], "x.safetensors", "decode writes lines of text, not what {out} names (safetensors); give another file name"),
+            (["tokenize", "--text", "hi", "--format", "pieces"], "x.json", "--format pieces is not what {out} names (json)"),
+        ]
+        for args, name, message in cases:
+            with self.subTest(args=args):
+                out = self.tmp / name
+                self.fails(2, message.format(out=out), *args, "-o", str(out), output=out)
+        # Names no format has are the user's choice.
+        self.ok("pe", "--d-model", "4", "--max-len", "2", "--format", "csv", "-o", str(self.tmp / "pe.txt"))
+        self.ok("decode", "--ids", "1,262,2", "-o", str(self.tmp / "text.txt"))
+
     def test_streamed_batches_equal_the_whole_input(self):
         # More lines than one batch (1024), of varying lengths: the streamed
         # formats give what the whole-input JSON holds, padding dropped.
