@@ -292,6 +292,10 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
         if (a == "--help" || a == "-h" || a == "--version") continue;
         const std::string guess = nearest(a, {"--help", "--version"});
         if (!guess.empty()) return "embedpe: unknown option '" + a + "'; did you mean '" + guess + "'? " + help_hint("");
+        const std::size_t name_start = a.find_first_not_of('-');
+        if (name_start == std::string::npos || a[name_start] == '=') {  // "--=x": no option named at all
+          return "embedpe: unknown option '" + a + "' " + help_hint("");
+        }
         return "embedpe: unknown option '" + a + "'; options come after a command, e.g. 'embedpe encode " + a +
                "' " + help_hint("");
       }

@@ -548,6 +548,7 @@ class OptionSpellingTests(CliCase):
             (["encode", "---text", "hi"],
              "embedpe encode: unknown option '---text'; did you mean '--text'? (see 'embedpe encode --help')"),
             (["tokenize", "hi.txt", "-x"], "embedpe tokenize: unknown option '-x' (see 'embedpe tokenize --help')"),
+            (["--=x"], "embedpe: unknown option '--=x' (see 'embedpe --help')"),
         ]
         for args, line in cases:
             with self.subTest(args=args):
