@@ -623,7 +623,8 @@ class TokenizeOutputTests(CliCase):
         out = subprocess.run(["python3", "-c", prog, EMBEDPE, "tokenize", "--format", "ids", str(path)],
                              capture_output=True, text=True, timeout=120).stdout.split()
         self.assertEqual(out[0], "0")
-        self.assertLess(int(out[1]), 150 * 1024, "tokenize --format ids held more than 150 MB")
+        # 250 MB: release builds take ~43 MB, AddressSanitizer builds ~160 MB; held whole, 328 MB and more.
+        self.assertLess(int(out[1]), 250 * 1024, "tokenize --format ids held more than 250 MB")
 
     def test_every_command_refuses_a_name_its_format_contradicts(self):
         cases = [
