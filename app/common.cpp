@@ -9,6 +9,7 @@
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"
+#include "embedpe/sink.h"
 #include "embedpe/text_input.h"
 #include "embedpe/weights.h"
 
@@ -21,6 +22,32 @@ void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
     if (!spec.empty()) paths.emplace_back(flag, parse_tensor_spec(spec).path);
   }
   for (const auto& output : outputs) refuse_output_over_inputs(output, paths);
+}
+
+void refuse_contradicting_extension(const std::string& output, const std::string& format,
+                                    const std::vector<std::pair<std::string, std::string>>& extensions,
+                                    const std::string& what) {
+  std::optional<std::string> owner;
+  try {
+    owner = format_from_extension(output, extensions);
+  } catch (const UsageError&) {
+    return;  // an extension no format has
+  }
+  if (owner && *owner != format) {
+    if (format.empty()) {
+      throw UsageError(what + ", not what " + output + " names (" + *owner + "); give another file name");
+    }
+    throw UsageError("--format " + format + " is not what " + output + " names (" + *owner + "); give --format " +
+                     *owner + " or another file name");
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> sink_extensions() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const SinkFormat* f : sink_formats()) {
+    for (const std::string& e : f->extensions) out.emplace_back(e, f->name);
+  }
+  return out;
 }
 
 std::string echo_value(std::string_view text) {
@@ -42,6 +69,11 @@ CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::stri
       },
       help);
   return opt->type_name("sqrt|none|X")->default_str(scale);
+}
+
+CLI::Option* add_precision_option(CLI::App& cmd, int& precision, const std::string& where) {
+  return add_number(cmd, "--precision", precision, 1, 9, "Significant digits of floats in " + where)
+      ->default_str("the shortest that reads back exactly");
 }
 
 Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi) {
@@ -86,6 +118,7 @@ const CLI::Validator& non_empty_path() {
 }
 
 void add_text_options(CLI::App& cmd, TextOptions& options) {
+  option_group(cmd, kInputGroup);
   auto* text = cmd.add_option("--text", options.texts, "Text to process (repeat for a batch)")
                    ->type_name("TEXT")
                    ->allow_extra_args(false);
@@ -120,15 +153,18 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
   ids->excludes(files);
   add_choice<InputFormat>(cmd, "--input-format", [&options](InputFormat f) { options.reading.format = f; },
                           {{"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}, {"ids", InputFormat::ids}},
-                          "lines (default): one text per line; jsonl: one JSON object per line, text in --field; "
+                          "lines: one text per line; jsonl: one JSON object per line, text in --field; "
                           "ids: one sequence of token ids per line (spaces or commas), used as given: no tokenizer, "
-                          "no BOS/EOS");
-  cmd.add_option("--field", options.reading.field, "JSONL member holding the text")->capture_default_str();
+                          "no BOS/EOS",
+                          "lines");
+  cmd.add_option("--field", options.reading.field, "JSONL member holding the text")
+      ->type_name("NAME")
+      ->capture_default_str();
   cmd.add_flag("--skip-empty", options.reading.skip_empty,
                "Drop empty and whitespace-only lines (default: keep them as empty sequences)");
   add_number(cmd, "--max-line-bytes", options.reading.max_line_bytes, 1, std::numeric_limits<std::size_t>::max(),
-             "Longest input line accepted, in bytes (default 64 MiB); a longer line is an error naming it, "
-             "so memory stays bounded");
+             "Longest input line accepted, in bytes; a longer line is an error naming it, so memory stays bounded")
+      ->default_str("64 MiB");
   cmd.add_option_function<std::string>(
          "--shard",
          [&options](const std::string& v) {
@@ -152,6 +188,7 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
 }
 
 void add_output_option(CLI::App& cmd, std::string& output) {
+  option_group(cmd, kOutputGroup);
   cmd.add_option("--output,-o", output, "Output path (- for standard output)")->type_name("PATH")->capture_default_str();
 }
 
@@ -163,27 +200,32 @@ void refuse_binary_to_terminal(const std::string& output, const std::string& wha
 }
 
 void add_model_option(CLI::App& cmd, std::string& model) {
-  cmd.add_option("--model", model, "SentencePiece .model file (default: the embedded model)")
+  // A missing file is Tokenizer::from_file's runtime error (exit 1), like
+  // every other unreadable input, not a usage error: no CLI::ExistingFile.
+  cmd.add_option("--model", model, "SentencePiece .model file")
       ->type_name("PATH")
       ->check(non_empty_path())
-      ->check(CLI::ExistingFile);  // Tokenizer::from_file then refuses devices, FIFOs and files over 1 GiB
+      ->default_str("the embedded model");
 }
 
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
+  option_group(cmd, kTokenizationGroup);
   add_model_option(cmd, flags.model);
   cmd.add_flag("--no-bos", flags.no_bos, "Do not add the model's BOS id");
   cmd.add_flag("--no-eos", flags.no_eos, "Do not add the model's EOS id");
   add_number(cmd, "--pad-id", flags.pad_id, 0, std::numeric_limits<int>::max(),
-             "Padding id (default: the model's pad id, else 0)");
-  add_number(cmd, "--seq-len", flags.seq_len, 1, kMaxSeqLen,
-             "Pad and truncate every sequence to N tokens, keeping BOS/EOS (default: pad to the longest)");
+             "Padding id")
+      ->default_str("the model's pad id, else 0");
+  add_number(cmd, "--seq-len", flags.seq_len, 1, kMaxSeqLen, "Pad and truncate every sequence to N tokens, keeping BOS/EOS")
+      ->default_str("pad to the longest");
   add_choice<Side>(cmd, "--padding-side", [&flags](Side s) { flags.padding_side = s; },
                    {{"right", Side::right}, {"left", Side::left}},
-                   "Where padding goes (default right); with left, tokens keep positions 0..n-1, as HF numbers "
-                   "them from the attention mask");
+                   "Where padding goes; with left, tokens keep positions 0..n-1, as HF numbers them from the "
+                   "attention mask",
+                   "right");
   add_choice<Side>(cmd, "--truncation-side", [&flags](Side s) { flags.truncation_side = s; },
                    {{"right", Side::right}, {"left", Side::left}},
-                   "Which end of a text --seq-len cuts (default right); BOS and EOS are kept either way");
+                   "Which end of a text --seq-len cuts; BOS and EOS are kept either way", "right");
   add_number(cmd, "--pad-to-multiple-of", flags.pad_to_multiple_of, 1, kMaxSeqLen,
              "Pad the longest sequence up to a multiple of N (with --seq-len, it must be a multiple of N)");
 }

@@ -40,6 +40,20 @@ struct Texts {
   std::vector<std::string> lines;
 };
 
+// The help groups, in the order --help and the man page list them
+// (usage.cpp); a command shows only those its options use.
+inline constexpr const char* kInputGroup = "Input";
+inline constexpr const char* kTokenizationGroup = "Tokenization";
+inline constexpr const char* kEmbeddingGroup = "Embedding";
+inline constexpr const char* kPositionalGroup = "Positional encoding";
+inline constexpr const char* kRopeGroup = "RoPE";
+inline constexpr const char* kOutputGroup = "Output";
+inline constexpr const char* kPipelineGroup = "Pipeline";
+
+// The options added to `cmd` from now on belong to help group `group`
+// (CLI11's option defaults): one call per block of options.
+inline void option_group(CLI::App& cmd, const std::string& group) { cmd.option_defaults()->group(group); }
+
 struct TokenizeFlags {
   std::string model;  // empty: the embedded default
   bool no_bos = false;
@@ -165,6 +179,11 @@ CLI::Option* add_number(CLI::App& cmd, const std::string& flag, T& target, std::
   return opt;
 }
 
+// --precision N: significant digits of floats in the text formats `where`
+// ("json and jsonl"); 0, the default, is the shortest text that reads back
+// as the same float32.
+CLI::Option* add_precision_option(CLI::App& cmd, int& precision, const std::string& where);
+
 // --scale sqrt|none|X: X a number from -1e6 to 1e6.
 CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help =
                                   "Embedding scale: sqrt (√d_model), none, or a number");
@@ -185,9 +204,11 @@ bool ids_input(const TextOptions& options);
 
 // An option that takes one of a few words and stores the matching enum
 // value through `set`; anything else is a usage error listing the words.
+// `default_word`, if any, is shown as the default.
 template <class E>
 CLI::Option* add_choice(CLI::App& cmd, const std::string& flag, std::function<void(E)> set,
-                        std::vector<std::pair<std::string, E>> choices, const std::string& help) {
+                        std::vector<std::pair<std::string, E>> choices, const std::string& help,
+                        const std::string& default_word = "") {
   std::string names;
   for (const auto& c : choices) names += (names.empty() ? "" : "|") + c.first;
   auto* opt = cmd.add_option_function<std::string>(
@@ -199,6 +220,7 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& flag, std::function<vo
         throw CLI::ValidationError(flag, "must be one of " + names + ", not '" + value + "'");
       },
       help);
+  if (!default_word.empty()) opt->default_str(default_word);
   return opt->type_name(names);
 }
 
@@ -223,6 +245,18 @@ std::optional<F> format_from_extension(const std::string& output,
   throw UsageError("cannot tell the format of " + output + " from its extension '" + base.substr(dot) +
                    "'; name it " + names + ", or give --format");
 }
+
+// Refuses (UsageError) writing format `format` into `output` when the
+// output's extension names another of `extensions` (extension, format name):
+// `--format json -o x.npz` would leave a file that is not what its name
+// says. An extension no format has (ids.txt) is the user's choice.
+// A command with one format (decode's text) passes no `format`: any known
+// extension is then refused, naming `what` it writes.
+void refuse_contradicting_extension(const std::string& output, const std::string& format,
+                                    const std::vector<std::pair<std::string, std::string>>& extensions,
+                                    const std::string& what = "");
+// (extension, format name) of every sink format: what encode and decode check outputs against.
+std::vector<std::pair<std::string, std::string>> sink_extensions();
 
 // Refuses, before any work, outputs that are the same file as an input
 // (see embedpe::refuse_output_over_inputs). `inputs` holds (flag, PATH or

@@ -29,6 +29,8 @@ struct DecodeCommand {
 };
 
 void run_decode(DecodeCommand cmd) {
+  // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
+  refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   if (cmd.ids.empty() && cmd.files.empty()) {
     if (::isatty(STDIN_FILENO)) {
       throw UsageError("nothing to decode: give --ids 1,262,2, a FILE, or pipe ids into standard input");
@@ -76,6 +78,7 @@ void run_decode(DecodeCommand cmd) {
 void setup_decode(CLI::App& app) {
   auto cmd = std::make_shared<DecodeCommand>();
   auto* sub = app.add_subcommand("decode", "Token ids → text with the same model (the inverse of tokenize)");
+  option_group(*sub, kInputGroup);
   sub->add_option("FILE", cmd->files,
                   "Lines of ids (spaces or commas; - or none: standard input), or an embedpe output "
                   "(.json, .jsonl, .npy, .npz, .safetensors: input_ids, padding dropped by attention_mask)")
@@ -90,6 +93,7 @@ void setup_decode(CLI::App& app) {
          "One sequence of ids, e.g. 1,262,2 (repeat for several)")
       ->type_name("IDS")
       ->allow_extra_args(false);
+  option_group(*sub, kTokenizationGroup);
   add_model_option(*sub, cmd->model);
   add_output_option(*sub, cmd->output);
   sub->callback([cmd] { run_decode(*cmd); });

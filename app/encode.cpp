@@ -20,12 +20,16 @@
 #include "output_dir.h"
 #include "parallel.h"
 #include "progress.h"
+#include "usage.h"
 
 namespace embedpe::cli {
 namespace {
 
 const SinkFormat& infer_format(const EncodeCommand& cmd) {
-  if (cmd.format) return *cmd.format;
+  if (cmd.format) {
+    if (cmd.output_dir.empty()) refuse_contradicting_extension(cmd.output, cmd.format->name, sink_extensions());
+    return *cmd.format;
+  }
   // A person at a terminal gets a summary; a pipe or a file gets the data.
   if (cmd.output == "-" && cmd.output_dir.empty() && ::isatty(STDOUT_FILENO)) return *find_sink_format("summary");
   std::vector<std::pair<std::string, const SinkFormat*>> extensions;
@@ -36,6 +40,14 @@ const SinkFormat& infer_format(const EncodeCommand& cmd) {
 }
 
 void run_encode(const EncodeCommand& cmd) {
+  // An output that would overwrite an input is the first thing refused.
+  std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
+  for (auto& input : layer_inputs(cmd.layer.spec)) inputs.push_back(std::move(input));
+  if (cmd.output_dir.empty()) {
+    refuse_outputs_over_inputs({cmd.output}, inputs);
+  } else {
+    refuse_inputs_in_output_dir(cmd.output_dir, inputs);
+  }
   const SinkFormat& format = infer_format(cmd);
   // --output-dir writes .npz parts, which hold any number of tensors.
   const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output_dir.empty() ? &format : nullptr);
@@ -53,13 +65,6 @@ void run_encode(const EncodeCommand& cmd) {
   }
   check_output_dir_flags(cmd);
   if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
-  std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
-  for (auto& input : layer_inputs(cmd.layer.spec)) inputs.push_back(std::move(input));
-  if (cmd.output_dir.empty()) {
-    refuse_outputs_over_inputs({cmd.output}, inputs);
-  } else {
-    refuse_inputs_in_output_dir(cmd.output_dir, inputs);
-  }
   check_seq_len(cmd.layer.spec, cmd.tokenize.seq_len);
   const std::size_t threads = cmd.threads.value_or(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
@@ -107,35 +112,47 @@ void setup_encode(CLI::App& app) {
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
   add_layer_flags(*sub, cmd->layer);
-  add_number(*sub, "--rope-dim", cmd->rope_dim, 2, kMaxDModel,
-             "Rotary dimension for --emit rope_cos,rope_sin (default d_model)");
   sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");
-  add_number(*sub, "--dropout", cmd->dropout, 0.0, 1.0, "Dropout probability with --train (default 0.1)",
-             /*hi_open=*/true)
-      ->type_name("P");
+  add_number(*sub, "--dropout", cmd->dropout, 0.0, 1.0, "Dropout probability with --train", /*hi_open=*/true)
+      ->type_name("P")
+      ->default_str("0.1");
+  option_group(*sub, kRopeGroup);
+  add_number(*sub, "--rope-dim", cmd->rope_dim, 2, kMaxDModel, "Rotary dimension for --emit rope_cos,rope_sin")
+      ->default_str("d_model");
+  option_group(*sub, kOutputGroup);
   std::vector<std::pair<std::string, const SinkFormat*>> formats;
   for (const SinkFormat* f : sink_formats()) formats.emplace_back(f->name, f);
   add_choice<const SinkFormat*>(*sub, "--format", [cmd](const SinkFormat* f) { cmd->format = f; }, formats,
-                                "Output format (default: from --output's extension, else json)");
+                                "Output format", "from --output's extension; else a summary on a terminal, json "
+                                "when piped");
   std::string bf16_formats;  // the formats that can hold it
   for (const SinkFormat* f : sink_formats()) {
     if (f->traits.bfloat16) bf16_formats += (bf16_formats.empty() ? "" : ", ") + std::string(f->name);
   }
   add_choice<DType>(*sub, "--dtype", [cmd](DType d) { cmd->dtype = d; },
                     {{"f32", DType::float32}, {"f16", DType::float16}, {"bf16", DType::bfloat16}},
-                    "Float tensors as float32 (default), float16, or bfloat16 (" + bf16_formats + ")");
+                    "Float tensors as float32, float16, or bfloat16 (" + bf16_formats + ")", "f32");
   add_output_option(*sub, cmd->output);
-  sub->add_option("--emit", cmd->emit,
-                  "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all "
-                  "(default: output for npy; input_ids,attention_mask,output otherwise); also rope_cos, rope_sin")
+  auto* emit = sub->add_option("--emit", cmd->emit,
+                  "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all; "
+                  "also rope_cos, rope_sin")
       ->delimiter(',')
-      ->type_name("NAME,...");
-  add_number(*sub, "--precision", cmd->precision, 1, 9,
-             "Significant digits of floats in json and jsonl (default: the shortest that reads back exactly)");
+      ->type_name("NAME,...")
+      ->default_str("output for npy; input_ids,attention_mask,output otherwise");
+  std::vector<std::string> tensor_words;
+  for (TensorName t : {TensorName::input_ids, TensorName::attention_mask, TensorName::token_embeddings,
+                       TensorName::positional_encoding, TensorName::output, TensorName::rope_cos, TensorName::rope_sin}) {
+    tensor_words.emplace_back(name_of(t));
+  }
+  tensor_words.emplace_back("all");
+  set_completion_words(emit, std::move(tensor_words));
+  add_precision_option(*sub, cmd->precision, "json and jsonl");
+  option_group(*sub, kPipelineGroup);
   add_number(*sub, "--batch-size", cmd->batch_size, 1, kMaxBatchRows, "Lines encoded at a time when streaming (1 to 1048576)");
   add_number(*sub, "--threads", cmd->threads, 1, kMaxThreads,
-             "Threads for tokenizing, embedding and JSON text (default: the cores available; when streaming, "
-             "one core is left to the writer; at most 1024)");
+             "Threads for tokenizing, embedding and JSON text (when streaming, one core is left to the writer; at "
+             "most 1024)")
+      ->default_str("the cores available");
   sub->add_option("--output-dir", cmd->output_dir,
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
       ->type_name("DIR")

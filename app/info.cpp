@@ -119,11 +119,13 @@ void setup_info(CLI::App& app) {
   auto cmd = std::make_shared<InfoCommand>();
   auto* sub = app.add_subcommand("info", "What a SentencePiece model (vocabulary, special ids, type, SHA-256) or a "
                                          "weight file (tensors, shapes, dtypes) holds");
+  option_group(*sub, kInputGroup);
   add_model_option(*sub, cmd->model);
   sub->add_option("--weights", cmd->weights, "A .npy or .safetensors file: list its tensors")->type_name("PATH")
       ->check(non_empty_path());
+  option_group(*sub, kOutputGroup);
   add_choice<InfoFormat>(*sub, "--format", [cmd](InfoFormat f) { cmd->format = f; },
-                         {{"text", InfoFormat::text}, {"json", InfoFormat::json}}, "text (default) or json");
+                         {{"text", InfoFormat::text}, {"json", InfoFormat::json}}, "text or json", "text");
   sub->callback([cmd] { run_info(*cmd); });
 }
 

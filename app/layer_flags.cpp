@@ -8,7 +8,9 @@
 namespace embedpe::cli {
 
 CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table) {
-  add_number(cmd, "--d-model", table.d_model, 1, kMaxDModel, "Embedding width (default 512, or the --weights table's)");
+  option_group(cmd, kEmbeddingGroup);
+  add_number(cmd, "--d-model", table.d_model, 1, kMaxDModel, "Embedding width")
+      ->default_str("512, or the --weights table's");
   auto* seed = add_number(cmd, "--seed", table.seed, 0, std::numeric_limits<std::uint64_t>::max(),
                           "Seed of the default N(0,1) table (and of the dropout mask)");
   cmd.add_option("--weights", table.weights,
@@ -24,32 +26,38 @@ CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table) {
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   LayerSpec& spec = flags.spec;
   flags.seed_option = add_table_flags(cmd, spec.table);
-  add_number(cmd, "--max-len", spec.max_len, 1, kMaxPosition, "Positions in the sinusoidal PE table");
   add_scale_option(cmd, flags.scale);
+  option_group(cmd, kPositionalGroup);
+  add_number(cmd, "--max-len", spec.max_len, 1, kMaxPosition,
+             "Size of the PE table: positions 0..N-1 a sequence may use (--seq-len must fit in it)");
   const auto offered = [](const PeKind& k) { return k.layer_choice(); };
   add_pe_kind_option(cmd, "--pe", spec.pe, offered,
-                     "Positional encoding (default sinusoidal; learned reads --pe-weights; none for RoPE models)");
+                     "Positional encoding (learned reads --pe-weights; none for RoPE models)");
   // Every kind's, not only the chosen one's: --emit rope_cos reads the rope parameters under any --pe.
   add_pe_params(cmd, spec.pe_args, PeParam::Use::layer, [](const PeKind&) { return true; });
   cmd.add_option("--pe-weights", spec.pe_weights,
-                 "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings "
-                 "(default: found in --weights)")
+                 "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings")
       ->type_name("PATH[:TENSOR]")
-      ->check(non_empty_path());
+      ->check(non_empty_path())
+      ->default_str("found in --weights");
   add_number(cmd, "--position-offset", spec.position_offset, 0, kMaxPosition - 1,
-             "Token l is at position l+K (default 0; BART: 2; fairseq/RoBERTa: padding_idx+1)")
-      ->type_name("K");
+             "Token l is at position l+K (BART: 2; fairseq/RoBERTa: padding_idx+1)")
+      ->type_name("K")
+      ->default_str("the PE kind's: 0, fairseq convention padding_idx+1");
   add_number(cmd, "--pad-position", spec.pad_position, 0, kMaxPosition - 1,
-             "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1; "
-             "default: their own column's, or 0 with --padding-side left)");
+             "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)")
+      ->default_str("their own column's, or 0 with --padding-side left");
+  option_group(cmd, kEmbeddingGroup);
   cmd.add_flag("--layernorm", spec.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
   add_number(cmd, "--layernorm-eps", spec.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)");
-  cmd.add_option("--layernorm-weight", spec.layernorm_weight, "LayerNorm gamma (default: found in --weights, else 1)")
+  cmd.add_option("--layernorm-weight", spec.layernorm_weight, "LayerNorm gamma")
       ->type_name("PATH[:TENSOR]")
-      ->check(non_empty_path());
-  cmd.add_option("--layernorm-bias", spec.layernorm_bias, "LayerNorm beta (default: found in --weights, else 0)")
+      ->check(non_empty_path())
+      ->default_str("found in --weights, else 1");
+  cmd.add_option("--layernorm-bias", spec.layernorm_bias, "LayerNorm beta")
       ->type_name("PATH[:TENSOR]")
-      ->check(non_empty_path());
+      ->check(non_empty_path())
+      ->default_str("found in --weights, else 0");
 }
 
 LayerSpec layer_spec(const LayerFlags& flags) {

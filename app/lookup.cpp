@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct LookupCommand {
   std::vector<std::int64_t> ids;
   std::string model;
   TableSpec table;
+  std::optional<Span> dims;  // --dims A:B, B excluded (as pe's --dims and --positions)
   LookupFormat format = LookupFormat::table;
 };
 
@@ -46,6 +48,11 @@ void run_lookup(const LookupCommand& cmd) {
   if (!cmd.model.empty() || cmd.table.weights.empty()) tokenizer = load_tokenizer(cmd.model);
   const auto table = open_table(cmd.table, tokenizer ? &*tokenizer : nullptr);
   const std::size_t d = table->d_model();
+  const Span dims = cmd.dims.value_or(Span{0, d});
+  if (dims.first + dims.count > d) {
+    throw UsageError("--dims " + std::to_string(dims.first) + ":" + std::to_string(dims.first + dims.count) +
+                     " goes beyond d_model " + std::to_string(d) + "; choose dims below " + std::to_string(d));
+  }
   // The rows, plus their text (at most ~16 bytes a value), before any work.
   const std::string what =
       std::to_string(cmd.ids.size()) + (cmd.ids.size() == 1 ? " row of " : " rows of ") + std::to_string(d) + " values";
@@ -61,12 +68,21 @@ void run_lookup(const LookupCommand& cmd) {
     table->row(id, rows.back().data());
   }
   OutputFile out("-");
+  const auto shown = [&](const std::vector<float>& r) {
+    return std::span<const float>(r).subspan(dims.first, dims.count);
+  };
   if (cmd.format == LookupFormat::json) {
     nlohmann::ordered_json doc = {{"table", table->describe()}, {"d_model", d}, {"ids", cmd.ids}};
+    if (tokenizer) {
+      nlohmann::ordered_json pieces = nlohmann::ordered_json::array();
+      for (std::int64_t id : cmd.ids) pieces.push_back(tokenizer_piece(*tokenizer, id));
+      doc["pieces"] = pieces;
+    }
+    doc["dims"] = {{"first", dims.first}, {"count", dims.count}};
     nlohmann::ordered_json json_rows = nlohmann::ordered_json::array();
     for (const auto& r : rows) {
       nlohmann::ordered_json jr = nlohmann::ordered_json::array();
-      for (float v : r) {
+      for (float v : shown(r)) {
         // As encode's JSON does: JSON has no NaN or infinity (nlohmann would write null).
         if (!std::isfinite(v)) {
           throw Error(table->describe() + " holds " + (std::isnan(v) ? "NaN" : "an infinity") +
@@ -79,10 +95,13 @@ void run_lookup(const LookupCommand& cmd) {
     doc["rows"] = json_rows;
     out.write(doc.dump() + "\n");
   } else {
-    std::string text = "# E[id] from " + table->describe() + ", d_model " + std::to_string(d) + "\n";
+    // Tab-separated columns: id, piece (when a model is known), then one per dim.
+    std::string text = "# E[id] from " + table->describe() + ", d_model " + std::to_string(d);
+    if (cmd.dims) text += ", dims " + std::to_string(dims.first) + ":" + std::to_string(dims.first + dims.count);
+    text += "\n";
     for (std::size_t k = 0; k < rows.size(); ++k) {
-      text += std::to_string(cmd.ids[k]) + (tokenizer ? " " + tokenizer_piece(*tokenizer, cmd.ids[k]) : "") + "\t";
-      for (std::size_t j = 0; j < d; ++j) text += (j ? " " : "") + shortest(rows[k][j]);
+      text += std::to_string(cmd.ids[k]) + (tokenizer ? "\t" + tokenizer_piece(*tokenizer, cmd.ids[k]) : "");
+      for (float v : shown(rows[k])) text += "\t" + shortest(v);
       text += "\n";
     }
     out.write(text);
@@ -95,15 +114,22 @@ void run_lookup(const LookupCommand& cmd) {
 void setup_lookup(CLI::App& app) {
   auto cmd = std::make_shared<LookupCommand>();
   auto* sub = app.add_subcommand("lookup", "Rows E[ids] of the embedding table (nn.Embedding is a lookup table)");
+  option_group(*sub, kInputGroup);
   sub->add_option_function<std::string>(
          "--ids", [cmd](const std::string& v) { cmd->ids = parse_ids("--ids", v); }, "Token ids, comma-separated")
       ->type_name("ID,...")
       ->required();
   add_model_option(*sub, cmd->model);
   add_table_flags(*sub, cmd->table);
+  option_group(*sub, kOutputGroup);
+  sub->add_option_function<std::string>(
+         "--dims", [cmd](const std::string& v) { cmd->dims = parse_span("--dims", v, kMaxDModel); },
+         "Dimensions shown: A..B-1 (B excluded, as pe's --dims)")
+      ->type_name("A:B")
+      ->default_str("all");
   add_choice<LookupFormat>(*sub, "--format", [cmd](LookupFormat f) { cmd->format = f; },
                            {{"table", LookupFormat::table}, {"json", LookupFormat::json}},
-                           "One line per id (default), or json");
+                           "table: one line per id, tab-separated (id, piece, values); or json", "table");
   sub->callback([cmd] { run_lookup(*cmd); });
 }
 

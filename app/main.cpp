@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
   CLI::App app{"embedpe — text → SentencePiece ids → embedding × √d_model + positional encoding → JSON / .npy / .npz"};
   app.set_version_flag("--version", embedpe::cli::version_text(), "Print the version, git commit, SentencePiece version, compiler and build type");
   app.require_subcommand(1);
+  app.formatter(embedpe::cli::help_formatter());  // before the commands: they share it
   app.fallthrough(false);
   embedpe::cli::setup_encode(app);
   embedpe::cli::setup_tokenize(app);
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
   try {
     app.name(argv[0]);  // as parse(argc, argv) would: for usage lines
     args = embedpe::cli::expand_help(app, split_empty_assignments(argc, argv));
+    if (auto line = embedpe::cli::unknown_option_line(app, args)) return fail(*line, 2, "");
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's parse(vector) takes them last first
     app.parse(std::move(reversed));
     return 0;

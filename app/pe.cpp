@@ -63,6 +63,7 @@ struct PeCommand {
   PeArgs args;  // the kinds' parameters (--convention, --rope-theta, --heads, ...)
   std::size_t position_offset = 0;
   bool stats = false, show_similarity = false, audit = false;
+  int precision = 0;  // --precision: significant digits in table, csv and json; 0: the default
 };
 
 using Range = Span;
@@ -70,14 +71,26 @@ using Range = Span;
 std::string span_text(Range r) { return std::to_string(r.first) + ":" + std::to_string(r.first + r.count); }
 
 Format infer_format(const PeCommand& cmd) {
-  if (cmd.format) return *cmd.format;
   std::vector<std::pair<std::string, Format>> extensions = {{".txt", {PeView::table}}};
+  std::vector<std::pair<std::string, std::string>> names;  // (.txt takes a csv as well as a table)
   for (const auto& [name, f] : formats()) {
     if (f.sink) {
-      for (const std::string& ext : f.sink->extensions) extensions.emplace_back(ext, f);
+      for (const std::string& ext : f.sink->extensions) {
+        extensions.emplace_back(ext, f);
+        names.emplace_back(ext, name);
+      }
     } else if (!f.is(PeView::table)) {
       extensions.emplace_back("." + name, f);
+      names.emplace_back("." + name, name);
     }
+  }
+  if (cmd.format) {
+    std::string given = "table";
+    for (const auto& [name, f] : formats()) {
+      if (f.view == cmd.format->view && f.sink == cmd.format->sink) given = name;
+    }
+    refuse_contradicting_extension(cmd.output, given, names);
+    return *cmd.format;
   }
   return format_from_extension<Format>(cmd.output, extensions).value_or(Format{PeView::table});
 }
@@ -173,8 +186,9 @@ void run_pe(const PeCommand& cmd) {
   const bool records = view == PeViewKind::stats || view == PeViewKind::audit;
   if (format.sink && !records) {
     std::unique_ptr<TensorSink> sink = format.sink->make(cmd.output);
-    sink->begin({.threads = available_cores()});
-    const PeInspection v = kind.inspect(cmd.args, request);
+    sink->begin({.threads = available_cores(), .precision = cmd.precision});
+    PeInspection v = kind.inspect(cmd.args, request);
+    if (cmd.precision) v.config["precision"] = cmd.precision;
     sink->add_tables(pe_tables(v, positions.first, positions.count, format.sink->traits));
     sink->finish();
     return;
@@ -186,7 +200,7 @@ void run_pe(const PeCommand& cmd) {
                "; choose with --dims)";
   }
   if (format.view) {
-    write_pe_view(out, *format.view, v);
+    write_pe_view(out, *format.view, v, cmd.precision);
   } else {
     write_pe_records(out, *format.sink, v);
   }
@@ -203,23 +217,29 @@ void setup_pe(CLI::App& app) {
     if (k->inspectable()) labels += (labels.empty() ? "" : ", ") + std::string(k->label());
   }
   auto* sub = app.add_subcommand("pe", "Inspect positional encodings: " + labels);
-  add_pe_kind_option(*sub, "--kind", cmd->kind, inspectable, pe_kind_list(inspectable));
+  option_group(*sub, kPositionalGroup);
+  add_pe_kind_option(*sub, "--kind", cmd->kind, inspectable, "What to inspect: " + pe_kind_list(inspectable));
   add_number(*sub, "--d-model", cmd->d_model, 1, kMaxDModel, "Width (the rotary dimension for RoPE)");
-  add_number(*sub, "--max-len", cmd->max_len, 1, kMaxPosition, "Positions 0..N-1 (default 50)");
+  add_number(*sub, "--max-len", cmd->max_len, 1, kMaxPosition,
+             "Positions shown: 0..N-1 (encode's --max-len is the size of its PE table)")
+      ->default_str("50");
   sub->add_option_function<std::string>(
          "--positions", [cmd](const std::string& v) { cmd->positions = parse_span("--positions", v, kMaxPosition); },
-         "Positions A..B-1, e.g. 999990:1000000")
+         "Positions shown: A..B-1 (B excluded), e.g. 999990:1000000; instead of --max-len")
       ->type_name("A:B");
   sub->add_option_function<std::string>(
          "--dims", [cmd](const std::string& v) { cmd->dims = parse_span("--dims", v, kMaxDModel); },
-         "Dimensions A..B-1 (table: default 0:8)")
-      ->type_name("A:B");
-  add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; }, formats(),
-                     "Output format (default: from --output's extension, else table)");
-  add_output_option(*sub, cmd->output);
+         "Dimensions shown: A..B-1 (B excluded)")
+      ->type_name("A:B")
+      ->default_str("0:8 in a table, else all");
   add_number(*sub, "--position-offset", cmd->position_offset, 0, kMaxPosition - 1, "Row l shows position l+K")
       ->type_name("K");
   add_pe_params(*sub, cmd->args, PeParam::Use::inspect, inspectable);
+  add_output_option(*sub, cmd->output);
+  add_choice<Format>(*sub, "--format", [cmd](Format f) { cmd->format = f; }, formats(), "Output format",
+                     "from --output's extension, else table");
+  add_precision_option(*sub, cmd->precision, "table, csv and json")
+      ->default_str("two decimals in a table; else the shortest that reads back exactly");
   sub->add_flag("--stats", cmd->stats, "Per dimension pair: frequency, wavelength, aliasing, incomplete periods");
   sub->add_flag("--similarity", cmd->show_similarity, "The PE . PE^T matrix of the positions");
   sub->add_flag("--audit", cmd->audit, "Error vs float64 of float32 computed the naive way (as the PyTorch recipe does; "

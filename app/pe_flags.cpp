@@ -21,7 +21,10 @@ CLI::Option* add_param(CLI::App& cmd, PeArgs& args, const PeParam& p) {
           flag, [&args, name, flag, range](const std::string& t) { args.set(name, parse_number(flag, t, range)); },
           p.help);
       opt->type_name("N");
-      if (p.default_value) opt->default_str(number_text(std::get<std::uint64_t>(*p.default_value)));
+      // A default outside the range (alibi's heads: 0) stands for "give it": none is shown.
+      if (p.default_value && std::get<std::uint64_t>(*p.default_value) >= range.lo) {
+        opt->default_str(number_text(std::get<std::uint64_t>(*p.default_value)));
+      }
       break;
     }
     case PeParam::Type::number: {
@@ -50,6 +53,7 @@ CLI::Option* add_param(CLI::App& cmd, PeArgs& args, const PeParam& p) {
       break;
   }
   if (!p.value_name.empty()) opt->type_name(p.value_name);
+  if (!p.default_text.empty()) opt->default_str(p.default_text);
   return opt;
 }
 
@@ -59,6 +63,10 @@ void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::fun
   // Kinds may share a parameter (head): it is offered once, the first kind's
   // description prefixed with the labels of every kind that takes it.
   std::vector<std::pair<PeParam, std::vector<std::string>>> params;  // (parameter, labels of its kinds)
+  std::string rope_label;
+  for (const PeKind* kind : pe_kinds()) {
+    if (kind->name() == std::string_view("rope")) rope_label = kind->label();
+  }
   for (const PeKind* kind : pe_kinds()) {
     if (!offered(*kind)) continue;
     for (const PeParam& p : kind->params()) {
@@ -74,7 +82,9 @@ void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::fun
       for (const std::string& l : labels) names += (names.empty() ? "" : ", ") + l;
       p.help = names + ": " + p.help;
     }
-    add_param(cmd, args, p);
+    // RoPE's many parameters get a help group of their own.
+    const bool rope = labels.size() == 1 && labels.front() == rope_label;
+    add_param(cmd, args, p)->group(rope ? kRopeGroup : kPositionalGroup);
   }
 }
 
@@ -85,7 +95,7 @@ std::string pe_kind_list(const std::function<bool(const PeKind&)>& offered) {
   }
   std::string text;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i] + (i == 0 ? " (default)" : "");
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   }
   return text;
 }
@@ -96,7 +106,9 @@ CLI::Option* add_pe_kind_option(CLI::App& cmd, const std::string& flag, const Pe
   for (const PeKind* k : pe_kinds()) {
     if (offered(*k)) choices.emplace_back(std::string(k->name()), k);
   }
-  return add_choice<const PeKind*>(cmd, flag, [&kind](const PeKind* k) { kind = k; }, choices, help);
+  // The registry's first kind is the default.
+  return add_choice<const PeKind*>(cmd, flag, [&kind](const PeKind* k) { kind = k; }, choices, help,
+                                   choices.empty() ? "" : choices.front().first);
 }
 
 }  // namespace embedpe::cli

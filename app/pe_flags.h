@@ -21,7 +21,7 @@ void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::fun
 CLI::Option* add_pe_kind_option(CLI::App& cmd, const std::string& flag, const PeKind*& kind,
                                 const std::function<bool(const PeKind&)>& offered, const std::string& help);
 
-// "a (default), b or c": the kinds `offered` selects, the first marked default.
+// "a, b or c": the kinds `offered` selects (the first is the default).
 std::string pe_kind_list(const std::function<bool(const PeKind&)>& offered);
 
 }  // namespace embedpe::cli

@@ -72,15 +72,18 @@ void run_quantize(const QuantizeCommand& cmd) {
 void setup_quantize(CLI::App& app) {
   auto cmd = std::make_shared<QuantizeCommand>();
   auto* sub = app.add_subcommand("quantize", "Embedding table → per-row symmetric int8 .safetensors, with its error");
+  option_group(*sub, kInputGroup);
   sub->add_option("--weights", cmd->weights, "Float table: .npy or .safetensors[:TENSOR]")
       ->type_name("PATH[:TENSOR]")
       ->required()
       ->check(non_empty_path());
-  sub->add_option("--output,-o", cmd->output, "The int8 .safetensors file to write")->type_name("PATH")->required();
+  option_group(*sub, kEmbeddingGroup);
   add_scale_option(*sub, cmd->scale, "Embedding scale the output error figures assume");
+  option_group(*sub, kOutputGroup);
+  sub->add_option("--output,-o", cmd->output, "The int8 .safetensors file to write")->type_name("PATH")->required();
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
-                           {{"text", ReportFormat::text}, {"json", ReportFormat::json}},
-                           "Report as text (default) or json");
+                           {{"text", ReportFormat::text}, {"json", ReportFormat::json}}, "Report as text or json",
+                           "text");
   sub->callback([cmd] { run_quantize(*cmd); });
 }
 

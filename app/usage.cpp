@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common.h"
 #include "embedpe/error.h"
 #include "embedpe/version.h"
 
@@ -81,20 +82,43 @@ const CLI::Option* find_option(const CLI::App& cmd, std::string_view name) {
   return nullptr;
 }
 
-// The words an option's value is one of ("json|jsonl|npy"), or none.
+// Words completions offer for options whose placeholder cannot list them
+// (--emit NAME,...), set by the command that defines the option.
+std::map<const CLI::Option*, std::vector<std::string>>& extra_words() {
+  static std::map<const CLI::Option*, std::vector<std::string>> words;
+  return words;
+}
+
+// The words an option's value is one of: the lowercase words of its
+// placeholder ("json|jsonl|npy"; "sqrt|none|X" gives sqrt and none), or
+// those set with set_completion_words; none for other values.
 std::vector<std::string> choices_of(const CLI::Option* opt) {
+  if (const auto it = extra_words().find(opt); it != extra_words().end()) return it->second;
   const std::string t = opt->get_type_name();
   if (t.find('|') == std::string::npos) return {};
   std::vector<std::string> words;
   std::stringstream ss(t);
   for (std::string w; std::getline(ss, w, '|');) {
-    const bool word = !w.empty() && std::all_of(w.begin(), w.end(), [](unsigned char c) {
-      return std::islower(c) || std::isdigit(c) || c == '-' || c == '_';
-    });
-    if (!word) return {};
-    words.push_back(w);
+    const bool word = !w.empty() && (std::islower(static_cast<unsigned char>(w[0])) || std::isdigit(static_cast<unsigned char>(w[0]))) &&
+                      std::all_of(w.begin(), w.end(), [](unsigned char c) {
+                        return std::islower(c) || std::isdigit(c) || c == '-' || c == '_';
+                      });
+    if (word) words.push_back(w);  // not "PATH" or "-" (standard input) of "PATH|-"
   }
   return words;
+}
+
+// What a completion offers for an option's value.
+enum class ValueKind { none, words, word_list, path, other };
+
+ValueKind value_kind(const CLI::Option* opt) {
+  if (opt->get_expected_max() == 0) return ValueKind::none;  // a flag
+  const std::string t = opt->get_type_name();
+  if (!choices_of(opt).empty()) return t.ends_with(",...") ? ValueKind::word_list : ValueKind::words;
+  for (const char* p : {"PATH", "FILE", "DIR"}) {
+    if (t.find(p) != std::string::npos) return ValueKind::path;
+  }
+  return ValueKind::other;  // a number, a text: nothing to complete
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -107,7 +131,115 @@ std::string help_hint(const std::string& command) {
   return "(see 'embedpe " + (command.empty() ? "" : command + " ") + "--help')";
 }
 
+// The order of help groups; groups not listed ("Options": --help) come after.
+const std::vector<std::string>& group_order() {
+  static const std::vector<std::string> order = {kInputGroup,    kTokenizationGroup, kEmbeddingGroup, kPositionalGroup,
+                                                 kRopeGroup,     kOutputGroup,       kPipelineGroup};
+  return order;
+}
+
+// What a value is called in help: the option's placeholder ("PATH", "N",
+// "json|npz"). Validators with a description would add theirs ("PATH:FILE"):
+// embedpe's validators have none, and the help test checks it stays so.
+std::string placeholder(const CLI::Option* opt) {
+  if (!takes_value(opt)) return "";
+  return opt->get_type_name();
+}
+
+std::string option_label(const CLI::Option* opt) {
+  if (opt->get_positional()) {
+    return opt->get_name(true, false) + (opt->get_expected_max() > 1 ? "..." : "");
+  }
+  const std::string p = placeholder(opt);
+  return opt->get_name(false, true) + (p.empty() ? "" : " " + p);
+}
+
+std::string option_text(const CLI::Option* opt) {
+  std::string d = opt->get_description();
+  if (opt->get_required()) d += " (required)";
+  if (!opt->get_default_str().empty()) d += " (default: " + opt->get_default_str() + ")";
+  return d;
+}
+
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
+    std::stringstream out;
+    out << make_description(app) << make_usage(app, name);
+    for (const auto& [group, opts] : option_groups(*app)) {
+      out << "\n" << group << ":\n";
+      for (const CLI::Option* opt : opts) out << make_option(opt, opt->get_positional());
+    }
+    out << make_subcommands(app, mode);
+    out << '\n' << make_footer(app);
+    return out.str();
+  }
+  std::string make_option_name(const CLI::Option* opt, bool) const override { return option_label(opt); }
+  std::string make_option_opts(const CLI::Option*) const override { return ""; }
+  std::string make_option_desc(const CLI::Option* opt) const override { return option_text(opt); }
+  std::string make_option_usage(const CLI::Option* opt) const override {
+    return opt->get_required() ? option_label(opt) : "[" + option_label(opt) + "]";
+  }
+};
+
 }  // namespace
+
+std::shared_ptr<CLI::FormatterBase> help_formatter() { return std::make_shared<HelpFormatter>(); }
+
+void set_completion_words(const CLI::Option* opt, std::vector<std::string> words) {
+  extra_words()[opt] = std::move(words);
+}
+
+std::vector<std::pair<std::string, std::vector<const CLI::Option*>>> option_groups(const CLI::App& cmd) {
+  std::vector<std::pair<std::string, std::vector<const CLI::Option*>>> groups;
+  for (const std::string& g : group_order()) groups.emplace_back(g, std::vector<const CLI::Option*>{});
+  const CLI::Option* help = cmd.get_help_ptr();
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt == help || opt->get_group().empty()) continue;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == opt->get_group(); });
+    if (it == groups.end()) it = groups.emplace(groups.end(), opt->get_group(), std::vector<const CLI::Option*>{});
+    it->second.push_back(opt);
+  }
+  if (help) {
+    // --help last, in the last group, or in "Options" when the command has none.
+    auto it = std::find_if(groups.begin(), groups.end(), [](const auto& g) { return g.first == "Options"; });
+    if (it == groups.end()) it = groups.emplace(groups.end(), "Options", std::vector<const CLI::Option*>{});
+    it->second.push_back(help);
+  }
+  std::erase_if(groups, [](const auto& g) { return g.second.empty(); });
+  return groups;
+}
+
+std::optional<std::string> unknown_option_line(CLI::App& app, const std::vector<std::string>& args) {
+  CLI::App* sub = chosen_subcommand(app, args);
+  if (!sub) return std::nullopt;
+  const std::string name = sub->get_name();
+  bool after_command = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (!after_command) {
+      after_command = a == name;
+      continue;
+    }
+    if (a == "--") break;  // what follows are FILEs, whatever they look like
+    if (a.size() < 2 || a[0] != '-') continue;  // a value, a FILE, or "-" (standard input)
+    const std::string flag = a.substr(0, a.find('='));
+    const CLI::Option* opt = find_option(*sub, flag);
+    if (!opt && a[1] != '-') opt = find_option(*sub, a.substr(0, 2));  // -ofile: -o and its value
+    if (opt) {
+      if (takes_value(opt) && a.find('=') == std::string::npos && (a[1] == '-' || a.size() == 2)) ++i;  // its value
+      continue;
+    }
+    // "--=x" names no option, and "-x" one letter: the nearest would be a guess at nothing.
+    const std::size_t name_start = flag.find_first_not_of('-');
+    const bool named = name_start != std::string::npos;
+    const std::string guess = named && flag.size() - name_start >= 2 ? nearest(flag, option_names(*sub)) : "";
+    return "embedpe " + name + ": unknown option '" + (named ? flag : a) + "'" +
+           (guess.empty() ? "" : "; did you mean '" + guess + "'?") + " " + help_hint(name);
+  }
+  return std::nullopt;
+}
 
 std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
@@ -160,6 +292,10 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
         if (a == "--help" || a == "-h" || a == "--version") continue;
         const std::string guess = nearest(a, {"--help", "--version"});
         if (!guess.empty()) return "embedpe: unknown option '" + a + "'; did you mean '" + guess + "'? " + help_hint("");
+        const std::size_t name_start = a.find_first_not_of('-');
+        if (name_start == std::string::npos || a[name_start] == '=') {  // "--=x": no option named at all
+          return "embedpe: unknown option '" + a + "' " + help_hint("");
+        }
         return "embedpe: unknown option '" + a + "'; options come after a command, e.g. 'embedpe encode " + a +
                "' " + help_hint("");
       }
@@ -173,33 +309,21 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
   const std::string prefix = "embedpe " + name + ": ";
   // An unknown option is reported whatever error the parser saw first: the
   // parser may have taken its value as a FILE and tripped over that instead.
-  {
-    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
-    bool after_command = false, options = true;
+  if (auto line = unknown_option_line(app, args)) return *line;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && sub->get_option_no_throw("FILE") == nullptr) {
+    bool after_command = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (!after_command) {
         after_command = a == name;
         continue;
       }
-      if (a == "--") {
-        options = false;
+      if (a.size() > 1 && a[0] == '-' && a != "--") {
+        const CLI::Option* opt = find_option(*sub, a.substr(0, a.find('=')));
+        if (opt && takes_value(opt) && a.find('=') == std::string::npos) ++i;  // its value
         continue;
       }
-      if (options && a.size() > 1 && a[0] == '-') {
-        const std::string flag = a.substr(0, a.find('='));
-        const CLI::Option* opt = find_option(*sub, flag);
-        if (!opt) {
-          const std::string guess = nearest(flag, option_names(*sub));
-          return prefix + "unknown option '" + flag + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
-                 " " + help_hint(name);
-        }
-        if (takes_value(opt) && a.find('=') == std::string::npos) ++i;  // its value
-        continue;
-      }
-      if (extras && sub->get_option_no_throw("FILE") == nullptr) {
-        return prefix + "unexpected argument '" + a + "' " + help_hint(name);
-      }
+      if (a != "--") return prefix + "unexpected argument '" + a + "' " + help_hint(name);
     }
   }
   std::string message = e.what();
@@ -228,7 +352,11 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
 std::vector<std::string> expand_help(CLI::App& app, std::vector<std::string> args) {
   if (args.empty() || args[0] != "help") return args;
   if (args.size() == 1) return {"--help"};
-  if (args.size() > 2) return args;  // let the parser report the extra arguments
+  if (args.size() > 2) {
+    std::string extra;
+    for (std::size_t i = 1; i < args.size(); ++i) extra += (i > 1 ? " " : "") + args[i];
+    throw UsageError("help: takes one COMMAND, not '" + extra + "'; e.g. 'embedpe help " + args[1] + "'");
+  }
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (sub->get_name() == args[1]) return {args[1], "--help"};
   }
@@ -354,37 +482,45 @@ std::string bash_completion(const CLI::App& app) {
       "    COMPREPLY=($(compgen -W " + quoted(join(names, " ") + " --help --version") + " -- \"$cur\"))\n"
       "    return\n"
       "  fi\n"
-      "  local opts=\"\" valued=\"\"\n"
+      "  local opts=\"\" positional=\"\"\n"
       "  case \"$cmd\" in\n";
   for (const auto& c : commands) {
-    std::vector<std::string> opts, valued;
-    std::string choice_cases;
+    std::vector<std::string> opts, paths, others;
+    std::string value_cases;
     for (const CLI::Option* opt : c.options) {
-      for (const auto& n : all_names(opt)) {
-        opts.push_back(n);
-        if (takes_value(opt)) valued.push_back(n);
-      }
-      const auto choices = choices_of(opt);
-      if (!choices.empty()) {
-        choice_cases += "        " + join(all_names(opt), "|") + ") COMPREPLY=($(compgen -W " +
-                        quoted(join(choices, " ")) + " -- \"$cur\")); return ;;\n";
+      for (const auto& n : all_names(opt)) opts.push_back(n);
+      const std::string names_of = join(all_names(opt), "|");
+      const std::string words = quoted(join(choices_of(opt), " "));
+      switch (value_kind(opt)) {
+        case ValueKind::words:
+          value_cases += "        " + names_of + ") COMPREPLY=($(compgen -W " + words + " -- \"$cur\")); return ;;\n";
+          break;
+        case ValueKind::word_list:  // a,b,c: complete the word after the last comma
+          value_cases += "        " + names_of + ") COMPREPLY=($(compgen -P \"${cur%\"${cur##*,}\"}\" -W " + words +
+                         " -- \"${cur##*,}\")); return ;;\n";
+          break;
+        case ValueKind::path: paths.push_back(names_of); break;
+        case ValueKind::other: others.push_back(names_of); break;
+        case ValueKind::none: break;
       }
     }
-    if (c.name == "completion") choice_cases += "        completion) COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\")); return ;;\n";
-    if (c.name == "help") choice_cases += "        help) COMPREPLY=($(compgen -W " + quoted(join(names, " ")) + " -- \"$cur\")); return ;;\n";
+    if (!paths.empty()) value_cases += "        " + join(paths, "|") + ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
+    // A number or a text: nothing to offer (no file names).
+    if (!others.empty()) value_cases += "        " + join(others, "|") + ") COMPREPLY=(); return ;;\n";
+    std::string positional = c.positional_files ? "COMPREPLY=($(compgen -f -- \"$cur\"))" : "COMPREPLY=()";
+    if (c.name == "completion") positional = "COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\"))";
+    if (c.name == "help") positional = "COMPREPLY=($(compgen -W " + quoted(join(names, " ")) + " -- \"$cur\"))";
     s += "    " + c.name + ")\n"
          "      opts=" + quoted(join(opts, " ")) + "\n"
-         "      valued=" + quoted(" " + join(valued, " ") + " ") + "\n";
-    if (!choice_cases.empty()) s += "      case \"$prev\" in\n" + choice_cases + "      esac\n";
+         "      positional=" + cli::quoted(positional) + "\n";
+    if (!value_cases.empty()) s += "      case \"$prev\" in\n" + value_cases + "      esac\n";
     s += "      ;;\n";
   }
   s += "  esac\n"
-       "  if [[ $valued == *\" $prev \"* ]]; then\n"
-       "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-       "  elif [[ $cur == -* ]]; then\n"
+       "  if [[ $cur == -* ]]; then\n"
        "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
        "  else\n"
-       "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+       "    eval \"$positional\"\n"
        "  fi\n"
        "}\n"
        "complete -o filenames -o bashdefault -F _embedpe embedpe\n";
@@ -422,9 +558,16 @@ std::string zsh_completion(const CLI::App& app) {
       const std::string desc = "[" + spec_text(opt->get_description()) + "]";
       std::string value;
       if (takes_value(opt)) {
-        const auto choices = choices_of(opt);
-        value = ":" + spec_text(opt->get_type_name().empty() ? "value" : opt->get_type_name()) + ":" +
-                (choices.empty() ? "_files" : "(" + join(choices, " ") + ")");
+        const std::string words = join(choices_of(opt), " ");
+        std::string action = " ";  // a number or a text: the placeholder is shown, nothing offered
+        switch (value_kind(opt)) {
+          case ValueKind::words: action = "(" + words + ")"; break;
+          case ValueKind::word_list: action = "_sequence compadd - " + words; break;
+          case ValueKind::path: action = "_files"; break;
+          case ValueKind::other:
+          case ValueKind::none: break;
+        }
+        value = ":" + spec_text(placeholder(opt).empty() ? "value" : placeholder(opt)) + ":" + action;
       }
       const bool repeatable = opt->get_expected_max() > 1 || opt->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
       for (const auto& n : all_names(opt)) s += " \\\n        " + quoted((repeatable ? "*" : "") + n + desc + value);
@@ -461,9 +604,12 @@ std::string fish_completion(const CLI::App& app) {
       std::string line = "complete -c embedpe " + when;
       for (const auto& l : opt->get_lnames()) line += " -l " + l;
       for (const auto& sn : opt->get_snames()) line += " -s " + sn;
-      if (takes_value(opt)) {
-        const auto choices = choices_of(opt);
-        line += choices.empty() ? " -r -F" : " -x -a " + quoted(join(choices, " "));
+      switch (value_kind(opt)) {
+        case ValueKind::words:
+        case ValueKind::word_list: line += " -x -a " + quoted(join(choices_of(opt), " ")); break;
+        case ValueKind::path: line += " -r -F"; break;
+        case ValueKind::other: line += " -x"; break;  // a value, but no file names
+        case ValueKind::none: break;
       }
       s += line + " -d " + quoted(one_line(opt->get_description())) + "\n";
     }
@@ -506,14 +652,22 @@ std::string man_page(const CLI::App& app) {
        "2 for a usage error (a bad option). Errors are one line on standard error, and no partial output file "
        "is left.\n";
   s += ".SH COMMANDS\n";
-  for (const Command& c : commands_of(app)) {
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* cmd) { return !cmd->get_group().empty(); })) {
+    const Command c{sub->get_name(), sub->get_description(), {}, false};
     s += ".SS \"embedpe " + c.name + "\"\n" + roff(c.description) + "\n";
-    for (const CLI::Option* opt : c.options) {
-      s += ".TP\n.B " + roff(join(all_names(opt), ", "));
-      if (takes_value(opt) && !opt->get_type_name().empty()) s += " \" \\fI" + roff(opt->get_type_name()) + "\\fR\"";
-      s += "\n" + roff(one_line(opt->get_description()));
-      if (!opt->get_default_str().empty()) s += " (default: " + roff(opt->get_default_str()) + ")";
-      s += "\n";
+    for (const auto& [group, opts] : option_groups(*sub)) {
+      s += ".PP\n\\fI" + roff(group) + ":\\fR\n";
+      for (const CLI::Option* opt : opts) {
+        if (opt->get_positional()) {
+          s += ".TP\n.I " + roff(option_label(opt));
+        } else {
+          s += ".TP\n.B " + roff(join(all_names(opt), ", "));
+          if (!placeholder(opt).empty()) s += " \" \\fI" + roff(placeholder(opt)) + "\\fR\"";
+        }
+        s += '\n';  // (appended piecewise: GCC 12 warns falsely on "\n" + std::string, -Wrestrict)
+        s += roff(one_line(option_text(opt)));
+        s += '\n';
+      }
     }
     const auto ex = examples().find(c.name);
     if (ex != examples().end()) {

@@ -306,7 +306,6 @@ class UsageErrorsTests(CliCase):
 
     def test_no_parser_internals_reach_the_user(self):
         cases = [
-            ["encode", "--model", str(self.tmp / "none.model"), "--text", "a"],
             ["encode", "--d-model", "abc", "--text", "a"],
             ["encode", "--format", "xyz", "--text", "a"],
             ["encode", "--text"],
@@ -450,6 +449,341 @@ class ManPageTests(CliCase):
         self.assertIn("--d-model", out.replace("‐", "-"))
         self.assertNotIn("manpage", out)  # hidden
         self.assertNotIn("\\-", out)  # no roff escape left raw
+
+
+COMMANDS = ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "completion", "help"]
+
+
+def option_lines(help_text):
+    """The option lines of a help text (indented, starting with a dash)."""
+    return [l for l in help_text.splitlines() if l.startswith("  -")]
+
+
+def groups_of(help_text):
+    """{group: [option names]} of a help text, in order."""
+    import re
+    groups, current = {}, None
+    for line in help_text.splitlines():
+        if re.fullmatch(r"[A-Z][A-Za-z ]*:", line):
+            current = line[:-1]
+            groups[current] = []
+        elif current and line.startswith("  ") and not line.startswith("   "):
+            groups[current].append(line.split()[0].split(",")[-1])
+        elif not line.strip():
+            current = None if current == "Examples" else current
+    return groups
+
+
+class HelpLayoutTests(CliCase):
+    def test_options_grouped_per_command(self):
+        encode = groups_of(self.ok("encode", "--help").stdout.decode())
+        self.assertEqual([g for g in encode if g != "Examples"],
+                         ["Input", "Tokenization", "Embedding", "Positional encoding", "RoPE", "Output", "Pipeline",
+                          "Options"])
+        for group, option in [("Input", "--text"), ("Input", "FILE..."), ("Tokenization", "--model"),
+                              ("Tokenization", "--pad-id"), ("Embedding", "--d-model"), ("Embedding", "--scale"),
+                              ("Positional encoding", "--max-len"), ("Positional encoding", "--convention"),
+                              ("RoPE", "--rope-theta"), ("RoPE", "--rope-dim"), ("Output", "--emit"),
+                              ("Output", "--precision"), ("Pipeline", "--threads"), ("Options", "--help")]:
+            self.assertIn(option, encode[group], group)
+        # Only the groups that apply.
+        pe = groups_of(self.ok("pe", "--help").stdout.decode())
+        self.assertEqual([g for g in pe if g != "Examples"], ["Positional encoding", "RoPE", "Output", "Options"])
+        tokenize = groups_of(self.ok("tokenize", "--help").stdout.decode())
+        self.assertEqual([g for g in tokenize if g != "Examples"], ["Input", "Tokenization", "Output", "Options"])
+
+    def test_placeholders_read_as_values_and_defaults_one_way(self):
+        import re
+        encode = self.ok("encode", "--help").stdout.decode()
+        for want in ["--model PATH ", "--pad-id N ", "--field NAME ", "--text TEXT ", "--scale sqrt|none|X "]:
+            self.assertIn(want, encode)
+        self.assertIn("(default: the embedded model)", encode)
+        self.assertIn("--max-len N", encode)
+        self.assertIn("(default: 5000)", encode)
+        for cmd in COMMANDS:
+            with self.subTest(cmd=cmd):
+                text = self.ok(cmd, "--help").stdout.decode()
+                for line in option_lines(text):
+                    label = line.split("  ")[1] if "  " in line[2:] else line
+                    # No validator tags (PATH:FILE, N:NONNEGATIVE, TEXT:{...}), no CLI11 type names.
+                    self.assertNotRegex(line, r":(FILE|DIR|NONNEGATIVE|POSITIVE|UINT|INT|FLOAT)\b|:\{")
+                    self.assertNotRegex(line, r" (UINT|INT|FLOAT|ENUM)\b")
+                    self.assertNotIn(" REQUIRED", line)
+                    self.assertNotIn("Excludes", line)
+                    # Defaults never as "N=5000" next to the placeholder.
+                    self.assertNotRegex(line.strip().split("  ")[0], r"=")
+                    # Every default written "(default: X)".
+                    self.assertNotRegex(line, r"\(default\)|\(default [^:]|; default|default [0-9]")
+                self.assertNotIn("TEXT", text.replace("--text TEXT", ""))
+
+    def test_max_len_says_what_it_means(self):
+        encode = [l for l in option_lines(self.ok("encode", "--help").stdout.decode()) if "--max-len" in l]
+        self.assertIn("Size of the PE table", encode[0])
+        pe = [l for l in option_lines(self.ok("pe", "--help").stdout.decode()) if "--max-len" in l]
+        self.assertIn("Positions shown", pe[0])
+
+    def test_no_background_documents_cited(self):
+        texts = [self.ok(cmd, "--help").stdout.decode() for cmd in COMMANDS] + [self.ok("manpage").stdout.decode()]
+        texts.append((pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text())
+        texts.append(self.ok("encode", "--text", "hi", "--d-model", "4", "--format", "json").stdout.decode())
+        for t in texts:
+            self.assertNotRegex(t.lower(), r"seed\s+00\d|seeds/")
+
+    def test_help_takes_one_command(self):
+        r = run("help", "encode", "extra")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.decode(),
+                         "embedpe: help: takes one COMMAND, not 'encode extra'; e.g. 'embedpe help encode'\n")
+        self.assertEqual(r.stdout, b"")
+
+
+class OptionSpellingTests(CliCase):
+    """Arguments that look like options but name none are unknown options,
+    never FILEs and never a guess at an empty name."""
+
+    def test_malformed_options(self):
+        cases = [
+            (["encode", "--=x"], "embedpe encode: unknown option '--=x' (see 'embedpe encode --help')"),
+            (["encode", "--text", "a", "--="], "embedpe encode: unknown option '--=' (see 'embedpe encode --help')"),
+            (["encode", "---text", "hi"],
+             "embedpe encode: unknown option '---text'; did you mean '--text'? (see 'embedpe encode --help')"),
+            (["tokenize", "hi.txt", "-x"], "embedpe tokenize: unknown option '-x' (see 'embedpe tokenize --help')"),
+            (["--=x"], "embedpe: unknown option '--=x' (see 'embedpe --help')"),
+        ]
+        for args, line in cases:
+            with self.subTest(args=args):
+                r = run(*args, cwd=self.tmp)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertEqual(r.stderr.decode(), line + "\n")
+                self.assertEqual(r.stdout, b"")
+
+    def test_values_and_files_that_start_with_a_dash(self):
+        # A value after an option that takes one, and FILEs after "--", are not options.
+        self.ok("encode", "--text", "-x", "--d-model", "4", "--format", "json")
+        self.ok("encode", "--text", "hi", "--d-model", "4", "--scale", "-2", "--format", "json")
+        (self.tmp / "-dash.txt").write_text("hello\n")
+        r = self.ok("tokenize", "--format", "ids", "--", "-dash.txt", cwd=self.tmp)
+        self.assertEqual(r.stdout, self.ok("tokenize", "--format", "ids", "--text", "hello").stdout)
+
+
+class MissingFileStatusTests(CliCase):
+    def test_a_missing_model_is_a_runtime_error_everywhere(self):
+        # README and SPEC: a missing or corrupt model is a runtime error (1), like a missing --input.
+        missing = str(self.tmp / "none.model")
+        for args in [["encode", "--text", "a"], ["tokenize", "--text", "a"], ["info"], ["lookup", "--ids", "1"],
+                     ["decode", "--ids", "1"]]:
+            with self.subTest(args=args):
+                err = self.fails(1, missing, *args, "--model", missing)
+                self.assertNotIn("File does not exist", err)
+        self.fails(1, str(self.tmp / "none.txt"), "encode", "--input", str(self.tmp / "none.txt"))
+
+
+class TokenizeOutputTests(CliCase):
+    texts = ["Hello world", "The quick brown fox", "", "你好，世界"]
+
+    def test_binary_formats_hold_ids_and_mask(self):
+        args = text_args(self.texts)
+        doc = json.loads(self.ok("tokenize", *args).stdout)
+        for ext in ["npz", "safetensors", "npy"]:
+            with self.subTest(ext=ext):
+                out = self.tmp / f"t.{ext}"
+                self.ok("tokenize", *args, "-o", str(out))
+                if ext == "npz":
+                    z = np.load(out)
+                    self.assertEqual(sorted(z.files), ["attention_mask", "input_ids"])
+                    np.testing.assert_array_equal(z["input_ids"], doc["input_ids"])
+                    np.testing.assert_array_equal(z["attention_mask"], doc["attention_mask"])
+                    self.assertEqual(z["input_ids"].dtype, np.int64)
+                elif ext == "npy":
+                    np.testing.assert_array_equal(np.load(out), doc["input_ids"])
+                else:
+                    raw = out.read_bytes()
+                    header = json.loads(raw[8:8 + int.from_bytes(raw[:8], "little")])
+                    self.assertEqual(header["input_ids"]["shape"], list(np.array(doc["input_ids"]).shape))
+                    self.assertIn("attention_mask", header)
+
+    def test_a_format_the_file_name_contradicts_is_refused(self):
+        out = self.tmp / "x.npz"
+        self.fails(2, "--format ids is not what " + str(out) + " names (npz)", "tokenize", "--text", "hi",
+                   "--format", "ids", "-o", str(out), output=out)
+        out = self.tmp / "x.txt"
+        self.fails(2, "cannot tell the format of " + str(out), "tokenize", "--text", "hi", "-o", str(out), output=out)
+        self.ok("tokenize", "--text", "hi", "--format", "ids", "-o", str(out))
+        self.assertEqual(out.read_bytes(), self.ok("tokenize", "--text", "hi", "--format", "ids").stdout)
+
+    def test_ids_stream_in_bounded_memory(self):
+        # One long line among many short ones: padded as one batch, the ids
+        # would take 10001 x ~2000 x 16 bytes (320 MB); streamed, a batch of
+        # 1024 rows takes a tenth of it.
+        path = self.tmp / "corpus.txt"
+        path.write_text("word " * 2000 + "\n" + "a short line\n" * 10000)
+        prog = ("import resource, subprocess, sys; "
+                "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+                "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+        out = subprocess.run(["python3", "-c", prog, EMBEDPE, "tokenize", "--format", "ids", str(path)],
+                             capture_output=True, text=True, timeout=120).stdout.split()
+        self.assertEqual(out[0], "0")
+        # 250 MB: release builds take ~43 MB, AddressSanitizer builds ~160 MB; held whole, 328 MB and more.
+        self.assertLess(int(out[1]), 250 * 1024, "tokenize --format ids held more than 250 MB")
+
+    def test_every_command_refuses_a_name_its_format_contradicts(self):
+        cases = [
+            (["encode", "--text", "hi", "--d-model", "2", "--format", "json"], "x.npz",
+             "--format json is not what {out} names (npz); give --format npz or another file name"),
+            (["pe", "--d-model", "4", "--max-len", "2", "--format", "csv"], "x.npy",
+             "--format csv is not what {out} names (npy)"),
+            (["decode", "--ids", "1,262,2"], "x.safetensors", "decode writes lines of text, not what {out} names (safetensors); give another file name"),
+            (["tokenize", "--text", "hi", "--format", "pieces"], "x.json", "--format pieces is not what {out} names (json)"),
+        ]
+        for args, name, message in cases:
+            with self.subTest(args=args):
+                out = self.tmp / name
+                self.fails(2, message.format(out=out), *args, "-o", str(out), output=out)
+        # Names no format has are the user's choice.
+        self.ok("pe", "--d-model", "4", "--max-len", "2", "--format", "csv", "-o", str(self.tmp / "pe.txt"))
+        self.ok("decode", "--ids", "1,262,2", "-o", str(self.tmp / "text.txt"))
+
+    def test_streamed_batches_equal_the_whole_input(self):
+        # More lines than one batch (1024), of varying lengths: the streamed
+        # formats give what the whole-input JSON holds, padding dropped.
+        lines = [("word " * (i % 37)).strip() or "x" for i in range(2600)]
+        path = self.tmp / "corpus.txt"
+        path.write_text("\n".join(lines) + "\n")
+        doc = json.loads(self.ok("tokenize", str(path)).stdout)
+        want = [[i for i, m in zip(ids, mask) if m] for ids, mask in zip(doc["input_ids"], doc["attention_mask"])]
+        got = [[int(x) for x in l.split()] for l in self.ok("tokenize", "--format", "ids", str(path)).stdout.decode().splitlines()]
+        self.assertEqual(got, want)
+        pieces = self.ok("tokenize", "--format", "pieces", str(path)).stdout.decode().splitlines()
+        self.assertEqual([p.split() for p in pieces], doc["tokens"])
+        records = [json.loads(l) for l in self.ok("tokenize", "--format", "jsonl", str(path)).stdout.splitlines()]
+        self.assertEqual(len(records), len(lines))
+        self.assertEqual([r["input_ids"] for r in records], want)
+
+
+class CompletionValueTests(CliCase):
+    def setUp(self):
+        super().setUp()
+        self.bash = self.tmp / "embedpe.bash"
+        self.bash.write_bytes(self.ok("completion", "bash").stdout)
+        (self.tmp / "corpus.txt").write_text("x\n")
+
+    def complete(self, *words):
+        cwd = os.getcwd()
+        os.chdir(self.tmp)
+        try:
+            return sorted(bash_complete(self.bash, ["embedpe", *words]))
+        finally:
+            os.chdir(cwd)
+
+    def test_bash_offers_choices_files_or_nothing(self):
+        self.assertEqual(self.complete("encode", "--scale", ""), ["none", "sqrt"])
+        self.assertEqual(self.complete("encode", "--emit", "input_ids,att"), ["input_ids,attention_mask"])
+        self.assertIn("token_embeddings", self.complete("encode", "--emit", ""))
+        self.assertEqual(self.complete("encode", "--dtype", "b"), ["bf16"])
+        self.assertEqual(self.complete("pe", "--kind", "r"), ["rope"])
+        self.assertEqual(self.complete("tokenize", "--format", "p"), ["pieces"])
+        # A number or a text: no file names.
+        for opt in ["--d-model", "--seed", "--text", "--pad-id", "--precision", "--field"]:
+            self.assertEqual(self.complete("encode", opt, ""), [], opt)
+        # A path: file names.
+        self.assertEqual(self.complete("encode", "--model", "cor"), ["corpus.txt"])
+        self.assertEqual(self.complete("encode", "-o", "cor"), ["corpus.txt"])
+        self.assertEqual(self.complete("encode", "cor"), ["corpus.txt"])  # FILE...
+        self.assertEqual(self.complete("lookup", "cor"), [])  # no FILE argument
+
+    def test_fish_and_zsh_offer_choices_not_files(self):
+        fish_script = self.ok("completion", "fish").stdout.decode()
+        self.assertIn("-l scale -x -a 'sqrt none'", fish_script)
+        self.assertRegex(fish_script, r"-l d-model -x -d")
+        self.assertRegex(fish_script, r"-l model -r -F")
+        zsh = self.ok("completion", "zsh").stdout.decode()
+        self.assertRegex(zsh, r"'--scale\[[^\n]*:sqrt\|none\|X:\(sqrt none\)'")
+        self.assertRegex(zsh, r"'--d-model\[[^\n]*:N: '")
+        self.assertRegex(zsh, r"'--model\[[^\n]*:PATH:_files'")
+        fish = shutil.which("fish")
+        if fish:
+            (self.tmp / "f.fish").write_text(fish_script)
+            r = subprocess.run([fish, "--no-config", "-c", f"source {self.tmp}/f.fish; complete -C 'embedpe encode --scale '"],
+                               capture_output=True, text=True, timeout=60, cwd=self.tmp)
+            self.assertEqual(sorted(l.split("\t")[0] for l in r.stdout.splitlines()), ["none", "sqrt"])
+
+
+class ManPageLayoutTests(CliCase):
+    def test_groups_and_file_arguments(self):
+        page = self.ok("manpage").stdout.decode()
+        man = shutil.which("man")
+        if not man:
+            self.fail("man is not installed (tools/install_deps.sh installs man-db)")
+        path = self.tmp / "embedpe.1"
+        path.write_text(page)
+        out = subprocess.run([man, "-l", str(path)], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "200"}).stdout
+        out = out.replace("‐", "-")
+        for group in ["Input:", "Tokenization:", "Positional encoding:", "RoPE:", "Output:", "Pipeline:"]:
+            self.assertIn(group, out)
+        self.assertIn("FILE...", out)
+        self.assertIn("Input files, as --input", out)
+        self.assertIn("(default: 5000)", out)
+
+
+class PePrecisionTests(CliCase):
+    def significant(self, text):
+        mant = text.lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+        return len(mant)
+
+    def test_csv_table_and_json(self):
+        base = ["pe", "--d-model", "6", "--max-len", "5", "--base", "7.5"]
+        exact = np.load(self.npy(base))
+        # The default: the shortest text that reads back as the same float32.
+        rows = self.ok(*base, "--format", "csv").stdout.decode().splitlines()[1:]
+        np.testing.assert_array_equal(np.array([[np.float32(v) for v in r.split(",")[1:]] for r in rows]), exact)
+        for n in [1, 3, 5]:
+            with self.subTest(n=n):
+                want = [[float(f"{float(v):.{n}g}") for v in row] for row in exact]
+                rows = self.ok(*base, "--format", "csv", "--precision", str(n)).stdout.decode().splitlines()[1:]
+                cells = [r.split(",")[1:] for r in rows]
+                self.assertTrue(all(self.significant(c) <= n for r in cells for c in r), cells)
+                self.assertEqual([[float(c) for c in r] for r in cells], want)
+                table = self.ok(*base, "--precision", str(n)).stdout.decode().splitlines()[2:]
+                cells = [l.split()[1:] for l in table]
+                self.assertEqual([[float(c) for c in r] for r in cells], want)
+                doc = json.loads(self.ok(*base, "--format", "json", "--precision", str(n)).stdout)
+                self.assertEqual(doc["config"]["precision"], n)
+                self.assertEqual(doc["positional_encoding"], want)
+        doc = json.loads(self.ok(*base, "--format", "json").stdout)
+        self.assertNotIn("precision", doc["config"])
+        np.testing.assert_array_equal(np.array(doc["positional_encoding"], dtype=np.float32), exact)
+
+    def npy(self, base):
+        out = self.tmp / "pe.npy"
+        self.ok(*base, "-o", str(out))
+        return out
+
+    def test_encode_config_records_precision(self):
+        args = ["encode", "--text", "hi", "--d-model", "4"]
+        self.assertNotIn("precision", json.loads(self.ok(*args, "--format", "json").stdout)["config"])
+        self.assertEqual(json.loads(self.ok(*args, "--format", "json", "--precision", "4").stdout)["config"]["precision"], 4)
+
+
+class LookupDimsTests(CliCase):
+    def test_dims_range_and_pieces(self):
+        args = ["lookup", "--ids", "1,262,2", "--d-model", "8"]
+        full = json.loads(self.ok(*args, "--format", "json").stdout)
+        # The default model is known: its pieces are shown, in the table and in JSON.
+        self.assertEqual(full["pieces"][0], "<s>")
+        self.assertEqual(full["pieces"][2], "</s>")
+        part = json.loads(self.ok(*args, "--dims", "2:5", "--format", "json").stdout)
+        self.assertEqual(part["dims"], {"first": 2, "count": 3})
+        self.assertEqual(part["rows"], [r[2:5] for r in full["rows"]])
+        table = self.ok(*args, "--dims", "2:5").stdout.decode().splitlines()
+        self.assertIn("dims 2:5", table[0])
+        for line, piece, row in zip(table[1:], full["pieces"], full["rows"]):
+            cols = line.split("\t")
+            self.assertEqual(cols[1], piece)
+            self.assertEqual([float(c) for c in cols[2:]], row[2:5])
+        self.fails(2, "--dims 6:9 goes beyond d_model 8", *args, "--dims", "6:9")
+        self.fails(2, "--dims: expected A:B with whole numbers 0 <= A < B", *args, "--dims", "5:5")
+        self.fails(2, "--dims: expected A:B", *args, "--dims", "2-5")
 
 
 if __name__ == "__main__":

@@ -257,7 +257,10 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
   encoder.check_memory(first.size(), text_bytes, reader && !whole);
 
   std::vector<TextLine> second = whole ? std::vector<TextLine>{} : source.next(options.batch_size);
-  const SinkRun run{.config = encoder.config(),
+  nlohmann::ordered_json config = encoder.config();
+  // Rounded floats say so: a reader comparing runs sees why the values differ.
+  if (options.precision) config["precision"] = options.precision;
+  const SinkRun run{.config = std::move(config),
                     .sources = source.source_names(),
                     .per_position = {name_of(TensorName::positional_encoding), name_of(TensorName::rope_cos),
                                      name_of(TensorName::rope_sin)},

@@ -14,22 +14,28 @@
 namespace embedpe {
 namespace {
 
-std::string shortest(double v) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+// The float32 value in the shortest text that reads back as it, or in
+// `precision` significant digits (of the float32 value itself).
+std::string float_text(double v, int precision) {
+  char buf[64];
+  const float f = static_cast<float>(v);
+  auto r = precision ? std::to_chars(buf, buf + sizeof buf, f, std::chars_format::general, precision)
+                     : std::to_chars(buf, buf + sizeof buf, f);
   return std::string(buf, r.ptr);
 }
 
 std::string integer(double v) { return std::to_string(std::llround(v)); }
 
-void write_matrix_table(OutputFile& out, const PeMatrix& m, const std::string& title) {
+void write_matrix_table(OutputFile& out, const PeMatrix& m, const std::string& title, int precision) {
   const std::size_t rows = m.values.shape()[0], cols = m.values.shape()[1];
+  // Wide enough for a sign, the digits, a point and an exponent ("-1.2345e-05").
+  const int width = precision ? std::max(6, precision + 7) : 6;
   std::string text = "# " + title + "\n";
   char cell[64];
   std::snprintf(cell, sizeof cell, "%10s", (m.row_label.substr(0, 3) + "\\" + m.col_label.substr(0, 3)).c_str());
   text += cell;
   for (std::size_t c = 0; c < cols; ++c) {
-    std::snprintf(cell, sizeof cell, " %6zu", m.col_first + c);
+    std::snprintf(cell, sizeof cell, " %*zu", width, m.col_first + c);
     text += cell;
   }
   text += "\n";
@@ -39,7 +45,9 @@ void write_matrix_table(OutputFile& out, const PeMatrix& m, const std::string& t
     for (std::size_t c = 0; c < cols; ++c) {
       double v = m.values(r, c);
       if (m.integers) {
-        std::snprintf(cell, sizeof cell, " %6s", integer(v).c_str());
+        std::snprintf(cell, sizeof cell, " %*s", width, integer(v).c_str());
+      } else if (precision) {
+        std::snprintf(cell, sizeof cell, " %*s", width, float_text(v, precision).c_str());
       } else {
         // Two decimals like the tables tutorials print; "-0.00" would only be noise.
         if (std::abs(v) < 0.005) v = 0.0;
@@ -52,7 +60,7 @@ void write_matrix_table(OutputFile& out, const PeMatrix& m, const std::string& t
   out.write(text);
 }
 
-void write_matrix_csv(OutputFile& out, const PeMatrix& m) {
+void write_matrix_csv(OutputFile& out, const PeMatrix& m, int precision) {
   const std::size_t rows = m.values.shape()[0], cols = m.values.shape()[1];
   std::string text = m.row_label;
   for (std::size_t c = 0; c < cols; ++c) text += "," + m.col_label + std::to_string(m.col_first + c);
@@ -61,7 +69,7 @@ void write_matrix_csv(OutputFile& out, const PeMatrix& m) {
     text += std::to_string(m.row_first + r);
     for (std::size_t c = 0; c < cols; ++c) {
       text += ',';
-      text += m.integers ? integer(m.values(r, c)) : shortest(m.values(r, c));
+      text += m.integers ? integer(m.values(r, c)) : float_text(m.values(r, c), precision);
     }
     text += "\n";
     if (text.size() > (1u << 20)) {
@@ -122,7 +130,7 @@ void refuse_records(const PeInspection& v) {
 
 }  // namespace
 
-void write_pe_view(OutputFile& out, PeView view, const PeInspection& v) {
+void write_pe_view(OutputFile& out, PeView view, const PeInspection& v, int precision) {
   if (v.records) {
     if (view != PeView::png) return write_records_text(out, view, v);
     refuse_records(v);
@@ -131,8 +139,8 @@ void write_pe_view(OutputFile& out, PeView view, const PeInspection& v) {
   if (!v.matrix) throw UsageError("this view is written as json or npz");
   const PeMatrix& m = *v.matrix;
   switch (view) {
-    case PeView::table: return write_matrix_table(out, m, v.title);
-    case PeView::csv: return write_matrix_csv(out, m);
+    case PeView::table: return write_matrix_table(out, m, v.title, precision);
+    case PeView::csv: return write_matrix_csv(out, m, precision);
     case PeView::png:
       return write_heatmap_png(out, {.values = m.values, .title = v.title, .row_label = m.row_label,
                                      .col_label = m.col_label, .row_first = m.row_first, .col_first = m.col_first,

@@ -143,9 +143,9 @@ CASES = [
 
     # ---- D: tensor names (and paths) with ':'
     Case("tensor name with colons", ["lookup", "--weights", "{tmp}/w.safetensors:enc:emb", "--ids", "1"], 0,
-         check=expect_stdout("3 4 5"), setup=colon_tensors),
+         check=expect_stdout("3\t4\t5"), setup=colon_tensors),
     Case("path and tensor name with colons", ["lookup", "--weights", "{tmp}/a:b.safetensors:enc:emb", "--ids", "2"],
-         0, check=expect_stdout("6 7 8"), setup=colon_tensors),
+         0, check=expect_stdout("6\t7\t8"), setup=colon_tensors),
     Case("missing tensor name with colons", ["lookup", "--weights", "{tmp}/w.safetensors:no:such", "--ids", "1"], 1,
          "has no tensor 'no:such'", setup=colon_tensors),
     Case("missing file with a tensor name with colons",

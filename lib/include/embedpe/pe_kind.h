@@ -54,6 +54,9 @@ struct PeParam {
   // (head) is described once, without a kind: front ends name the kinds.
   std::string help;
   std::string value_name;                // what the value is called in help ("K"); default by type
+  // The default as help shows it, where default_value does not say it
+  // (a choice's word, or a default the kind derives: "the convention's").
+  std::string default_text;
   Use use = Use::both;
 };
 

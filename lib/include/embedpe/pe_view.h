@@ -29,8 +29,9 @@ enum class PeView { table, csv, png };
 // The records or the matrix as a text table (titled, two decimals, integers
 // whole) or CSV (shortest floats), or the matrix as a PNG heatmap. Records
 // given to png are written as JSON when the kind says so (records_as_json),
-// else refused (UsageError).
-void write_pe_view(OutputFile& out, PeView view, const PeInspection& v);
+// else refused (UsageError). A `precision` above 0 writes the matrix's floats
+// in that many significant digits, in the table and the CSV.
+void write_pe_view(OutputFile& out, PeView view, const PeInspection& v, int precision = 0);
 
 // The records as one JSON document {"config": ..., key: [...]}: written into
 // a text format, or into any when the kind says so (records_as_json); a

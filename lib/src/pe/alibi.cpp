@@ -28,7 +28,7 @@ class Alibi final : public PeKind {
         {.name = "heads", .type = Type::integer, .default_value = std::uint64_t(0), .min = 1, .max = 65536,
          .help = "ALiBi: attention heads", .value_name = "H", .use = Use::inspect},
         {.name = "head", .type = Type::integer, .default_value = std::uint64_t(0), .min = 0, .max = 65535,
-         .help = "the head drawn by table/png (default 0)", .value_name = "H", .use = Use::inspect},
+         .help = "the head drawn by table/png", .value_name = "H", .use = Use::inspect},
     };
     return p;
   }

@@ -32,7 +32,7 @@ class Rope final : public PeKind {
     static const std::vector<PeParam> p = {
         {.name = "rope_theta", .default_value = d.theta, .min = 1.001, .max = 1e12, .help = "RoPE base (rope_theta)"},
         {.name = "rope_scaling", .type = Type::choice, .choices = {std::begin(kScalings), std::end(kScalings)},
-         .help = "RoPE scaling as in HF transformers (default none)"},
+         .help = "RoPE scaling as in HF transformers", .default_text = "none"},
         {.name = "rope_factor", .default_value = d.factor, .min = 1e-6, .max = 1e6, .help = "Scaling factor"},
         {.name = "rope_original_max_positions", .type = Type::integer,
          .default_value = std::uint64_t(d.original_max_positions), .min = 1, .max = double(kMaxPePosition),
@@ -44,7 +44,8 @@ class Rope final : public PeKind {
         {.name = "rope_high_freq_factor", .default_value = d.high_freq_factor, .min = 1e-6, .max = 1e6,
          .help = "llama3 high_freq_factor"},
         {.name = "rope_table", .type = Type::choice, .choices = {"cos", "sin"},
-         .help = "RoPE table for table/csv/npy/png (json and npz hold inv_freq, cos and sin)", .use = Use::inspect},
+         .help = "RoPE table for table/csv/npy/png (json and npz hold inv_freq, cos and sin)", .default_text = "cos",
+         .use = Use::inspect},
     };
     return p;
   }

@@ -67,18 +67,21 @@ class Sinusoidal final : public PeKind {
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {
         {.name = "convention", .type = Type::choice, .choices = {"paper", "marian", "fairseq", "tensor2tensor"},
-         .help = "Sinusoidal PE as a framework computes it: paper (Vaswani et al. 2017; default), marian (HF), "
-                 "fairseq, tensor2tensor"},
+         .help = "Sinusoidal PE as a framework computes it: paper (Vaswani et al. 2017), marian (HF), "
+                 "fairseq, tensor2tensor",
+         .default_text = "paper"},
         {.name = "layout", .type = Type::choice, .choices = {"interleaved", "concat"},
-         .help = "sin/cos interleaved (paper) or concatenated (t2t, fairseq, Marian)"},
+         .help = "sin/cos interleaved (paper) or concatenated (t2t, fairseq, Marian)",
+         .default_text = "the convention's"},
         {.name = "pe_freq", .type = Type::choice, .choices = {"paper", "fairseq"},
-         .help = "Frequencies 1/base^(2i/d) (paper) or exp(-i·ln(base)/(d/2-1)) (fairseq, t2t)"},
+         .help = "Frequencies 1/base^(2i/d) (paper) or exp(-i·ln(base)/(d/2-1)) (fairseq, t2t)",
+         .default_text = "the convention's"},
         {.name = "base", .default_value = 10000.0, .min = 1.001, .max = 1e12, .help = "Sinusoid base"},
         {.name = "position_scale", .default_value = 1.0, .min = 1e-6, .max = 1e6,
          .help = "Position interpolation: encode position/K", .value_name = "K"},
         // A layer takes padding_idx from its token table; inspection asks for it.
         {.name = "padding_idx", .type = Type::integer, .min = 0, .max = double(kMaxPePosition - 1),
-         .help = "fairseq convention: this position's row is zero (default 1)", .use = Use::inspect},
+         .help = "fairseq convention: this position's row is zero", .default_text = "1", .use = Use::inspect},
     };
     return p;
   }

@@ -71,19 +71,19 @@ class T5 final : public PeKind {
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {
         {.name = "num_buckets", .type = Type::integer, .default_value = std::uint64_t(32), .min = 2, .max = 1 << 20,
-         .help = "T5: relative_attention_num_buckets (default: the bias table's rows, else 32)",
+         .help = "T5: relative_attention_num_buckets", .default_text = "the bias table's rows, else 32",
          .use = Use::inspect},
         {.name = "max_distance", .type = Type::integer, .default_value = std::uint64_t(128), .min = 1,
          .max = double(kMaxPePosition), .help = "T5: relative_attention_max_distance", .use = Use::inspect},
         {.name = "causal", .type = Type::flag,
-         .help = "T5: causal buckets as in the decoder (default bidirectional, as in the encoder)",
+         .help = "T5: causal buckets as in the decoder (default: bidirectional, as in the encoder)",
          .use = Use::inspect},
         {.name = "weights", .type = Type::path,
          .help = "T5: relative_attention_bias (num_buckets, heads), .npy or .safetensors[:TENSOR]; shows the "
                  "per-head bias",
          .use = Use::inspect},
         {.name = "head", .type = Type::integer, .default_value = std::uint64_t(0), .min = 0, .max = 65535,
-         .help = "the head drawn by table/png (default 0)", .value_name = "H", .use = Use::inspect},
+         .help = "the head drawn by table/png", .value_name = "H", .use = Use::inspect},
     };
     return p;
   }
