@@ -7,7 +7,6 @@
 // How FILEs are read: embedpe/id_rows.h.
 #include <unistd.h>
 
-#include <cctype>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,8 +28,6 @@ struct DecodeCommand {
 };
 
 void run_decode(DecodeCommand cmd) {
-  // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
-  refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   if (cmd.ids.empty() && cmd.files.empty()) {
     if (::isatty(STDIN_FILENO)) {
       throw UsageError("nothing to decode: give --ids 1,262,2, a FILE, or pipe ids into standard input");
@@ -41,18 +38,8 @@ void run_decode(DecodeCommand cmd) {
   for (const auto& f : cmd.files) inputs.emplace_back("FILE", f);
   inputs.emplace_back("--model", cmd.model);
   refuse_outputs_over_inputs({cmd.output}, inputs);
-  // decode writes text: a tensor file's name would hold lines of text.
-  const std::string ext = [&] {
-    const std::size_t slash = cmd.output.rfind('/'), dot = cmd.output.rfind('.');
-    if (cmd.output == "-" || dot == std::string::npos || (slash != std::string::npos && dot < slash)) return std::string();
-    std::string e = cmd.output.substr(dot);
-    for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return e;
-  }();
-  if (ext == ".npy" || ext == ".npz" || ext == ".safetensors" || ext == ".json" || ext == ".jsonl") {
-    throw UsageError("decode writes text, one line per sequence, not " + ext + "; name the output " +
-                     cmd.output.substr(0, cmd.output.size() - ext.size()) + ".txt, or leave out --output");
-  }
+  // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
+  refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   const Tokenizer tokenizer = load_tokenizer(cmd.model);
   OutputFile out(cmd.output);
   auto put = [&](const std::vector<int>& ids, const std::string& origin) {

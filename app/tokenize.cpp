@@ -135,7 +135,8 @@ void run_tokenize(const TokenizeCommand& cmd) {
   // same sinks, the tokenization part of the same config.
   SinkRun run;
   run.config = {{"embedpe_version", version()}, {"model", model_config(tokenizer)}};
-  for (const auto& [key, value] : tokenization_config(tokenizer, options, ids_in).items()) run.config[key] = value;
+  const nlohmann::ordered_json tokenization = tokenization_config(tokenizer, options, ids_in);
+  for (const auto& [key, value] : tokenization.items()) run.config[key] = value;
   run.sources = source.source_names();
   run.seq_len = cmd.tokenize.seq_len;
   run.threads = threads;

@@ -283,7 +283,7 @@ class DecodeInputsTests(CliCase):
         for name in ("out.npz", "out.NPY", "out.safetensors", "out.json"):
             with self.subTest(name):
                 out = self.tmp / name
-                self.fails(2, "decode writes text, one line per sequence", "decode", "--ids", "1,262,2", "-o",
+                self.fails(2, "decode writes lines of text, not what", "decode", "--ids", "1,262,2", "-o",
                            str(out), output=str(out))
         out = self.tmp / "out.txt"
         self.ok("decode", "--ids", "1,262,2", "-o", str(out))
