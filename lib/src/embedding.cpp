@@ -107,8 +107,18 @@ constexpr NormalCoefficients kNormal = normal_coefficients();
 }
 
 // Clones for AVX2 and AVX-512 where the compiler offers them: the same
-// operations, more lanes at a time, so the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+// operations, more lanes at a time, so the same bits. Not in sanitizer
+// builds: the clones' ifunc resolver runs during relocation, before the
+// sanitizer runtime is up, and its instrumented entry crashes (TSan).
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define EMBEDPE_NO_CLONES
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define EMBEDPE_NO_CLONES
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) && !defined(EMBEDPE_NO_CLONES)
 #if __has_attribute(target_clones)
 #define EMBEDPE_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
