@@ -211,26 +211,51 @@ std::vector<std::pair<std::string, std::vector<const CLI::Option*>>> option_grou
   return groups;
 }
 
+namespace {
+
+// A word after the command: an option (before any "--"), with the option it
+// names if the command has one, or an argument. Option values are not words.
+struct Word {
+  std::string text;
+  bool is_option = false;
+  const CLI::Option* option = nullptr;
+};
+
+std::vector<Word> words_after_command(const CLI::App& sub, const std::vector<std::string>& args) {
+  std::vector<Word> words;
+  bool after_command = false, after_dashes = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (!after_command) {
+      after_command = a == sub.get_name();
+      continue;
+    }
+    if (!after_dashes && a == "--") {
+      after_dashes = true;  // what follows are FILEs, whatever they look like
+      continue;
+    }
+    if (after_dashes || a.size() < 2 || a[0] != '-') {  // a FILE, or "-" (standard input)
+      words.push_back({a, false, nullptr});
+      continue;
+    }
+    const CLI::Option* opt = find_option(sub, a.substr(0, a.find('=')));
+    if (!opt && a[1] != '-') opt = find_option(sub, a.substr(0, 2));  // -ofile: -o and its value
+    if (opt && takes_value(opt) && a.find('=') == std::string::npos && (a[1] == '-' || a.size() == 2)) ++i;
+    words.push_back({a, true, opt});
+  }
+  return words;
+}
+
+}  // namespace
+
 std::optional<std::string> unknown_option_line(CLI::App& app, const std::vector<std::string>& args) {
   CLI::App* sub = chosen_subcommand(app, args);
   if (!sub) return std::nullopt;
   const std::string name = sub->get_name();
-  bool after_command = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (!after_command) {
-      after_command = a == name;
-      continue;
-    }
-    if (a == "--") break;  // what follows are FILEs, whatever they look like
-    if (a.size() < 2 || a[0] != '-') continue;  // a value, a FILE, or "-" (standard input)
+  for (const Word& w : words_after_command(*sub, args)) {
+    if (!w.is_option || w.option) continue;
+    const std::string& a = w.text;
     const std::string flag = a.substr(0, a.find('='));
-    const CLI::Option* opt = find_option(*sub, flag);
-    if (!opt && a[1] != '-') opt = find_option(*sub, a.substr(0, 2));  // -ofile: -o and its value
-    if (opt) {
-      if (takes_value(opt) && a.find('=') == std::string::npos && (a[1] == '-' || a.size() == 2)) ++i;  // its value
-      continue;
-    }
     // "--=x" names no option, and "-x" one letter: the nearest would be a guess at nothing.
     const std::size_t name_start = flag.find_first_not_of('-');
     const bool named = name_start != std::string::npos;
@@ -311,19 +336,8 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
   // parser may have taken its value as a FILE and tripped over that instead.
   if (auto line = unknown_option_line(app, args)) return *line;
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && sub->get_option_no_throw("FILE") == nullptr) {
-    bool after_command = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      if (!after_command) {
-        after_command = a == name;
-        continue;
-      }
-      if (a.size() > 1 && a[0] == '-' && a != "--") {
-        const CLI::Option* opt = find_option(*sub, a.substr(0, a.find('=')));
-        if (opt && takes_value(opt) && a.find('=') == std::string::npos) ++i;  // its value
-        continue;
-      }
-      if (a != "--") return prefix + "unexpected argument '" + a + "' " + help_hint(name);
+    for (const Word& w : words_after_command(*sub, args)) {
+      if (!w.is_option) return prefix + "unexpected argument '" + w.text + "' " + help_hint(name);
     }
   }
   std::string message = e.what();

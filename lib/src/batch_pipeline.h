@@ -32,7 +32,7 @@ class BatchPipeline {
  public:
   // Throws embedpe::Error if the pool has no thread and none can start.
   explicit BatchPipeline(std::function<void(Slot&)> write) : write_(std::move(write)) {
-    post_to_pool([] {});  // starts the pool's first thread now, before any slot is filled
+    grow_pool(1);  // the writer's thread, started before any slot is filled
   }
   BatchPipeline(const BatchPipeline&) = delete;
   BatchPipeline& operator=(const BatchPipeline&) = delete;

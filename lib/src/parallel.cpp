@@ -111,8 +111,10 @@ constexpr std::size_t kChunksPerThread = 4;
 
 }  // namespace
 
+void grow_pool(std::size_t workers) { Pool::shared().grow(workers); }
+
 void post_to_pool(std::function<void()> task, std::size_t workers) {
-  Pool::shared().grow(std::max<std::size_t>(workers, 1));
+  grow_pool(std::max<std::size_t>(workers, 1));
   Pool::shared().post(std::move(task));
 }
 

@@ -29,6 +29,10 @@ void parallel_for(std::size_t n, std::size_t threads, const std::function<void(s
 // cannot start). A task must not throw: it reports its errors itself.
 void post_to_pool(std::function<void()> task, std::size_t workers = 1);
 
+// Grows the pool to at least `workers` threads now (throws embedpe::Error if
+// one cannot start), so that a later post_to_pool cannot fail for want of one.
+void grow_pool(std::size_t workers);
+
 // The embedpe::Error for a thread that could not start (out of memory for
 // its stack, a process limit): "cannot start a thread: <reason>; lower --threads".
 [[noreturn]] void throw_thread_error(const std::system_error& e);
