@@ -84,14 +84,13 @@ void write_text(const TokenizeCommand& cmd, const Tokenizer& tokenizer, TextSour
     const Batch batch = make_batch(tokenizer, texts, origins, options, ids_in, threads);
     // One line per text: its tokens as encode feeds them to the embedding,
     // padded only when --seq-len or --pad-to-multiple-of asks for a length
-    // (on the side --padding-side says).
+    // (on the side --padding-side says), as JSON Lines records are.
     const std::string& pad_piece = tokenizer.id_to_piece(batch.pad_id);
-    const bool padded = cmd.tokenize.seq_len || cmd.tokenize.pad_to_multiple_of;
     text.clear();
     for (std::size_t b = 0; b < batch.size(); ++b) {
-      const std::size_t real = batch.pieces[b].size();
-      const std::size_t first = padded ? 0 : batch.first_token(b);
-      const std::size_t end = padded ? batch.seq_len() : first + real;
+      const auto [first, length] =
+          batch.own_columns(b, cmd.tokenize.seq_len.has_value(), cmd.tokenize.pad_to_multiple_of.value_or(1));
+      const std::size_t end = first + length;
       for (std::size_t l = first; l < end; ++l) {
         if (l != first) text += ' ';
         if (ids) {
@@ -139,6 +138,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
   for (const auto& [key, value] : tokenization.items()) run.config[key] = value;
   run.sources = source.source_names();
   run.seq_len = cmd.tokenize.seq_len;
+  run.pad_to_multiple_of = cmd.tokenize.pad_to_multiple_of.value_or(1);
   run.threads = threads;
   run.streamed = !next.empty();
   run.batch_size = kBatchLines;

@@ -89,6 +89,20 @@ class PaddingFlagsTests(CliCase):
                     self.assertEqual(rec["output"], np.array(whole["output"][b])[mask].tolist())
                     self.assertEqual(rec["tokens"], whole["tokens"][b])
 
+    def test_jsonl_records_pad_to_a_multiple_alone(self):
+        # Each record is what a batch of one gives, whatever it was batched with.
+        texts = ["a b", "a much longer sentence", "x"]
+        for side in ("right", "left"):
+            with self.subTest(side):
+                args = ["--d-model", "8", "--emit", "all", "--padding-side", side, "--pad-to-multiple-of", "4"]
+                lines = self.ok("encode", *text_args(texts), *args, "--format", "jsonl", "--batch-size", "2")
+                for text, line in zip(texts, lines.stdout.splitlines()):
+                    alone = json.loads(self.ok("encode", "--text", text, *args, "--format", "json").stdout)
+                    rec = json.loads(line)
+                    self.assertEqual(len(rec["input_ids"]) % 4, 0)
+                    for name in ("input_ids", "attention_mask", "output", "token_embeddings"):
+                        self.assertEqual(rec[name], alone[name][0], name)
+
     def test_terminal_summary_pairs_pieces_with_their_ids(self):
         out = self.ok("encode", "--text", "a b", "--text", "a much longer sentence", "--padding-side", "left",
                       "--d-model", "8", "--format", "summary").stdout.decode()
@@ -120,11 +134,17 @@ class PaddingFlagsTests(CliCase):
         self.assertEqual(tok["input_ids"], enc["input_ids"])
         self.assertEqual(tok["attention_mask"], enc["attention_mask"])
         self.assertEqual(tok["config"]["padding_side"], "left")
+        # A line (like a JSON Lines record) is its row alone: its tokens padded
+        # up to a multiple of 4, not to the longest row it was read with.
+        own = [row[len(row) + sum(mask) // -4 * 4:] for row, mask in zip(enc["input_ids"], enc["attention_mask"])]
+        self.assertEqual([len(r) for r in own], [4, 8])
         lines = self.ok("tokenize", *args, "--format", "ids").stdout.decode().splitlines()
-        self.assertEqual([list(map(int, l.split())) for l in lines], enc["input_ids"])
+        self.assertEqual([list(map(int, l.split())) for l in lines], own)
+        records = [json.loads(l) for l in self.ok("tokenize", *args, "--format", "jsonl").stdout.splitlines()]
+        self.assertEqual([r["input_ids"] for r in records], own)
         pieces = self.ok("tokenize", *args, "--format", "pieces").stdout.decode().splitlines()
-        self.assertEqual(pieces[0].split()[0], "<pad>")
-        self.assertEqual(pieces[0].split()[-1], "</s>")
+        self.assertEqual(pieces[1].split()[0], "<pad>")
+        self.assertEqual(pieces[1].split()[-1], "</s>")
         # Without a length asked for, a line shows the real tokens only.
         plain = self.ok("tokenize", "--text", "a b", "--text", "a much longer sentence", "--padding-side", "left",
                         "--format", "ids").stdout.decode().splitlines()
@@ -288,6 +308,13 @@ class DecodeInputsTests(CliCase):
         out = self.tmp / "out.txt"
         self.ok("decode", "--ids", "1,262,2", "-o", str(out))
         self.assertTrue(out.read_text().endswith("\n"))
+        # An output that is the input: the overwrite is what the user hears of, and the input stays.
+        ids = self.tmp / "ids.npy"
+        self.ok("encode", "--text", "hello", "--emit", "input_ids", "-o", str(ids))
+        before = ids.read_bytes()
+        err = self.fails(2, "writing it would destroy the input", "decode", str(ids), "-o", str(ids))
+        self.assertNotIn("decode writes lines of text", err)
+        self.assertEqual(ids.read_bytes(), before)
 
 
 if __name__ == "__main__":

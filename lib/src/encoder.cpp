@@ -265,6 +265,7 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
                     .per_position = {name_of(TensorName::positional_encoding), name_of(TensorName::rope_cos),
                                      name_of(TensorName::rope_sin)},
                     .seq_len = encoder.spec().tokenize.seq_len,
+                    .pad_to_multiple_of = encoder.spec().tokenize.pad_to_multiple_of.value_or(1),
                     .threads = options.threads,
                     .precision = options.precision,
                     .streamed = !second.empty(),

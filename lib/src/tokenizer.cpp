@@ -223,6 +223,13 @@ std::string Tokenizer::decode(std::span<const int> ids) const {
   return text;
 }
 
+Batch::Columns Batch::own_columns(std::size_t b, bool fixed_length, std::size_t multiple) const {
+  if (fixed_length) return {0, seq_len()};
+  const std::size_t tokens = pieces[b].size(), m = std::max<std::size_t>(multiple, 1);
+  const std::size_t length = (tokens + m - 1) / m * m;  // <= seq_len(): the batch's longest, rounded up
+  return {padding_side == Side::left ? seq_len() - length : 0, length};
+}
+
 std::size_t Batch::truncated_count() const {
   std::size_t n = 0;
   for (std::size_t b = 0; b < size(); ++b) {

@@ -161,6 +161,10 @@ CASES = [
          "was written with config d_model 8, this run has config d_model 16", setup=finished(), files=DIR_UNCHANGED),
     Case("resume with another --seed is refused", resume("--seed", "7"), 2, "config embedding \"random-normal(seed=0, generator=splitmix64+box-muller/2)\", this run has config embedding \"random-normal(seed=7, generator=splitmix64+box-muller/2)\"", setup=finished(),
          files=DIR_UNCHANGED),
+    Case("a directory begun by another embedpe version is refused, not mixed", resume(), 2,
+         "was written with config embedpe_version \"0.0.1\", this run has config embedpe_version",
+         setup=finished(then=edit_manifest(set_key(["config", "embedpe_version"], "0.0.1"))),
+         files={"{tmp}/dir/part-00000.npz": UNCHANGED, "{tmp}/dir/part-00001.npz": UNCHANGED}),
     Case("resume with another --emit is refused", resume("--emit", "input_ids,attention_mask"), 2, "config emit",
          setup=finished(), files=DIR_UNCHANGED),
 

@@ -46,7 +46,8 @@ struct SinkRun {
   // Tensors with one row per position, (seq_len, d), the same for every
   // sequence (positional_encoding, rope_cos, rope_sin); the others are (rows, ...).
   std::vector<std::string> per_position;
-  std::optional<std::size_t> seq_len;  // fixed: every row is padded to it; else a row is its own length
+  std::optional<std::size_t> seq_len;  // fixed: every row is padded to it; else a row is its own length,
+  std::size_t pad_to_multiple_of = 1;  // padded up to a multiple of this
   std::size_t threads = 1;             // for rendering text
   int precision = 0;                   // significant digits of floats in text formats; 0: shortest round-trip
   // More than one batch will come (the input is longer than batch_size

@@ -89,6 +89,14 @@ struct Batch {
   std::size_t first_token(std::size_t b) const {
     return padding_side == Side::left ? seq_len() - pieces[b].size() : 0;
   }
+  // The columns [first, first + length) a record of row b alone holds: every
+  // column when the length is fixed (seq_len), else its tokens padded on the
+  // padding side up to a multiple of `multiple`, as a batch of one would be,
+  // so that such a record never depends on what it was batched with.
+  struct Columns {
+    std::size_t first, length;
+  };
+  Columns own_columns(std::size_t b, bool fixed_length, std::size_t multiple) const;
   std::size_t truncated_count() const;
 };
 

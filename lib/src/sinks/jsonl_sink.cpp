@@ -1,7 +1,8 @@
 // --format jsonl: one JSON object per input line, written batch by batch.
-// Without a fixed seq_len each record has the sequence's own length (no
-// padding), so records do not depend on batching. Records are rendered on
-// run.threads threads, a few megabytes at a time, and written in order.
+// Without a fixed seq_len each record has the sequence's own length, padded
+// only up to pad_to_multiple_of, so records do not depend on batching.
+// Records are rendered on run.threads threads, a few megabytes at a time, and
+// written in order.
 #include <algorithm>
 
 #include "json_writer.h"
@@ -22,9 +23,7 @@ class JsonlSink : public FileSink {
       return std::find(run().per_position.begin(), run().per_position.end(), t.name) != run().per_position.end();
     };
     auto render = [&](std::size_t r, std::string& text) {
-      // Without seq_len a record holds the real tokens only: wherever padding put them.
-      const std::size_t len = run().seq_len ? batch.seq_len() : batch.pieces[r].size();
-      const std::size_t first = run().seq_len ? 0 : batch.first_token(r);
+      const auto [first, len] = batch.own_columns(r, run().seq_len.has_value(), run().pad_to_multiple_of);
       nlohmann::ordered_json head;
       if (!run().sources.empty()) head["source"] = run().sources[b.lines[r].source];
       head["line"] = b.lines[r].line;
