@@ -110,6 +110,18 @@ bool ids_input(const TextOptions& options) {
   return !options.ids.empty() || options.reading.format == InputFormat::ids;
 }
 
+std::string ids_origin(std::size_t i) { return "--ids " + std::to_string(i + 1); }
+
+void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokenizer) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    try {
+      tokenizer.check_ids(parse_id_text(ids[i], ids_origin(i)), ids_origin(i));
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+  }
+}
+
 const CLI::Validator& non_empty_path() {
   static const CLI::Validator check(
       [](std::string& value) { return value.empty() ? std::string("needs a path, not an empty value") : std::string(); },
@@ -247,6 +259,20 @@ std::unique_ptr<LineReader> open_reader(const TextOptions& options) {
 }
 
 TextSource open_texts(const TextOptions& options) {
+  // Options about reading files are refused where they would do nothing,
+  // never ignored: N jobs with --shard K/N and --text would each write it all.
+  if (options.reading.field != InputOptions{}.field && options.reading.format != InputFormat::jsonl) {
+    throw UsageError("--field names the member of a JSON Lines input that holds the text: add --input-format jsonl");
+  }
+  if (!options.texts.empty() || !options.ids.empty()) {
+    const std::string given = options.ids.empty() ? "--text" : "--ids";
+    if (options.shard_given) {
+      throw UsageError("--shard splits an input file, and " + given + " values are not one: give a FILE");
+    }
+    if (options.reading.skip_empty) {
+      throw UsageError("--skip-empty drops empty lines of input files; " + given + " values are used as given");
+    }
+  }
   if (!options.ids.empty()) return TextSource::given(options.ids, "--ids");
   if (!options.texts.empty()) return TextSource::given(options.texts, "--text");
   return TextSource(open_reader(options));

@@ -202,6 +202,13 @@ std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& 
 // tokenizer is skipped. UsageError for --ids with --input-format jsonl.
 bool ids_input(const TextOptions& options);
 
+// "--ids N": where the N-th --ids value (from 0) came from, as "--text N" for texts.
+std::string ids_origin(std::size_t i);
+
+// --ids values are command-line values: an id outside the model's
+// vocabulary is a usage error (exit 2), as a malformed one is.
+void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokenizer);
+
 // An option that takes one of a few words and stores the matching enum
 // value through `set`; anything else is a usage error listing the words.
 // `default_word`, if any, is shown as the default.

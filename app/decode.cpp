@@ -42,20 +42,12 @@ void run_decode(DecodeCommand cmd) {
   refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   const Tokenizer tokenizer = load_tokenizer(cmd.model);
   OutputFile out(cmd.output);
+  check_ids_flag(cmd.ids, tokenizer);
   auto put = [&](const std::vector<int>& ids, const std::string& origin) {
-    std::string text;
-    try {
-      text = tokenizer.decode(ids);
-    } catch (const Error& e) {
-      throw Error(origin + ": " + e.what());
-    }
-    text += '\n';
-    out.write(text);
+    tokenizer.check_ids(ids, origin);
+    out.write(tokenizer.decode(ids) + '\n');
   };
-  for (std::size_t i = 0; i < cmd.ids.size(); ++i) {  // checked as they were parsed (parse_ids)
-    const std::string origin = "--ids #" + std::to_string(i + 1);
-    put(parse_id_text(cmd.ids[i], origin), origin);
-  }
+  for (std::size_t i = 0; i < cmd.ids.size(); ++i) put(parse_id_text(cmd.ids[i], ids_origin(i)), ids_origin(i));
   for (const std::string& path : cmd.files) read_id_rows(path, tokenizer.sha256(), put);
   out.commit();
 }
@@ -66,7 +58,7 @@ void setup_decode(CLI::App& app) {
   auto cmd = std::make_shared<DecodeCommand>();
   auto* sub = app.add_subcommand("decode", "Token ids → text with the same model (the inverse of tokenize)");
   option_group(*sub, kInputGroup);
-  sub->add_option("FILE", cmd->files,
+  CLI::Option* files = sub->add_option("FILE", cmd->files,
                   "Lines of ids (spaces or commas; - or none: standard input), or an embedpe output "
                   "(.json, .jsonl, .npy, .npz, .safetensors: input_ids, padding dropped by attention_mask)")
       ->type_name("FILE")
@@ -79,7 +71,8 @@ void setup_decode(CLI::App& app) {
          },
          "One sequence of ids, e.g. 1,262,2 (repeat for several)")
       ->type_name("IDS")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->excludes(files);
   option_group(*sub, kTokenizationGroup);
   add_model_option(*sub, cmd->model);
   add_output_option(*sub, cmd->output);

@@ -65,11 +65,16 @@ void run_encode(const EncodeCommand& cmd) {
   }
   check_output_dir_flags(cmd);
   if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
-  check_seq_len(cmd.layer.spec, cmd.tokenize.seq_len);
+  if (cmd.precision && format.traits.binary) {
+    throw UsageError("--precision rounds floats written as text (json, jsonl); ." + std::string(format.name) +
+                     " keeps them exact: drop --precision");
+  }
+  check_seq_len(cmd.layer.spec, cmd.tokenize.seq_len, cmd.tokenize.pad_to_multiple_of);
   const std::size_t threads = cmd.threads.value_or(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
 
   Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
+  check_ids_flag(cmd.text.ids, tokenizer);
   TextSource source = open_texts(cmd.text);
   EncoderSpec spec{.tokenize = encode_options(cmd.tokenize),
                    .layer = layer_spec(cmd.layer),

@@ -48,16 +48,21 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
              "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)")
       ->default_str("their own column's, or 0 with --padding-side left");
   option_group(cmd, kEmbeddingGroup);
-  cmd.add_flag("--layernorm", spec.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
-  add_number(cmd, "--layernorm-eps", spec.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)");
+  CLI::Option* layernorm =
+      cmd.add_flag("--layernorm", spec.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
+  // Refused without --layernorm, never ignored.
+  add_number(cmd, "--layernorm-eps", spec.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)")
+      ->needs(layernorm);
   cmd.add_option("--layernorm-weight", spec.layernorm_weight, "LayerNorm gamma")
       ->type_name("PATH[:TENSOR]")
       ->check(non_empty_path())
-      ->default_str("found in --weights, else 1");
+      ->default_str("found in --weights, else 1")
+      ->needs(layernorm);
   cmd.add_option("--layernorm-bias", spec.layernorm_bias, "LayerNorm beta")
       ->type_name("PATH[:TENSOR]")
       ->check(non_empty_path())
-      ->default_str("found in --weights, else 0");
+      ->default_str("found in --weights, else 0")
+      ->needs(layernorm);
 }
 
 LayerSpec layer_spec(const LayerFlags& flags) {

@@ -12,6 +12,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,26 @@ std::vector<std::string> split_empty_assignments(int argc, char** argv) {
   return args;
 }
 
+// What CLI11 prints (help, version) is written as every output is: a write
+// that fails (a full disk, /dev/full) is an error, and a reader that went
+// away ends the run as SIGPIPE would.
+int print_parser_output(CLI::App& app, const CLI::Error& call) {
+  std::ostringstream text;
+  const int status = app.exit(call, text, std::cerr);
+  try {
+    embedpe::OutputFile out("-");
+    out.write(text.str());
+    out.commit();
+  } catch (const embedpe::BrokenPipe&) {
+    std::signal(SIGPIPE, SIG_DFL);
+    std::raise(SIGPIPE);
+    return 141;
+  } catch (const embedpe::Error& e) {
+    return fail(e.what(), e.exit_code());
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,18 +111,18 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> args;
   try {
-    app.name(argv[0]);  // as parse(argc, argv) would: for usage lines
+    app.name("embedpe");  // usage lines say the command, not the path it was run by
     args = embedpe::cli::expand_help(app, split_empty_assignments(argc, argv));
     if (auto line = embedpe::cli::unknown_option_line(app, args)) return fail(*line, 2, "");
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's parse(vector) takes them last first
     app.parse(std::move(reversed));
     return 0;
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return print_parser_output(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return print_parser_output(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return print_parser_output(app, e);
   } catch (const CLI::ParseError& e) {
     return fail(embedpe::cli::parse_error_line(app, args, e), 2, "");
   } catch (const embedpe::BrokenPipe&) {

@@ -115,6 +115,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
   const TokenFormat& format = *resolved.format;
   if (format.sink && format.sink->traits.binary) refuse_binary_to_terminal(cmd.output, "." + std::string(format.sink->name));
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
+  check_ids_flag(cmd.text.ids, tokenizer);
   const EncodeOptions options = encode_options(cmd.tokenize);
   const bool ids_in = ids_input(cmd.text);
   const std::size_t threads = available_cores();

@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "embedpe/version.h"
 
 #ifndef EMBEDPE_GIT_COMMIT
@@ -50,7 +51,14 @@ const std::map<std::string, std::vector<std::string>>& examples() {
        {"embedpe completion bash > /etc/bash_completion.d/embedpe",
         "embedpe completion zsh > \"${fpath[1]}/_embedpe\"",
         "embedpe completion fish > ~/.config/fish/completions/embedpe.fish"}},
+      {"merge",
+       {"embedpe merge part-1.npy part-2.npy part-3.npy -o all.npy     # as one run without --shard",
+        "embedpe merge parts-1 parts-2 -o all.npz                       # --output-dir shards"}},
       {"help", {"embedpe help", "embedpe help encode"}},
+      {"",  // embedpe --help
+       {"embedpe encode --text \"Hello world\"                     # the input layer's tensors",
+        "embedpe tokenize --input corpus.txt --format ids",
+        "embedpe help encode                                     # a command's options and examples"}},
   };
   return table;
 }
@@ -259,7 +267,12 @@ std::optional<std::string> unknown_option_line(CLI::App& app, const std::vector<
     // "--=x" names no option, and "-x" one letter: the nearest would be a guess at nothing.
     const std::size_t name_start = flag.find_first_not_of('-');
     const bool named = name_start != std::string::npos;
-    const std::string guess = named && flag.size() - name_start >= 2 ? nearest(flag, option_names(*sub)) : "";
+    if (flag == "--version") {
+      return "embedpe " + name + ": unknown option '--version'; the version is 'embedpe --version'";
+    }
+    // "-vv" is a short option or two, not a misspelt long name: no guess.
+    const std::string guess =
+        named && name_start >= 2 && flag.size() - name_start >= 2 ? nearest(flag, option_names(*sub)) : "";
     return "embedpe " + name + ": unknown option '" + (named ? flag : a) + "'" +
            (guess.empty() ? "" : "; did you mean '" + guess + "'?") + " " + help_hint(name);
   }
@@ -348,9 +361,22 @@ std::string parse_error_line(CLI::App& app, const std::vector<std::string>& args
            {"Directory does not exist: ", "no such directory: "}}) {
     if (const auto at = message.find(from); at != std::string::npos) message.replace(at, from.size(), to);
   }
+  if (message.starts_with("Could not convert: ")) {  // "--no-bos=maybe": a switch given a value
+    const std::string rest = message.substr(19);
+    const auto eq = rest.find(" = ");
+    if (eq != std::string::npos) {
+      return prefix + rest.substr(0, eq) + " is a switch: give it without a value, not '" +
+             rest.substr(eq + 3) + "' " + help_hint(name);
+    }
+  }
   if (const auto at = message.find(" excludes "); at != std::string::npos && message.find(' ') == at) {
     // "--text excludes FILE"
     message = "give " + message.substr(0, at) + " or " + message.substr(at + 10) + ", not both";
+  }
+  if (const auto at = message.find(" requires "); at != std::string::npos && message.find(' ') == at) {
+    // "--layernorm-eps requires --layernorm"
+    message = message.substr(0, at) + " only applies with " + message.substr(at + 10) + ": add it, or drop " +
+              message.substr(0, at);
   }
   if (const auto at = message.find(": At Most 1 required but received "); at != std::string::npos) {
     message = message.substr(0, at) + ": given more than once; give it once";
@@ -411,19 +437,23 @@ void setup_usage(CLI::App& app) {
           "", ""));
   completion->callback([&app, shell] {
     std::string script = *shell == "bash" ? bash_completion(app) : *shell == "zsh" ? zsh_completion(app) : fish_completion(app);
-    std::fwrite(script.data(), 1, script.size(), stdout);
-    if (std::fflush(stdout) != 0) throw Error("cannot write the completion script to standard output");
+    OutputFile out("-");
+    out.write(script);
+    out.commit();
   });
   auto* manpage = app.add_subcommand("manpage", "Print the man page (roff)");
   manpage->group("");  // hidden: the build writes embedpe.1 with it
   manpage->callback([&app] {
     const std::string page = man_page(app);
-    std::fwrite(page.data(), 1, page.size(), stdout);
-    if (std::fflush(stdout) != 0) throw Error("cannot write the man page to standard output");
+    OutputFile out("-");
+    out.write(page);
+    out.commit();
   });
 
-  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    const auto ex = examples().find(sub->get_name());
+  std::vector<CLI::App*> all = app.get_subcommands([](const CLI::App*) { return true; });
+  all.push_back(&app);  // its examples are under "", the name it is given at parse time being argv[0]
+  for (CLI::App* sub : all) {
+    const auto ex = examples().find(sub == &app ? "" : sub->get_name());
     if (ex == examples().end()) continue;
     std::string footer = "\nExamples:\n";
     for (const auto& line : ex->second) footer += "  " + line + "\n";

@@ -231,8 +231,11 @@ class IdsInTests(CliCase):
         out = self.tmp / "o.npz"
         self.fails(1, "ids.txt:2: id 8000 is outside the vocabulary of model embedded default (0 to 7999)",
                    "encode", "--input-format", "ids", str(f), "-o", str(out), output=str(out))
-        self.fails(1, "--ids 2: id 8000 is outside the vocabulary", "encode", "--ids", "1", "--ids", "8000",
-                   "--format", "json")
+        # An --ids value is a command-line value: outside the vocabulary is a usage error, in every command.
+        for command in ("encode", "tokenize", "decode"):
+            with self.subTest(command):
+                self.fails(2, "--ids 2: id 8000 is outside the vocabulary of model embedded default (0 to 7999)",
+                           command, "--ids", "1", "--ids", "8000")
 
     def test_bad_id_lines_are_data_errors(self):
         f = self.tmp / "ids.txt"

@@ -98,14 +98,14 @@ class DecodeTests(CliCase):
     def test_bad_input_names_the_line(self):
         f = self.tmp / "ids.txt"
         f.write_text("1 262 2\n1 99999 2\n")
-        self.fails(1, "ids.txt:2: id 99999 is outside the model's vocabulary (0 to 7999)", "decode", str(f))
+        self.fails(1, "ids.txt:2: id 99999 is outside the vocabulary of model embedded default (0 to 7999)", "decode", str(f))
         f.write_text("1 262 2\n1 x 2\n")
         self.fails(1, "ids.txt:2: expected ids", "decode", str(f))  # bad data, not a bad command line
         self.fails(2, "--ids: expected ids", "decode", "--ids", "1", "--ids", "-3")
         self.fails(2, "--ids: expected ids", "decode", "--ids", "99999999999")
         out = self.tmp / "out.txt"
-        self.fails(1, "outside the model's vocabulary", "decode", "--ids", "1,2", "--ids", "8000", "-o", str(out),
-                   output=str(out))
+        self.fails(2, "--ids 2: id 8000 is outside the vocabulary", "decode", "--ids", "1,2", "--ids", "8000",
+                   "-o", str(out), output=str(out))
 
     def test_corrupt_npz_is_an_error(self):
         good = self.tmp / "o.npz"
@@ -330,12 +330,24 @@ class UsageErrorsTests(CliCase):
 class HelpVersionTests(CliCase):
     def test_help_command_equals_help_flag(self):
         self.assertEqual(run("help").stdout, run("--help").stdout)
-        for cmd in ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "completion"]:
+        self.assertIn("Examples:\n  embedpe encode", run("--help").stdout.decode())
+        for cmd in ["encode", "tokenize", "decode", "merge", "pe", "info", "lookup", "quantize", "completion"]:
             with self.subTest(cmd=cmd):
                 a, b = run("help", cmd), run(cmd, "--help")
                 self.assertEqual(a.returncode, 0)
                 self.assertEqual(a.stdout, b.stdout)
                 self.assertIn("Examples:\n  embedpe " + cmd, a.stdout.decode())
+                # The command's name, not the path it was run by.
+                self.assertIn("Usage: embedpe " + cmd + " ", a.stdout.decode())
+
+    def test_a_failed_write_of_help_is_an_error(self):
+        # Everything printed goes the way of every output: /dev/full is an error, never a silent exit 0.
+        for args in (["--help"], ["--version"], ["help", "encode"], ["completion", "bash"], ["manpage"]):
+            with self.subTest(args=args), open("/dev/full", "wb") as full:
+                r = subprocess.run([EMBEDPE, *args], stdout=full, stderr=subprocess.PIPE, timeout=60)
+                self.assertEqual(r.returncode, 1)
+                self.assertEqual(r.stderr.decode(),
+                                 "embedpe: cannot write output to standard output: No space left on device\n")
 
     def test_version_says_what_a_bug_report_needs(self):
         r = self.ok("--version")
@@ -540,6 +552,55 @@ class HelpLayoutTests(CliCase):
 class OptionSpellingTests(CliCase):
     """Arguments that look like options but name none are unknown options,
     never FILEs and never a guess at an empty name."""
+
+    def test_parser_words_never_reach_the_user(self):
+        cases = [
+            (["encode", "--text", "hi", "--no-bos=maybe"],
+             "embedpe encode: --no-bos is a switch: give it without a value, not 'maybe' (see 'embedpe encode --help')"),
+            (["tokenize", "--text", "hi", "-vv"], "embedpe tokenize: unknown option '-vv' (see 'embedpe tokenize --help')"),
+            (["encode", "--version"], "embedpe encode: unknown option '--version'; the version is 'embedpe --version'"),
+            (["encode", "--text", "hi", "--layernorm-eps", "1e-5"],
+             "embedpe encode: --layernorm-eps only applies with --layernorm: add it, or drop --layernorm-eps "
+             "(see 'embedpe encode --help')"),
+            (["decode", "x.txt", "--ids", "1"], "embedpe decode: give FILE or --ids, not both (see 'embedpe decode --help')"),
+        ]
+        for args, line in cases:
+            with self.subTest(args=args):
+                r = run(*args, cwd=self.tmp)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertEqual(r.stderr.decode(), line + "\n")
+                self.assertEqual(r.stdout, b"")
+
+    def test_options_that_would_do_nothing_are_refused(self):
+        corpus = self.tmp / "c.txt"
+        corpus.write_text("a\nb\n")
+        for args, message in (
+                (["encode", "--text", "hi", "--shard", "1/2"], "--shard splits an input file, and --text values"),
+                (["tokenize", "--ids", "1,2", "--shard", "2/2"], "--shard splits an input file, and --ids values"),
+                (["encode", "--text", "", "--skip-empty"], "--skip-empty drops empty lines of input files"),
+                (["encode", str(corpus), "--field", "body"], "--field names the member of a JSON Lines input"),
+                (["encode", "--text", "hi", "--precision", "3", "-o", str(self.tmp / "p.npz")],
+                 "--precision rounds floats written as text (json, jsonl); .npz keeps them exact"),
+                (["encode", "--text", "hi", "--d-model", "8", "--emit", "rope_cos", "--rope-dim", "16"],
+                 "--rope-dim 16 is larger than --d-model 8")):
+            with self.subTest(args=args):
+                self.fails(2, message, *args, output=str(self.tmp / "p.npz"))
+
+    def test_absurd_padding_is_refused_before_any_allocation(self):
+        out = self.tmp / "pm.npy"
+        self.fails(2, "--pad-to-multiple-of 2147483647 pads every sequence to at least that many positions, more "
+                   "than the PE table (--max-len 5000)", "encode", "--text", "hi", "--pad-to-multiple-of", "2147483647",
+                   "--d-model", "4", "-o", str(out), output=str(out))
+        # No table to bound it: the memory estimate refuses it, whatever the machine.
+        self.fails(2, "lower --pad-to-multiple-of", "encode", "--text", "hi", "--pe", "none", "--pad-to-multiple-of",
+                   "2147483647", "--d-model", "4096", "-o", str(out), output=str(out))
+        for flag in ("--seq-len", "--pad-to-multiple-of"):  # 256 GiB: more than any machine this runs on
+            with self.subTest(flag):
+                self.fails(2, "padding 8 sequences to 2147483647 tokens would need 256.0 GiB", "tokenize",
+                           *["--text", "hi"] * 8, flag, "2147483647", "--format", "ids")
+        self.fails(2, "tokens long but the PE table has 1 position after --position-offset 4999; "
+                   "raise --max-len, lower --position-offset, or truncate with --seq-len",
+                   "encode", "--text", "hi", "--position-offset", "4999", "--d-model", "4")
 
     def test_malformed_options(self):
         cases = [

@@ -127,6 +127,11 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
   if (want_rope_) {
     RopeOptions o = rope_options(spec_.layer.pe_args);
     o.dim = spec_.rope_dim.value_or(layer_.d_model());
+    if (o.dim > layer_.d_model()) {
+      throw UsageError("rope_dim " + std::to_string(o.dim) + " is larger than d_model " +
+                           std::to_string(layer_.d_model()) + ": the rotary dimension is a head's, at most d_model",
+                       {"rope_dim", "d_model"});
+    }
     o.seq_len = layer_.position_offset() + spec_.tokenize.seq_len.value_or(0);
     rope_ = rope_frequencies(o);
     rope_config = to_json(o, rope_);
@@ -157,7 +162,9 @@ void Encoder::check_memory(std::size_t rows, std::size_t text_bytes, bool stream
   const EncodeOptions& t = spec_.tokenize;
   const std::size_t d = layer_.d_model();
   const std::size_t specials = std::size_t(t.add_bos) + std::size_t(t.add_eos);
-  const std::size_t seq = t.seq_len.value_or(1 + specials);
+  // Without seq_len a row is at least BOS/EOS and a token, padded up to pad_to_multiple_of.
+  const std::size_t m = t.pad_to_multiple_of.value_or(1);
+  const std::size_t seq = t.seq_len.value_or(((specials + 1) + m - 1) / m * m);
   // Streaming keeps two batches: one written while the next is computed.
   const std::size_t slots = streaming ? 2 : 1;
   const std::string what = "encoding " + std::to_string(rows) + (rows == 1 ? " line" : " lines") + " of " +
@@ -178,9 +185,12 @@ void Encoder::check_memory(std::size_t rows, std::size_t text_bytes, bool stream
       what);
   std::vector<std::string> parameters{"d_model"};
   if (t.seq_len) parameters.push_back("seq_len");
+  if (!t.seq_len && m > 1) parameters.push_back("pad_to_multiple_of");
   if (streaming) parameters.push_back("batch_size");
   check_allocation(checked_sum({checked_product({per_slot, slots}, what), text_bytes}, what), what,
-                   std::string(t.seq_len ? "lower seq_len or d_model" : "lower d_model") +
+                   std::string(t.seq_len ? "lower seq_len or d_model"
+                               : m > 1   ? "lower pad_to_multiple_of or d_model"
+                                         : "lower d_model") +
                        (streaming ? ", or a smaller batch_size" : ", or encode fewer lines at a time"),
                    std::move(parameters), /*what_is_text=*/true);
 }

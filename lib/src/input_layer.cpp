@@ -112,9 +112,22 @@ void InputLayer::check_positions(std::size_t seq_len, const std::vector<std::siz
     const std::size_t i = static_cast<std::size_t>(std::max_element(lengths.begin(), lengths.end()) - lengths.begin());
     const std::size_t room = offset < pe_->max_len() ? pe_->max_len() - offset : 0;
     // The origin is the user's text: a file called seq_len is not the parameter.
+    // Padding may be what is too long: blame the sequences' padded length then.
+    if (lengths[i] <= room) {
+      throw UsageError("sequences are padded to " + std::to_string(seq_len) + " tokens but the PE table has " +
+                           std::to_string(room) + (room == 1 ? " position" : " positions") +
+                           (offset ? " after position_offset " + std::to_string(offset) : "") +
+                           "; lower pad_to_multiple_of, or raise max_len",
+                       {"pad_to_multiple_of", "max_len"});
+    }
     throw UsageError(origins[i] + " is " + std::to_string(lengths[i]) + " tokens long but the PE table has " +
-                         std::to_string(room) + " positions; raise max_len, or truncate with seq_len",
-                     {"max_len", "seq_len"}, {{0, origins[i].size()}});
+                         std::to_string(room) + (room == 1 ? " position" : " positions") +
+                         (offset ? " after position_offset " + std::to_string(offset) : "") +
+                         (offset ? "; raise max_len, lower position_offset, or truncate with seq_len"
+                                 : "; raise max_len, or truncate with seq_len"),
+                     offset ? std::vector<std::string>{"max_len", "position_offset", "seq_len"}
+                            : std::vector<std::string>{"max_len", "seq_len"},
+                     {{0, origins[i].size()}});
   }
   throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long" +
                        (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) + " but " +

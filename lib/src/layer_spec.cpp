@@ -72,16 +72,25 @@ std::unique_ptr<EmbeddingTable> open_table(const TableSpec& spec, const Tokenize
 
 std::size_t position_offset(const LayerSpec& spec) { return spec.pe->position_offset(spec.pe_args, pe_request(spec, 0)); }
 
-void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len) {
-  if (!spec.pe->sized_by_max_len() || !seq_len) return;
+void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len,
+                   std::optional<std::size_t> pad_to_multiple_of) {
+  if (!spec.pe->sized_by_max_len()) return;
+  // Without seq_len, pad_to_multiple_of M pads every sequence to at least M.
+  const std::size_t shortest = seq_len.value_or(pad_to_multiple_of.value_or(0));
   const std::size_t offset = position_offset(spec);
   const std::size_t room = spec.max_len > offset ? spec.max_len - offset : 0;
-  if (*seq_len <= room) return;
-  throw UsageError("seq_len " + std::to_string(*seq_len) + " is longer than the PE table (max_len " +
-                       std::to_string(spec.max_len) +
-                       (offset ? ", less position_offset " + std::to_string(offset) : "") +
-                       "); raise max_len or lower seq_len",
-                   {"seq_len", "max_len", "position_offset"});
+  if (shortest <= room) return;
+  const std::string table = "the PE table (max_len " + std::to_string(spec.max_len) +
+                            (offset ? ", less position_offset " + std::to_string(offset) : "") + ")";
+  if (seq_len) {
+    throw UsageError("seq_len " + std::to_string(*seq_len) + " is longer than " + table +
+                         "; raise max_len or lower seq_len",
+                     {"seq_len", "max_len", "position_offset"});
+  }
+  throw UsageError("pad_to_multiple_of " + std::to_string(shortest) +
+                       " pads every sequence to at least that many positions, more than " + table +
+                       "; lower pad_to_multiple_of or raise max_len",
+                   {"pad_to_multiple_of", "max_len", "position_offset"});
 }
 
 Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {

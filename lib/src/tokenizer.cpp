@@ -18,6 +18,7 @@
 #include "parallel.h"
 #include "sha256.h"
 #include "embedpe/text_input.h"
+#include "memory.h"
 #include "protobuf_fields.h"
 #include "segment_cache.h"
 
@@ -202,14 +203,19 @@ Encoding Tokenizer::encode(std::string_view text) const {
 
 const std::string& Tokenizer::id_to_piece(int id) const { return impl_->sp.IdToPiece(id); }
 
-std::string Tokenizer::decode(std::span<const int> ids) const {
-  const std::int64_t vocab = impl_->info.vocab_size;
+void Tokenizer::check_ids(std::span<const int> ids, const std::string& origin) const {
+  const ModelInfo& info = impl_->info;
   for (int id : ids) {
-    if (id < 0 || id >= vocab) {
-      throw Error("id " + std::to_string(id) + " is outside the model's vocabulary (0 to " +
-                  std::to_string(vocab - 1) + ")");
+    if (id < 0 || id >= info.vocab_size) {
+      throw Error(origin + ": id " + std::to_string(id) + " is outside the vocabulary of model " + info.source +
+                      " (0 to " + std::to_string(info.vocab_size - 1) + ")",
+                  {}, {{0, origin.size()}});
     }
   }
+}
+
+std::string Tokenizer::decode(std::span<const int> ids) const {
+  check_ids(ids, "ids");
   const sentencepiece::SentencePieceProcessor* sp = &impl_->sp;
   if (impl_->segments) {
     std::call_once(impl_->decoder_once, [&] {
@@ -326,6 +332,13 @@ Batch Tokenizer::pad(std::vector<std::vector<int>> contents, std::vector<std::ve
   }
 
   const std::size_t n = sequences.size();
+  // The padded ids and mask: an absurd seq_len or pad_to_multiple_of fails
+  // here, before the allocation, not by the kernel's OOM killer.
+  const std::string what = "padding " + std::to_string(n) + (n == 1 ? " sequence" : " sequences") + " to " +
+                           std::to_string(seq_len) + " tokens";
+  check_allocation(checked_product({n, seq_len, 2 * sizeof(std::int64_t)}, what), what,
+                   options.seq_len ? "lower seq_len" : "lower pad_to_multiple_of",
+                   {options.seq_len ? "seq_len" : "pad_to_multiple_of"}, /*what_is_text=*/true);
   batch.input_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
   batch.attention_mask = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
   batch.input_ids.fill(batch.pad_id);
@@ -371,15 +384,8 @@ Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const E
   std::vector<std::vector<std::string>> pieces(sequences.size());
   for (std::size_t b = 0; b < sequences.size(); ++b) {
     pieces[b].reserve(sequences[b].size());
-    for (int id : sequences[b]) {
-      if (id < 0 || id >= info.vocab_size) {
-        const std::string origin = b < origins.size() ? origins[b] : "sequence " + std::to_string(b + 1);
-        throw Error(origin + ": id " + std::to_string(id) + " is outside the vocabulary of model " + info.source +
-                        " (0 to " + std::to_string(info.vocab_size - 1) + ")",
-                    {}, {{0, origin.size()}});
-      }
-      pieces[b].push_back(id_to_piece(id));
-    }
+    check_ids(sequences[b], b < origins.size() ? origins[b] : "sequence " + std::to_string(b + 1));
+    for (int id : sequences[b]) pieces[b].push_back(id_to_piece(id));
   }
   return pad(std::move(sequences), std::move(pieces), -1, -1, options);
 }

@@ -63,11 +63,13 @@ std::unique_ptr<EmbeddingTable> open_table(const TableSpec& spec, const Tokenize
 // Token l's position: l + this. Known before any file is read.
 std::size_t position_offset(const LayerSpec& spec);
 
-// Refuses (UsageError) a fixed seq_len longer than the positions a table
-// sized by max_len has left after position_offset, before anything is read
-// or tokenized. Tables whose length comes from a file are checked when
+// Refuses (UsageError) a fixed seq_len, or without one a pad_to_multiple_of
+// (every sequence is padded to at least that), longer than the positions a
+// table sized by max_len has left after position_offset, before anything is
+// read or tokenized. Tables whose length comes from a file are checked when
 // built (InputLayer::check_positions).
-void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len);
+void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len,
+                   std::optional<std::size_t> pad_to_multiple_of = std::nullopt);
 
 // A built input layer and the parts it computes with.
 class Layer {

@@ -128,6 +128,9 @@ class Tokenizer {
   // turned back into spaces, control pieces (BOS, EOS, padding) dropped, byte
   // pieces reassembled. An id outside [0, vocab_size) is an Error naming it.
   std::string decode(std::span<const int> ids) const;
+  // Throws Error "ORIGIN: id X is outside the vocabulary of model M (0 to V-1)"
+  // for the first id outside [0, vocab_size); the one check of ids against the model.
+  void check_ids(std::span<const int> ids, const std::string& origin) const;
 
   // Encodes, adds BOS/EOS, truncates and pads, on up to `threads` threads
   // (the result does not depend on it). Texts must be valid UTF-8 (see
