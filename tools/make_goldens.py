@@ -649,9 +649,8 @@ def padding_goldens():
 
 
 PARTS = {"encodings": encodings, "layer": layer_goldens, "pe_precision": pe_precision_goldens, "cli": cli_goldens,
-         "default_table": default_table_goldens, "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens, "t5": t5_goldens}
-         "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens, "t5": t5_goldens,
-         "padding": padding_goldens}
+         "default_table": default_table_goldens, "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens,
+         "t5": t5_goldens, "padding": padding_goldens}
 
 
 def main(parts):

@@ -67,6 +67,8 @@ class RandomNormalTable final : public EmbeddingTable {
   static constexpr const char* kGenerator = "splitmix64+box-muller/2";
   // Tables up to this many bytes keep the rows they generate.
   static constexpr std::size_t kRowCacheLimit = std::size_t(256) << 20;
+  // Caches up to this size are given huge pages (fewer page faults).
+  static constexpr std::size_t kHugePageCacheLimit = std::size_t(64) << 20;
 
   RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed);
   ~RandomNormalTable() override;
