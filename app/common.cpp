@@ -239,7 +239,8 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
                    {{"right", Side::right}, {"left", Side::left}},
                    "Which end of a text --seq-len cuts; BOS and EOS are kept either way", "right");
   add_number(cmd, "--pad-to-multiple-of", flags.pad_to_multiple_of, 1, kMaxSeqLen,
-             "Pad the longest sequence up to a multiple of N (with --seq-len, it must be a multiple of N)");
+             "Pad the longest sequence (a record or line of its own: itself) up to a multiple of N (with "
+             "--seq-len, it must be a multiple of N)");
 }
 
 namespace {
@@ -271,6 +272,9 @@ TextSource open_texts(const TextOptions& options) {
     }
     if (options.reading.skip_empty) {
       throw UsageError("--skip-empty drops empty lines of input files; " + given + " values are used as given");
+    }
+    if (options.reading.format == InputFormat::jsonl && options.ids.empty()) {  // --ids: ids_input says it
+      throw UsageError("--input-format jsonl reads input files; --text values are used as given");
     }
   }
   if (!options.ids.empty()) return TextSource::given(options.ids, "--ids");

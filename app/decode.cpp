@@ -41,11 +41,17 @@ void run_decode(DecodeCommand cmd) {
   // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
   refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   const Tokenizer tokenizer = load_tokenizer(cmd.model);
-  OutputFile out(cmd.output);
   check_ids_flag(cmd.ids, tokenizer);
+  OutputFile out(cmd.output);
   auto put = [&](const std::vector<int>& ids, const std::string& origin) {
-    tokenizer.check_ids(ids, origin);
-    out.write(tokenizer.decode(ids) + '\n');
+    tokenizer.check_ids(ids, origin);  // naming the line
+    std::string text;
+    try {
+      text = tokenizer.decode(ids);
+    } catch (const Error& e) {
+      throw Error(origin + ": " + e.what());
+    }
+    out.write(text + '\n');
   };
   for (std::size_t i = 0; i < cmd.ids.size(); ++i) put(parse_id_text(cmd.ids[i], ids_origin(i)), ids_origin(i));
   for (const std::string& path : cmd.files) read_id_rows(path, tokenizer.sha256(), put);

@@ -84,7 +84,7 @@ int print_parser_output(CLI::App& app, const CLI::Error& call) {
     std::raise(SIGPIPE);
     return 141;
   } catch (const embedpe::Error& e) {
-    return fail(e.what(), e.exit_code());
+    return fail(embedpe::cli::user_message(e), e.exit_code());
   }
   return status;
 }

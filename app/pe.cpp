@@ -165,6 +165,7 @@ void run_pe(const PeCommand& cmd) {
   PeInspectRequest request{.d_model = cmd.d_model, .first = positions.first, .count = positions.count,
                            .position_offset = cmd.position_offset, .view = view, .text_table = format.is(PeView::table),
                            .csv = format.is(PeView::csv), .whole = format.sink && !format.sink->traits.one_tensor};
+  check_pe_args(cmd.args, {&kind}, PeParam::Use::inspect, "kind");
   kind.check_inspect(cmd.args, request);
   std::size_t hidden_dims = 0;  // a table's default leaves out the dims beyond the first 8
   if (kind.needs_d_model() && view == PeViewKind::table) {

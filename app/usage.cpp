@@ -270,9 +270,10 @@ std::optional<std::string> unknown_option_line(CLI::App& app, const std::vector<
     if (flag == "--version") {
       return "embedpe " + name + ": unknown option '--version'; the version is 'embedpe --version'";
     }
-    // "-vv" is a short option or two, not a misspelt long name: no guess.
-    const std::string guess =
-        named && name_start >= 2 && flag.size() - name_start >= 2 ? nearest(flag, option_names(*sub)) : "";
+    // "-vv" is a short option or two, not a misspelt long name: no guess; "-text" is one.
+    const std::string guess = named && flag.size() - name_start >= (name_start == 1 ? 3 : 2)
+                                  ? nearest(flag, option_names(*sub))
+                                  : "";
     return "embedpe " + name + ": unknown option '" + (named ? flag : a) + "'" +
            (guess.empty() ? "" : "; did you mean '" + guess + "'?") + " " + help_hint(name);
   }

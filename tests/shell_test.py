@@ -558,6 +558,8 @@ class OptionSpellingTests(CliCase):
             (["encode", "--text", "hi", "--no-bos=maybe"],
              "embedpe encode: --no-bos is a switch: give it without a value, not 'maybe' (see 'embedpe encode --help')"),
             (["tokenize", "--text", "hi", "-vv"], "embedpe tokenize: unknown option '-vv' (see 'embedpe tokenize --help')"),
+            (["encode", "-text", "hi"],
+             "embedpe encode: unknown option '-text'; did you mean '--text'? (see 'embedpe encode --help')"),
             (["encode", "--version"], "embedpe encode: unknown option '--version'; the version is 'embedpe --version'"),
             (["encode", "--text", "hi", "--layernorm-eps", "1e-5"],
              "embedpe encode: --layernorm-eps only applies with --layernorm: add it, or drop --layernorm-eps "
@@ -582,7 +584,12 @@ class OptionSpellingTests(CliCase):
                 (["encode", "--text", "hi", "--precision", "3", "-o", str(self.tmp / "p.npz")],
                  "--precision rounds floats written as text (json, jsonl); .npz keeps them exact"),
                 (["encode", "--text", "hi", "--d-model", "8", "--emit", "rope_cos", "--rope-dim", "16"],
-                 "--rope-dim 16 is larger than --d-model 8")):
+                 "--rope-dim 16 is larger than --d-model 8"),
+                (["encode", "--text", "hi", "--input-format", "jsonl"], "--input-format jsonl reads input files"),
+                (["encode", "--text", "hi", "--d-model", "8", "--pe", "none", "--convention", "fairseq"],
+                 "--convention applies to --pe sinusoidal, not none: it would be ignored, so drop --convention"),
+                (["pe", "--max-len", "4", "--d-model", "8", "--head", "1"],
+                 "--head applies to --kind alibi or t5, not sinusoidal")):
             with self.subTest(args=args):
                 self.fails(2, message, *args, output=str(self.tmp / "p.npz"))
 
@@ -594,10 +601,12 @@ class OptionSpellingTests(CliCase):
         # No table to bound it: the memory estimate refuses it, whatever the machine.
         self.fails(2, "lower --pad-to-multiple-of", "encode", "--text", "hi", "--pe", "none", "--pad-to-multiple-of",
                    "2147483647", "--d-model", "4096", "-o", str(out), output=str(out))
-        for flag in ("--seq-len", "--pad-to-multiple-of"):  # 256 GiB: more than any machine this runs on
+        lines = self.tmp / "hi.txt"
+        lines.write_text("hi\n" * 1024)
+        for flag in ("--seq-len", "--pad-to-multiple-of"):  # 32 TiB: more than any machine this runs on
             with self.subTest(flag):
-                self.fails(2, "padding 8 sequences to 2147483647 tokens would need 256.0 GiB", "tokenize",
-                           *["--text", "hi"] * 8, flag, "2147483647", "--format", "ids")
+                self.fails(2, "padding 1024 sequences to 2147483647 tokens would need", "tokenize", str(lines),
+                           flag, "2147483647", "--format", "ids")
         self.fails(2, "tokens long but the PE table has 1 position after --position-offset 4999; "
                    "raise --max-len, lower --position-offset, or truncate with --seq-len",
                    "encode", "--text", "hi", "--position-offset", "4999", "--d-model", "4")

@@ -110,13 +110,15 @@ constexpr NormalCoefficients kNormal = normal_coefficients();
 // operations, more lanes at a time, so the same bits. Not in sanitizer
 // builds: the clones' ifunc resolver runs during relocation, before the
 // sanitizer runtime is up, and its instrumented entry crashes (TSan).
+#ifndef EMBEDPE_NO_CLONES
 #if defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
 #define EMBEDPE_NO_CLONES
 #endif
 #endif
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define EMBEDPE_NO_CLONES
+#endif
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) && !defined(EMBEDPE_NO_CLONES)
 #if __has_attribute(target_clones)
@@ -166,7 +168,9 @@ RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_mode
       // instead of per 4 KiB, which is most of a first pass on a VM whose
       // faults are slow. A larger table keeps 4 KiB pages, so that rows used
       // sparsely commit only their own pages.
+#ifdef MADV_HUGEPAGE
       if (bytes <= kHugePageCacheLimit) ::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
       mapping_ = p;
       mapping_bytes_ = bytes;
       cache_ = static_cast<float*>(p);

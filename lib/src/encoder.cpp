@@ -123,6 +123,9 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
       want_layer_(emits({TensorName::token_embeddings, TensorName::positional_encoding, TensorName::output})),
       want_rope_(emits({TensorName::rope_cos, TensorName::rope_sin})) {
   using json = nlohmann::ordered_json;
+  // A parameter of another kind than the one in use (or RoPE's, for rope_cos/rope_sin) would be ignored.
+  check_pe_args(spec_.layer.pe_args, {spec_.layer.pe, want_rope_ ? &find_pe_kind("rope") : nullptr},
+                PeParam::Use::layer, "pe");
   json rope_config;
   if (want_rope_) {
     RopeOptions o = rope_options(spec_.layer.pe_args);

@@ -117,8 +117,8 @@ void InputLayer::check_positions(std::size_t seq_len, const std::vector<std::siz
       throw UsageError("sequences are padded to " + std::to_string(seq_len) + " tokens but the PE table has " +
                            std::to_string(room) + (room == 1 ? " position" : " positions") +
                            (offset ? " after position_offset " + std::to_string(offset) : "") +
-                           "; lower pad_to_multiple_of, or raise max_len",
-                       {"pad_to_multiple_of", "max_len"});
+                           "; lower seq_len or pad_to_multiple_of, or raise max_len",
+                       {"seq_len", "pad_to_multiple_of", "max_len", "position_offset"});
     }
     throw UsageError(origins[i] + " is " + std::to_string(lengths[i]) + " tokens long but the PE table has " +
                          std::to_string(room) + (room == 1 ? " position" : " positions") +

@@ -1,5 +1,6 @@
 #include "embedpe/pe_kind.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "embedpe/error.h"
@@ -33,6 +34,40 @@ const PeKind& find_pe_kind(std::string_view name) {
     names += (names.empty() ? "" : ", ") + std::string(k->name());
   }
   throw UsageError("unknown positional encoding '" + std::string(name) + "'; choose from " + names);
+}
+
+std::vector<std::string> PeArgs::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : values_) out.push_back(name);
+  return out;
+}
+
+namespace {
+
+bool takes(const PeKind& kind, std::string_view name, PeParam::Use use) {
+  for (const PeParam& p : kind.params()) {
+    if (p.name == name && (p.use == PeParam::Use::both || use == PeParam::Use::both || p.use == use)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void check_pe_args(const PeArgs& args, const std::vector<const PeKind*>& in_use, PeParam::Use use,
+                   const std::string& what) {
+  for (const std::string& name : args.names()) {
+    if (std::any_of(in_use.begin(), in_use.end(), [&](const PeKind* k) { return k && takes(*k, name, use); })) {
+      continue;
+    }
+    std::string takers;
+    for (const PeKind* k : pe_kinds()) {
+      if (takes(*k, name, use)) takers += std::string(takers.empty() ? "" : " or ") + std::string(k->name());
+    }
+    const std::string chosen = in_use.empty() || !in_use.front() ? "none" : std::string(in_use.front()->name());
+    throw UsageError(name + " applies to " + what + " " + (takers.empty() ? "no kind" : takers) + ", not " + chosen +
+                         ": it would be ignored, so drop " + name,
+                     {name, what});
+  }
 }
 
 const PeValue* PeArgs::find(std::string_view name) const {

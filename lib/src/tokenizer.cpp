@@ -323,22 +323,27 @@ Batch Tokenizer::pad(std::vector<std::vector<int>> contents, std::vector<std::ve
     batch.pieces.push_back(std::move(kept));
   }
 
-  std::size_t seq_len = 0;
+  std::size_t longest = 0, seq_len = 0;
+  for (const auto& s : sequences) longest = std::max(longest, s.size());
   if (options.seq_len) {
     seq_len = *options.seq_len;
   } else {
-    for (const auto& s : sequences) seq_len = std::max(seq_len, s.size());
+    seq_len = longest;
     if (const auto m = options.pad_to_multiple_of; m && seq_len % *m != 0) seq_len = (seq_len / *m + 1) * *m;
   }
 
   const std::size_t n = sequences.size();
-  // The padded ids and mask: an absurd seq_len or pad_to_multiple_of fails
-  // here, before the allocation, not by the kernel's OOM killer.
-  const std::string what = "padding " + std::to_string(n) + (n == 1 ? " sequence" : " sequences") + " to " +
-                           std::to_string(seq_len) + " tokens";
-  check_allocation(checked_product({n, seq_len, 2 * sizeof(std::int64_t)}, what), what,
-                   options.seq_len ? "lower seq_len" : "lower pad_to_multiple_of",
-                   {options.seq_len ? "seq_len" : "pad_to_multiple_of"}, /*what_is_text=*/true);
+  // The padded ids and mask. A length an option asked for (an absurd seq_len
+  // or pad_to_multiple_of) is refused here, before the allocation, not by the
+  // kernel's OOM killer; a length the text itself makes is the caller's
+  // out-of-memory error, which names the longest line.
+  if (seq_len > longest) {
+    const std::string what = "padding " + std::to_string(n) + (n == 1 ? " sequence" : " sequences") + " to " +
+                             std::to_string(seq_len) + " tokens";
+    const std::string parameter = options.seq_len ? "seq_len" : "pad_to_multiple_of";
+    check_allocation(checked_product({n, seq_len, 2 * sizeof(std::int64_t)}, what), what, "lower " + parameter,
+                     {parameter}, /*what_is_text=*/true);
+  }
   batch.input_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
   batch.attention_mask = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
   batch.input_ids.fill(batch.pad_id);

@@ -65,6 +65,7 @@ class PeArgs {
  public:
   void set(const std::string& name, PeValue value) { values_[name] = std::move(value); }
   const PeValue* find(std::string_view name) const;
+  std::vector<std::string> names() const;  // of the parameters given
 
  private:
   std::map<std::string, PeValue, std::less<>> values_;
@@ -198,5 +199,11 @@ class PeKind {
 const std::vector<const PeKind*>& pe_kinds();
 // The kind called `name`; a UsageError listing the kinds otherwise.
 const PeKind& find_pe_kind(std::string_view name);
+
+// Refuses (UsageError naming it) a parameter in `args` that none of the
+// kinds in use takes (for `use`): a --convention with --pe none would
+// otherwise be silently ignored. `what` names the choice ("pe", "kind").
+void check_pe_args(const PeArgs& args, const std::vector<const PeKind*>& in_use, PeParam::Use use,
+                   const std::string& what);
 
 }  // namespace embedpe
