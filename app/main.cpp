@@ -69,6 +69,13 @@ std::vector<std::string> split_empty_assignments(int argc, char** argv) {
   return args;
 }
 
+// The reader went away (`| head`): end as SIGPIPE would, without a message.
+int end_as_broken_pipe() {
+  std::signal(SIGPIPE, SIG_DFL);
+  std::raise(SIGPIPE);
+  return 141;
+}
+
 // What CLI11 prints (help, version) is written as every output is: a write
 // that fails (a full disk, /dev/full) is an error, and a reader that went
 // away ends the run as SIGPIPE would.
@@ -80,9 +87,7 @@ int print_parser_output(CLI::App& app, const CLI::Error& call) {
     out.write(text.str());
     out.commit();
   } catch (const embedpe::BrokenPipe&) {
-    std::signal(SIGPIPE, SIG_DFL);
-    std::raise(SIGPIPE);
-    return 141;
+    return end_as_broken_pipe();
   } catch (const embedpe::Error& e) {
     return fail(embedpe::cli::user_message(e), e.exit_code());
   }
@@ -126,10 +131,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return fail(embedpe::cli::parse_error_line(app, args, e), 2, "");
   } catch (const embedpe::BrokenPipe&) {
-    // The reader went away (`| head`): end as SIGPIPE would, without a message.
-    std::signal(SIGPIPE, SIG_DFL);
-    std::raise(SIGPIPE);
-    return 141;
+    return end_as_broken_pipe();
   } catch (const embedpe::Error& e) {
     return fail(embedpe::cli::user_message(e), e.exit_code());
   } catch (const std::bad_alloc&) {

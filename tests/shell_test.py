@@ -553,6 +553,15 @@ class OptionSpellingTests(CliCase):
     """Arguments that look like options but name none are unknown options,
     never FILEs and never a guess at an empty name."""
 
+    def usage_lines(self, cases):
+        """Each (args, line): exit 2, exactly that line on stderr, nothing on stdout."""
+        for args, line in cases:
+            with self.subTest(args=args):
+                r = run(*args, cwd=self.tmp)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertEqual(r.stderr.decode(), line + "\n")
+                self.assertEqual(r.stdout, b"")
+
     def test_parser_words_never_reach_the_user(self):
         cases = [
             (["encode", "--text", "hi", "--no-bos=maybe"],
@@ -566,12 +575,7 @@ class OptionSpellingTests(CliCase):
              "(see 'embedpe encode --help')"),
             (["decode", "x.txt", "--ids", "1"], "embedpe decode: give FILE or --ids, not both (see 'embedpe decode --help')"),
         ]
-        for args, line in cases:
-            with self.subTest(args=args):
-                r = run(*args, cwd=self.tmp)
-                self.assertEqual(r.returncode, 2, r.stderr)
-                self.assertEqual(r.stderr.decode(), line + "\n")
-                self.assertEqual(r.stdout, b"")
+        self.usage_lines(cases)
 
     def test_options_that_would_do_nothing_are_refused(self):
         corpus = self.tmp / "c.txt"
@@ -620,12 +624,7 @@ class OptionSpellingTests(CliCase):
             (["tokenize", "hi.txt", "-x"], "embedpe tokenize: unknown option '-x' (see 'embedpe tokenize --help')"),
             (["--=x"], "embedpe: unknown option '--=x' (see 'embedpe --help')"),
         ]
-        for args, line in cases:
-            with self.subTest(args=args):
-                r = run(*args, cwd=self.tmp)
-                self.assertEqual(r.returncode, 2, r.stderr)
-                self.assertEqual(r.stderr.decode(), line + "\n")
-                self.assertEqual(r.stdout, b"")
+        self.usage_lines(cases)
 
     def test_values_and_files_that_start_with_a_dash(self):
         # A value after an option that takes one, and FILEs after "--", are not options.
