@@ -24,36 +24,12 @@ void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
   for (const auto& output : outputs) refuse_output_over_inputs(output, paths);
 }
 
-void refuse_contradicting_extension(const std::string& output, const std::string& format,
-                                    const std::vector<std::pair<std::string, std::string>>& extensions,
-                                    const std::string& what) {
-  std::optional<std::string> owner;
-  try {
-    owner = format_from_extension(output, extensions);
-  } catch (const UsageError&) {
-    return;  // an extension no format has
-  }
-  if (owner && *owner != format) {
-    if (format.empty()) {
-      throw UsageError(what + ", not what " + output + " names (" + *owner + "); give another file name");
-    }
-    throw UsageError("--format " + format + " is not what " + output + " names (" + *owner + "); give --format " +
-                     *owner + " or another file name");
-  }
-}
-
 std::vector<std::pair<std::string, std::string>> sink_extensions() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const SinkFormat* f : sink_formats()) {
     for (const std::string& e : f->extensions) out.emplace_back(e, f->name);
   }
   return out;
-}
-
-std::string echo_value(std::string_view text) {
-  constexpr std::size_t kShown = 24;
-  if (text.size() <= kShown) return std::string(text);
-  return std::string(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " characters)";
 }
 
 CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help) {
@@ -74,21 +50,6 @@ CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::stri
 CLI::Option* add_precision_option(CLI::App& cmd, int& precision, const std::string& where) {
   return add_number(cmd, "--precision", precision, 1, 9, "Significant digits of floats in " + where)
       ->default_str("the shortest that reads back exactly");
-}
-
-Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi) {
-  const NumberRange<std::size_t> bound{0, static_cast<std::size_t>(hi)};
-  const auto colon = text.find(':');
-  std::optional<std::size_t> a, b;
-  if (colon != std::string::npos) {
-    a = try_parse_number(std::string_view(text).substr(0, colon), bound);
-    b = try_parse_number(std::string_view(text).substr(colon + 1), bound);
-  }
-  if (!a || !b || *b <= *a) {
-    throw CLI::ValidationError(flag, "expected A:B with whole numbers 0 <= A < B <= " + std::to_string(hi) +
-                                         " (B excluded), not '" + echo_value(text) + "'");
-  }
-  return {*a, *b - *a};
 }
 
 std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text) {
@@ -120,13 +81,6 @@ void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokeni
       throw UsageError(e.what());
     }
   }
-}
-
-const CLI::Validator& non_empty_path() {
-  static const CLI::Validator check(
-      [](std::string& value) { return value.empty() ? std::string("needs a path, not an empty value") : std::string(); },
-      "", "non-empty path");
-  return check;
 }
 
 void add_text_options(CLI::App& cmd, TextOptions& options) {

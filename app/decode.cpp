@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
@@ -82,6 +83,10 @@ void setup_decode(CLI::App& app) {
   option_group(*sub, kTokenizationGroup);
   add_model_option(*sub, cmd->model);
   add_output_option(*sub, cmd->output);
+  clikit::set_examples(*sub, {
+                       "embedpe decode --ids 1,262,6523,920,2",
+                       "embedpe tokenize --format ids --input corpus.txt | embedpe decode",
+                       "embedpe decode out.npz                                  # input_ids, padding dropped"});
   sub->callback([cmd] { run_decode(*cmd); });
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
 #include "embedpe/encoder.h"
@@ -20,7 +21,6 @@
 #include "output_dir.h"
 #include "parallel.h"
 #include "progress.h"
-#include "usage.h"
 
 namespace embedpe::cli {
 namespace {
@@ -150,7 +150,7 @@ void setup_encode(CLI::App& app) {
     tensor_words.emplace_back(name_of(t));
   }
   tensor_words.emplace_back("all");
-  set_completion_words(emit, std::move(tensor_words));
+  clikit::set_completion_words(emit, std::move(tensor_words));
   add_precision_option(*sub, cmd->precision, "json and jsonl");
   option_group(*sub, kPipelineGroup);
   add_number(*sub, "--batch-size", cmd->batch_size, 1, kMaxBatchRows, "Lines encoded at a time when streaming (1 to 1048576)");
@@ -168,6 +168,10 @@ void setup_encode(CLI::App& app) {
                 "the parts that still match the manifest, does the rest");
   sub->add_flag("--quiet,-q", cmd->quiet, "No progress line on a terminal");
   sub->add_flag("--summary", cmd->summary, "Print the closing summary to stderr even when it is not a terminal");
+  clikit::set_examples(*sub, {
+                       "embedpe encode --text \"Hello world\"                     # a summary on a terminal, JSON when piped",
+                       "embedpe encode --input corpus.txt --seq-len 64 -o out.npz",
+                       "embedpe encode --input corpus.txt --pe rope --emit input_ids,rope_cos,rope_sin -o rope.safetensors"});
   sub->callback([cmd] { run_encode(*cmd); });
 }
 

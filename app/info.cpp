@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
 #include "embedpe/encoder.h"
@@ -126,6 +127,10 @@ void setup_info(CLI::App& app) {
   option_group(*sub, kOutputGroup);
   add_choice<InfoFormat>(*sub, "--format", [cmd](InfoFormat f) { cmd->format = f; },
                          {{"text", InfoFormat::text}, {"json", InfoFormat::json}}, "text or json", "text");
+  clikit::set_examples(*sub, {
+                       "embedpe info",
+                       "embedpe info --model llama2-tokenizer.model",
+                       "embedpe info --weights model.safetensors"});
   sub->callback([cmd] { run_info(*cmd); });
 }
 

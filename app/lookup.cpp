@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
@@ -130,6 +131,9 @@ void setup_lookup(CLI::App& app) {
   add_choice<LookupFormat>(*sub, "--format", [cmd](LookupFormat f) { cmd->format = f; },
                            {{"table", LookupFormat::table}, {"json", LookupFormat::json}},
                            "table: one line per id, tab-separated (id, piece, values); or json", "table");
+  clikit::set_examples(*sub, {
+                       "embedpe lookup --ids 1,262,2 --d-model 8",
+                       "embedpe lookup --ids 262 --weights emb.npy"});
   sub->callback([cmd] { run_lookup(*cmd); });
 }
 

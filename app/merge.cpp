@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
@@ -49,6 +50,9 @@ void setup_merge(CLI::App& app) {
       ->type_name("PATH")
       ->required();
   sub->add_flag("--summary", cmd->summary, "Print shards, rows and bytes to stderr");
+  clikit::set_examples(*sub, {
+                       "embedpe merge part-1.npy part-2.npy part-3.npy -o all.npy     # as one run without --shard",
+                       "embedpe merge parts-1 parts-2 -o all.npz                       # --output-dir shards"});
   sub->callback([cmd] { run_merge(*cmd); });
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
@@ -245,6 +246,10 @@ void setup_pe(CLI::App& app) {
   sub->add_flag("--similarity", cmd->show_similarity, "The PE . PE^T matrix of the positions");
   sub->add_flag("--audit", cmd->audit, "Error vs float64 of float32 computed the naive way (as the PyTorch recipe does; "
                 "f32_computed) and of the exact value stored as float16, bfloat16 (f16_stored, bf16_stored)");
+  clikit::set_examples(*sub, {
+                       "embedpe pe --max-len 8 --d-model 16                    # the sinusoidal table",
+                       "embedpe pe --max-len 128 --d-model 64 -o pe.png",
+                       "embedpe pe --kind t5 --max-len 16 --num-buckets 32 --max-distance 128"});
   sub->callback([cmd] { run_pe(*cmd); });
 }
 

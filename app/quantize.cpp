@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
 #include "json_writer.h"
@@ -84,6 +85,8 @@ void setup_quantize(CLI::App& app) {
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
                            {{"text", ReportFormat::text}, {"json", ReportFormat::json}}, "Report as text or json",
                            "text");
+  clikit::set_examples(*sub, {
+                       "embedpe quantize --weights emb.npy -o emb-int8.safetensors"});
   sub->callback([cmd] { run_quantize(*cmd); });
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
 #include "embedpe/encoder.h"
@@ -169,6 +170,9 @@ void setup_tokenize(CLI::App& app) {
                           "json: config, tokens, input_ids and attention_mask, as encode writes them (npy: "
                           "input_ids; jsonl, npz, safetensors: both); ids, pieces: one line per text",
                           "from --output's extension, else json");
+  clikit::set_examples(*sub, {
+                       "embedpe tokenize --text \"Hello world\"",
+                       "embedpe tokenize --input corpus.txt --format ids --model llama2-tokenizer.model"});
   sub->callback([cmd] { run_tokenize(*cmd); });
 }
 

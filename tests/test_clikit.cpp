@@ -1,0 +1,156 @@
+// clikit: the command line about itself, driven with a made-up program
+// ("toy"), so that what it says is read off the definition it is given and
+// names nothing of embedpe.
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clikit/usage.h"
+#include "clikit/values.h"
+
+namespace {
+
+struct Toy {
+  CLI::App app{"toy — a program that exists for this test"};
+  std::size_t count = 3;
+  std::optional<double> rate;
+  int mode = 0;
+  std::string path;
+  std::string printed;
+
+  Toy() {
+    app.name("toy");
+    app.set_version_flag("--version", "toy 1.0", "Print the version");
+    app.require_subcommand(1);
+    app.formatter(clikit::help_formatter({"Input", "Output"}));
+    auto* run = app.add_subcommand("run", "Run the toy");
+    clikit::option_group(*run, "Output");  // listed after Input, though added first
+    clikit::add_number(*run, "--count", count, 1, 10, "How many");
+    clikit::add_choice<int>(*run, "--mode", [this](int m) { mode = m; }, {{"fast", 1}, {"slow", 2}}, "How");
+    clikit::option_group(*run, "Input");
+    run->add_option("--path", path, "Where from")->type_name("PATH")->check(clikit::non_empty_path());
+    clikit::add_number(*run, "--rate", rate, 0.0, 1.0, "How often", /*hi_open=*/true);
+    clikit::set_examples(*run, {"toy run --count 2"});
+    app.add_subcommand("stop", "Stop the toy");
+    clikit::setup_usage(app, {.version = "1.0", .summary = "a toy", .notes = "", .see_also = {"true (1)"}},
+                        [this](const std::string& text) { printed = text; });
+  }
+
+  // The line main() would print for `args`, or "" when they parse.
+  std::string error(std::vector<std::string> args) {
+    if (auto line = clikit::unknown_option_line(app, args)) return *line;
+    try {
+      app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+    } catch (const CLI::ParseError& e) {
+      return clikit::parse_error_line(app, args, e);
+    }
+    return "";
+  }
+};
+
+}  // namespace
+
+TEST_CASE("numbers: within the range, whole, finite and signed only where allowed") {
+  const clikit::NumberRange<std::size_t> r{1, 10};
+  CHECK(clikit::try_parse_number("7", r) == 7u);
+  CHECK(clikit::try_parse_number("+7", r) == 7u);
+  for (const char* bad : {"", "0", "11", "-1", "7x", " 7", "1e1", "18446744073709551617", "++7"}) {
+    CHECK_MESSAGE(!clikit::try_parse_number(bad, r), bad);
+  }
+  const clikit::NumberRange<double> open{0.0, 1.0, true};
+  CHECK(clikit::try_parse_number("0.5", open) == 0.5);
+  for (const char* bad : {"1", "nan", "inf", "0x0.1", "1e999", "-0.1"}) CHECK_MESSAGE(!clikit::try_parse_number(bad, open), bad);
+  CHECK(clikit::range_text(open) == "a number from 0 up to (not including) 1");
+  CHECK(clikit::echo_value(std::string(40, '9')) == std::string(24, '9') + "... (40 characters)");
+}
+
+TEST_CASE("spans and formats by extension") {
+  const clikit::Span s = clikit::parse_span("--dims", "2:5", 8);
+  CHECK(s.first == 2);
+  CHECK(s.count == 3);
+  CHECK_THROWS_AS(clikit::parse_span("--dims", "5:2", 8), CLI::ValidationError);
+  CHECK_THROWS_AS(clikit::parse_span("--dims", "2:9", 8), CLI::ValidationError);
+  const std::vector<std::pair<std::string, int>> formats = {{".a", 1}, {".b", 2}};
+  CHECK(clikit::format_from_extension("dir.x/out.B", formats) == 2);
+  CHECK(!clikit::format_from_extension("dir.x/out", formats));
+  CHECK(!clikit::format_from_extension("-", formats));
+  CHECK_THROWS_WITH_AS(clikit::format_from_extension("out.c", formats),
+                       "cannot tell the format of out.c from its extension '.c'; name it .a, .b, or give --format",
+                       clikit::UsageError);
+  const std::vector<std::pair<std::string, std::string>> names = {{".a", "a"}, {".b", "b"}};
+  CHECK_NOTHROW(clikit::refuse_contradicting_extension("out.a", "a", names));
+  CHECK_NOTHROW(clikit::refuse_contradicting_extension("out.txt", "a", names));
+  CHECK_THROWS_AS(clikit::refuse_contradicting_extension("out.b", "a", names), clikit::UsageError);
+}
+
+TEST_CASE("values reach the options, and bad ones are one line naming the flag") {
+  Toy toy;
+  CHECK(toy.error({"run", "--count", "4", "--mode", "slow", "--rate", "0.25", "--path", "p"}) == "");
+  CHECK(toy.count == 4);
+  CHECK(toy.mode == 2);
+  CHECK(toy.rate == 0.25);
+  CHECK(Toy().error({"run", "--count", "11"}) ==
+        "toy run: --count: expected a whole number from 1 to 10, not '11' (see 'toy run --help')");
+  CHECK(Toy().error({"run", "--mode", "quick"}) ==
+        "toy run: --mode: must be one of fast|slow, not 'quick' (see 'toy run --help')");
+  CHECK(Toy().error({"run", "--path", ""}) == "toy run: --path: needs a path, not an empty value (see 'toy run --help')");
+}
+
+TEST_CASE("typos get the nearest name, in the program's own words") {
+  CHECK(clikit::nearest("--cuont", {"--count", "--mode"}) == "--count");
+  CHECK(clikit::nearest("--co", {"--count"}) == "--count");  // a prefix is as likely as a typo
+  CHECK(clikit::nearest("--x", {"--count"}) == "");
+  CHECK(clikit::nearest("--zzzzzz", {"--count"}) == "");
+  CHECK(Toy().error({"rnu"}) == "toy: unknown command 'rnu'; did you mean 'run'? (see 'toy --help')");
+  CHECK(Toy().error({"run", "--cuont", "2"}) ==
+        "toy run: unknown option '--cuont'; did you mean '--count'? (see 'toy run --help')");
+  CHECK(Toy().error({"--count"}) ==
+        "toy: unknown option '--count'; options come after a command, e.g. 'toy run --count' (see 'toy --help')");
+  CHECK(Toy().error({"run", "--version"}) == "toy run: unknown option '--version'; the version is 'toy --version'");
+  CHECK(Toy().error({}) == "toy: give a command: run, stop, help, completion (see 'toy --help')");
+  Toy toy;
+  CHECK(clikit::expand_help(toy.app, {"help", "run"}) == std::vector<std::string>{"run", "--help"});
+  CHECK_THROWS_AS(clikit::expand_help(toy.app, {"help", "run", "stop"}), clikit::UsageError);
+}
+
+TEST_CASE("help lists the groups in the given order, with placeholders, defaults and examples") {
+  Toy toy;
+  const std::string help = toy.app.get_subcommand("run")->help();
+  const auto input = help.find("\nInput:\n"), output = help.find("\nOutput:\n"), options = help.find("\nOptions:\n");
+  REQUIRE(input != std::string::npos);
+  REQUIRE(output != std::string::npos);
+  REQUIRE(options != std::string::npos);
+  CHECK(input < output);
+  CHECK(output < options);
+  CHECK(help.find("--path PATH") != std::string::npos);
+  CHECK(help.find("--mode fast|slow") != std::string::npos);
+  CHECK(help.find("How many (default: 3)") != std::string::npos);
+  CHECK_MESSAGE(help.ends_with("\nExamples:\n  toy run --count 2\n\n"), help);
+}
+
+TEST_CASE("completions and the man page are read off the definition") {
+  Toy toy;
+  toy.error({"completion", "bash"});
+  CHECK(toy.printed.find("complete -o filenames -o bashdefault -F _toy toy") != std::string::npos);
+  CHECK(toy.printed.find("--mode) COMPREPLY=($(compgen -W 'fast slow' -- \"$cur\")); return ;;") != std::string::npos);
+  CHECK(toy.printed.find("--path) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;") != std::string::npos);
+  CHECK(toy.printed.find("'run stop help completion --help --version'") != std::string::npos);
+  Toy zsh;
+  zsh.error({"completion", "zsh"});
+  CHECK(zsh.printed.starts_with("#compdef toy\n"));
+  CHECK(zsh.printed.find("'--mode[How]:fast|slow:(fast slow)'") != std::string::npos);
+  Toy fish;
+  fish.error({"completion", "fish"});
+  CHECK(fish.printed.find("complete -c toy -n '__fish_seen_subcommand_from run' -l mode -x -a 'fast slow' -d 'How'") !=
+        std::string::npos);
+  Toy man;
+  man.error({"manpage"});
+  CHECK(man.printed.starts_with(".TH TOY 1 \"\" \"toy 1.0\" \"User Commands\"\n.SH NAME\ntoy \\- a toy\n"));
+  CHECK(man.printed.find(".SS \"toy run\"\nRun the toy\n") != std::string::npos);
+  CHECK(man.printed.find(".B \\-\\-count \" \\fIN\\fR\"\nHow many (default: 3)\n") != std::string::npos);
+  CHECK(man.printed.find(".nf\ntoy run \\-\\-count 2\n.fi\n") != std::string::npos);
+  CHECK(man.printed.ends_with(".SH SEE ALSO\n.BR true (1)\n"));
+  CHECK(man.printed.find("manpage") == std::string::npos);  // hidden
+}
