@@ -147,3 +147,76 @@ TEST_CASE("Encoder::config: what reproduces the rows") {
   CHECK(c["emit"] == nlohmann::ordered_json::array({"input_ids", "rope_cos"}));
   CHECK(c.contains("rope"));
 }
+
+TEST_CASE("tokenize: ids and masks into a sink, streamed past a batch; the same ids as text lines") {
+  const embedpe::Tokenizer tokenizer = embedpe::Tokenizer::default_model();
+  const std::size_t n = embedpe::kTokenizeBatchLines + 5;  // two batches from a file
+  const std::string path = test::temp_path("tokenize_rows.txt");
+  {
+    std::ofstream out(path);
+    for (const auto& l : lines(n)) out << l << "\n";
+  }
+  auto file = [&] {
+    return embedpe::TextSource(std::make_unique<embedpe::LineReader>(std::vector<std::string>{path}, embedpe::InputOptions{}));
+  };
+  // Keeps input_ids with the mask's padding dropped, row by row.
+  class IdSink : public embedpe::TensorSink {
+   public:
+    void begin(const embedpe::SinkRun& run) override {
+      streamed = run.streamed;
+      config = run.config;
+    }
+    void add_tables(const embedpe::SinkTables&) override {}
+    void add(const embedpe::SinkBatch& b) override {
+      names.clear();
+      for (const auto& t : b.tensors) names.push_back(t.name);
+      for (std::size_t r = 0; r < b.batch.size(); ++r) {
+        std::string row;
+        for (std::size_t l = 0; l < b.batch.input_ids.shape(1); ++l) {
+          if (b.batch.attention_mask(r, l) == 0) continue;
+          if (!row.empty()) row += ' ';  // (piecewise: GCC 12 warns falsely on "x" + std::string, -Wrestrict)
+          row += std::to_string(b.batch.input_ids(r, l));
+        }
+        rows.push_back(row);
+      }
+    }
+    void finish() override { finished = true; }
+    bool streamed = false, finished = false;
+    nlohmann::ordered_json config;
+    std::vector<std::string> names, rows;
+  };
+  embedpe::TextSource source = file();
+  IdSink sink;
+  embedpe::tokenize(tokenizer, source, *embedpe::find_sink_format("jsonl"), sink, {});
+  CHECK(sink.finished);
+  CHECK(sink.streamed);
+  CHECK(sink.names == std::vector<std::string>{"input_ids", "attention_mask"});
+  CHECK(sink.config.contains("model"));
+  CHECK(sink.config["input"] == "text");
+  REQUIRE(sink.rows.size() == n);
+
+  const std::string text_path = test::temp_path("tokenize_rows.ids");
+  embedpe::TextSource again = file();
+  embedpe::tokenize_to_text(tokenizer, again, embedpe::TokenText::ids, text_path, {});
+  std::ifstream in(text_path);
+  std::size_t i = 0;
+  for (std::string line; std::getline(in, line); ++i) {
+    REQUIRE(i < n);
+    CHECK(line == sink.rows[i]);
+    std::string plain;  // SentencePiece's ids, inside BOS/EOS
+    for (int id : tokenizer.encode(lines(n)[i]).ids) {
+      if (!plain.empty()) plain += ' ';
+      plain += std::to_string(id);
+    }
+    CHECK(line.find(plain) != std::string::npos);
+  }
+  CHECK(i == n);
+
+  // An empty file is refused unless it is allowed (one shard of many).
+  const std::string empty = test::temp_path("tokenize_empty.txt");
+  std::ofstream{empty};
+  embedpe::TextSource none(std::make_unique<embedpe::LineReader>(std::vector<std::string>{empty}, embedpe::InputOptions{}));
+  IdSink unused;
+  CHECK_THROWS_AS(embedpe::tokenize(tokenizer, none, *embedpe::find_sink_format("jsonl"), unused, {}), embedpe::UsageError);
+  CHECK(!unused.finished);
+}

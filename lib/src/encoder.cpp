@@ -11,6 +11,7 @@
 #include "batch_pipeline.h"
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
+#include "embedpe/output_file.h"
 #include "embedpe/version.h"
 #include "memory.h"
 
@@ -325,6 +326,89 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
     pipe.finish();
   }
   sink.finish();
+}
+
+namespace {
+
+constexpr std::size_t kAllLines = static_cast<std::size_t>(-1);
+
+// Ids given as input skip the tokenizer.
+Batch token_batch(const Tokenizer& tokenizer, TextSource& source, std::vector<TextLine>& lines,
+                  const TokenizeRunOptions& options) {
+  auto [texts, origins] = source.take(lines);
+  return options.ids_input ? batch_from_id_lines(tokenizer, texts, origins, options.tokenize)
+                           : tokenizer.encode_batch(texts, options.tokenize, options.threads);
+}
+
+// The first batch of a tokenize run: the whole input for given texts and
+// for a document that holds every row, else kTokenizeBatchLines.
+std::vector<TextLine> first_token_lines(TextSource& source, bool whole, const TokenizeRunOptions& options) {
+  std::vector<TextLine> lines = source.next(!source.reader() || whole ? kAllLines : kTokenizeBatchLines);
+  if (source.reader() && lines.empty() && !options.allow_empty) {
+    throw UsageError("input " + source.input_names() + " has no text: nothing to tokenize");
+  }
+  return lines;
+}
+
+}  // namespace
+
+void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& format, TensorSink& sink,
+              const TokenizeRunOptions& options) {
+  // A document that holds every row (json, npz, safetensors) is padded to
+  // the longest row of all, so it takes the whole input; the rest stream.
+  const bool whole = format.traits.whole_input;
+  std::vector<TextLine> lines = first_token_lines(source, whole, options);
+  std::vector<TextLine> next = whole ? std::vector<TextLine>{} : source.next(kTokenizeBatchLines);
+  SinkRun run;
+  run.config = {{"embedpe_version", version()}, {"model", model_config(tokenizer)}};
+  const nlohmann::ordered_json tokenization = tokenization_config(tokenizer, options.tokenize, options.ids_input);
+  for (const auto& [key, value] : tokenization.items()) run.config[key] = value;
+  run.sources = source.source_names();
+  run.seq_len = options.tokenize.seq_len;
+  run.pad_to_multiple_of = options.tokenize.pad_to_multiple_of.value_or(1);
+  run.threads = options.threads;
+  run.streamed = !next.empty();
+  run.batch_size = kTokenizeBatchLines;
+  sink.begin(run);
+  do {  // at least once: an empty shard is a document with zero rows
+    const Batch batch = token_batch(tokenizer, source, lines, options);
+    std::vector<TensorRef> tensors = {tensor_ref("input_ids", batch.input_ids)};
+    if (!format.traits.one_tensor) tensors.push_back(tensor_ref("attention_mask", batch.attention_mask));
+    sink.add({batch, lines, std::move(tensors)});
+    lines = std::move(next);
+    next = source.next(kTokenizeBatchLines);
+  } while (!lines.empty());
+  sink.finish();
+}
+
+void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText text, const std::string& output,
+                      const TokenizeRunOptions& options) {
+  std::vector<TextLine> lines = first_token_lines(source, false, options);
+  OutputFile out(output);
+  const bool fixed = options.tokenize.seq_len.has_value();
+  const std::size_t multiple = options.tokenize.pad_to_multiple_of.value_or(1);
+  std::string buffer;
+  while (!lines.empty()) {
+    const Batch batch = token_batch(tokenizer, source, lines, options);
+    const std::string& pad_piece = tokenizer.id_to_piece(batch.pad_id);
+    buffer.clear();
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      const auto [first, length] = batch.own_columns(b, fixed, multiple);
+      for (std::size_t l = first; l < first + length; ++l) {
+        if (l != first) buffer += ' ';
+        if (text == TokenText::ids) {
+          buffer += std::to_string(batch.input_ids(b, l));
+        } else {
+          const std::size_t token = l - std::min(l, batch.first_token(b));
+          buffer += batch.attention_mask(b, l) != 0 ? batch.pieces[b][token] : pad_piece;
+        }
+      }
+      buffer += '\n';
+    }
+    out.write(buffer);
+    lines = source.next(kTokenizeBatchLines);
+  }
+  out.commit();
 }
 
 }  // namespace embedpe

@@ -131,6 +131,33 @@ struct EncodeRunOptions {
 void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format, TensorSink& sink,
             const EncodeRunOptions& options);
 
+// What tokenize writes: ids and attention masks, without the layer.
+struct TokenizeRunOptions {
+  EncodeOptions tokenize;       // BOS/EOS, pad id, seq_len, padding and truncation sides
+  bool ids_input = false;       // each text is a line of ids, used as given (EncoderSpec::ids_input)
+  std::size_t threads = 1;      // for tokenizing
+  bool allow_empty = false;     // no text is an output with no rows (one shard of many), not an error
+};
+
+// The batch tokenize streams: memory stays bounded by a batch (its padded
+// ids and pieces), not by the corpus, for every format that streams.
+inline constexpr std::size_t kTokenizeBatchLines = 1024;
+
+// Reads `source` to its end and writes input_ids and attention_mask (a
+// one-tensor format: input_ids) to `sink`, with a config of version, model
+// and tokenization: what encode writes with --emit input_ids,attention_mask
+// but for the layer's part of the config.
+void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& format, TensorSink& sink,
+              const TokenizeRunOptions& options);
+
+// As tokenize, but as text into `output` (OutputFile: "-" is standard
+// output): one line per text, its ids or pieces space-separated, as the
+// embedding takes them (BOS/EOS, truncation), padded only to a length the
+// options ask for (seq_len, pad_to_multiple_of), as JSON Lines records are.
+enum class TokenText { ids, pieces };
+void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText text, const std::string& output,
+                      const TokenizeRunOptions& options);
+
 // The model's identity in a config: source, SHA-256, type, sizes, special ids.
 nlohmann::ordered_json model_config(const Tokenizer& tokenizer);
 
