@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,14 +17,37 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/parts_dir.h"
 #include "embedpe/shards.h"
-#include "encode.h"
-#include "output_dir.h"
+#include "embedpe/weights.h"
+#include "layer_flags.h"
 #include "parallel.h"
 #include "progress.h"
 
 namespace embedpe::cli {
 namespace {
+
+struct EncodeCommand {
+  TextOptions text;
+  TokenizeFlags tokenize;
+  LayerFlags layer;
+  std::optional<std::size_t> rope_dim;
+  bool train = false;
+  std::optional<double> dropout;
+  const SinkFormat* format = nullptr;  // --format; null: from --output's extension
+  DType dtype = DType::float32;  // of the float tensors: float32, float16 or bfloat16
+  std::string output = "-";
+  std::vector<std::string> emit;
+  std::size_t batch_size = 128;
+  std::optional<std::size_t> threads;
+  std::string output_dir;
+  std::size_t shard_rows = 1024;
+  bool resume = false;
+  bool quiet = false;
+  bool summary = false;
+  int precision = 0;  // --precision: significant digits of floats in json/jsonl; 0: shortest round-trip
+};
+
 
 const SinkFormat& infer_format(const EncodeCommand& cmd) {
   if (cmd.format) {
@@ -37,6 +61,33 @@ const SinkFormat& infer_format(const EncodeCommand& cmd) {
     for (const std::string& e : f->extensions) extensions.emplace_back(e, f);
   }
   return *format_from_extension(cmd.output, extensions).value_or(find_sink_format("json"));
+}
+
+// Refuses (before any work) inputs, as (flag, PATH[:TENSOR]) pairs, that
+// are or would be one of the files a run writes in --output-dir `dir`.
+void refuse_inputs_in_output_dir(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs) {
+  for (const auto& [flag, spec] : inputs) {
+    if (spec.empty() || spec == "-") continue;
+    const std::string path = parse_tensor_spec(spec).path;
+    if (is_parts_dir_file(dir, path)) {
+      throw UsageError(flag + " " + path + " is one of the files --output-dir " + dir +
+                       " writes (manifest, journal, lock or part), so the run would replace it; choose another "
+                       "--output-dir");
+    }
+  }
+}
+
+// --output-dir with what it cannot do, and --resume without it.
+void check_output_dir_flags(const EncodeCommand& cmd) {
+  if (!cmd.output_dir.empty()) {
+    if (cmd.output != "-") throw UsageError("give --output or --output-dir, not both");
+    if (cmd.format && std::string_view(cmd.format->name) != "npz") {
+      throw UsageError("--output-dir writes .npz parts; drop --format");
+    }
+    if (!cmd.text.texts.empty()) throw UsageError("--output-dir is for --input corpora");
+  } else if (cmd.resume) {
+    throw UsageError("--resume continues an --output-dir run");
+  }
 }
 
 void run_encode(const EncodeCommand& cmd) {
@@ -88,23 +139,26 @@ void run_encode(const EncodeCommand& cmd) {
   const Encoder encoder(std::move(tokenizer), std::move(spec));
 
   Progress progress(cmd.quiet, cmd.summary, source.reader());
+  const EncodeRunOptions run{.batch_size = cmd.batch_size,
+                             .threads = threads,
+                             .precision = cmd.precision,
+                             .allow_empty = cmd.text.shard_given,
+                             .on_batch = [&](const Batch& b) { progress.add(b); }};
   if (!cmd.output_dir.empty()) {
-    encoder.check_memory(cmd.shard_rows, 0, /*streaming=*/false);
-    const PartsDirStats stats = run_output_dir(cmd, encoder, source, [&](const Batch& b) { progress.add(b); });
+    const PartsDirStats stats =
+        encode_parts(encoder, source, {.output_dir = cmd.output_dir, .shard_rows = cmd.shard_rows, .resume = cmd.resume}, run);
     progress.finish();
-    if (cmd.summary) print_output_dir_summary(stats);
+    if (cmd.summary) {
+      std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
+                   stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
+    }
     return;
   }
   // A shard's output records which part of which input it holds, for merge.
   std::optional<ShardRecorder> record;
   if (cmd.text.shard_given && source.reader()) record.emplace(*source.reader());
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
-  encode(encoder, source, format, *sink,
-         {.batch_size = cmd.batch_size,
-          .threads = threads,
-          .precision = cmd.precision,
-          .allow_empty = cmd.text.shard_given,
-          .on_batch = [&](const Batch& b) { progress.add(b); }});
+  encode(encoder, source, format, *sink, run);
   if (record) record->write(cmd.output, format.name, encoder.config());
   progress.finish();
 }

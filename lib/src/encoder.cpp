@@ -328,6 +328,28 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
   sink.finish();
 }
 
+PartsDirStats encode_parts(const Encoder& encoder, TextSource& source, const PartsDirOptions& dir,
+                           const EncodeRunOptions& options) {
+  encoder.check_memory(dir.shard_rows, 0, /*streaming=*/false);
+  PartsDirSink sink(dir, *source.reader());
+  sink.begin({.config = encoder.config()});
+  std::optional<Part> part = sink.next();
+  // As with one output, an input with no text is an error (one empty shard
+  // of many is a run with no parts).
+  if (!part && !options.allow_empty) throw UsageError("input " + source.input_names() + " has no text: nothing to encode");
+  for (; part; part = sink.next()) {
+    if (part->kept) continue;
+    auto [texts, origins] = source.take(part->lines);
+    EncodedBatch b;
+    encoder.compute(texts, origins, part->first_row, b, options.threads);
+    if (options.on_batch) options.on_batch(b.batch);
+    std::vector<TensorBuffer> keep;
+    sink.add({b.batch, part->lines, encoder.tensors(b, keep)});
+  }
+  sink.finish();
+  return sink.stats();
+}
+
 namespace {
 
 constexpr std::size_t kAllLines = static_cast<std::size_t>(-1);

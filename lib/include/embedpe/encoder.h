@@ -29,6 +29,7 @@
 #include "embedpe/dtype.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/layer_spec.h"
+#include "embedpe/parts_dir.h"
 #include "embedpe/rope.h"
 #include "embedpe/sink.h"
 #include "embedpe/text_input.h"
@@ -157,6 +158,13 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
 enum class TokenText { ids, pieces };
 void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText text, const std::string& output,
                       const TokenizeRunOptions& options);
+
+// As encode, into a parts directory (parts_dir.h): each part the directory
+// asks for is computed and written, except those a resumed run keeps.
+// `source` reads files (its reader is not null); of `options`, allow_empty
+// and on_batch apply. Refuses parts that cannot fit in memory first.
+PartsDirStats encode_parts(const Encoder& encoder, TextSource& source, const PartsDirOptions& dir,
+                           const EncodeRunOptions& options);
 
 // The model's identity in a config: source, SHA-256, type, sizes, special ids.
 nlohmann::ordered_json model_config(const Tokenizer& tokenizer);
