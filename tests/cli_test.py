@@ -905,9 +905,52 @@ class PeTests(CliCase):
         npy = str(self.T5 / "relative_attention_bias.npy")
         self.fails(2, "--head 4 is beyond the 4 heads", "pe", "--kind", "t5", "--weights", npy, "--head", "4")
         self.fails(2, "but --num-buckets is 16", "pe", "--kind", "t5", "--weights", npy, "--num-buckets", "16")
-        self.fails(2, "--stats applies to --kind sinusoidal, rope or alibi", "pe", "--kind", "t5", "--stats")
+        self.fails(2, "--stats applies to --kind sinusoidal, rope, alibi or block", "pe", "--kind", "t5", "--stats")
         self.fails(1, "no-such.npy", "pe", "--kind", "t5", "--weights", str(self.tmp / "no-such.npy"))
         self.fails(2, "must be one of sinusoidal|learned|none|rope", "encode", "--text", "hi", "--pe", "t5")
+
+    def test_block_pe_in_encode_is_the_table_pe_shows(self):
+        """issue 16: --pe block adds PE(pos mod B) + PE_block(pos div B) to E[ids] x sqrt(d), the table pe prints."""
+        out = self.tmp / "b.npz"
+        self.ok("encode", "--text", "a long document, cut into blocks of three tokens", "--d-model", "12", "--pe",
+                "block", "--block-size", "3", "--block-base", "500", "--emit",
+                "token_embeddings,positional_encoding,output", "-o", str(out))
+        z = np.load(out)
+        n = z["positional_encoding"].shape[0]
+        pos = np.arange(n)
+        want = reference.sinusoidal_pe64(pos % 3, 12) + reference.sinusoidal_pe64(pos // 3, 12, base=500.0)
+        np.testing.assert_allclose(z["positional_encoding"], want, rtol=0, atol=1.2e-7)
+        table = self.run_pe(["--kind", "block", "--d-model", "12", "--max-len", str(n), "--block-size", "3",
+                             "--block-base", "500"], "npy")
+        np.testing.assert_array_equal(z["positional_encoding"], table)
+        np.testing.assert_array_equal(z["output"], z["token_embeddings"] + table)  # token_embeddings: already x sqrt(d)
+        doc = json.loads(self.run_pe(["--kind", "block", "--d-model", "4", "--max-len", "4", "--block-size", "2"],
+                                     "json"))
+        self.assertEqual(doc["config"]["positional_encoding"]["block_size"], 2)
+        stats = self.ok("pe", "--kind", "block", "--d-model", "8", "--block-size", "4", "--stats").stdout.decode()
+        self.assertEqual([l.split()[0] for l in stats.splitlines()[2:]], ["within"] * 4 + ["block"] * 4)
+        width, height, _ = decode_png(self.run_pe(["--kind", "block", "--d-model", "8", "--block-size", "4"], "png"))
+        self.assertGreater(width * height, 0)
+
+    def test_block_and_transformer_xl_refusals(self):
+        self.fails(2, "needs --block-size B", "encode", "--text", "hi", "--pe", "block")
+        self.fails(2, "needs --block-size B", "pe", "--kind", "block", "--d-model", "8")
+        self.fails(2, "--block-size applies to --pe block", "encode", "--text", "hi", "--block-size", "3")
+        self.fails(2, "--block-size", "encode", "--text", "hi", "--pe", "block", "--block-size", "0")
+        self.fails(2, "give an even --d-model, not 7", "pe", "--kind", "transformer-xl", "--d-model", "7")
+        self.fails(2, "--clamp-len", "pe", "--kind", "transformer-xl", "--d-model", "8", "--clamp-len", "0")
+        self.fails(2, "must be one of sinusoidal|learned|none|rope|block", "encode", "--text", "hi", "--pe",
+                   "transformer-xl")
+
+    def test_transformer_xl_rows_descend(self):
+        """Row r of R is relative position klen-1-r (clamped): the last row is position 0, [0..0 | 1..1]."""
+        r = self.run_pe(["--kind", "transformer-xl", "--d-model", "6", "--max-len", "5", "--clamp-len", "2"], "npy")
+        np.testing.assert_array_equal(r[-1], [0, 0, 0, 1, 1, 1])
+        np.testing.assert_array_equal(r[0], r[2])  # positions 4 and 3 clamp to 2
+        inv = 1 / 10000 ** (np.arange(0, 6, 2) / 6)
+        np.testing.assert_allclose(r[3], np.concatenate([np.sin(inv), np.cos(inv)]), atol=1.2e-7)
+        text = self.ok("pe", "--kind", "transformer-xl", "--d-model", "6", "--max-len", "5").stdout.decode()
+        self.assertIn("row r is position 4 - r", text.splitlines()[0])
 
     def test_encode_shares_the_conventions(self):
         out = self.tmp / "o.npz"

@@ -22,6 +22,12 @@ References used:
     pad_to_multiple_of; position_ids = attention_mask.cumsum(-1) - 1 with
     left padding) over the same PyTorch layer, and ids given as input
     (padding/).
+  * kimiyoung/transformer-xl's PositionalEmbedding and the descending,
+    clamped pos_seq of MemTransformerLM._forward (pytorch/mem_transformer.py),
+    ported as written there, run in float32 and float64: the transformer-xl
+    tables (pe/txl_*).
+  * NumPy float64: the block PE, PE(pos mod B) + PE(pos div B) of the paper's
+    sinusoid (pe/block_*).
   * NumPy float64: the PE precision reference far beyond 5000 positions
     (pe_float64.npy) and odd d_model, which the usual float32 recipe cannot do
     (its pe[:, 1::2] assignment fails when d_model is odd).
@@ -455,11 +461,63 @@ def pe_goldens():
         add(f"rope_{name}_cos", args, np.cos(emb) * attention, 1.2e-7)
         add(f"rope_{name}_sin", args, np.sin(emb) * attention, 1.2e-7)
 
+    # Block PE: the paper's sinusoid of the place in the block plus that of the block index (float64).
+    for d, block, base, block_base, n in ((16, 4, 10000.0, 10000.0, 40), (15, 7, 10000.0, 500.0, 30),
+                                         (8, 1, 100.0, 10000.0, 12)):
+        pos = np.arange(n)
+        args = ["--kind", "block", "--d-model", str(d), "--max-len", str(n), "--block-size", str(block), "--base",
+                str(base), "--block-base", str(block_base)]
+        add(f"block_d{d}_b{block}", args, reference.sinusoidal_pe64(pos % block, d, base=base) +
+            reference.sinusoidal_pe64(pos // block, d, base=block_base), 1.2e-7)
+
+    # Transformer-XL's R: the upstream module, in float32 as it runs (float32 argument error
+    # against embedpe's float64) and in float64 (rounding only).
+    for d, klen, clamp in ((16, 40, None), (8, 25, 10), (32, 64, None)):
+        for dtype, tol, tag in ((torch.float32, 2e-5, ""), (torch.float64, 1.2e-7, "64")):
+            args = ["--kind", "transformer-xl", "--d-model", str(d), "--max-len", str(klen)]
+            if clamp is not None:
+                args += ["--clamp-len", str(clamp)]
+            add(f"txl{tag}_d{d}_k{klen}", args, txl_relative_table(d, klen, clamp, dtype), tol)
+
     for heads in (8, 12, 6, 1, 32):
         add(f"alibi_slopes_{heads}", ["--kind", "alibi", "--heads", str(heads)], alibi_slopes_reference(heads), 0)
 
     np.savez(out / "goldens.npz", **arrays)
     (out / "cases.json").write_text(json.dumps(cases, indent=1) + "\n")
+
+
+# --- Transformer-XL relative positions ----------------------------------------------
+class TxlPositionalEmbedding(nn.Module):
+    """kimiyoung/transformer-xl pytorch/mem_transformer.py PositionalEmbedding, as written there."""
+
+    def __init__(self, demb):
+        super(TxlPositionalEmbedding, self).__init__()
+        self.demb = demb
+        inv_freq = 1 / (10000 ** (torch.arange(0.0, demb, 2.0) / demb))
+        self.register_buffer('inv_freq', inv_freq)
+
+    def forward(self, pos_seq, bsz=None):
+        sinusoid_inp = torch.ger(pos_seq, self.inv_freq)
+        pos_emb = torch.cat([sinusoid_inp.sin(), sinusoid_inp.cos()], dim=-1)
+        if bsz is not None:
+            return pos_emb[:, None, :].expand(-1, bsz, -1)
+        else:
+            return pos_emb[:, None, :]
+
+
+def txl_relative_table(d, klen, clamp_len, dtype):
+    """R as MemTransformerLM._forward builds it: pos_seq = arange(klen-1, -1, -1.0), clamped, through pos_emb."""
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)  # the module's own dtype: inv_freq computed in it, not converted after
+    try:
+        module = TxlPositionalEmbedding(d)
+        pos_seq = torch.arange(klen - 1, -1, -1.0)
+    finally:
+        torch.set_default_dtype(default)
+    if clamp_len is not None and clamp_len > 0:
+        pos_seq.clamp_(max=clamp_len)
+    with torch.no_grad():
+        return module(pos_seq)[:, 0, :].numpy().astype(np.float64)
 
 
 # --- T5 relative-position buckets ---------------------------------------------------

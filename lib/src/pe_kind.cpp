@@ -16,6 +16,8 @@ namespace embedpe {
   X(rope)                   \
   X(alibi)                  \
   X(t5)                     \
+  X(block)                  \
+  X(transformer_xl)         \
   /* one line per kind, above this one */
 
 #define EMBEDPE_DECLARE_KIND(name) const PeKind& name##_kind();
