@@ -12,7 +12,15 @@ CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table) {
   add_number(cmd, "--d-model", table.d_model, 1, kMaxDModel, "Embedding width")
       ->default_str("512, or the --weights table's");
   auto* seed = add_number(cmd, "--seed", table.seed, 0, std::numeric_limits<std::uint64_t>::max(),
-                          "Seed of the default N(0,1) table (and of the dropout mask)");
+                          "Seed of the generated table (and of the dropout mask)");
+  add_choice<Init>(cmd, "--init", [&table](Init i) { table.init = i; },
+                   {{"normal", Init::normal}, {"scaled-normal", Init::scaled_normal},
+                    {"xavier-uniform", Init::xavier_uniform}, {"uniform", Init::uniform}},
+                   "The generated table: N(0,1) as nn.Embedding; N(0, 1/sqrt(d_model)); U(±sqrt(6/(vocab+d_model))) "
+                   "as xavier_uniform_; U(±R) with --init-range",
+                   "normal");
+  add_number(cmd, "--init-range", table.init_range, 0.0, 1e6, "The bound R of --init uniform: U(-R, R)")
+      ->type_name("R");
   cmd.add_option("--weights", table.weights,
                  "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from "
                  "embedpe quantize)")

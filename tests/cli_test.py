@@ -455,6 +455,79 @@ def readme_default_table_rows():
     return scope["default_table_rows"]
 
 
+def readme_init_table_rows():
+    """README's --init recipe, run as written (after default_table_rows, which it calls)."""
+    readme = (HERE.parent / "README.md").read_text()
+    code = re.search(r"```python\n(def init_table_rows\(.*?)```", readme, re.S)
+    assert code, "README.md has no init_table_rows recipe"
+    scope = {"default_table_rows": readme_default_table_rows(), "np": np}
+    exec(code.group(1), scope)
+    return scope["init_table_rows"]
+
+
+class InitTests(CliCase):
+    """issue 16: --init schemes of the generated table, as README's NumPy recipe computes them."""
+
+    def lookup(self, ids, d, *args):
+        doc = json.loads(self.ok("lookup", "--ids", ",".join(map(str, ids)), "--d-model", str(d), *args,
+                                 "--format", "json").stdout)
+        return np.array(doc["rows"], dtype=np.float32), doc["table"]
+
+    def test_readme_recipe_gives_every_scheme_bit_for_bit(self):
+        rows = readme_init_table_rows()
+        ids = [0, 1, 2, 7999, 4242]
+        for init, extra in (("normal", []), ("scaled-normal", []), ("xavier-uniform", []),
+                            ("uniform", ["--init-range", "0.02"])):
+            for d, seed in ((1, 0), (9, 5), (130, 2**64 - 1)):
+                with self.subTest(init=init, d=d, seed=seed):
+                    got, name = self.lookup(ids, d, "--init", init, "--seed", str(seed), *extra)
+                    want = rows(ids, d, 8000, init, 0.02 if extra else None, seed)
+                    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+                    if init != "normal":
+                        self.assertIn(f"init={init}", name)
+
+    def test_schemes_have_their_distributions(self):
+        ids, d = list(range(0, 8000, 7)), 64  # 1143 rows x 64
+        normal, _ = self.lookup(ids, d)
+        scaled, name = self.lookup(ids, d, "--init", "scaled-normal")
+        self.assertIn("std=1/sqrt(64)", name)
+        np.testing.assert_allclose(scaled, (normal.astype(np.float64) / 8).astype(np.float32), rtol=0, atol=0)
+        self.assertAlmostEqual(float(scaled.std()), 1 / 8, delta=0.005)
+        xavier, name = self.lookup(ids, d, "--init", "xavier-uniform")
+        bound = np.sqrt(6.0 / (8000 + 64))  # torch.nn.init.xavier_uniform_ on a (8000, 64) weight
+        self.assertIn("%.9g" % bound, name)
+        self.assertLessEqual(float(np.abs(xavier).max()), bound)
+        self.assertGreater(float(np.abs(xavier).max()), 0.99 * bound)
+        self.assertAlmostEqual(float(xavier.std()), bound / np.sqrt(3), delta=0.01 * bound)
+        uniform, _ = self.lookup(ids, d, "--init", "uniform", "--init-range", "3")
+        self.assertLessEqual(float(np.abs(uniform).max()), 3)
+        self.assertAlmostEqual(float(uniform.mean()), 0, delta=0.05)
+
+    def test_encode_uses_the_scheme_and_records_it(self):
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--text", "Hello world", "--d-model", "16", "--init", "xavier-uniform", "--scale", "none",
+                "--emit", "input_ids,token_embeddings", "-o", str(out))
+        z = np.load(out)
+        want = readme_init_table_rows()(z["input_ids"].reshape(-1), 16, 8000, "xavier-uniform").reshape(
+            z["input_ids"].shape + (16,))
+        np.testing.assert_array_equal(z["token_embeddings"], want)
+        doc = json.loads(self.ok("encode", "--text", "hi", "--d-model", "4", "--init", "uniform", "--init-range",
+                                 "0.5", "--format", "json").stdout)
+        self.assertEqual(doc["config"]["embedding"],
+                         "random-uniform(init=uniform, bound=0.5, seed=0, generator=splitmix64-uniform/1)")
+
+    def test_refusals(self):
+        self.fails(2, "--init uniform needs --init-range R > 0", "encode", "--text", "hi", "--init", "uniform")
+        self.fails(2, "add --init uniform, or drop --init-range", "encode", "--text", "hi", "--init-range", "1")
+        self.fails(2, "add --init uniform", "lookup", "--ids", "1", "--init", "normal", "--init-range", "1")
+        self.fails(2, "--init-range", "encode", "--text", "hi", "--init", "uniform", "--init-range", "-1")
+        npy = self.tmp / "w.npy"
+        np.save(npy, np.zeros((8000, 4), dtype=np.float32))
+        self.fails(2, "drop --init", "encode", "--text", "hi", "--weights", str(npy), "--init", "xavier-uniform")
+        self.fails(2, "must be one of normal|scaled-normal|xavier-uniform|uniform", "encode", "--text", "hi",
+                   "--init", "kaiming")
+
+
 class DefaultTableTests(CliCase):
     """The default N(0,1) table (generator splitmix64+box-muller/2) is what README's NumPy recipe computes."""
 

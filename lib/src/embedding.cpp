@@ -7,6 +7,7 @@
 #include <bit>
 #include <thread>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numbers>
 
@@ -152,12 +153,46 @@ void normal_row(std::uint64_t seed, std::int64_t id, std::size_t d_model, float*
   }
 }
 
+// The uniform schemes: float32((2u - 1) * bound), u = (mix(key + j) >> 11) / 2^53.
+void uniform_row(std::uint64_t seed, std::int64_t id, std::size_t d_model, double bound, float* out) {
+  const std::uint64_t key = mix(mix(seed) ^ static_cast<std::uint64_t>(id));
+  for (std::size_t j = 0; j < d_model; ++j) {
+    const double u = static_cast<double>(mix(key + j) >> 11) * 0x1p-53;
+    out[j] = static_cast<float>((2.0 * u - 1.0) * bound);
+  }
+}
+
 }  // namespace
 
-RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed)
-    : vocab_size_(vocab_size), d_model_(d_model), seed_(seed) {
+const char* init_name(Init init) {
+  switch (init) {
+    case Init::normal: return "normal";
+    case Init::scaled_normal: return "scaled-normal";
+    case Init::xavier_uniform: return "xavier-uniform";
+    case Init::uniform: return "uniform";
+  }
+  return "normal";
+}
+
+RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed,
+                                     InitScheme init)
+    : vocab_size_(vocab_size), d_model_(d_model), seed_(seed), init_(init) {
   if (vocab_size <= 0) throw UsageError("embedding table needs at least one row");
   if (d_model == 0) throw UsageError("d_model must be at least 1", {"d_model"});
+  switch (init.kind) {
+    case Init::normal: break;
+    case Init::scaled_normal: factor_ = 1.0 / std::sqrt(static_cast<double>(d_model)); break;
+    case Init::xavier_uniform:
+      factor_ = std::sqrt(6.0 / (static_cast<double>(vocab_size) + static_cast<double>(d_model)));
+      break;
+    case Init::uniform:
+      if (!(init.range > 0) || !std::isfinite(init.range)) {
+        throw UsageError("init uniform needs init_range R > 0: the values are drawn from U(-R, R)",
+                         {"init", "init_range"});
+      }
+      factor_ = init.range;
+      break;
+  }
   const auto rows = static_cast<std::size_t>(vocab_size);
   if (d_model <= kRowCacheLimit / sizeof(float) / rows) {
     const std::size_t bytes = rows * d_model * sizeof(float) + rows;
@@ -200,10 +235,35 @@ const float* RandomNormalTable::row_data(std::int64_t id) const {
   return slot;
 }
 
-void RandomNormalTable::row(std::int64_t id, float* out) const { normal_row(seed_, id, d_model_, out); }
+void RandomNormalTable::row(std::int64_t id, float* out) const {
+  switch (init_.kind) {
+    case Init::normal: return normal_row(seed_, id, d_model_, out);
+    case Init::scaled_normal:
+      normal_row(seed_, id, d_model_, out);
+      for (std::size_t j = 0; j < d_model_; ++j) out[j] = static_cast<float>(static_cast<double>(out[j]) * factor_);
+      return;
+    case Init::xavier_uniform:
+    case Init::uniform: return uniform_row(seed_, id, d_model_, factor_, out);
+  }
+}
 
 std::string RandomNormalTable::describe() const {
-  return "random-normal(seed=" + std::to_string(seed_) + ", generator=" + kGenerator + ")";
+  const std::string seed = "seed=" + std::to_string(seed_);
+  char bound[64];
+  std::snprintf(bound, sizeof bound, "%.9g", factor_);
+  switch (init_.kind) {
+    case Init::normal: break;
+    case Init::scaled_normal:
+      return "random-normal(init=scaled-normal, std=1/sqrt(" + std::to_string(d_model_) + "), " + seed +
+             ", generator=" + kGenerator + ")";
+    case Init::xavier_uniform:
+      return "random-uniform(init=xavier-uniform, bound=sqrt(6/(" + std::to_string(vocab_size_) + "+" +
+             std::to_string(d_model_) + "))=" + bound + ", " + seed + ", generator=" + kUniformGenerator + ")";
+    case Init::uniform:
+      return "random-uniform(init=uniform, bound=" + std::string(bound) + ", " + seed +
+             ", generator=" + kUniformGenerator + ")";
+  }
+  return "random-normal(" + seed + ", generator=" + kGenerator + ")";
 }
 
 DenseTable::DenseTable(xt::xtensor<float, 2> weights, std::string description)

@@ -48,9 +48,18 @@ std::vector<float> layernorm_vector(const std::string& spec, const std::string& 
 
 std::unique_ptr<EmbeddingTable> open_table(const TableSpec& spec, const Tokenizer* tokenizer) {
   std::unique_ptr<EmbeddingTable> table;
+  if (spec.init_range && spec.init != Init::uniform) {
+    throw UsageError("init_range is the bound R of init uniform, U(-R, R): add init uniform, or drop init_range",
+                     {"init_range", "init"});
+  }
   if (spec.weights.empty()) {
-    table = std::make_unique<RandomNormalTable>(tokenizer->info().vocab_size, requested_d_model(spec), spec.seed);
+    table = std::make_unique<RandomNormalTable>(tokenizer->info().vocab_size, requested_d_model(spec), spec.seed,
+                                                InitScheme{spec.init.value_or(Init::normal), spec.init_range.value_or(0)});
   } else {
+    if (spec.init) {
+      throw UsageError("init chooses how the generated table is drawn, and weights gives the table: drop init",
+                       {"init", "weights"});
+    }
     table = open_embedding_table(spec.weights);
     if (spec.d_model && *spec.d_model != table->d_model()) {
       const std::string head = "d_model " + std::to_string(*spec.d_model) + " conflicts with ";

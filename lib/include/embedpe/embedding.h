@@ -57,9 +57,28 @@ class EmbeddingTable {
   // table, or nullptr when the row has to be converted or computed (then use
   // row()). The input layer reads rows through this, without a copy.
   virtual const float* row_data(std::int64_t /*id*/) const { return nullptr; }
-  // One line for the JSON config, e.g. "random-normal(seed=0, generator=splitmix64+box-muller/2)".
+  // One line for the JSON config, e.g. "random-normal(seed=0, generator=splitmix64+box-muller/2)";
+  // another init scheme says which, and its scale.
   virtual std::string describe() const = 0;
 };
+
+// How the generated table is initialised (--init). Every scheme draws from
+// the same counter-based generator, so a row is still a pure function of
+// (seed, row):
+//   normal          N(0, 1), nn.Embedding's default: the Box–Muller values above
+//   scaled_normal   N(0, 1/√d_model): float32(float64(normal value) × (1 / sqrt(d_model)))
+//   xavier_uniform  U(±√(6 / (vocab + d_model))), nn.init.xavier_uniform_ on a (vocab, d_model) weight
+//   uniform         U(±range)
+// The uniform schemes ("splitmix64-uniform/1"): element j of a row is
+//   u = (mix(key + j) >> 11) / 2^53 in [0, 1),  E[row, j] = float32((2u - 1) × bound)
+// in float64, key as above, bound = range or sqrt(6.0 / (vocab + d_model)).
+enum class Init { normal, scaled_normal, xavier_uniform, uniform };
+struct InitScheme {
+  Init kind = Init::normal;
+  double range = 0;  // uniform: the bound R of U(±R)
+};
+// "normal", "scaled-normal", "xavier-uniform", "uniform".
+const char* init_name(Init init);
 
 class RandomNormalTable final : public EmbeddingTable {
  public:
@@ -70,7 +89,10 @@ class RandomNormalTable final : public EmbeddingTable {
   // Caches up to this size are given huge pages (fewer page faults).
   static constexpr std::size_t kHugePageCacheLimit = std::size_t(64) << 20;
 
-  RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed);
+  // The uniform schemes' generator, as the run's config records it.
+  static constexpr const char* kUniformGenerator = "splitmix64-uniform/1";
+
+  RandomNormalTable(std::int64_t vocab_size, std::size_t d_model, std::uint64_t seed, InitScheme init = {});
   ~RandomNormalTable() override;
   RandomNormalTable(const RandomNormalTable&) = delete;
   RandomNormalTable& operator=(const RandomNormalTable&) = delete;
@@ -88,6 +110,8 @@ class RandomNormalTable final : public EmbeddingTable {
   std::int64_t vocab_size_;
   std::size_t d_model_;
   std::uint64_t seed_;
+  InitScheme init_;
+  double factor_ = 1;  // scaled_normal: 1/sqrt(d_model); the uniform schemes: their bound
   // One anonymous mapping, reserved but not committed (pages are touched
   // only for rows generated, so creating the table costs the same for any
   // vocabulary): the rows, then one state byte per row (empty, filling,

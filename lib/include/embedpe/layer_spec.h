@@ -32,7 +32,9 @@ namespace embedpe {
 
 struct TableSpec {
   std::optional<std::size_t> d_model;       // default 512, or the weights' width
-  std::uint64_t seed = 0;                   // of the generated N(0, 1) rows
+  std::uint64_t seed = 0;                   // of the generated rows
+  std::optional<Init> init;                 // of the generated rows (embedding.h); default normal, N(0, 1)
+  std::optional<double> init_range;         // init uniform: U(-R, R)
   std::string weights;                      // PATH[:TENSOR]; empty: generated rows
   std::optional<std::int64_t> padding_idx;  // this row reads as zeros (nn.Embedding padding_idx)
 };
