@@ -73,6 +73,11 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
   const char* kind = file->format() == WeightFormat::npy ? "npy" : "safetensors";
   const std::string emb = file->format() == WeightFormat::npy ? "(the array)" : usual(*file, kEmbeddingNames);
   const std::string pos = file->format() == WeightFormat::npy ? "" : usual(*file, kPositionNames);
+  const WeightTying tying = weight_tying(*file);
+  const std::string tied = !tying.embedding  ? ""
+                           : !tying.projection ? "no output projection stored (a tied model may store it once)"
+                           : tying.same_bytes ? "yes: " + tying.projection->name + " has the same bytes"
+                                              : "no: " + tying.projection->name + " differs";
   if (format == InfoFormat::json) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     for (const auto& t : file->tensors()) {
@@ -80,13 +85,16 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
                          {"bytes", t.size_bytes}});
     }
     doc["weights"] = {{"path", path}, {"format", kind}, {"size_bytes", file->file_size()}, {"tensors", tensors},
-                      {"token_embedding", emb}, {"position_embedding", pos}};
+                      {"token_embedding", emb}, {"position_embedding", pos},
+                      {"output_projection", tying.projection ? nlohmann::ordered_json(tying.projection->name) : nullptr},
+                      {"tied", tying.projection ? nlohmann::ordered_json(tying.same_bytes) : nullptr}};
     return;
   }
   if (!text.empty()) text += "\n";
   row(text, "weights", path + " (" + kind + ", " + std::to_string(file->file_size()) + " bytes)");
   row(text, "embedding", emb.empty() ? "(none or several usual names; give PATH:TENSOR)" : emb);
   if (!pos.empty()) row(text, "positions", pos);
+  if (!tied.empty()) row(text, "tied", tied);
   for (const auto& t : file->tensors()) {
     std::string shape = "(";
     for (std::size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);

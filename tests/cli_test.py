@@ -322,6 +322,49 @@ class InfoTests(CliCase):
         self.assertEqual(doc["vocab_size"], 30000)
 
 
+def write_safetensors(path, tensors):
+    """{name: (dtype, array)} as a .safetensors file, with NumPy only."""
+    import struct
+    header, blobs, offset = {}, [], 0
+    for name, (dtype, array) in tensors.items():
+        raw = np.ascontiguousarray(array).tobytes()
+        header[name] = {"dtype": dtype, "shape": list(array.shape), "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    pathlib.Path(path).write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+class TiedWeightsTests(CliCase):
+    """issue 16: info --weights says whether the input embedding and the output projection are one matrix."""
+
+    def info(self, tensors):
+        path = self.tmp / "w.safetensors"
+        write_safetensors(path, tensors)
+        return (self.ok("info", "--weights", str(path)).stdout.decode(),
+                json.loads(self.ok("info", "--weights", str(path), "--format", "json").stdout)["weights"])
+
+    def test_tied_untied_and_stored_once(self):
+        emb = np.arange(24, dtype=np.float32).reshape(6, 4)
+        text, doc = self.info({"model.embed_tokens.weight": ("F32", emb), "lm_head.weight": ("F32", emb.copy())})
+        self.assertIn("tied          yes: lm_head.weight has the same bytes", text)
+        self.assertEqual((doc["output_projection"], doc["tied"]), ("lm_head.weight", True))
+        other = emb.copy()
+        other[5, 3] += 1
+        text, doc = self.info({"transformer.wte.weight": ("F32", emb), "lm_head.weight": ("F32", other)})
+        self.assertIn("tied          no: lm_head.weight differs", text)
+        self.assertEqual(doc["tied"], False)
+        # The same values in another dtype are another tensor.
+        text, doc = self.info({"model.embed_tokens.weight": ("F32", emb), "lm_head.weight": ("F16", emb.astype(np.float16))})
+        self.assertEqual(doc["tied"], False)
+        text, doc = self.info({"model.embed_tokens.weight": ("F32", emb)})
+        self.assertIn("no output projection stored", text)
+        self.assertEqual((doc["output_projection"], doc["tied"]), (None, None))
+        text, doc = self.info({"cls.predictions.decoder.weight": ("F32", emb),
+                               "bert.embeddings.word_embeddings.weight": ("F32", emb)})
+        self.assertEqual((doc["output_projection"], doc["tied"]), ("cls.predictions.decoder.weight", True))
+
+
 def read_safetensors(path):
     """A .safetensors file read with NumPy only: {name: array} and the metadata."""
     raw = pathlib.Path(path).read_bytes()

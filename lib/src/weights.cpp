@@ -52,6 +52,35 @@ const std::vector<std::string_view> kPositionNames = {
     "model.decoder.embed_positions.weight", "decoder.embed_positions.weight",
 };
 
+const std::vector<std::string_view> kOutputProjectionNames = {
+    "lm_head.weight",                  // HF causal LMs (LLaMA, Mistral, Qwen, GPT-2, BLOOM), T5, BART
+    "output.weight",                   // Meta LLaMA checkpoints
+    "embed_out.weight", "gpt_neox.embed_out.weight",  // GPT-NeoX, Pythia
+    "cls.predictions.decoder.weight",  // BERT's MLM head
+    "lm_head.decoder.weight",          // RoBERTa's MLM head
+    "predictions.decoder.weight",      // ALBERT's MLM head
+};
+
+WeightTying weight_tying(const WeightFile& file) {
+  WeightTying t;
+  for (auto name : kEmbeddingNames) {
+    if (const WeightTensor* found = file.find(name)) {
+      if (t.embedding) return {};  // several usual names: which one is the input is not known
+      t.embedding = found;
+    }
+  }
+  for (auto name : kOutputProjectionNames) {
+    if ((t.projection = file.find(name))) break;
+  }
+  if (t.embedding && t.projection) {
+    const WeightTensor& a = *t.embedding;
+    const WeightTensor& b = *t.projection;
+    t.same_bytes = a.dtype == b.dtype && a.shape == b.shape && a.size_bytes == b.size_bytes &&
+                   std::memcmp(file.data(a), file.data(b), a.size_bytes) == 0;
+  }
+  return t;
+}
+
 const std::vector<std::string_view> kLayerNormWeightNames = {
     "embeddings.LayerNorm.weight", "bert.embeddings.LayerNorm.weight", "roberta.embeddings.LayerNorm.weight",
     "model.encoder.layernorm_embedding.weight", "encoder.layernorm_embedding.weight",

@@ -112,8 +112,23 @@ TensorSpec parse_tensor_spec(const std::string& spec);
 // Names under which frameworks store the tables embedpe uses.
 extern const std::vector<std::string_view> kEmbeddingNames;
 extern const std::vector<std::string_view> kPositionNames;
+extern const std::vector<std::string_view> kOutputProjectionNames;  // lm_head.weight and the like
 extern const std::vector<std::string_view> kLayerNormWeightNames;
 extern const std::vector<std::string_view> kLayerNormBiasNames;
+
+// Whether a checkpoint's input embedding and output projection are tied
+// (the same matrix, as in GPT-2, T5 or BERT's MLM head): the tensors found
+// under the usual names (the only one present of kEmbeddingNames, the
+// first of kOutputProjectionNames), and whether their bytes are the same.
+// A .safetensors file never shares one data range between two names, so
+// tied weights either appear twice with the same bytes or, as Hugging Face
+// saves them, once (no projection: `projection` is null).
+struct WeightTying {
+  const WeightTensor* embedding = nullptr;
+  const WeightTensor* projection = nullptr;
+  bool same_bytes = false;  // both found, same dtype and shape, identical bytes
+};
+WeightTying weight_tying(const WeightFile& file);
 
 // The tensor named `wanted`, or (if `wanted` is empty) the only tensor of a
 // .npy, or the single one of `usual_names` present. Throws embedpe::Error
