@@ -112,6 +112,11 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
                      "One sequence of token ids, e.g. 1,262,2 (repeat for a batch): no tokenizer, no BOS/EOS")
                  ->type_name("IDS")
                  ->allow_extra_args(false);
+  cmd.add_option("--text-pair", options.pairs,
+                 "Second text of a pair, one per --text: [CLS] A [SEP] B [SEP], token types 0 and 1 "
+                 "(BERT-style models)")
+      ->type_name("TEXT")
+      ->allow_extra_args(false);
   text->excludes(input);
   text->excludes(files);
   ids->excludes(text);
@@ -230,6 +235,11 @@ TextSource open_texts(const TextOptions& options) {
     if (options.reading.format == InputFormat::jsonl && options.ids.empty()) {  // --ids: ids_input says it
       throw UsageError("--input-format jsonl reads input files; --text values are used as given");
     }
+  }
+  if (!options.pairs.empty() && options.pairs.size() != options.texts.size()) {
+    throw UsageError("--text-pair is the second text of a pair: give one per --text (" +
+                     std::to_string(options.texts.size()) + " --text, " + std::to_string(options.pairs.size()) +
+                     " --text-pair)");
   }
   if (!options.ids.empty()) return TextSource::given(options.ids, "--ids");
   if (!options.texts.empty()) return TextSource::given(options.texts, "--text");

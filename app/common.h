@@ -36,6 +36,7 @@ using clikit::try_parse_number;
 
 struct TextOptions {
   std::vector<std::string> texts;   // --text, repeatable
+  std::vector<std::string> pairs;   // --text-pair, repeatable: the second text of each --text
   std::vector<std::string> ids;     // --ids, repeatable: one sequence of ids each
   std::vector<std::string> inputs;  // --input PATH or -, repeatable
   InputOptions reading;             // --input-format, --field, --skip-empty, --shard, --max-line-bytes

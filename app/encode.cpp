@@ -38,6 +38,8 @@ struct EncodeCommand {
   DType dtype = DType::float32;  // of the float tensors: float32, float16 or bfloat16
   std::string output = "-";
   std::vector<std::string> emit;
+  std::vector<std::int64_t> token_types;  // --token-type-ids
+  bool no_token_type = false;
   std::size_t batch_size = 128;
   std::optional<std::size_t> threads;
   std::string output_dir;
@@ -135,6 +137,9 @@ void run_encode(const EncodeCommand& cmd) {
                    .threads = threads,
                    .max_line_bytes = cmd.text.reading.max_line_bytes};
   spec.ids_input = ids_input(cmd.text);
+  spec.text_pairs = cmd.text.pairs;
+  spec.token_type_ids = cmd.token_types;
+  spec.layer.token_types = !cmd.no_token_type;
   spec.layer.dropout = dropout;
   const Encoder encoder(std::move(tokenizer), std::move(spec));
 
@@ -171,6 +176,14 @@ void setup_encode(CLI::App& app) {
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
   add_layer_flags(*sub, cmd->layer);
+  sub->add_option_function<std::string>(
+         "--token-type-ids", [cmd](const std::string& v) { cmd->token_types = parse_ids("--token-type-ids", v); },
+         "Token types (BERT segments): one for every sequence, one per sequence, or with --text-pair the types "
+         "of the two segments")
+      ->type_name("T,...")
+      ->default_str("0; with --text-pair 0,1");
+  sub->add_flag("--no-token-type", cmd->no_token_type,
+                "Do not add the token type embeddings found in --weights (added by default, type 0)");
   sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");
   add_number(*sub, "--dropout", cmd->dropout, 0.0, 1.0, "Dropout probability with --train", /*hi_open=*/true)
       ->type_name("P")
@@ -194,13 +207,14 @@ void setup_encode(CLI::App& app) {
   add_output_option(*sub, cmd->output);
   auto* emit = sub->add_option("--emit", cmd->emit,
                   "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all; "
-                  "also rope_cos, rope_sin")
+                  "also rope_cos, rope_sin, token_type_ids")
       ->delimiter(',')
       ->type_name("NAME,...")
       ->default_str("output for npy; input_ids,attention_mask,output otherwise");
   std::vector<std::string> tensor_words;
   for (TensorName t : {TensorName::input_ids, TensorName::attention_mask, TensorName::token_embeddings,
-                       TensorName::positional_encoding, TensorName::output, TensorName::rope_cos, TensorName::rope_sin}) {
+                       TensorName::positional_encoding, TensorName::output, TensorName::rope_cos, TensorName::rope_sin,
+                       TensorName::token_type_ids}) {
     tensor_words.emplace_back(name_of(t));
   }
   tensor_words.emplace_back("all");

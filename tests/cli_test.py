@@ -335,6 +335,84 @@ def write_safetensors(path, tensors):
     pathlib.Path(path).write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
+class TokenTypeTests(CliCase):
+    """issue 16: BERT's word + token type + position embeddings and LayerNorm over [CLS] A [SEP] B [SEP]
+    pairs, against HF's BertEmbeddings (tests/golden/bert, tools/make_goldens.py)."""
+    BERT = GOLDEN / "bert"
+
+    def setUp(self):
+        super().setUp()
+        self.cases = json.loads((self.BERT / "cases.json").read_text())
+        self.model = str(HERE.parent / self.cases["model"])
+        self.weights = self.tmp / "bert.safetensors"
+        tensors = reference.bert_like_weights(30000, self.cases["d_model"], self.cases["max_positions"],
+                                              self.cases["types"])
+        write_safetensors(self.weights, {k: ("F32", v) for k, v in tensors.items()})
+
+    def encode(self, *extra, emit="input_ids,token_type_ids,attention_mask,output"):
+        out = self.tmp / "o.npz"
+        args = ["encode", "--model", self.model, "--weights", str(self.weights), "--pe", "learned", "--scale",
+                "none", "--layernorm", "--layernorm-eps", "1e-12", "--emit", emit, "-o", str(out)]
+        for a, b in self.cases["pairs"]:
+            args += ["--text", a, "--text-pair", b]
+        self.ok(*args, *extra)
+        return np.load(out)
+
+    def test_pairs_match_bert_embeddings(self):
+        goldens = np.load(self.BERT / "goldens.npz")
+        for name, case in self.cases["cases"].items():
+            with self.subTest(case=name):
+                z = self.encode(*(["--seq-len", str(case["seq_len"])] if case["seq_len"] else []))
+                for tensor in ("input_ids", "token_type_ids", "attention_mask"):
+                    np.testing.assert_array_equal(z[tensor], goldens[f"{name}_{tensor}"], tensor)
+                np.testing.assert_allclose(z["output"], goldens[f"{name}_output"], rtol=0, atol=1e-6)  # LayerNorm: f64 vs f32
+
+    def test_type_zero_by_default_and_off_on_request(self):
+        """One text: type 0 everywhere, as BertEmbeddings with token_type_ids = 0; --no-token-type drops T."""
+        w = reference.bert_like_weights(30000, 8, 64, 2)
+        out = self.tmp / "one.npz"
+        base = ["encode", "--model", self.model, "--weights", str(self.weights), "--pe", "learned", "--scale", "none",
+                "--text", "Hello world", "--emit", "input_ids,token_type_ids,output"]
+        self.ok(*base, "-o", str(out))
+        z = np.load(out)
+        ids = z["input_ids"][0]
+        want = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.token_type_embeddings.weight"][0]) + \
+            w["embeddings.position_embeddings.weight"][:len(ids)]
+        np.testing.assert_array_equal(z["output"][0], want)
+        np.testing.assert_array_equal(z["token_type_ids"], np.zeros_like(z["input_ids"]))
+        self.ok(*base, "--token-type-ids", "1", "-o", str(out))
+        want1 = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.token_type_embeddings.weight"][1]) + \
+            w["embeddings.position_embeddings.weight"][:len(ids)]
+        np.testing.assert_array_equal(np.load(out)["output"][0], want1)
+        self.ok(*base, "--no-token-type", "-o", str(out))
+        without = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:len(ids)]
+        np.testing.assert_array_equal(np.load(out)["output"][0], without)
+        doc = json.loads(self.ok(*base[:-2], "--format", "json").stdout)
+        self.assertTrue(doc["config"]["token_type_embeddings"].endswith(":embeddings.token_type_embeddings.weight"))
+
+    def test_segment_types_can_be_set(self):
+        z = self.encode("--token-type-ids", "1,0")
+        tt = z["token_type_ids"]
+        first = z["input_ids"][0].tolist().index(3)  # [SEP] (id 3 in ALBERT's model) closes segment A
+        self.assertTrue((tt[0, :first + 1] == 1).all())
+        self.assertTrue((tt[0, first + 1:][z["attention_mask"][0, first + 1:] == 1] == 0).all())
+
+    def test_refusals(self):
+        self.fails(2, "give one per --text (1 --text, 2 --text-pair)", "encode", "--text", "a", "--text-pair", "b",
+                   "--text-pair", "c")
+        self.fails(2, "has no [CLS] piece", "encode", "--text", "a", "--text-pair", "b")
+        self.fails(2, "--token-type-ids would be ignored", "encode", "--text", "a", "--token-type-ids", "1")
+        self.fails(2, "token type 2", "encode", "--model", self.model, "--weights", str(self.weights), "--pe",
+                   "learned", "--text", "a", "--token-type-ids", "2")
+        self.fails(2, "two values", "encode", "--model", self.model, "--weights", str(self.weights), "--pe",
+                   "learned", "--text", "a", "--text-pair", "b", "--token-type-ids", "1")
+        self.fails(2, "leaves no room for [CLS] A [SEP] B [SEP]", "encode", "--model", self.model, "--text", "a",
+                   "--text-pair", "b", "--seq-len", "2", "--emit", "input_ids")
+        pieces = self.ok("tokenize", "--model", self.model, "--text", "Hello", "--text-pair", "you",
+                         "--format", "pieces").stdout.decode().split()
+        self.assertEqual((pieces[0], pieces[-1]), ("[CLS]", "[SEP]"))
+
+
 class TiedWeightsTests(CliCase):
     """issue 16: info --weights says whether the input embedding and the output projection are one matrix."""
 

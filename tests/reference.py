@@ -92,3 +92,19 @@ def input_layer(ids, d_model, seed, scale=None):
     e = random_normal_rows(ids.reshape(-1), d_model, seed).reshape(ids.shape + (d_model,))
     pe = sinusoidal_pe64(np.arange(ids.shape[1]), d_model).astype(np.float32)
     return (e * factor).astype(np.float32) + pe
+
+
+def bert_like_weights(vocab, d_model, max_positions, types):
+    """A BERT embedding checkpoint's tensors, made from integers so that NumPy builds the same float32
+    bits everywhere (no random generator whose stream could change between versions): {name: array}."""
+    def table(rows, salt):
+        i = np.arange(rows, dtype=np.int64).reshape(-1, 1)
+        j = np.arange(d_model, dtype=np.int64).reshape(1, -1)
+        return (((i * 7919 + j * 104729 + salt * 15485863) % 2001) / 1000.0 - 1.0).astype(np.float32)
+    return {
+        "embeddings.word_embeddings.weight": table(vocab, 1),
+        "embeddings.position_embeddings.weight": table(max_positions, 2) * np.float32(0.5),
+        "embeddings.token_type_embeddings.weight": table(types, 3) * np.float32(0.25),
+        "embeddings.LayerNorm.weight": (1.0 + table(1, 4)[0] * np.float32(0.5)).astype(np.float32),
+        "embeddings.LayerNorm.bias": table(1, 5)[0] * np.float32(0.1),
+    }

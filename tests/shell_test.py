@@ -526,7 +526,7 @@ class HelpLayoutTests(CliCase):
                     self.assertNotRegex(line.strip().split("  ")[0], r"=")
                     # Every default written "(default: X)".
                     self.assertNotRegex(line, r"\(default\)|\(default [^:]|; default|default [0-9]")
-                self.assertNotIn("TEXT", text.replace("--text TEXT", ""))
+                self.assertNotIn("TEXT", text.replace("--text TEXT", "").replace("--text-pair TEXT", ""))
 
     def test_max_len_says_what_it_means(self):
         encode = [l for l in option_lines(self.ok("encode", "--help").stdout.decode()) if "--max-len" in l]

@@ -288,3 +288,40 @@ TEST_CASE("batch_from_ids: ids as given, no BOS/EOS, truncated and padded as tex
                        doctest::Contains("a.txt:2: id 8000 is outside the vocabulary"), embedpe::Error);
   CHECK_THROWS_AS(tok.batch_from_ids({{-1}}, {}), embedpe::Error);
 }
+
+TEST_CASE("encode_pair_batch: [CLS] A [SEP] B [SEP], segment types on either padding side, longest_first") {
+  const auto tok = embedpe::Tokenizer::from_file(test::source_path("tests/models/albert-spiece.model"));
+  const int cls = 2, sep = 3;  // ALBERT's [CLS] and [SEP]
+  REQUIRE(tok.id_to_piece(cls) == "[CLS]");
+  REQUIRE(tok.id_to_piece(sep) == "[SEP]");
+  const std::vector<int> a = tok.encode("the quick brown fox").ids, b = tok.encode("jumps").ids;
+  embedpe::EncodeOptions o;
+  o.padding_side = embedpe::Side::left;
+  const auto batch = tok.encode_pair_batch({"the quick brown fox", "x"}, {"jumps", "y"}, o);
+  const std::size_t n = a.size() + b.size() + 3, width = batch.seq_len();
+  REQUIRE(width == n);
+  CHECK(batch.input_ids(0, 0) == cls);
+  CHECK(batch.input_ids(0, a.size() + 1) == sep);
+  CHECK(batch.input_ids(0, n - 1) == sep);
+  for (std::size_t l = 0; l < n; ++l) CHECK(batch.token_type_ids(0, l) == (l >= a.size() + 2 ? 1 : 0));
+  // Row 1 is padded on the left: its segments follow its first token.
+  const std::size_t first = batch.first_token(1);
+  CHECK(batch.input_ids(1, first) == cls);
+  for (std::size_t l = 0; l < first; ++l) CHECK(batch.token_type_ids(1, l) == 0);
+  const std::size_t x = tok.encode("x").ids.size();
+  CHECK(batch.input_ids(1, first + x + 1) == sep);
+  for (std::size_t l = first; l < width; ++l) CHECK(batch.token_type_ids(1, l) == (l >= first + x + 2 ? 1 : 0));
+
+  // longest_first: A (the longer) loses tokens until the pair fits; truncation_side left cuts its start.
+  embedpe::EncodeOptions cut;
+  cut.seq_len = b.size() + 3 + 2;
+  cut.truncation_side = embedpe::Side::left;
+  const auto t = tok.encode_pair_batch({"the quick brown fox"}, {"jumps"}, cut);
+  CHECK(t.seq_len() == *cut.seq_len);
+  CHECK(t.input_ids(0, 1) == a[a.size() - 2]);
+  CHECK(t.input_ids(0, 2) == a[a.size() - 1]);
+  CHECK(t.untruncated_lengths[0] == n);
+  CHECK(t.truncated_count() == 1);
+  CHECK_THROWS_AS(tok.encode_pair_batch({"a"}, {}, {}), embedpe::UsageError);
+  CHECK_THROWS_AS(embedpe::Tokenizer::default_model().encode_pair_batch({"a"}, {"b"}, {}), embedpe::UsageError);
+}

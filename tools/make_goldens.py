@@ -26,6 +26,9 @@ References used:
     clamped pos_seq of MemTransformerLM._forward (pytorch/mem_transformer.py),
     ported as written there, run in float32 and float64: the transformer-xl
     tables (pe/txl_*).
+  * Hugging Face transformers' BertEmbeddings (word + token type + position,
+    LayerNorm), ported, over [CLS] A [SEP] B [SEP] pairs tokenized by Python
+    SentencePiece with HF's longest_first truncation (bert/).
   * NumPy float64: the block PE, PE(pos mod B) + PE(pos div B) of the paper's
     sinusoid (pe/block_*).
   * NumPy float64: the PE precision reference far beyond 5000 positions
@@ -520,6 +523,88 @@ def txl_relative_table(d, klen, clamp_len, dtype):
         return module(pos_seq)[:, 0, :].numpy().astype(np.float64)
 
 
+# --- BERT: word + token type + position embeddings, LayerNorm, pairs ---------------------
+class BertEmbeddings(nn.Module):
+    """HF transformers BertEmbeddings (src/transformers/models/bert/modeling_bert.py), eval mode, absolute
+    positions, ported as written there (transformers is not a Debian package)."""
+
+    def __init__(self, vocab_size, hidden_size, max_position_embeddings, type_vocab_size, layer_norm_eps, pad_token_id):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(vocab_size, hidden_size, padding_idx=pad_token_id)
+        self.position_embeddings = nn.Embedding(max_position_embeddings, hidden_size)
+        self.token_type_embeddings = nn.Embedding(type_vocab_size, hidden_size)
+        self.LayerNorm = nn.LayerNorm(hidden_size, eps=layer_norm_eps)
+        self.dropout = nn.Dropout(0.1)
+        self.register_buffer("position_ids", torch.arange(max_position_embeddings).expand((1, -1)))
+
+    def forward(self, input_ids, token_type_ids=None):
+        seq_length = input_ids.size(1)
+        position_ids = self.position_ids[:, :seq_length]
+        if token_type_ids is None:
+            token_type_ids = torch.zeros_like(input_ids)
+        inputs_embeds = self.word_embeddings(input_ids)
+        token_type_embeddings = self.token_type_embeddings(token_type_ids)
+        embeddings = inputs_embeds + token_type_embeddings
+        embeddings += self.position_embeddings(position_ids)
+        embeddings = self.LayerNorm(embeddings)
+        return self.dropout(embeddings)
+
+
+def hf_truncate_pair(ids, pair_ids, num_tokens_to_remove):
+    """HF PreTrainedTokenizerBase.truncate_sequences with strategy longest_first (right side)."""
+    for _ in range(num_tokens_to_remove):
+        if len(ids) > len(pair_ids):
+            ids = ids[:-1]
+        else:
+            pair_ids = pair_ids[:-1]
+    return ids, pair_ids
+
+
+BERT_PAIRS = [("Hello world", "How are you?"), ("Machine translation is fun.", "yes"),
+              ("a", "The quick brown fox jumps over the lazy dog")]
+
+
+def bert_goldens():
+    """[CLS] A [SEP] B [SEP] with the ALBERT model's pieces, through BertEmbeddings with the integer-made
+    weights of tests/reference.py (the test writes the same file): ids, token types, mask and output."""
+    out = GOLDEN / "bert"
+    out.mkdir(exist_ok=True)
+    sp = spm.SentencePieceProcessor(model_file=str(ROOT / "tests" / "models" / "albert-spiece.model"))
+    cls, sep, pad = sp.piece_to_id("[CLS]"), sp.piece_to_id("[SEP]"), sp.pad_id()
+    d, max_pos, types, eps = 8, 64, 2, 1e-12
+    weights = reference.bert_like_weights(sp.get_piece_size(), d, max_pos, types)
+    layer = BertEmbeddings(sp.get_piece_size(), d, max_pos, types, eps, pad).eval()
+    with torch.no_grad():
+        layer.word_embeddings.weight.copy_(torch.from_numpy(weights["embeddings.word_embeddings.weight"]))
+        layer.position_embeddings.weight.copy_(torch.from_numpy(weights["embeddings.position_embeddings.weight"]))
+        layer.token_type_embeddings.weight.copy_(torch.from_numpy(weights["embeddings.token_type_embeddings.weight"]))
+        layer.LayerNorm.weight.copy_(torch.from_numpy(weights["embeddings.LayerNorm.weight"]))
+        layer.LayerNorm.bias.copy_(torch.from_numpy(weights["embeddings.LayerNorm.bias"]))
+    arrays, cases = {}, {}
+    for name, seq_len in (("pairs", None), ("pairs_seq10", 10)):
+        rows = []
+        for a, b in BERT_PAIRS:
+            ids_a, ids_b = sp.encode(a), sp.encode(b)
+            if seq_len is not None and len(ids_a) + len(ids_b) + 3 > seq_len:
+                ids_a, ids_b = hf_truncate_pair(ids_a, ids_b, len(ids_a) + len(ids_b) + 3 - seq_len)
+            rows.append(([cls] + ids_a + [sep] + ids_b + [sep], [0] * (len(ids_a) + 2) + [1] * (len(ids_b) + 1)))
+        width = seq_len or max(len(r[0]) for r in rows)
+        ids = np.full((len(rows), width), pad, dtype=np.int64)
+        tt = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for i, (r, t) in enumerate(rows):
+            ids[i, :len(r)], tt[i, :len(t)], mask[i, :len(r)] = r, t, 1
+        with torch.no_grad():
+            output = layer(torch.from_numpy(ids), torch.from_numpy(tt)).numpy()
+        arrays.update({f"{name}_input_ids": ids, f"{name}_token_type_ids": tt, f"{name}_attention_mask": mask,
+                       f"{name}_output": output})
+        cases[name] = {"seq_len": seq_len}
+    np.savez(out / "goldens.npz", **arrays)
+    (out / "cases.json").write_text(json.dumps({
+        "model": "tests/models/albert-spiece.model", "d_model": d, "max_positions": max_pos, "types": types,
+        "eps": eps, "pairs": BERT_PAIRS, "cases": cases}, indent=1) + "\n")
+
+
 # --- T5 relative-position buckets ---------------------------------------------------
 def t5_relative_position_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
     """HF transformers T5Attention._relative_position_bucket (src/transformers/models/t5/modeling_t5.py),
@@ -708,7 +793,7 @@ def padding_goldens():
 
 PARTS = {"encodings": encodings, "layer": layer_goldens, "pe_precision": pe_precision_goldens, "cli": cli_goldens,
          "default_table": default_table_goldens, "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens,
-         "t5": t5_goldens, "padding": padding_goldens}
+         "t5": t5_goldens, "padding": padding_goldens, "bert": bert_goldens}
 
 
 def main(parts):

@@ -21,6 +21,7 @@ namespace {
 constexpr std::pair<const char*, TensorName> kTensorNames[] = {
     {"input_ids", TensorName::input_ids},
     {"attention_mask", TensorName::attention_mask},
+    {"token_type_ids", TensorName::token_type_ids},  // not in "all": only BERT-style models have them
     {"token_embeddings", TensorName::token_embeddings},
     {"positional_encoding", TensorName::positional_encoding},
     {"output", TensorName::output},
@@ -58,7 +59,10 @@ std::vector<TensorName> select_tensors(const std::vector<std::string>& names, co
   for (const auto& name : names) {
     if (name == "all") {
       for (const auto& entry : kTensorNames) {
-        if (entry.second != TensorName::rope_cos && entry.second != TensorName::rope_sin) out.push_back(entry.second);
+        if (entry.second != TensorName::rope_cos && entry.second != TensorName::rope_sin &&
+            entry.second != TensorName::token_type_ids) {
+          out.push_back(entry.second);
+        }
       }
       continue;
     }
@@ -67,7 +71,7 @@ std::vector<TensorName> select_tensors(const std::vector<std::string>& names, co
     if (it == std::end(kTensorNames)) {
       throw UsageError("emit: unknown tensor '" + name +
                            "'; choose from input_ids, attention_mask, token_embeddings, positional_encoding, output, "
-                           "all, rope_cos, rope_sin",
+                           "all, rope_cos, rope_sin, token_type_ids",
                        {"emit"});
     }
     out.push_back(it->second);
@@ -127,6 +131,18 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
   // A parameter of another kind than the one in use (or RoPE's, for rope_cos/rope_sin) would be ignored.
   check_pe_args(spec_.layer.pe_args, {spec_.layer.pe, want_rope_ ? &find_pe_kind("rope") : nullptr},
                 PeParam::Use::layer, "pe");
+  if (!spec_.token_type_ids.empty()) {
+    if (!spec_.text_pairs.empty() && spec_.token_type_ids.size() != 2) {
+      throw UsageError("with pairs, token_type_ids gives the types of the two segments (two values), not " +
+                           std::to_string(spec_.token_type_ids.size()),
+                       {"token_type_ids"});
+    }
+    if (!layer_.token_types() && !emits({TensorName::token_type_ids})) {
+      throw UsageError("token_type_ids would be ignored: the weights have no token type table "
+                       "(embeddings.token_type_embeddings.weight) and emit does not name token_type_ids",
+                       {"token_type_ids", "weights", "emit"});
+    }
+  }
   json rope_config;
   if (want_rope_) {
     RopeOptions o = rope_options(spec_.layer.pe_args);
@@ -150,6 +166,9 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
   if (!rope_config.is_null()) config_["rope"] = rope_config;
   config_["training"] = spec_.layer.dropout.has_value();
   config_["dropout"] = spec_.layer.dropout ? json(spec_.layer.dropout->p) : json();
+  // Only runs with pairs or token types say so: other configs (and their --resume) are unchanged.
+  if (!spec_.text_pairs.empty()) config_["pairs"] = "[CLS] A [SEP] B [SEP], token types 0 and 1";
+  if (!spec_.token_type_ids.empty()) config_["token_type_ids"] = spec_.token_type_ids;
   config_["dtype"] = dtype_name(spec_.dtype);
   json emit = json::array();
   for (TensorName n : spec_.emit) emit.push_back(name_of(n));
@@ -207,6 +226,15 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
       // Checked against the vocabulary, naming the line; a table has at least
       // as many rows (open_table), so every id that passes has its row.
       out.batch = batch_from_id_lines(tokenizer_, texts, origins, spec_.tokenize);
+    } else if (!spec_.text_pairs.empty()) {
+      if (first_row + texts.size() > spec_.text_pairs.size()) {
+        throw UsageError("pairs need one second text per text: " + std::to_string(spec_.text_pairs.size()) +
+                             " for " + std::to_string(first_row + texts.size()),
+                         {"text_pair"});
+      }
+      const auto from = spec_.text_pairs.begin() + static_cast<std::ptrdiff_t>(first_row);
+      out.batch = tokenizer_.encode_pair_batch(texts, {from, from + static_cast<std::ptrdiff_t>(texts.size())},
+                                               spec_.tokenize, threads);
     } else {
       out.batch = tokenizer_.encode_batch(texts, spec_.tokenize, threads);
     }
@@ -223,14 +251,35 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
                     std::to_string(spec_.max_line_bytes) + ")",
                 {"max_line_bytes"}, {{head.size(), origin.size()}});
   }
+  set_token_types(out.batch, first_row);
   // Before any tensor is made, whether or not the layer's are emitted.
   std::vector<std::size_t> lengths(out.batch.pieces.size());
   for (std::size_t r = 0; r < lengths.size(); ++r) lengths[r] = out.batch.pieces[r].size();
   layer_.input_layer().check_positions(out.batch.seq_len(), lengths, origins);
   if (want_layer_) {
-    layer_.input_layer().forward_into(out.layer, out.batch.input_ids, out.batch.attention_mask, threads, first_row);
+    layer_.input_layer().forward_into(out.layer, out.batch.input_ids, out.batch.attention_mask, threads, first_row,
+                                      &out.batch.token_type_ids);
   }
   if (want_rope_) std::tie(out.rope_cos, out.rope_sin) = rope_tables(rope_, layer_.position_offset(), out.batch.seq_len());
+}
+
+void Encoder::set_token_types(Batch& batch, std::size_t first_row) const {
+  const std::vector<std::int64_t>& types = spec_.token_type_ids;
+  const bool pairs = batch.token_type_ids.size() != 0;  // segments 0 and 1 from encode_pair_batch
+  if (!pairs) batch.token_type_ids = xt::zeros<std::int64_t>(batch.input_ids.shape());
+  if (types.empty()) return;
+  if (!pairs && types.size() > 1 && first_row + batch.size() > types.size()) {
+    throw UsageError("token_type_ids gives " + std::to_string(types.size()) +
+                         " types, one per sequence, but there are more sequences; give one for each, or one for all",
+                     {"token_type_ids"});
+  }
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    const std::size_t first = batch.first_token(b), end = first + batch.pieces[b].size();
+    for (std::size_t l = first; l < end; ++l) {
+      std::int64_t& t = batch.token_type_ids(b, l);
+      t = pairs ? types[static_cast<std::size_t>(t)] : types.size() == 1 ? types[0] : types.at(first_row + b);
+    }
+  }
 }
 
 std::vector<TensorRef> Encoder::tensors(const EncodedBatch& b, std::vector<TensorBuffer>& keep) const {
@@ -241,6 +290,7 @@ std::vector<TensorRef> Encoder::tensors(const EncodedBatch& b, std::vector<Tenso
     switch (t) {
       case TensorName::input_ids: tensors.push_back(tensor_ref(name_of(t), b.batch.input_ids)); break;
       case TensorName::attention_mask: tensors.push_back(tensor_ref(name_of(t), b.batch.attention_mask)); break;
+      case TensorName::token_type_ids: tensors.push_back(tensor_ref(name_of(t), b.batch.token_type_ids)); break;
       case TensorName::token_embeddings: tensors.push_back(tensor_ref(name_of(t), b.layer.token_embeddings)); break;
       case TensorName::positional_encoding: tensors.push_back(tensor_ref(name_of(t), b.layer.positional_encoding)); break;
       case TensorName::output: tensors.push_back(tensor_ref(name_of(t), b.layer.output)); break;
@@ -358,8 +408,11 @@ constexpr std::size_t kAllLines = static_cast<std::size_t>(-1);
 Batch token_batch(const Tokenizer& tokenizer, TextSource& source, std::vector<TextLine>& lines,
                   const TokenizeRunOptions& options) {
   auto [texts, origins] = source.take(lines);
-  return options.ids_input ? batch_from_id_lines(tokenizer, texts, origins, options.tokenize)
-                           : tokenizer.encode_batch(texts, options.tokenize, options.threads);
+  if (options.ids_input) return batch_from_id_lines(tokenizer, texts, origins, options.tokenize);
+  if (!options.text_pairs.empty()) {  // given texts: one batch, the whole run
+    return tokenizer.encode_pair_batch(texts, options.text_pairs, options.tokenize, options.threads);
+  }
+  return tokenizer.encode_batch(texts, options.tokenize, options.threads);
 }
 
 // The first batch of a tokenize run: the whole input for given texts and
@@ -396,6 +449,9 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
     const Batch batch = token_batch(tokenizer, source, lines, options);
     std::vector<TensorRef> tensors = {tensor_ref("input_ids", batch.input_ids)};
     if (!format.traits.one_tensor) tensors.push_back(tensor_ref("attention_mask", batch.attention_mask));
+    if (!format.traits.one_tensor && !options.text_pairs.empty()) {
+      tensors.push_back(tensor_ref("token_type_ids", batch.token_type_ids));
+    }
     sink.add({batch, lines, std::move(tensors)});
     lines = std::move(next);
     next = source.next(kTokenizeBatchLines);

@@ -136,9 +136,10 @@ void InputLayer::check_positions(std::size_t seq_len, const std::vector<std::siz
 }
 
 InputLayerOutput InputLayer::forward(const xt::xtensor<std::int64_t, 2>& ids, const xt::xtensor<std::int64_t, 2>& mask,
-                                     std::size_t threads, std::size_t first_row) const {
+                                     std::size_t threads, std::size_t first_row,
+                                     const xt::xtensor<std::int64_t, 2>* token_type_ids) const {
   InputLayerOutput out;
-  forward_into(out, ids, mask, threads, first_row);
+  forward_into(out, ids, mask, threads, first_row, token_type_ids);
   return out;
 }
 
@@ -180,7 +181,7 @@ void scale_and_add_stream(const float* e, float scale, const float* pe, float* o
 
 void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int64_t, 2>& ids,
                               const xt::xtensor<std::int64_t, 2>& mask, std::size_t threads,
-                              std::size_t first_row) const {
+                              std::size_t first_row, const xt::xtensor<std::int64_t, 2>* token_type_ids) const {
   const std::size_t batch = ids.shape()[0];
   const std::size_t seq_len = ids.shape()[1];
   const std::size_t d = table_.d_model();
@@ -231,7 +232,12 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   // An output much larger than the caches goes straight to memory: the
   // stores then cost no reads of the lines they replace. Rows that LayerNorm
   // or dropout read back stay in the cache.
-  const bool stream = !tok && !options_.layer_norm && !dropping &&
+  const EmbeddingTable* types = options_.token_types;
+  const std::int64_t* type_data = types && token_type_ids && token_type_ids->size() == ids.size()
+                                      ? token_type_ids->data()
+                                      : nullptr;  // type 0 everywhere
+  const std::int64_t type_count = types ? types->vocab_size() : 0;
+  const bool stream = !tok && !types && !options_.layer_norm && !dropping &&
                       batch * seq_len * d * sizeof(float) >= kStreamingStoreBytes;
 
   // Tokens (b, l) flattened, so that a short batch of long sequences still
@@ -239,7 +245,7 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   // PE row stays in L1 across the batch: ~15% faster on the kernel bench),
   // others sequence by sequence.
   parallel_for(batch * seq_len, threads, [&](std::size_t i_begin, std::size_t i_end) {
-    std::vector<float> scratch;  // for tables whose rows are converted or computed
+    std::vector<float> scratch, type_scratch;  // for tables whose rows are converted or computed
     // (b, l) of token i, advanced without a division per token.
     std::size_t b = stream ? i_begin % batch : i_begin / seq_len;
     std::size_t l = stream ? i_begin / batch : i_begin % seq_len;
@@ -265,7 +271,26 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
         table_.row(id, scratch.data());
         e = scratch.data();
       }
-      if (stream) {
+      if (types) {
+        const std::int64_t type = type_data ? type_data[t] : 0;
+        if (type < 0 || type >= type_count) {
+          throw UsageError("token type " + std::to_string(type) + " (sequence " + std::to_string(b) + ", position " +
+                               std::to_string(l) + ") is outside the token type table's " +
+                               std::to_string(type_count) + " rows",
+                           {"token_type_ids"});
+        }
+        const float* tt = types->row_data(type);
+        if (!tt) {
+          type_scratch.resize(d);
+          types->row(type, type_scratch.data());
+          tt = type_scratch.data();
+        }
+        for (std::size_t j = 0; j < d; ++j) {  // in BertEmbeddings' order: (word + token type) + position
+          const float v = e[j] * scale;
+          if (tok) tok[t * d + j] = v;
+          row[j] = (v + tt[j]) + pe_row[j];
+        }
+      } else if (stream) {
         scale_and_add_stream(e, scale, pe_row, row, d);
       } else {
         scale_and_add(e, scale, pe_row, row, tok ? tok + t * d : nullptr, d);

@@ -130,6 +130,22 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
     throw UsageError("layernorm_weight and layernorm_bias need layernorm",
                      {"layernorm_weight", "layernorm_bias", "layernorm"});
   }
+  std::string token_type_source;
+  if (spec.token_types && !spec.table.weights.empty()) {
+    auto file = WeightFile::open(parse_tensor_spec(spec.table.weights).path);
+    for (auto name : kTokenTypeNames) {
+      if (file->find(name)) {
+        token_type_source = file->path() + ":" + std::string(name);
+        built.token_types_ = open_embedding_table(token_type_source);
+        if (built.token_types_->d_model() != d) {
+          throw Error(token_type_source + " has rows of " + std::to_string(built.token_types_->d_model()) +
+                      " values but the embedding table has d_model " + std::to_string(d));
+        }
+        options.token_types = built.token_types_.get();
+        break;
+      }
+    }
+  }
   options.dropout = spec.dropout;
   options.want_token_embeddings = spec.want_token_embeddings;
   built.position_offset_ = options.position_offset;
@@ -146,6 +162,8 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
       {"layernorm", spec.layernorm ? json{{"weight", gamma_source}, {"bias", beta_source}, {"eps", spec.layernorm_eps}}
                                    : json()},
   };
+  // Only runs that add token types say so: the configs of others (and their --resume) are unchanged.
+  if (options.token_types) built.config_["token_type_embeddings"] = token_type_source;
   built.layer_ = std::make_unique<InputLayer>(*built.table_, built.pe_.get(), std::move(options));
   return built;
 }

@@ -382,6 +382,76 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
   return pad(std::move(contents), std::move(pieces), bos, eos, options);
 }
 
+Batch Tokenizer::encode_pair_batch(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                                   const EncodeOptions& options, std::size_t threads) const {
+  if (a.size() != b.size()) {
+    throw UsageError("pairs need as many second texts as first ones: " + std::to_string(a.size()) + " and " +
+                         std::to_string(b.size()),
+                     {"text_pair"});
+  }
+  const ModelInfo& info = impl_->info;
+  auto special = [&](const char* piece) {
+    const int id = impl_->sp.PieceToId(piece);
+    if (id < 0 || id >= info.vocab_size || id_to_piece(id) != piece) {
+      throw UsageError("model " + info.source + " has no " + piece +
+                           " piece, so it cannot encode pairs as [CLS] A [SEP] B [SEP] (BERT-style models such as "
+                           "ALBERT's have them)",
+                       {"text_pair"});
+    }
+    return id;
+  };
+  const int cls = special("[CLS]"), sep = special("[SEP]");
+  if (options.seq_len && *options.seq_len < 3) {
+    throw UsageError("seq_len " + std::to_string(*options.seq_len) + " leaves no room for [CLS] A [SEP] B [SEP]'s "
+                         "three special tokens; use at least 3",
+                     {"seq_len"});
+  }
+  check_options(info, options, pad_id(options), 0);
+  std::vector<Encoding> first(a.size()), second(b.size());
+  parallel_for(a.size(), threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      check_text(a[i], "text " + std::to_string(i + 1));
+      check_text(b[i], "text pair " + std::to_string(i + 1));
+      first[i] = encode(a[i]);
+      second[i] = encode(b[i]);
+    }
+  });
+  std::vector<std::vector<int>> contents(a.size());
+  std::vector<std::vector<std::string>> pieces(a.size());
+  std::vector<std::size_t> untruncated(a.size()), first_lengths(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    Encoding& x = first[i];
+    Encoding& y = second[i];
+    untruncated[i] = x.ids.size() + y.ids.size() + 3;
+    if (options.seq_len) {
+      // longest_first: the longer loses one token at a time (the second on a tie).
+      const std::size_t budget = *options.seq_len - 3;
+      while (x.ids.size() + y.ids.size() > budget) {
+        Encoding& cut = x.ids.size() > y.ids.size() ? x : y;
+        const auto at = options.truncation_side == Side::left ? 0 : cut.ids.size() - 1;
+        cut.ids.erase(cut.ids.begin() + static_cast<std::ptrdiff_t>(at));
+        cut.pieces.erase(cut.pieces.begin() + static_cast<std::ptrdiff_t>(at));
+      }
+    }
+    first_lengths[i] = x.ids.size();
+    contents[i] = std::move(x.ids);
+    contents[i].push_back(sep);
+    contents[i].insert(contents[i].end(), y.ids.begin(), y.ids.end());
+    pieces[i] = std::move(x.pieces);
+    pieces[i].push_back(id_to_piece(sep));
+    pieces[i].insert(pieces[i].end(), y.pieces.begin(), y.pieces.end());
+  }
+  Batch batch = pad(std::move(contents), std::move(pieces), cls, sep, options);
+  batch.untruncated_lengths = std::move(untruncated);
+  batch.token_type_ids = xt::zeros<std::int64_t>(batch.input_ids.shape());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const std::size_t begin = batch.first_token(i) + first_lengths[i] + 2;  // after [CLS] A [SEP]
+    const std::size_t end = batch.first_token(i) + batch.pieces[i].size();
+    for (std::size_t l = begin; l < end; ++l) batch.token_type_ids(i, l) = 1;
+  }
+  return batch;
+}
+
 Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const EncodeOptions& options,
                                 const std::vector<std::string>& origins) const {
   const ModelInfo& info = impl_->info;

@@ -52,6 +52,12 @@ const std::vector<std::string_view> kPositionNames = {
     "model.decoder.embed_positions.weight", "decoder.embed_positions.weight",
 };
 
+const std::vector<std::string_view> kTokenTypeNames = {
+    "embeddings.token_type_embeddings.weight", "bert.embeddings.token_type_embeddings.weight",
+    "roberta.embeddings.token_type_embeddings.weight", "albert.embeddings.token_type_embeddings.weight",
+    "electra.embeddings.token_type_embeddings.weight",
+};
+
 const std::vector<std::string_view> kOutputProjectionNames = {
     "lm_head.weight",                  // HF causal LMs (LLaMA, Mistral, Qwen, GPT-2, BLOOM), T5, BART
     "output.weight",                   // Meta LLaMA checkpoints

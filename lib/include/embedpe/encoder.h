@@ -38,13 +38,22 @@
 namespace embedpe {
 
 // The tensors a run can emit, in their canonical order.
-enum class TensorName { input_ids, attention_mask, token_embeddings, positional_encoding, output, rope_cos, rope_sin };
+enum class TensorName {
+  input_ids,
+  attention_mask,
+  token_type_ids,
+  token_embeddings,
+  positional_encoding,
+  output,
+  rope_cos,
+  rope_sin
+};
 
 // "output" for TensorName::output.
 const char* name_of(TensorName t);
 
-// The tensors `names` ask for ("all" is every one but rope_cos and
-// rope_sin), in canonical order without repeats; with no names, the
+// The tensors `names` ask for ("all" is every one but token_type_ids,
+// rope_cos and rope_sin), in canonical order without repeats; with no names, the
 // default: output alone for a one-tensor `format`, else input_ids,
 // attention_mask, output. A null `format` holds any number. UsageError
 // (naming emit and format) for an unknown name, or several in a one-tensor format.
@@ -61,6 +70,13 @@ struct EncoderSpec {
   std::optional<std::size_t> rope_dim;  // of rope_cos and rope_sin; default d_model
   std::size_t threads = 1;              // for tokenizing and embedding
   std::size_t max_line_bytes = 0;       // the reading limit, for the advice when a line cannot be tokenized
+  // Second texts of pairs, one per row of the run (given texts only):
+  // [CLS] A [SEP] B [SEP] with segments 0 and 1 (Tokenizer::encode_pair_batch).
+  std::vector<std::string> text_pairs;
+  // Token types (BERT segments): one value for every sequence, one per
+  // sequence of the run, or with pairs the types of segments A and B.
+  // Padding is type 0. Empty: 0 (pairs: 0 and 1).
+  std::vector<std::int64_t> token_type_ids;
 };
 
 // One batch, computed; its buffers are reused by the next compute().
@@ -102,6 +118,8 @@ class Encoder {
 
  private:
   bool emits(std::initializer_list<TensorName> names) const;
+  // batch.token_type_ids from the spec: zeros, the given types, or a pair's segments mapped to them.
+  void set_token_types(Batch& batch, std::size_t first_row) const;
 
   Tokenizer tokenizer_;
   EncoderSpec spec_;
@@ -138,6 +156,7 @@ struct TokenizeRunOptions {
   bool ids_input = false;       // each text is a line of ids, used as given (EncoderSpec::ids_input)
   std::size_t threads = 1;      // for tokenizing
   bool allow_empty = false;     // no text is an output with no rows (one shard of many), not an error
+  std::vector<std::string> text_pairs;  // given texts only: pairs, as EncoderSpec::text_pairs
 };
 
 // The batch tokenize streams: memory stays bounded by a batch (its padded
@@ -145,7 +164,7 @@ struct TokenizeRunOptions {
 inline constexpr std::size_t kTokenizeBatchLines = 1024;
 
 // Reads `source` to its end and writes input_ids and attention_mask (a
-// one-tensor format: input_ids) to `sink`, with a config of version, model
+// one-tensor format: input_ids; pairs: token_type_ids too) to `sink`, with a config of version, model
 // and tokenization: what encode writes with --emit input_ids,attention_mask
 // but for the layer's part of the config.
 void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& format, TensorSink& sink,

@@ -77,6 +77,10 @@ struct InputLayerOptions {
   // 0..n-1 wherever its padding is, and padding at pad_position, else at 0.
   // Without it token l sits at l, padding too unless pad_position is set.
   bool positions_from_mask = false;
+  // BERT's token type (segment) embeddings, (types, d_model): token t adds
+  // row token_type_ids[t] (0 when none are given), as BertEmbeddings does:
+  // (E[ids] × scale + T[types]) + PE, then LayerNorm. Must outlive the layer.
+  const EmbeddingTable* token_types = nullptr;
   std::optional<LayerNorm> layer_norm;  // after the sum, before dropout
   std::optional<Dropout> dropout;       // set only in training mode
   bool want_token_embeddings = false;   // also return E[ids] × scale
@@ -116,13 +120,15 @@ class InputLayer {
   // depend on it. `first_row` is the index of ids' first sequence in the
   // whole stream: the dropout mask is keyed by it, so streaming in batches
   // drops the same values as one big batch.
+  // token_type_ids: (batch, seq_len), or null or empty (type 0), with options.token_types.
   InputLayerOutput forward(const xt::xtensor<std::int64_t, 2>& ids, const xt::xtensor<std::int64_t, 2>& mask = {},
-                           std::size_t threads = 1, std::size_t first_row = 0) const;
+                           std::size_t threads = 1, std::size_t first_row = 0,
+                           const xt::xtensor<std::int64_t, 2>* token_type_ids = nullptr) const;
   // The same, into `out`, whose buffers are kept when their sizes already
   // match (the usual case when streaming batches of one shape).
   void forward_into(InputLayerOutput& out, const xt::xtensor<std::int64_t, 2>& ids,
                     const xt::xtensor<std::int64_t, 2>& mask = {}, std::size_t threads = 1,
-                    std::size_t first_row = 0) const;
+                    std::size_t first_row = 0, const xt::xtensor<std::int64_t, 2>* token_type_ids = nullptr) const;
 
  private:
   // PE rows for positions offset .. offset + count - 1, (count, d_model),

@@ -49,6 +49,10 @@ struct LayerSpec {
   std::optional<std::size_t> position_offset;  // default: the kind's (fairseq: padding_idx + 1)
   std::optional<std::size_t> pad_position;
   bool positions_from_mask = false;  // left padding: InputLayerOptions::positions_from_mask
+  // BERT's token type embeddings, found in table.weights under the usual
+  // names (kTokenTypeNames): added (type 0 unless the batch says) when
+  // present; false leaves them out.
+  bool token_types = true;
   bool layernorm = false;
   double layernorm_eps = 1e-5;
   std::string layernorm_weight;  // PATH[:TENSOR]; default: found in weights, else 1
@@ -81,6 +85,8 @@ class Layer {
   const InputLayer& input_layer() const { return *layer_; }
   std::size_t d_model() const { return table_->d_model(); }
   std::size_t position_offset() const { return position_offset_; }
+  // The token type table in use (BERT's token_type_embeddings), or null.
+  const EmbeddingTable* token_types() const { return token_types_.get(); }
   // What a run's config records: d_model, embedding, seed, padding_idx,
   // scale, scale_factor, positional_encoding, layernorm.
   const nlohmann::ordered_json& config() const { return config_; }
@@ -91,7 +97,8 @@ class Layer {
 
   std::unique_ptr<EmbeddingTable> table_;
   std::unique_ptr<PositionTable> pe_;
-  std::unique_ptr<InputLayer> layer_;  // refers to *table_ and *pe_
+  std::unique_ptr<EmbeddingTable> token_types_;
+  std::unique_ptr<InputLayer> layer_;  // refers to *table_, *pe_ and *token_types_
   std::size_t position_offset_ = 0;
   nlohmann::ordered_json config_;
 };

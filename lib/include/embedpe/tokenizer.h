@@ -82,6 +82,9 @@ struct Batch {
   std::vector<std::size_t> untruncated_lengths; // (batch,): tokens incl. BOS/EOS before truncation
   int pad_id = 0;                               // the pad id actually used
   Side padding_side = Side::right;
+  // (batch, seq_len) segment of each column, for pairs (encode_pair_batch):
+  // 0 for [CLS] A [SEP], 1 for B [SEP], 0 for padding. Empty otherwise.
+  xt::xtensor<std::int64_t, 2> token_type_ids;
 
   std::size_t size() const { return input_ids.shape()[0]; }
   std::size_t seq_len() const { return input_ids.shape()[1]; }
@@ -137,6 +140,15 @@ class Tokenizer {
   // text_input.h); throws embedpe::Error otherwise.
   Batch encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
                      std::size_t threads = 1) const;
+
+  // Pairs of texts as BERT-style models take them: [CLS] A [SEP] B [SEP],
+  // with token_type_ids 0 for [CLS] A [SEP] and 1 for B [SEP]. The model must
+  // have [CLS] and [SEP] pieces (a UsageError otherwise); BOS/EOS are not
+  // added. With seq_len, the longer of A and B loses a token at a time until
+  // the pair fits (Hugging Face's longest_first; B on a tie), from the end or,
+  // with truncation_side left, from the start. `a` and `b` have one text per row.
+  Batch encode_pair_batch(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                          const EncodeOptions& options, std::size_t threads = 1) const;
 
   // Sequences of ids used as given, with no tokenizer and no BOS/EOS
   // (options.add_bos/add_eos are ignored), truncated and padded as

@@ -113,6 +113,7 @@ TensorSpec parse_tensor_spec(const std::string& spec);
 extern const std::vector<std::string_view> kEmbeddingNames;
 extern const std::vector<std::string_view> kPositionNames;
 extern const std::vector<std::string_view> kOutputProjectionNames;  // lm_head.weight and the like
+extern const std::vector<std::string_view> kTokenTypeNames;  // BERT's token_type_embeddings
 extern const std::vector<std::string_view> kLayerNormWeightNames;
 extern const std::vector<std::string_view> kLayerNormBiasNames;
 
