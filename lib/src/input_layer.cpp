@@ -57,6 +57,10 @@ InputLayer::InputLayer(const EmbeddingTable& table, const PositionTable* pe, Inp
     throw UsageError("the embedding table has d_model " + std::to_string(table.d_model()) +
                      " but the position table has " + std::to_string(pe->d_model()));
   }
+  if (options_.token_types && options_.token_types->d_model() != table.d_model()) {
+    throw UsageError("the token type table has rows of " + std::to_string(options_.token_types->d_model()) +
+                     " values but the embedding table has d_model " + std::to_string(table.d_model()));
+  }
   if (options_.layer_norm) {
     const auto& ln = *options_.layer_norm;
     if (ln.gamma.size() != table.d_model() || ln.beta.size() != table.d_model()) {
