@@ -1,4 +1,5 @@
 // embedpe info: what a SentencePiece model and a weight file hold.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -74,10 +75,16 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
   const std::string emb = file->format() == WeightFormat::npy ? "(the array)" : usual(*file, kEmbeddingNames);
   const std::string pos = file->format() == WeightFormat::npy ? "" : usual(*file, kPositionNames);
   const WeightTying tying = weight_tying(*file);
-  const std::string tied = !tying.embedding  ? ""
-                           : !tying.projection ? "no output projection stored (a tied model may store it once)"
-                           : tying.same_bytes ? "yes: " + tying.projection->name + " has the same bytes"
-                                              : "no: " + tying.projection->name + " differs";
+  std::string tied;  // "yes: lm_head.weight has the same bytes; no: output.weight differs"
+  nlohmann::ordered_json projections = nlohmann::ordered_json::array();
+  for (const auto& p : tying.projections) {
+    tied += (tied.empty() ? "" : "; ") + std::string(p.same_bytes ? "yes: " : "no: ") + p.tensor->name +
+            (p.same_bytes ? " has the same bytes" : " differs");
+    projections.push_back({{"name", p.tensor->name}, {"tied", p.same_bytes}});
+  }
+  if (tying.embedding && tied.empty()) tied = "no output projection stored (a tied model may store it once)";
+  const bool any_tied = std::any_of(tying.projections.begin(), tying.projections.end(),
+                                    [](const auto& p) { return p.same_bytes; });
   if (format == InfoFormat::json) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     for (const auto& t : file->tensors()) {
@@ -86,8 +93,8 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
     }
     doc["weights"] = {{"path", path}, {"format", kind}, {"size_bytes", file->file_size()}, {"tensors", tensors},
                       {"token_embedding", emb}, {"position_embedding", pos},
-                      {"output_projection", tying.projection ? nlohmann::ordered_json(tying.projection->name) : nullptr},
-                      {"tied", tying.projection ? nlohmann::ordered_json(tying.same_bytes) : nullptr}};
+                      {"output_projections", projections},
+                      {"tied", projections.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(any_tied)}};
     return;
   }
   if (!text.empty()) text += "\n";

@@ -16,10 +16,10 @@ CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table) {
   add_choice<Init>(cmd, "--init", [&table](Init i) { table.init = i; },
                    {{"normal", Init::normal}, {"scaled-normal", Init::scaled_normal},
                     {"xavier-uniform", Init::xavier_uniform}, {"uniform", Init::uniform}},
-                   "The generated table: N(0,1) as nn.Embedding; N(0, 1/sqrt(d_model)); U(±sqrt(6/(vocab+d_model))) "
+                   "The generated table: N(0,1) as nn.Embedding; N(0, std 1/sqrt(d_model)); U(±sqrt(6/(vocab+d_model))) "
                    "as xavier_uniform_; U(±R) with --init-range",
                    "normal");
-  add_number(cmd, "--init-range", table.init_range, 0.0, 1e6, "The bound R of --init uniform: U(-R, R)")
+  add_number(cmd, "--init-range", table.init_range, 1e-30, 1e6, "The bound R of --init uniform: U(-R, R)")
       ->type_name("R");
   cmd.add_option("--weights", table.weights,
                  "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from "

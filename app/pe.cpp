@@ -151,6 +151,10 @@ void run_pe(const PeCommand& cmd) {
     throw UsageError("--similarity and --audit apply to --kind " + kinds_offering(view));
   }
   if (cmd.stats && !offers(kind, view)) throw UsageError("--stats applies to --kind " + kinds_offering(view));
+  if (cmd.dims && view != PeViewKind::table) {
+    throw UsageError("--dims chooses the columns of the table; --stats, --similarity and --audit use every dim: "
+                     "drop --dims");
+  }
   Range positions{0, cmd.max_len.value_or(50)};
   if (cmd.positions) {
     if (cmd.max_len) throw UsageError("give --max-len N or --positions A:B, not both");

@@ -408,6 +408,21 @@ class TokenTypeTests(CliCase):
                    "learned", "--text", "a", "--text-pair", "b", "--token-type-ids", "1")
         self.fails(2, "leaves no room for [CLS] A [SEP] B [SEP]", "encode", "--model", self.model, "--text", "a",
                    "--text-pair", "b", "--seq-len", "2", "--emit", "input_ids")
+        bert = ["encode", "--model", self.model, "--weights", str(self.weights), "--pe", "learned"]
+        self.fails(2, "--token-type-ids gives 3 types for 2 sequences", *bert, "--text", "a", "--text", "b",
+                   "--token-type-ids", "0,1,0")
+        self.fails(2, "--token-type-ids and --no-token-type contradict", *bert, "--text", "a", "--token-type-ids",
+                   "1", "--no-token-type")
+        self.fails(2, "--no-token-type leaves out a token type table, and there is none", "encode", "--text", "a",
+                   "--no-token-type")
+        both = self.tmp / "both.safetensors"
+        w = reference.bert_like_weights(30000, 8, 64, 2)
+        write_safetensors(both, {"embeddings.word_embeddings.weight": ("F32", w["embeddings.word_embeddings.weight"]),
+                                 "embeddings.token_type_embeddings.weight": ("F32", w["embeddings.token_type_embeddings.weight"]),
+                                 "bert.embeddings.token_type_embeddings.weight": ("F32", w["embeddings.token_type_embeddings.weight"] * 2)})
+        self.fails(1, "has several token type tables", "encode", "--model", self.model, "--weights", str(both),
+                   "--text", "a")
+        self.ok("encode", "--model", self.model, "--weights", str(both), "--text", "a", "--no-token-type")
         pieces = self.ok("tokenize", "--model", self.model, "--text", "Hello", "--text-pair", "you",
                          "--format", "pieces").stdout.decode().split()
         self.assertEqual((pieces[0], pieces[-1]), ("[CLS]", "[SEP]"))
@@ -426,7 +441,7 @@ class TiedWeightsTests(CliCase):
         emb = np.arange(24, dtype=np.float32).reshape(6, 4)
         text, doc = self.info({"model.embed_tokens.weight": ("F32", emb), "lm_head.weight": ("F32", emb.copy())})
         self.assertIn("tied          yes: lm_head.weight has the same bytes", text)
-        self.assertEqual((doc["output_projection"], doc["tied"]), ("lm_head.weight", True))
+        self.assertEqual((doc["output_projections"], doc["tied"]), ([{"name": "lm_head.weight", "tied": True}], True))
         other = emb.copy()
         other[5, 3] += 1
         text, doc = self.info({"transformer.wte.weight": ("F32", emb), "lm_head.weight": ("F32", other)})
@@ -437,10 +452,16 @@ class TiedWeightsTests(CliCase):
         self.assertEqual(doc["tied"], False)
         text, doc = self.info({"model.embed_tokens.weight": ("F32", emb)})
         self.assertIn("no output projection stored", text)
-        self.assertEqual((doc["output_projection"], doc["tied"]), (None, None))
+        self.assertEqual((doc["output_projections"], doc["tied"]), ([], None))
         text, doc = self.info({"cls.predictions.decoder.weight": ("F32", emb),
                                "bert.embeddings.word_embeddings.weight": ("F32", emb)})
-        self.assertEqual((doc["output_projection"], doc["tied"]), ("cls.predictions.decoder.weight", True))
+        self.assertEqual((doc["output_projections"], doc["tied"]),
+                         ([{"name": "cls.predictions.decoder.weight", "tied": True}], True))
+        # Every projection present is compared, not only the first.
+        text, doc = self.info({"model.embed_tokens.weight": ("F32", emb), "lm_head.weight": ("F32", other),
+                               "output.weight": ("F32", emb.copy())})
+        self.assertIn("tied          no: lm_head.weight differs; yes: output.weight has the same bytes", text)
+        self.assertEqual(doc["tied"], True)
 
 
 def read_safetensors(path):
@@ -638,7 +659,9 @@ class InitTests(CliCase):
                          "random-uniform(init=uniform, bound=0.5, seed=0, generator=splitmix64-uniform/1)")
 
     def test_refusals(self):
-        self.fails(2, "--init uniform needs --init-range R > 0", "encode", "--text", "hi", "--init", "uniform")
+        self.fails(2, "--init uniform needs --init-range R", "encode", "--text", "hi", "--init", "uniform")
+        self.fails(2, "--init-range: expected a number from 1e-30", "encode", "--text", "hi", "--init", "uniform",
+                   "--init-range", "1e-50")
         self.fails(2, "add --init uniform, or drop --init-range", "encode", "--text", "hi", "--init-range", "1")
         self.fails(2, "add --init uniform", "lookup", "--ids", "1", "--init", "normal", "--init-range", "1")
         self.fails(2, "--init-range", "encode", "--text", "hi", "--init", "uniform", "--init-range", "-1")
@@ -1123,6 +1146,10 @@ class PeTests(CliCase):
         self.assertEqual(doc["config"]["positional_encoding"]["block_size"], 2)
         stats = self.ok("pe", "--kind", "block", "--d-model", "8", "--block-size", "4", "--stats").stdout.decode()
         self.assertEqual([l.split()[0] for l in stats.splitlines()[2:]], ["within"] * 4 + ["block"] * 4)
+        pairs = json.loads(self.run_pe(["--kind", "block", "--d-model", "8", "--block-size", "4", "--stats"],
+                                       "json"))["pairs"]
+        self.assertEqual([p["term"] for p in pairs], ["within"] * 4 + ["block"] * 4)
+        self.assertEqual(pairs[4]["frequency"], 1)
         width, height, _ = decode_png(self.run_pe(["--kind", "block", "--d-model", "8", "--block-size", "4"], "png"))
         self.assertGreater(width * height, 0)
 
@@ -1132,7 +1159,13 @@ class PeTests(CliCase):
         self.fails(2, "--block-size applies to --pe block", "encode", "--text", "hi", "--block-size", "3")
         self.fails(2, "--block-size", "encode", "--text", "hi", "--pe", "block", "--block-size", "0")
         self.fails(2, "give an even --d-model, not 7", "pe", "--kind", "transformer-xl", "--d-model", "7")
-        self.fails(2, "--clamp-len", "pe", "--kind", "transformer-xl", "--d-model", "8", "--clamp-len", "0")
+        # --clamp-len 0 clamps nothing, as in Transformer-XL (clamp_len > 0 applies).
+        self.assertEqual(self.ok("pe", "--kind", "transformer-xl", "--d-model", "8", "--max-len", "4", "--clamp-len",
+                                 "0").stdout, self.ok("pe", "--kind", "transformer-xl", "--d-model", "8", "--max-len",
+                                                      "4").stdout)
+        self.fails(2, "--dims chooses the columns of the table", "pe", "--kind", "block", "--block-size", "4",
+                   "--d-model", "8", "--stats", "--dims", "0:4")
+        self.fails(2, "--dims chooses the columns of the table", "pe", "--d-model", "8", "--similarity", "--dims", "0:4")
         self.fails(2, "must be one of sinusoidal|learned|none|rope|block", "encode", "--text", "hi", "--pe",
                    "transformer-xl")
 

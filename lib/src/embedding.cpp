@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <numbers>
 
 #include "embedpe/error.h"
@@ -186,9 +187,13 @@ RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_mode
       factor_ = std::sqrt(6.0 / (static_cast<double>(vocab_size) + static_cast<double>(d_model)));
       break;
     case Init::uniform:
-      if (!(init.range > 0) || !std::isfinite(init.range)) {
-        throw UsageError("init uniform needs init_range R > 0: the values are drawn from U(-R, R)",
-                         {"init", "init_range"});
+      if (init.range == 0) {
+        throw UsageError("init uniform needs init_range R: the values are drawn from U(-R, R)", {"init", "init_range"});
+      }
+      // Below float32's smallest normal number most values would round to 0.
+      if (!(init.range >= std::numeric_limits<float>::min()) || !std::isfinite(init.range)) {
+        throw UsageError("init_range must be a finite number from 1.2e-38 (float32's smallest normal) up",
+                         {"init_range"});
       }
       factor_ = init.range;
       break;

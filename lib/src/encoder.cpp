@@ -138,8 +138,12 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
                        {"token_type_ids"});
     }
     if (!layer_.token_types() && !emits({TensorName::token_type_ids})) {
-      throw UsageError("token_type_ids would be ignored: the weights have no token type table "
-                       "(embeddings.token_type_embeddings.weight) and emit does not name token_type_ids",
+      if (!spec_.layer.token_types) {
+        throw UsageError("token_type_ids and no_token_type contradict each other: drop one",
+                         {"token_type_ids", "no_token_type"});
+      }
+      throw UsageError("token_type_ids would be ignored: weights has no token type table "
+                       "(embeddings.token_type_embeddings.weight) and emit does not ask for the tensor",
                        {"token_type_ids", "weights", "emit"});
     }
   }

@@ -131,20 +131,36 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
                      {"layernorm_weight", "layernorm_bias", "layernorm"});
   }
   std::string token_type_source;
-  if (spec.token_types && !spec.table.weights.empty()) {
-    auto file = WeightFile::open(parse_tensor_spec(spec.table.weights).path);
+  std::vector<std::string> token_type_names;  // the usual names the weights hold
+  std::shared_ptr<const WeightFile> weight_file;
+  if (!spec.table.weights.empty()) {
+    weight_file = WeightFile::open(parse_tensor_spec(spec.table.weights).path);
     for (auto name : kTokenTypeNames) {
-      if (file->find(name)) {
-        token_type_source = file->path() + ":" + std::string(name);
-        built.token_types_ = open_embedding_table(token_type_source);
-        if (built.token_types_->d_model() != d) {
-          throw Error(token_type_source + " has rows of " + std::to_string(built.token_types_->d_model()) +
-                      " values but the embedding table has d_model " + std::to_string(d));
-        }
-        options.token_types = built.token_types_.get();
-        break;
-      }
+      if (weight_file->find(name)) token_type_names.emplace_back(name);
     }
+  }
+  if (!spec.token_types && token_type_names.empty()) {
+    throw UsageError("no_token_type leaves out a token type table, and there is none: " +
+                         (spec.table.weights.empty() ? std::string("no weights are given")
+                                                     : "weights has no embeddings.token_type_embeddings.weight") +
+                         "; drop no_token_type",
+                     {"no_token_type", "weights"});
+  }
+  if (spec.token_types && !token_type_names.empty()) {
+    if (token_type_names.size() > 1) {
+      std::string names;
+      for (const auto& n : token_type_names) names += (names.empty() ? "" : ", ") + n;
+      throw Error(weight_file->path() + " has several token type tables (" + names +
+                  "), and which one belongs to the embedding is not known; keep one, or add no_token_type",
+                  {"no_token_type"});
+    }
+    token_type_source = weight_file->path() + ":" + token_type_names.front();
+    built.token_types_ = open_embedding_table(token_type_source);
+    if (built.token_types_->d_model() != d) {
+      throw Error(token_type_source + " has rows of " + std::to_string(built.token_types_->d_model()) +
+                  " values but the embedding table has d_model " + std::to_string(d));
+    }
+    options.token_types = built.token_types_.get();
   }
   options.dropout = spec.dropout;
   options.want_token_embeddings = spec.want_token_embeddings;

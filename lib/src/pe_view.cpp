@@ -87,8 +87,10 @@ void write_records_json(OutputFile& out, const PeInspection& v) {
     nlohmann::ordered_json o;
     for (std::size_t k = 0; k < rec.columns.size(); ++k) {
       const std::string& cell = r[k];
+      // Numbers are JSON literals; yes/no are booleans; words (block's "within") are strings.
       if (cell == "yes" || cell == "no") o[rec.columns[k]] = cell == "yes";
-      else o[rec.columns[k]] = nlohmann::ordered_json::parse(cell);
+      else if (nlohmann::ordered_json::accept(cell)) o[rec.columns[k]] = nlohmann::ordered_json::parse(cell);
+      else o[rec.columns[k]] = cell;
     }
     list.push_back(o);
   }

@@ -75,14 +75,13 @@ WeightTying weight_tying(const WeightFile& file) {
       t.embedding = found;
     }
   }
+  if (!t.embedding) return t;
+  const WeightTensor& a = *t.embedding;
   for (auto name : kOutputProjectionNames) {
-    if ((t.projection = file.find(name))) break;
-  }
-  if (t.embedding && t.projection) {
-    const WeightTensor& a = *t.embedding;
-    const WeightTensor& b = *t.projection;
-    t.same_bytes = a.dtype == b.dtype && a.shape == b.shape && a.size_bytes == b.size_bytes &&
-                   std::memcmp(file.data(a), file.data(b), a.size_bytes) == 0;
+    if (const WeightTensor* b = file.find(name)) {
+      t.projections.push_back({b, a.dtype == b->dtype && a.shape == b->shape && a.size_bytes == b->size_bytes &&
+                                      std::memcmp(file.data(a), file.data(*b), a.size_bytes) == 0});
+    }
   }
   return t;
 }

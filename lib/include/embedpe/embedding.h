@@ -66,7 +66,7 @@ class EmbeddingTable {
 // the same counter-based generator, so a row is still a pure function of
 // (seed, row):
 //   normal          N(0, 1), nn.Embedding's default: the Box–Muller values above
-//   scaled_normal   N(0, 1/√d_model): float32(float64(normal value) × (1 / sqrt(d_model)))
+//   scaled_normal   N(0, σ = 1/√d_model): float32(float64(normal value) × (1 / sqrt(d_model)))
 //   xavier_uniform  U(±√(6 / (vocab + d_model))), nn.init.xavier_uniform_ on a (vocab, d_model) weight
 //   uniform         U(±range)
 // The uniform schemes ("splitmix64-uniform/1"): element j of a row is

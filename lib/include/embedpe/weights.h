@@ -118,16 +118,20 @@ extern const std::vector<std::string_view> kLayerNormWeightNames;
 extern const std::vector<std::string_view> kLayerNormBiasNames;
 
 // Whether a checkpoint's input embedding and output projection are tied
-// (the same matrix, as in GPT-2, T5 or BERT's MLM head): the tensors found
-// under the usual names (the only one present of kEmbeddingNames, the
-// first of kOutputProjectionNames), and whether their bytes are the same.
-// A .safetensors file never shares one data range between two names, so
-// tied weights either appear twice with the same bytes or, as Hugging Face
-// saves them, once (no projection: `projection` is null).
+// (the same matrix, as in GPT-2, T5 or BERT's MLM head): the embedding
+// found under the usual names (the only one present of kEmbeddingNames),
+// and each output projection present (kOutputProjectionNames, in that
+// order) with whether its bytes are the embedding's. A .safetensors file
+// never shares one data range between two names, so tied weights either
+// appear twice with the same bytes or, as Hugging Face saves them, once
+// (no projection).
 struct WeightTying {
+  struct Projection {
+    const WeightTensor* tensor = nullptr;
+    bool same_bytes = false;  // same dtype and shape, identical bytes
+  };
   const WeightTensor* embedding = nullptr;
-  const WeightTensor* projection = nullptr;
-  bool same_bytes = false;  // both found, same dtype and shape, identical bytes
+  std::vector<Projection> projections;  // empty without an embedding
 };
 WeightTying weight_tying(const WeightFile& file);
 

@@ -3,14 +3,16 @@
 // kimiyoung/transformer-xl builds it (pytorch/mem_transformer.py,
 // MemTransformerLM._forward and PositionalEmbedding):
 //
-//   pos_seq  = klen-1, klen-2, ..., 0        (descending; clamped to clamp_len if given)
+//   pos_seq  = klen-1, klen-2, ..., 0        (descending; clamped to clamp_len if it is above 0)
 //   inv_freq = 1 / 10000^(2i/d),  i = 0 .. d/2-1
 //   R[row]   = [sin(pos_seq[row] * inv_freq) | cos(pos_seq[row] * inv_freq)]   (concatenated)
 //
-// Shown for klen = max_len (or positions A:B: B-1 down to A). Computed in
+// Shown for klen = max_len (or positions A:B: rows for B-1 down to A; a
+// position_offset K adds K to each). Computed in
 // float64 and rounded once to float32; the original computes in float32.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,8 +35,9 @@ class TransformerXl final : public PeKind {
 
   const std::vector<PeParam>& params() const override {
     static const std::vector<PeParam> p = {
-        {.name = "clamp_len", .type = Type::integer, .min = 1, .max = double(kMaxPePosition - 1),
-         .help = "Transformer-XL: relative positions above this use this one (its clamp_len)", .use = Use::inspect},
+        {.name = "clamp_len", .type = Type::integer, .min = 0, .max = double(kMaxPePosition - 1),
+         .help = "Transformer-XL: relative positions above this use this one; 0, as there, clamps nothing",
+         .use = Use::inspect},
     };
     return p;
   }
@@ -52,12 +55,13 @@ class TransformerXl final : public PeKind {
     check_inspect(args, r);
     const std::size_t d = *r.d_model, half = d / 2;
     const std::size_t last = r.first + r.position_offset + r.count - 1;  // pos_seq[0]
-    const auto clamp = optional_integer(args, "clamp_len");
+    // Transformer-XL clamps only when clamp_len > 0.
+    const std::uint64_t clamp_len = optional_integer(args, "clamp_len").value_or(0);
     std::vector<double> inv_freq(half);
     for (std::size_t i = 0; i < half; ++i) inv_freq[i] = 1.0 / std::pow(10000.0, static_cast<double>(2 * i) / static_cast<double>(d));
     auto table = xt::xtensor<float, 2>::from_shape({r.count, r.dims_count});
     for (std::size_t row = 0; row < r.count; ++row) {
-      const std::size_t pos = std::min<std::size_t>(last - row, clamp.value_or(last));
+      const std::size_t pos = clamp_len > 0 ? std::min<std::size_t>(last - row, clamp_len) : last - row;
       for (std::size_t c = 0; c < r.dims_count; ++c) {
         const std::size_t dim = r.dims_first + c;
         const double angle = static_cast<double>(pos) * inv_freq[dim % half];
@@ -72,11 +76,11 @@ class TransformerXl final : public PeKind {
                   {"pos_seq", "descending: row r is relative position " + std::to_string(last) + " - r"},
                   {"first_position", last},
                   {"last_position", last + 1 - r.count},
-                  {"clamp_len", clamp ? nlohmann::ordered_json(*clamp) : nlohmann::ordered_json()},
+                  {"clamp_len", clamp_len > 0 ? nlohmann::ordered_json(clamp_len) : nlohmann::ordered_json()},
                   {"inv_freq", "1 / 10000^(2i/d_model)"},
                   {"layout", "concat: sin | cos"}}}};
     v.title = "Transformer-XL relative position table R, d=" + std::to_string(d) + ": row r is position " +
-              std::to_string(last) + " - r" + (clamp ? ", clamped to " + std::to_string(*clamp) : std::string());
+              std::to_string(last) + " - r" + (clamp_len > 0 ? ", clamped to " + std::to_string(clamp_len) : std::string());
     v.note_hidden_dims = true;
     v.matrix = PeMatrix{std::move(table), "row", "dim", 0, r.dims_first};
     HeatmapPanel sins{"sin", {}}, coss{"cos", {}};
