@@ -270,7 +270,10 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
 void Encoder::set_token_types(Batch& batch, std::size_t first_row) const {
   const std::vector<std::int64_t>& types = spec_.token_type_ids;
   const bool pairs = batch.token_type_ids.size() != 0;  // segments 0 and 1 from encode_pair_batch
-  if (!pairs) batch.token_type_ids = xt::zeros<std::int64_t>(batch.input_ids.shape());
+  if (!pairs) {
+    if (types.empty() && !emits({TensorName::token_type_ids})) return;  // none: the layer takes type 0
+    batch.token_type_ids = xt::zeros<std::int64_t>(batch.input_ids.shape());
+  }
   if (types.empty()) return;
   if (!pairs && types.size() > 1 && first_row + batch.size() > types.size()) {
     throw UsageError("token_type_ids gives " + std::to_string(types.size()) +

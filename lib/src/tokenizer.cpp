@@ -424,13 +424,26 @@ Batch Tokenizer::encode_pair_batch(const std::vector<std::string>& a, const std:
     Encoding& y = second[i];
     untruncated[i] = x.ids.size() + y.ids.size() + 3;
     if (options.seq_len) {
-      // longest_first: the longer loses one token at a time (the second on a tie).
+      // longest_first: the longer loses one token at a time (the second on a tie). Counted
+      // first and cut once, so that a long text costs linear time.
       const std::size_t budget = *options.seq_len - 3;
-      while (x.ids.size() + y.ids.size() > budget) {
-        Encoding& cut = x.ids.size() > y.ids.size() ? x : y;
-        const auto at = options.truncation_side == Side::left ? 0 : cut.ids.size() - 1;
-        cut.ids.erase(cut.ids.begin() + static_cast<std::ptrdiff_t>(at));
-        cut.pieces.erase(cut.pieces.begin() + static_cast<std::ptrdiff_t>(at));
+      std::size_t keep_x = x.ids.size(), keep_y = y.ids.size();
+      if (keep_x + keep_y > budget) {
+        const std::size_t shorter = std::min(keep_x, keep_y);
+        if (2 * shorter >= budget) {  // both are cut to halves; ties cut the second first, so A keeps the odd one
+          keep_y = budget / 2;
+          keep_x = budget - keep_y;
+        } else if (keep_x < keep_y) {
+          keep_y = budget - keep_x;
+        } else {
+          keep_x = budget - keep_y;
+        }
+      }
+      for (auto [e, keep] : {std::pair{&x, keep_x}, std::pair{&y, keep_y}}) {
+        const std::size_t cut = e->ids.size() - keep;
+        const auto from = options.truncation_side == Side::left ? 0 : static_cast<std::ptrdiff_t>(keep);
+        e->ids.erase(e->ids.begin() + from, e->ids.begin() + from + static_cast<std::ptrdiff_t>(cut));
+        e->pieces.erase(e->pieces.begin() + from, e->pieces.begin() + from + static_cast<std::ptrdiff_t>(cut));
       }
     }
     first_lengths[i] = x.ids.size();
