@@ -426,6 +426,9 @@ class TokenTypeTests(CliCase):
         pieces = self.ok("tokenize", "--model", self.model, "--text", "Hello", "--text-pair", "you",
                          "--format", "pieces").stdout.decode().split()
         self.assertEqual((pieces[0], pieces[-1]), ("[CLS]", "[SEP]"))
+        doc = json.loads(self.ok("tokenize", "--model", self.model, "--text", "Hello", "--text-pair", "you").stdout)
+        self.assertEqual(doc["config"]["pairs"], "[CLS] A [SEP] B [SEP], token types 0 and 1")
+        self.assertEqual(doc["token_type_ids"][0][-2:], [1, 1])
 
 
 class TiedWeightsTests(CliCase):

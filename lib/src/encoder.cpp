@@ -29,6 +29,9 @@ constexpr std::pair<const char*, TensorName> kTensorNames[] = {
     {"rope_sin", TensorName::rope_sin},
 };
 
+// What a run's config says about pairs (encode and tokenize).
+constexpr const char* kPairsConfig = "[CLS] A [SEP] B [SEP], token types 0 and 1";
+
 bool contains(const std::vector<TensorName>& emit, std::initializer_list<TensorName> names) {
   return std::find_first_of(emit.begin(), emit.end(), names.begin(), names.end()) != emit.end();
 }
@@ -171,7 +174,7 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
   config_["training"] = spec_.layer.dropout.has_value();
   config_["dropout"] = spec_.layer.dropout ? json(spec_.layer.dropout->p) : json();
   // Only runs with pairs or token types say so: other configs (and their --resume) are unchanged.
-  if (!spec_.text_pairs.empty()) config_["pairs"] = "[CLS] A [SEP] B [SEP], token types 0 and 1";
+  if (!spec_.text_pairs.empty()) config_["pairs"] = kPairsConfig;
   if (!spec_.token_type_ids.empty()) config_["token_type_ids"] = spec_.token_type_ids;
   config_["dtype"] = dtype_name(spec_.dtype);
   json emit = json::array();
@@ -445,6 +448,7 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
   run.config = {{"embedpe_version", version()}, {"model", model_config(tokenizer)}};
   const nlohmann::ordered_json tokenization = tokenization_config(tokenizer, options.tokenize, options.ids_input);
   for (const auto& [key, value] : tokenization.items()) run.config[key] = value;
+  if (!options.text_pairs.empty()) run.config["pairs"] = kPairsConfig;
   run.sources = source.source_names();
   run.seq_len = options.tokenize.seq_len;
   run.pad_to_multiple_of = options.tokenize.pad_to_multiple_of.value_or(1);
