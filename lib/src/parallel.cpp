@@ -137,12 +137,18 @@ void parallel_for(std::size_t n, std::size_t threads, const std::function<void(s
     posting = std::current_exception();  // out of memory: fn must outlive the chunks posted so far
   }
   job->work();
+  std::vector<std::exception_ptr> errors;
   {
     std::unique_lock<std::mutex> lock(job->mutex);
     job->all_done.wait(lock, [&] { return job->done == job->chunks; });
+    // The chunks' exceptions become this thread's alone: a pool thread may
+    // still hold the job (its task not yet destroyed), and must not be the
+    // one that frees an exception this thread is reading (ThreadSanitizer
+    // saw that race: exception_ptr's count lives in uninstrumented libstdc++).
+    errors = std::move(job->errors);
   }
   if (posting) std::rethrow_exception(posting);
-  for (auto& e : job->errors) {
+  for (auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
 }
