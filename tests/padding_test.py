@@ -8,12 +8,11 @@ position_ids = attention_mask.cumsum(-1) - 1, and HF's truncation sides.
 """
 import json
 import pathlib
-import struct
 import unittest
 
 import numpy as np
 
-from cli_test import GOLDEN, CliCase, text_args
+from cli_test import GOLDEN, CliCase, text_args, write_safetensors
 
 PADDING = GOLDEN / "padding"
 CASES = json.loads((PADDING / "cases.json").read_text())
@@ -266,26 +265,16 @@ class IdsInTests(CliCase):
 
 
 class DecodeInputsTests(CliCase):
-    def write_safetensors(self, path, tensors):
-        header, blobs, offset = {}, [], 0
-        for name, (dtype, array) in tensors.items():
-            raw = np.ascontiguousarray(array).tobytes()
-            header[name] = {"dtype": dtype, "shape": list(array.shape), "data_offsets": [offset, offset + len(raw)]}
-            blobs.append(raw)
-            offset += len(raw)
-        text = json.dumps(header).encode()
-        path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
     def test_int32_safetensors_ids_are_read(self):
         st = self.tmp / "ids.safetensors"
-        self.write_safetensors(st, {"input_ids": ("I32", np.array([[1, 262, 2, 0]], dtype=np.int32)),
+        write_safetensors(st, {"input_ids": ("I32", np.array([[1, 262, 2, 0]], dtype=np.int32)),
                                     "attention_mask": ("I32", np.array([[1, 1, 1, 0]], dtype=np.int32))})
         want = self.ok("decode", "--ids", "1,262,2").stdout
         self.assertEqual(self.ok("decode", str(st)).stdout, want)
 
     def test_safetensors_errors_talk_about_ids(self):
         st = self.tmp / "ids.safetensors"
-        self.write_safetensors(st, {"input_ids": ("F32", np.array([[1, 2]], dtype=np.float32))})
+        write_safetensors(st, {"input_ids": ("F32", np.array([[1, 2]], dtype=np.float32))})
         err = self.fails(1, "input_ids has dtype F32; ids and masks are I64 or I32", "decode", str(st))
         self.assertNotIn("weights", err)
         self.assertNotIn("embedpe does not read", err)

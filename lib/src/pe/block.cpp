@@ -153,10 +153,8 @@ class Block final : public PeKind {
       for (std::size_t c = 0; c < r.dims_count; ++c) table(p, c) = row[r.dims_first + c];
     }
     v.matrix = PeMatrix{std::move(table), "position", "dim", r.first, r.dims_first};
-    // Both terms are interleaved: sin columns even, cos odd. A picture draws them as two panels.
-    HeatmapPanel sins{"sin", {}}, coss{"cos", {}};
-    for (std::size_t c = 0; c < r.dims_count; ++c) ((r.dims_first + c) % 2 == 0 ? sins : coss).columns.push_back(c);
-    if (!sins.columns.empty() && !coss.columns.empty()) v.matrix->look.panels = {std::move(sins), std::move(coss)};
+    // Both terms are interleaved: sin columns even, cos odd.
+    pe_support::sin_cos_panels(*v.matrix, r.dims_first, [](std::size_t dim) { return dim % 2 == 0; });
     v.matrix_name = "positional_encoding";
     return v;
   }

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "embedpe/pe_kind.h"
 #include "memory.h"
 
 namespace embedpe::pe_support {
@@ -42,6 +44,16 @@ inline xt::xtensor<float, 2> columns_of(const xt::xtensor<float, 2>& m, std::siz
   for (std::size_t r = 0; r < m.shape()[0]; ++r)
     for (std::size_t c = 0; c < count; ++c) out(r, c) = m(r, first + c);
   return out;
+}
+
+// A sinusoidal table's picture as two panels, the sin columns and the cos
+// columns: interleaved side by side they alternate column by column, which
+// at d=512 reads only as stripes. `is_sin(dim)` says which a dim is; the
+// matrix's columns are dims dims_first.. .
+inline void sin_cos_panels(PeMatrix& m, std::size_t dims_first, const std::function<bool(std::size_t)>& is_sin) {
+  HeatmapPanel sins{"sin", {}}, coss{"cos", {}};
+  for (std::size_t c = 0; c < m.values.shape()[1]; ++c) (is_sin(dims_first + c) ? sins : coss).columns.push_back(c);
+  if (!sins.columns.empty() && !coss.columns.empty()) m.look.panels = {std::move(sins), std::move(coss)};
 }
 
 // Head h of a (heads, n, n) bias: (n, n).

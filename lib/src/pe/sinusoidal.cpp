@@ -176,11 +176,7 @@ class Sinusoidal final : public PeKind {
     // Only the shown columns are computed: a few dims of a huge d_model are cheap.
     v.matrix = PeMatrix{pe.columns(first, r.count, r.dims_first, r.dims_count), "position", "dim", r.first,
                         r.dims_first};
-    // A picture draws the sin and the cos columns as two panels: interleaved side by side they
-    // alternate column by column, which at d=512 is only stripes.
-    HeatmapPanel sins{"sin", {}}, coss{"cos", {}};
-    for (std::size_t c = 0; c < r.dims_count; ++c) (pe.is_sin_column(r.dims_first + c) ? sins : coss).columns.push_back(c);
-    if (!sins.columns.empty() && !coss.columns.empty()) v.matrix->look.panels = {std::move(sins), std::move(coss)};
+    pe_support::sin_cos_panels(*v.matrix, r.dims_first, [&](std::size_t dim) { return pe.is_sin_column(dim); });
     v.matrix_name = "positional_encoding";
     return v;
   }

@@ -83,9 +83,7 @@ class TransformerXl final : public PeKind {
               std::to_string(last) + " - r" + (clamp_len > 0 ? ", clamped to " + std::to_string(clamp_len) : std::string());
     v.note_hidden_dims = true;
     v.matrix = PeMatrix{std::move(table), "row", "dim", 0, r.dims_first};
-    HeatmapPanel sins{"sin", {}}, coss{"cos", {}};
-    for (std::size_t c = 0; c < r.dims_count; ++c) (r.dims_first + c < half ? sins : coss).columns.push_back(c);
-    if (!sins.columns.empty() && !coss.columns.empty()) v.matrix->look.panels = {std::move(sins), std::move(coss)};
+    pe_support::sin_cos_panels(*v.matrix, r.dims_first, [half](std::size_t dim) { return dim < half; });
     v.matrix_name = "pos_emb";
     return v;
   }
