@@ -10,6 +10,7 @@
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/projection.h"
 #include "embedpe/weights.h"
 
 namespace embedpe::cli {
@@ -36,14 +37,8 @@ void row(std::string& text, const char* key, const std::string& value) {
 
 // Which tensor encode would take for `names`, or "" (none or ambiguous).
 std::string usual(const WeightFile& file, const std::vector<std::string_view>& names) {
-  std::string found;
-  for (auto n : names) {
-    if (file.find(n)) {
-      if (!found.empty()) return "";
-      found = std::string(n);
-    }
-  }
-  return found;
+  const WeightTensor* t = find_usual(file, names);
+  return t ? t->name : "";
 }
 
 void model_info(const Tokenizer& tok, InfoFormat format, std::string& text, nlohmann::ordered_json& doc) {
@@ -85,6 +80,7 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
   if (tying.embedding && tied.empty()) tied = "no output projection stored (a tied model may store it once)";
   const bool any_tied = std::any_of(tying.projections.begin(), tying.projections.end(),
                                     [](const auto& p) { return p.same_bytes; });
+  const std::optional<StoredFactorization> factorized = stored_factorization(*file);
   if (format == InfoFormat::json) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     for (const auto& t : file->tensors()) {
@@ -95,6 +91,15 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
                       {"token_embedding", emb}, {"position_embedding", pos},
                       {"output_projections", projections},
                       {"tied", projections.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(any_tied)}};
+    if (factorized) {
+      const auto& f = *factorized;
+      doc["weights"]["factorized"] = {
+          {"table", f.table->name}, {"projection", f.weight->name},
+          {"bias", f.bias ? nlohmann::ordered_json(f.bias->name) : nlohmann::ordered_json()},
+          {"embedding_size", f.embedding_size}, {"d_model", f.d_model}, {"bytes", f.bytes},
+          {"full_table_bytes", f.full_bytes},
+          {"saved_bytes", static_cast<std::int64_t>(f.full_bytes) - static_cast<std::int64_t>(f.bytes)}};
+    }
     return;
   }
   if (!text.empty()) text += "\n";
@@ -102,6 +107,17 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
   row(text, "embedding", emb.empty() ? "(none or several usual names; give PATH:TENSOR)" : emb);
   if (!pos.empty()) row(text, "positions", pos);
   if (!tied.empty()) row(text, "tied", tied);
+  if (factorized) {
+    const auto& f = *factorized;
+    char saved[256];
+    std::snprintf(saved, sizeof saved, "%zu bytes for the (%zu, %zu) table and the projection to %zu, against %zu "
+                  "for a (%zu, %zu) table: %.1f%% saved",
+                  f.bytes, f.vocab, f.embedding_size, f.d_model, f.full_bytes, f.vocab, f.d_model,
+                  f.full_bytes ? 100.0 * (static_cast<double>(f.full_bytes) - static_cast<double>(f.bytes)) /
+                                     static_cast<double>(f.full_bytes)
+                               : 0.0);
+    row(text, "factorized", saved);
+  }
   for (const auto& t : file->tensors()) {
     std::string shape = "(";
     for (std::size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);

@@ -28,6 +28,17 @@ CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table) {
       ->check(non_empty_path());
   add_number(cmd, "--padding-idx", table.padding_idx, 0, std::numeric_limits<int>::max(),
              "This row of the table reads as zeros (nn.Embedding padding_idx)");
+  add_number(cmd, "--factorize", table.factorize, 1, kMaxDModel,
+             "Factorized table (ALBERT): generated (vocab, E) rows and a generated projection to --d-model")
+      ->type_name("E");
+  cmd.add_option("--projection", table.projection,
+                 "Projection of a factorized --weights table to d_model: (d_model, E) as nn.Linear stores it, or "
+                 "(E, d_model); its bias is the NAME.bias beside it")
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path())
+      ->default_str("found in --weights (encoder.embedding_hidden_mapping_in.weight)");
+  cmd.add_flag_function("--no-projection", [&table](std::int64_t) { table.use_projection = false; },
+                        "Do not apply the projection found in --weights: the (vocab, E) rows as they are");
   return seed;
 }
 
@@ -56,6 +67,11 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
              "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)")
       ->default_str("their own column's, or 0 with --padding-side left");
   option_group(cmd, kEmbeddingGroup);
+  add_choice<ProjectionOrder>(cmd, "--projection-order", [&spec](ProjectionOrder o) { spec.projection_order = o; },
+                              {{"first", ProjectionOrder::first}, {"albert", ProjectionOrder::albert}},
+                              "Where a factorized table's projection applies: first, (E[ids]·P+b)×scale+PE; albert, "
+                              "after the sum and LayerNorm in E dimensions, as ALBERT",
+                              "first");
   CLI::Option* layernorm =
       cmd.add_flag("--layernorm", spec.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
   // Refused without --layernorm, never ignored.
@@ -81,6 +97,7 @@ LayerSpec layer_spec(const LayerFlags& flags) {
 
 std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec) {
   return {{"--weights", spec.table.weights},
+          {"--projection", spec.table.projection},
           {"--pe-weights", spec.pe_weights},
           {"--layernorm-weight", spec.layernorm_weight},
           {"--layernorm-bias", spec.layernorm_bias}};

@@ -18,7 +18,7 @@ struct LayerFlags {
   CLI::Option* seed_option = nullptr;   // to tell an explicit --seed
 };
 
-// --d-model, --seed, --weights, --padding-idx; returns --seed's option.
+// --d-model, --seed, --init, --weights, --padding-idx, --factorize, --projection; returns --seed's option.
 CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table);
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 

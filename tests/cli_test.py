@@ -431,6 +431,159 @@ class TokenTypeTests(CliCase):
         self.assertEqual(doc["token_type_ids"][0][-2:], [1, 1])
 
 
+class FactorizedTests(CliCase):
+    """issue 16: ALBERT's factorized embeddings, projected last (HF AlbertModel's order) or first, against
+    HF's AlbertEmbeddings and nn.Linear (tests/golden/albert, tools/make_goldens.py); --factorize against
+    README's NumPy recipe."""
+    ALBERT = GOLDEN / "albert"
+
+    def setUp(self):
+        super().setUp()
+        self.cases = json.loads((self.ALBERT / "cases.json").read_text())
+        self.goldens = np.load(self.ALBERT / "goldens.npz")
+        self.model = str(HERE.parent / self.cases["model"])
+        self.w = reference.albert_like_weights(30000, self.cases["embedding_size"], self.cases["hidden_size"],
+                                               self.cases["max_positions"], self.cases["types"])
+        self.weights = self.tmp / "albert.safetensors"
+        write_safetensors(self.weights, {k: ("F32", v) for k, v in self.w.items()})
+        self.proj = "albert.encoder.embedding_hidden_mapping_in"
+
+    def encode(self, *args, emit="input_ids,output"):
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--model", self.model, *args, "--emit", emit, "-o", str(out))
+        return np.load(out)
+
+    def test_albert_order_matches_albert_model(self):
+        args = ["--weights", str(self.weights), "--pe", "learned", "--scale", "none", "--layernorm",
+                "--layernorm-eps", "1e-12", "--projection-order", "albert"]
+        for a, b in self.cases["pairs"]:
+            args += ["--text", a, "--text-pair", b]
+        z = self.encode(*args, emit="input_ids,token_type_ids,token_embeddings,positional_encoding,output")
+        np.testing.assert_array_equal(z["input_ids"], self.goldens["albert_input_ids"])
+        np.testing.assert_array_equal(z["token_type_ids"], self.goldens["albert_token_type_ids"])
+        e, d = self.cases["embedding_size"], self.cases["hidden_size"]
+        self.assertEqual(z["output"].shape, z["input_ids"].shape + (d,))
+        self.assertEqual(z["token_embeddings"].shape, z["input_ids"].shape + (e,))
+        self.assertEqual(z["positional_encoding"].shape[1], e)
+        np.testing.assert_allclose(z["output"], self.goldens["albert_output"], rtol=0, atol=2e-6)
+        self.assertGreater(np.abs(self.goldens["albert_output"]).max(), 1.0)  # a comparison that means something
+        out = self.tmp / "c.json"
+        self.ok("encode", "--model", self.model, *args, "--format", "json", "-o", str(out))
+        config = json.loads(out.read_text())["config"]
+        self.assertEqual(config["d_model"], d)
+        self.assertEqual(config["projection"]["order"], "albert")
+        self.assertEqual(config["projection"]["width"], e)
+        self.assertTrue(config["projection"]["weight"].endswith(":" + self.proj + ".weight"))
+        self.assertTrue(config["projection"]["bias"].endswith(":" + self.proj + ".bias"))
+
+    def test_first_order_matches_linear_then_scale_and_pe(self):
+        args = ["--weights", str(self.weights), "--no-token-type"]
+        for t in self.cases["texts"]:
+            args += ["--text", t]
+        z = self.encode(*args)
+        np.testing.assert_array_equal(z["input_ids"], self.goldens["first_input_ids"])
+        np.testing.assert_allclose(z["output"], self.goldens["first_output"], rtol=1e-6, atol=2e-6)
+        # lookup prints the projected rows, and the raw (vocab, E) ones with --no-projection
+        ids = [0, 5, 29999]
+        doc = json.loads(self.ok("lookup", "--weights", str(self.weights), "--ids", "0,5,29999", "--format",
+                                 "json").stdout)
+        table = self.w["albert.embeddings.word_embeddings.weight"].astype(np.float64)
+        want = table[ids] @ self.w[self.proj + ".weight"].astype(np.float64).T + self.w[self.proj + ".bias"]
+        np.testing.assert_allclose(np.array(doc["rows"], dtype=np.float32), want.astype(np.float32), rtol=1e-7,
+                                   atol=1e-7)
+        doc = json.loads(self.ok("lookup", "--weights", str(self.weights), "--ids", "5", "--no-projection",
+                                 "--format", "json").stdout)
+        np.testing.assert_array_equal(np.array(doc["rows"], dtype=np.float32)[0], table[5].astype(np.float32))
+
+    def test_projection_may_be_named_and_transposed(self):
+        """--projection names a (d, E) weight in another file, or its (E, d) transpose; same rows."""
+        wt = self.w[self.proj + ".weight"]
+        linear, transposed = self.tmp / "linear.safetensors", self.tmp / "t.npy"
+        write_safetensors(linear, {"proj.weight": ("F32", wt), "proj.bias": ("F32", self.w[self.proj + ".bias"])})
+        np.save(transposed, np.ascontiguousarray(wt.T))
+        bare = self.tmp / "bare.safetensors"
+        write_safetensors(bare, {"albert.embeddings.word_embeddings.weight":
+                                 ("F32", self.w["albert.embeddings.word_embeddings.weight"])})
+        found = self.encode("--weights", str(self.weights), "--no-token-type", "--text", "Hello")["output"]
+        named = self.encode("--weights", str(bare), "--projection", f"{linear}:proj.weight", "--text", "Hello")
+        np.testing.assert_array_equal(named["output"], found)
+        t = self.encode("--weights", str(bare), "--projection", str(transposed), "--text", "Hello")["output"]
+        np.testing.assert_allclose(t, found - self.w[self.proj + ".bias"] * np.float32(np.sqrt(10)), atol=1e-5)
+
+    def test_factorize_matches_readme_recipe(self):
+        rows = readme_factorized_rows()
+        ids = [0, 1, 7999, 4242]
+        for e, d, seed, init in ((4, 6, 0, "normal"), (1, 3, 7, "xavier-uniform"), (16, 9, 2**64 - 1, "normal")):
+            with self.subTest(e=e, d=d, seed=seed, init=init):
+                doc = json.loads(self.ok("lookup", "--ids", ",".join(map(str, ids)), "--factorize", str(e),
+                                         "--d-model", str(d), "--seed", str(seed), "--init", init, "--format",
+                                         "json").stdout)
+                got = np.array(doc["rows"], dtype=np.float32)
+                want = rows(ids, e, d, 8000, init, None, seed)
+                # summed in float64 by both; the order may differ, so the last bit may too
+                np.testing.assert_array_max_ulp(got, want, maxulp=1)
+        z = np.load(self.encode_default("--factorize", "4", "--d-model", "6", "--projection-order", "albert",
+                                        "--scale", "none", "--pe", "none"))
+        e_rows = readme_init_table_rows()(z["input_ids"].reshape(-1), 4, 8000, "normal")
+        bound = 1.0 / np.sqrt(4)
+        w = readme_init_table_rows()(np.arange(8000, 8006), 4, 8000, "uniform", bound)
+        b = readme_init_table_rows()([8006], 6, 8000, "uniform", bound)[0]
+        want = (e_rows.astype(np.float64) @ w.T.astype(np.float64) + b).astype(np.float32)
+        np.testing.assert_array_max_ulp(z["output"].reshape(-1, 6), want, maxulp=1)
+        np.testing.assert_array_equal(z["token_embeddings"].reshape(-1, 4), e_rows)
+
+    def encode_default(self, *args):
+        out = self.tmp / "d.npz"
+        self.ok("encode", "--text", "Hello world", *args, "--emit", "input_ids,token_embeddings,output", "-o",
+                str(out))
+        return out
+
+    def test_info_reports_the_bytes_saved(self):
+        text = self.ok("info", "--weights", str(self.weights)).stdout.decode()
+        e, d = self.cases["embedding_size"], self.cases["hidden_size"]
+        stored = 4 * (30000 * e + d * e + d)
+        line = [l for l in text.splitlines() if l.startswith("factorized ")]
+        self.assertEqual([l.split(None, 1)[1] for l in line],
+                         [f"{stored} bytes for the (30000, {e}) table and the projection to {d}, against "
+                          f"{4 * 30000 * d} for a (30000, {d}) table: 40.0% saved"])
+        doc = json.loads(self.ok("info", "--weights", str(self.weights), "--format", "json").stdout)["weights"]
+        self.assertEqual(doc["factorized"]["saved_bytes"], 4 * 30000 * d - stored)
+        self.assertEqual(doc["factorized"]["bias"], self.proj + ".bias")
+        plain = self.tmp / "plain.safetensors"
+        write_safetensors(plain, {"embeddings.word_embeddings.weight": ("F32", self.w[
+            "albert.embeddings.word_embeddings.weight"])})
+        self.assertNotIn("factorized", self.ok("info", "--weights", str(plain)).stdout.decode())
+
+    def test_refusals(self):
+        w = ["--weights", str(self.weights)]
+        out = self.tmp / "never.npz"
+        self.fails(1, "add --projection-order albert, or --no-token-type", "encode", "--model", self.model, *w,
+                   "--text", "a", "-o", str(out), output=out)
+        self.fails(2, "--factorize generates a table and its projection, and --weights gives the table",
+                   "encode", "--model", self.model, *w, "--factorize", "4", "--text", "a")
+        self.fails(2, "--projection needs --weights", "encode", "--text", "a", "--projection", str(self.weights))
+        self.fails(2, "--projection-order albert applies a factorized table's projection last, and there is none",
+                   "encode", "--text", "a", "--projection-order", "albert")
+        self.fails(2, "--no-projection leaves out a factorized table's projection, and there is none", "encode",
+                   "--text", "a", "--no-projection")
+        self.fails(2, "--factorize makes a projection and --no-projection leaves it out", "encode", "--text", "a",
+                   "--factorize", "4", "--no-projection")
+        self.fails(2, "--d-model 12 conflicts with", "encode", "--model", self.model, *w, "--no-token-type",
+                   "--d-model", "12", "--text", "a")
+        self.fails(2, "--factorize: expected", "encode", "--text", "a", "--factorize", "0")
+        bad = self.tmp / "bad.npy"
+        np.save(bad, np.zeros((5, 7), dtype=np.float32))
+        self.fails(1, "a projection from them is (d_model, 6) as nn.Linear stores it, or (6, d_model)", "encode",
+                   "--model", self.model, *w, "--projection", str(bad), "--no-token-type", "--text", "a")
+        plain = self.tmp / "plain.safetensors"
+        write_safetensors(plain, {"embeddings.word_embeddings.weight": ("F32", self.w[
+            "albert.embeddings.word_embeddings.weight"])})
+        self.fails(2, "--no-projection leaves out a factorized table's projection, and --weights holds none",
+                   "encode", "--model", self.model, "--weights", str(plain), "--no-projection", "--text", "a")
+        self.fails(2, "--projection and --no-projection contradict", "encode", "--model", self.model, "--weights",
+                   str(plain), "--projection", str(self.weights), "--no-projection", "--text", "a")
+
+
 class TiedWeightsTests(CliCase):
     """issue 16: info --weights says whether the input embedding and the output projection are one matrix."""
 
@@ -608,6 +761,16 @@ def readme_init_table_rows():
     scope = {"default_table_rows": readme_default_table_rows(), "np": np}
     exec(code.group(1), scope)
     return scope["init_table_rows"]
+
+
+def readme_factorized_rows():
+    """README's --factorize recipe, run as written (after init_table_rows, which it calls)."""
+    readme = (HERE.parent / "README.md").read_text()
+    code = re.search(r"```python\n(def factorized_rows\(.*?)```", readme, re.S)
+    assert code, "README.md has no factorized_rows recipe"
+    scope = {"init_table_rows": readme_init_table_rows(), "np": np}
+    exec(code.group(1), scope)  # noqa: S102  (our own README)
+    return scope["factorized_rows"]
 
 
 class InitTests(CliCase):

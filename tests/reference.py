@@ -94,13 +94,18 @@ def input_layer(ids, d_model, seed, scale=None):
     return (e * factor).astype(np.float32) + pe
 
 
+def integer_table(rows, cols, salt):
+    """A (rows, cols) float32 table made from integers, in [-1, 1]: the same bits everywhere (no random
+    generator whose stream could change between versions)."""
+    i = np.arange(rows, dtype=np.int64).reshape(-1, 1)
+    j = np.arange(cols, dtype=np.int64).reshape(1, -1)
+    return (((i * 7919 + j * 104729 + salt * 15485863) % 2001) / 1000.0 - 1.0).astype(np.float32)
+
+
 def bert_like_weights(vocab, d_model, max_positions, types):
-    """A BERT embedding checkpoint's tensors, made from integers so that NumPy builds the same float32
-    bits everywhere (no random generator whose stream could change between versions): {name: array}."""
+    """A BERT embedding checkpoint's tensors, made from integers (integer_table): {name: array}."""
     def table(rows, salt):
-        i = np.arange(rows, dtype=np.int64).reshape(-1, 1)
-        j = np.arange(d_model, dtype=np.int64).reshape(1, -1)
-        return (((i * 7919 + j * 104729 + salt * 15485863) % 2001) / 1000.0 - 1.0).astype(np.float32)
+        return integer_table(rows, d_model, salt)
     return {
         "embeddings.word_embeddings.weight": table(vocab, 1),
         "embeddings.position_embeddings.weight": table(max_positions, 2) * np.float32(0.5),
@@ -108,3 +113,14 @@ def bert_like_weights(vocab, d_model, max_positions, types):
         "embeddings.LayerNorm.weight": (1.0 + table(1, 4)[0] * np.float32(0.5)).astype(np.float32),
         "embeddings.LayerNorm.bias": table(1, 5)[0] * np.float32(0.1),
     }
+
+
+def albert_like_weights(vocab, embedding_size, hidden_size, max_positions, types):
+    """An ALBERT checkpoint's input tensors under Hugging Face's AlbertForMaskedLM names: BERT's
+    embeddings at embedding_size E, and the projection to hidden_size, nn.Linear(E, hidden_size)
+    (encoder.embedding_hidden_mapping_in), made from integers: {name: array}."""
+    w = {"albert." + k: v for k, v in bert_like_weights(vocab, embedding_size, max_positions, types).items()}
+    w["albert.encoder.embedding_hidden_mapping_in.weight"] = integer_table(hidden_size, embedding_size, 6) * \
+        np.float32(0.5)
+    w["albert.encoder.embedding_hidden_mapping_in.bias"] = integer_table(1, hidden_size, 7)[0] * np.float32(0.1)
+    return w

@@ -233,3 +233,62 @@ TEST_CASE("positions_from_mask: left-padded tokens sit at 0..n-1, padding at pad
   const auto same = InputLayer(table, pe, {.positions_from_mask = true}).forward(right_ids);
   CHECK(same.output == InputLayer(table, pe, {}).forward(right_ids).output);
 }
+
+TEST_CASE("factorized: a projected table's rows, and ALBERT's order projecting each token's sum last") {
+  const std::int64_t vocab = 50;
+  const std::size_t e = 5, d = 7;
+  const Projection proj = generated_projection(vocab, e, d, 3);
+  REQUIRE(proj.weight.size() == e * d);
+  REQUIRE(proj.bias.size() == d);
+  auto ids = xt::xtensor<std::int64_t, 2>::from_shape({3, 9});
+  for (std::size_t i = 0; i < ids.size(); ++i) ids.data()[i] = static_cast<std::int64_t>((i * 17) % vocab);
+  SinusoidalEncoding pe_e({.d_model = e, .max_len = 16});
+
+  SUBCASE("ProjectedTable: row = W·E[id] + b, cached rows equal computed ones, across threads") {
+    ProjectedTable table(std::make_unique<RandomNormalTable>(vocab, e, 3), proj);
+    RandomNormalTable inner(vocab, e, 3);
+    std::vector<float> x(e), want(d), got(d);
+    for (std::int64_t id : {0, 7, 49}) {
+      inner.row(id, x.data());
+      for (std::size_t o = 0; o < d; ++o) {
+        double s = proj.bias[o];
+        for (std::size_t k = 0; k < e; ++k) s += double(x[k]) * proj.weight[o * e + k];
+        want[o] = static_cast<float>(s);
+      }
+      table.row(id, got.data());
+      CHECK(got == want);
+      const float* cached = table.row_data(id);
+      REQUIRE(cached);
+      CHECK(std::vector<float>(cached, cached + d) == want);
+    }
+    SinusoidalEncoding pe_d({.d_model = d, .max_len = 16});
+    InputLayer layer(table, pe_d, {});
+    CHECK(layer.forward(ids, {}, 1).output == layer.forward(ids, {}, 4).output);
+  }
+
+  SUBCASE("projection last: Linear(LayerNorm(E×scale + PE)) token by token, E-wide terms") {
+    RandomNormalTable table(vocab, e, 3);
+    const LayerNorm ln{std::vector<float>(e, 1.5f), std::vector<float>(e, 0.25f), 1e-12};
+    InputLayer unprojected(table, pe_e, {.scale = Scale::parse("2"), .layer_norm = ln, .want_token_embeddings = true});
+    InputLayer albert(table, pe_e,
+                      {.scale = Scale::parse("2"), .layer_norm = ln, .projection = &proj, .want_token_embeddings = true});
+    const auto sum = unprojected.forward(ids);
+    for (std::size_t threads : {1, 3}) {
+      const auto out = albert.forward(ids, {}, threads);
+      REQUIRE(out.output.shape()[2] == d);
+      CHECK(out.token_embeddings == sum.token_embeddings);
+      CHECK(out.positional_encoding == sum.positional_encoding);
+      std::vector<float> y(d);
+      bool same = true;
+      for (std::size_t t = 0; t < ids.size(); ++t) {
+        proj.apply(sum.output.data() + t * e, y.data());
+        same = same && std::equal(y.begin(), y.end(), out.output.data() + t * d);
+      }
+      CHECK(same);
+    }
+    Projection wrong = proj;
+    wrong.in = e + 1;
+    CHECK_THROWS_WITH_AS(InputLayer(table, pe_e, {.projection = &wrong}),
+                         "the projection takes 6 values but the embedding table's rows have 5", UsageError);
+  }
+}

@@ -29,6 +29,10 @@ References used:
   * Hugging Face transformers' BertEmbeddings (word + token type + position,
     LayerNorm), ported, over [CLS] A [SEP] B [SEP] pairs tokenized by Python
     SentencePiece with HF's longest_first truncation (bert/).
+  * ALBERT's factorized embeddings (albert/): AlbertEmbeddings (BertEmbeddings
+    at embedding_size E) and AlbertTransformer's embedding_hidden_mapping_in
+    (nn.Linear(E, hidden_size)) over pairs; and nn.Linear over nn.Embedding's
+    rows before the Annotated Transformer's scale and PE.
   * NumPy float64: the block PE, PE(pos mod B) + PE(pos div B) of the paper's
     sinusoid (pe/block_*).
   * NumPy float64: the PE precision reference far beyond 5000 positions
@@ -605,6 +609,70 @@ def bert_goldens():
         "eps": eps, "pairs": BERT_PAIRS, "cases": cases}, indent=1) + "\n")
 
 
+# --- ALBERT: factorized embeddings, projected first or last ------------------------------
+class AlbertEmbeddings(BertEmbeddings):
+    """HF transformers AlbertEmbeddings (src/transformers/models/albert/modeling_albert.py): BertEmbeddings
+    at config.embedding_size E (word, position and token type tables and LayerNorm all E wide)."""
+
+
+class AlbertInput(nn.Module):
+    """AlbertModel up to the first layer: AlbertEmbeddings, then AlbertTransformer's
+    embedding_hidden_mapping_in = nn.Linear(embedding_size, hidden_size)."""
+
+    def __init__(self, vocab_size, embedding_size, hidden_size, max_position_embeddings, type_vocab_size,
+                 layer_norm_eps, pad_token_id):
+        super().__init__()
+        self.embeddings = AlbertEmbeddings(vocab_size, embedding_size, max_position_embeddings, type_vocab_size,
+                                           layer_norm_eps, pad_token_id)
+        self.embedding_hidden_mapping_in = nn.Linear(embedding_size, hidden_size)
+
+    def forward(self, input_ids, token_type_ids=None):
+        return self.embedding_hidden_mapping_in(self.embeddings(input_ids, token_type_ids))
+
+
+ALBERT_TEXTS = ["Hello world", "The quick brown fox jumps over the lazy dog", "a"]
+
+
+def albert_goldens():
+    """The weights of tests/reference.py's albert_like_weights (the test writes the same file) through
+    (1) AlbertInput with [CLS] A [SEP] B [SEP] pairs: embedpe's --projection-order albert;
+    (2) nn.Linear applied to every row of nn.Embedding, then the Annotated Transformer's E·sqrt(d) + PE:
+        embedpe's default order, --projection-order first."""
+    out = GOLDEN / "albert"
+    out.mkdir(exist_ok=True)
+    sp = spm.SentencePieceProcessor(model_file=str(ROOT / "tests" / "models" / "albert-spiece.model"))
+    cls, sep, pad = sp.piece_to_id("[CLS]"), sp.piece_to_id("[SEP]"), sp.pad_id()
+    e, d, max_pos, types, eps = 6, 10, 64, 2, 1e-12
+    weights = reference.albert_like_weights(sp.get_piece_size(), e, d, max_pos, types)
+    model = AlbertInput(sp.get_piece_size(), e, d, max_pos, types, eps, pad).eval()
+    with torch.no_grad():
+        for name, tensor in model.embeddings.named_parameters():
+            tensor.copy_(torch.from_numpy(weights["albert.embeddings." + name]))
+        for name, tensor in model.embedding_hidden_mapping_in.named_parameters():
+            tensor.copy_(torch.from_numpy(weights["albert.encoder.embedding_hidden_mapping_in." + name]))
+    rows = [([cls] + sp.encode(a) + [sep] + sp.encode(b) + [sep],
+             [0] * (len(sp.encode(a)) + 2) + [1] * (len(sp.encode(b)) + 1)) for a, b in BERT_PAIRS]
+    width = max(len(r) for r, _ in rows)
+    ids = np.full((len(rows), width), pad, dtype=np.int64)
+    tt = np.zeros((len(rows), width), dtype=np.int64)
+    for i, (r, t) in enumerate(rows):
+        ids[i, :len(r)], tt[i, :len(t)] = r, t
+    with torch.no_grad():
+        albert = model(torch.from_numpy(ids), torch.from_numpy(tt)).numpy()
+        projected = model.embedding_hidden_mapping_in(model.embeddings.word_embeddings.weight).numpy()
+    encoded = [sp.encode(t) for t in ALBERT_TEXTS]
+    first_ids = np.full((len(encoded), max(map(len, encoded))), pad, dtype=np.int64)
+    for i, r in enumerate(encoded):
+        first_ids[i, :len(r)] = r
+    first = torch_input_layer(projected, first_ids)
+    np.savez(out / "goldens.npz", albert_input_ids=ids, albert_token_type_ids=tt, albert_output=albert,
+             first_input_ids=first_ids, first_output=first)
+    (out / "cases.json").write_text(json.dumps({
+        "model": "tests/models/albert-spiece.model", "embedding_size": e, "hidden_size": d,
+        "max_positions": max_pos, "types": types, "eps": eps, "pairs": BERT_PAIRS, "texts": ALBERT_TEXTS},
+        indent=1) + "\n")
+
+
 # --- T5 relative-position buckets ---------------------------------------------------
 def t5_relative_position_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
     """HF transformers T5Attention._relative_position_bucket (src/transformers/models/t5/modeling_t5.py),
@@ -793,7 +861,8 @@ def padding_goldens():
 
 PARTS = {"encodings": encodings, "layer": layer_goldens, "pe_precision": pe_precision_goldens, "cli": cli_goldens,
          "default_table": default_table_goldens, "npy": npy_goldens, "weight": weight_goldens, "pe": pe_goldens,
-         "t5": t5_goldens, "padding": padding_goldens, "bert": bert_goldens}
+         "t5": t5_goldens, "padding": padding_goldens, "bert": bert_goldens,
+         "albert": albert_goldens}
 
 
 def main(parts):

@@ -1,11 +1,7 @@
 #include "embedpe/embedding.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <atomic>
 #include <bit>
-#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +10,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
+#include "row_cache.h"
 
 namespace embedpe {
 
@@ -198,46 +195,14 @@ RandomNormalTable::RandomNormalTable(std::int64_t vocab_size, std::size_t d_mode
       factor_ = init.range;
       break;
   }
-  const auto rows = static_cast<std::size_t>(vocab_size);
-  if (d_model <= kRowCacheLimit / sizeof(float) / rows) {
-    const std::size_t bytes = rows * d_model * sizeof(float) + rows;
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p != MAP_FAILED) {  // else no cache: rows are generated each time
-      // A table small enough to be filled whole anyway (the default model's
-      // 8000 rows up to d_model 2048) takes huge pages: one fault per 2 MiB
-      // instead of per 4 KiB, which is most of a first pass on a VM whose
-      // faults are slow. A larger table keeps 4 KiB pages, so that rows used
-      // sparsely commit only their own pages.
-#ifdef MADV_HUGEPAGE
-      if (bytes <= kHugePageCacheLimit) ::madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-      mapping_ = p;
-      mapping_bytes_ = bytes;
-      cache_ = static_cast<float*>(p);
-      state_ = static_cast<std::uint8_t*>(p) + rows * d_model * sizeof(float);  // zero pages: all empty
-    }
-  }
+  cache_ = std::make_unique<RowCache>(static_cast<std::size_t>(vocab_size), d_model, kRowCacheLimit,
+                                      kHugePageCacheLimit);
 }
 
-RandomNormalTable::~RandomNormalTable() {
-  if (mapping_) ::munmap(mapping_, mapping_bytes_);
-}
+RandomNormalTable::~RandomNormalTable() = default;
 
 const float* RandomNormalTable::row_data(std::int64_t id) const {
-  if (!cache_) return nullptr;
-  enum : std::uint8_t { kEmpty, kFilling, kReady };
-  float* slot = cache_ + static_cast<std::size_t>(id) * d_model_;
-  std::atomic_ref<std::uint8_t> state(state_[static_cast<std::size_t>(id)]);
-  std::uint8_t s = state.load(std::memory_order_acquire);
-  if (s == kReady) return slot;
-  if (s == kEmpty && state.compare_exchange_strong(s, kFilling, std::memory_order_acquire)) {
-    row(id, slot);
-    state.store(kReady, std::memory_order_release);
-    return slot;
-  }
-  // Another thread is generating this row: a few microseconds.
-  while (state.load(std::memory_order_acquire) != kReady) std::this_thread::yield();
-  return slot;
+  return cache_->get(static_cast<std::size_t>(id), [&](float* slot) { row(id, slot); });
 }
 
 void RandomNormalTable::row(std::int64_t id, float* out) const {

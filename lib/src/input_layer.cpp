@@ -72,6 +72,10 @@ InputLayer::InputLayer(const EmbeddingTable& table, const PositionTable* pe, Inp
   if (options_.dropout && !(options_.dropout->p >= 0.0 && options_.dropout->p < Dropout::kMaxP)) {
     throw UsageError("dropout.p must be in [0, 1)", {"dropout.p"});
   }
+  if (options_.projection && options_.projection->in != table.d_model()) {
+    throw UsageError("the projection takes " + std::to_string(options_.projection->in) +
+                     " values but the embedding table's rows have " + std::to_string(table.d_model()));
+  }
 }
 
 void InputLayer::check_memory(std::size_t batch, std::size_t seq_len, std::size_t d_model,
@@ -188,14 +192,16 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
                               std::size_t first_row, const xt::xtensor<std::int64_t, 2>* token_type_ids) const {
   const std::size_t batch = ids.shape()[0];
   const std::size_t seq_len = ids.shape()[1];
-  const std::size_t d = table_.d_model();
+  const std::size_t d = table_.d_model();  // of the sum; the output's too unless projected last
+  const Projection* projection = options_.projection;
+  const std::size_t d_out = projection ? projection->out : d;
   const bool use_mask = options_.pad_position.has_value() && mask.size() == ids.size();
   check_positions(seq_len);
   if (pe_ && options_.pad_position && *options_.pad_position >= pe_->max_len()) {
     throw UsageError("pad_position " + std::to_string(*options_.pad_position) + " is beyond the position table",
                      {"pad_position"});
   }
-  check_memory(batch, seq_len, d, options_.want_token_embeddings);
+  check_memory(batch, seq_len, std::max(d, d_out), options_.want_token_embeddings);
 
   const std::shared_ptr<const std::vector<float>> pe_rows = position_rows(seq_len);
   const float* pe = pe_rows->data();  // (≥ seq_len, d)
@@ -215,14 +221,14 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
     }
   }
 
-  out.output.resize({batch, seq_len, d});
+  out.output.resize({batch, seq_len, d_out});
   if (options_.want_token_embeddings) {
     out.token_embeddings.resize({batch, seq_len, d});
   } else {
     out.token_embeddings.resize({0, 0, 0});
   }
 
-  const float scale = options_.scale.factor(d);
+  const float scale = options_.scale.factor(d_out);  // sqrt of the output's width (projection.h)
   float* dst = out.output.data();  // (batch, seq_len, d)
   float* tok = options_.want_token_embeddings ? out.token_embeddings.data() : nullptr;
 
@@ -241,7 +247,7 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
                                       ? token_type_ids->data()
                                       : nullptr;  // type 0 everywhere
   const std::int64_t type_count = types ? types->vocab_size() : 0;
-  const bool stream = !tok && !types && !options_.layer_norm && !dropping &&
+  const bool stream = !tok && !types && !options_.layer_norm && !dropping && !projection &&
                       batch * seq_len * d * sizeof(float) >= kStreamingStoreBytes;
 
   // Tokens (b, l) flattened, so that a short batch of long sequences still
@@ -250,6 +256,7 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   // others sequence by sequence.
   parallel_for(batch * seq_len, threads, [&](std::size_t i_begin, std::size_t i_end) {
     std::vector<float> scratch, type_scratch;  // for tables whose rows are converted or computed
+    std::vector<float> sum(projection ? d : 0);  // a token's sum in E dimensions, before the projection
     // (b, l) of token i, advanced without a division per token.
     std::size_t b = stream ? i_begin % batch : i_begin / seq_len;
     std::size_t l = stream ? i_begin / batch : i_begin % seq_len;
@@ -261,7 +268,7 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
                          std::to_string(l) + ") is outside the embedding table's " + std::to_string(vocab) +
                          " rows");
       }
-      float* row = dst + t * d;
+      float* row = projection ? sum.data() : dst + t * d;
       const float* pe_row;
       if (!from_mask.empty()) {
         const std::size_t at = from_mask[t];
@@ -319,6 +326,7 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
           row[j] = u < p ? 0.0f : row[j] * keep_scale;
         }
       }
+      if (projection) projection->apply(row, dst + t * d_out);
       if (stream) {  // the next token
         if (++b == batch) {
           b = 0;

@@ -46,37 +46,77 @@ std::vector<float> layernorm_vector(const std::string& spec, const std::string& 
 
 }  // namespace
 
-std::unique_ptr<EmbeddingTable> open_table(const TableSpec& spec, const Tokenizer* tokenizer) {
-  std::unique_ptr<EmbeddingTable> table;
+FactorizedTable open_factorized_table(const TableSpec& spec, const Tokenizer* tokenizer) {
   if (spec.init_range && spec.init != Init::uniform) {
     throw UsageError("init_range is the bound R of init uniform, U(-R, R): add init uniform, or drop init_range",
                      {"init_range", "init"});
   }
+  if (spec.factorize) {
+    if (!spec.weights.empty()) {
+      throw UsageError("factorize generates a table and its projection, and weights gives the table: drop factorize",
+                       {"factorize", "weights"});
+    }
+    if (!spec.use_projection) {
+      throw UsageError("factorize makes a projection and no_projection leaves it out: drop one",
+                       {"factorize", "no_projection"});
+    }
+  }
+  if (!spec.projection.empty()) {
+    if (spec.weights.empty()) {
+      throw UsageError("projection needs weights, whose table it maps to d_model", {"projection", "weights"});
+    }
+    if (!spec.use_projection) {
+      throw UsageError("projection and no_projection contradict: drop one", {"projection", "no_projection"});
+    }
+  }
+  if (!spec.use_projection && spec.weights.empty() && !spec.factorize) {
+    throw UsageError("no_projection leaves out a factorized table's projection, and there is none: no weights are "
+                     "given; drop no_projection",
+                     {"no_projection", "weights"});
+  }
+  FactorizedTable f;
   if (spec.weights.empty()) {
-    table = std::make_unique<RandomNormalTable>(tokenizer->info().vocab_size, requested_d_model(spec), spec.seed,
-                                                InitScheme{spec.init.value_or(Init::normal), spec.init_range.value_or(0)});
+    const std::int64_t vocab = tokenizer->info().vocab_size;
+    const std::size_t d = requested_d_model(spec);
+    const std::size_t width = spec.factorize.value_or(d);
+    f.table = std::make_unique<RandomNormalTable>(vocab, width, spec.seed,
+                                                  InitScheme{spec.init.value_or(Init::normal), spec.init_range.value_or(0)});
+    if (spec.factorize) f.projection = generated_projection(vocab, width, d, spec.seed);
   } else {
     if (spec.init) {
       throw UsageError("init chooses how the generated table is drawn, and weights gives the table: drop init",
                        {"init", "weights"});
     }
-    table = open_embedding_table(spec.weights);
-    if (spec.d_model && *spec.d_model != table->d_model()) {
+    f.table = open_embedding_table(spec.weights);
+    if (spec.use_projection) f.projection = read_projection(spec.projection, spec.weights, f.table->d_model());
+    if (!spec.use_projection && !read_projection("", spec.weights, f.table->d_model())) {
+      throw UsageError("no_projection leaves out a factorized table's projection, and weights holds none "
+                       "(encoder.embedding_hidden_mapping_in.weight): drop no_projection",
+                       {"no_projection", "weights"});
+    }
+    const std::size_t width = f.projection ? f.projection->out : f.table->d_model();
+    if (spec.d_model && *spec.d_model != width) {
       const std::string head = "d_model " + std::to_string(*spec.d_model) + " conflicts with ";
-      const std::string table_name = table->describe();  // holds the user's path
-      throw UsageError(head + table_name + ", whose rows have " + std::to_string(table->d_model()) +
-                           " values; drop d_model",
-                       {"d_model"}, {{head.size(), table_name.size()}});
+      const std::string name = f.projection ? f.projection->weight_source : f.table->describe();  // the user's path
+      throw UsageError(head + name + (f.projection ? ", which projects to " : ", whose rows have ") +
+                           std::to_string(width) + " values; drop d_model",
+                       {"d_model"}, {{head.size(), name.size()}});
     }
     const std::int64_t vocab = tokenizer ? tokenizer->info().vocab_size : 0;
-    if (table->vocab_size() < vocab) {
-      throw Error(table->describe() + " has " + std::to_string(table->vocab_size()) + " rows but the model " +
+    if (f.table->vocab_size() < vocab) {
+      throw Error(f.table->describe() + " has " + std::to_string(f.table->vocab_size()) + " rows but the model " +
                   tokenizer->info().source + " has " + std::to_string(vocab) +
                   " pieces; give the weights that belong to this tokenizer");
     }
   }
-  if (spec.padding_idx) table = std::make_unique<PaddingIdxTable>(std::move(table), *spec.padding_idx);
-  return table;
+  if (spec.padding_idx) f.table = std::make_unique<PaddingIdxTable>(std::move(f.table), *spec.padding_idx);
+  return f;
+}
+
+std::unique_ptr<EmbeddingTable> open_table(const TableSpec& spec, const Tokenizer* tokenizer) {
+  FactorizedTable f = open_factorized_table(spec, tokenizer);
+  if (!f.projection) return std::move(f.table);
+  return std::make_unique<ProjectedTable>(std::move(f.table), std::move(*f.projection));
 }
 
 std::size_t position_offset(const LayerSpec& spec) { return spec.pe->position_offset(spec.pe_args, pe_request(spec, 0)); }
@@ -106,13 +146,53 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   // A kind that acts inside attention says where it goes (layer() throws) before any file is read.
   if (spec.pe->acts_in_attention()) spec.pe->layer(spec.pe_args, {});
   Layer built;
-  built.table_ = open_table(spec.table, &tokenizer);
+  FactorizedTable factorized = open_factorized_table(spec.table, &tokenizer);
+  const bool project_last = spec.projection_order == ProjectionOrder::albert;
+  if (project_last && !factorized.projection) {
+    throw UsageError("projection_order albert applies a factorized table's projection last, and there is none: "
+                     "give weights holding one, or factorize",
+                     {"projection_order", "weights", "factorize"});
+  }
+  nlohmann::ordered_json projection_config;
+  if (const auto& p = factorized.projection) {
+    projection_config = {{"order", projection_order_name(spec.projection_order)},
+                         {"width", p->in},
+                         {"weight", p->weight_source},
+                         {"bias", p->bias.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p->bias_source)}};
+  }
+  if (project_last) {
+    built.projection_ = std::make_unique<Projection>(std::move(*factorized.projection));
+    built.table_ = std::move(factorized.table);
+  } else if (factorized.projection) {
+    built.table_ = std::make_unique<ProjectedTable>(std::move(factorized.table), std::move(*factorized.projection));
+  } else {
+    built.table_ = std::move(factorized.table);
+  }
+  // The width everything is summed in: the output's, or E when projected last.
   const std::size_t d = built.table_->d_model();
+  built.d_model_ = project_last ? built.projection_->out : d;
   LayerPe pe = spec.pe->layer(spec.pe_args, pe_request(spec, d));
   built.pe_ = std::move(pe.table);
   if (!spec.pe->reads_pe_weights() && !spec.pe_weights.empty()) {
     throw UsageError("pe_weights needs pe learned", {"pe_weights", "pe"});
   }
+  // A table `what` read from a file must have rows of d values. One of a
+  // factorized checkpoint's width E is ALBERT's, which sums before projecting.
+  const auto check_width = [&](const std::string& what, std::size_t width, const std::string& parameter,
+                               const std::string& otherwise) {
+    if (width == d) return;
+    const bool albert = !project_last && !projection_config.is_null() && width == projection_config["width"];
+    std::vector<std::string> parameters;
+    if (albert) parameters = {"projection_order", parameter};
+    throw Error(what + " has rows of " + std::to_string(width) + " values but the embedding table has d_model " +
+                    std::to_string(d) +
+                    (albert ? ": the factorized table's width, as ALBERT sums before projecting; add projection_order "
+                              "albert, or " + otherwise
+                            : ""),
+                std::move(parameters), {{0, what.size()}});
+  };
+  if (built.pe_ && spec.pe->reads_pe_weights()) check_width(pe.config.value("table", std::string("the position table")), built.pe_->d_model(), "pe",
+                "choose another pe");
 
   InputLayerOptions options;
   options.scale = spec.scale;
@@ -125,6 +205,8 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
     ln.gamma = layernorm_vector(spec.layernorm_weight, spec.table.weights, kLayerNormWeightNames, d, 1.0f, gamma_source);
     ln.beta = layernorm_vector(spec.layernorm_bias, spec.table.weights, kLayerNormBiasNames, d, 0.0f, beta_source);
     ln.eps = spec.layernorm_eps;
+    check_width(gamma_source, ln.gamma.size(), "layernorm_weight", "give layernorm_weight of d_model values");
+    check_width(beta_source, ln.beta.size(), "layernorm_bias", "give layernorm_bias of d_model values");
     options.layer_norm = std::move(ln);
   } else if (!spec.layernorm_weight.empty() || !spec.layernorm_bias.empty()) {
     throw UsageError("layernorm_weight and layernorm_bias need layernorm",
@@ -156,30 +238,29 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
     }
     token_type_source = weight_file->path() + ":" + token_type_names.front();
     built.token_types_ = open_embedding_table(token_type_source);
-    if (built.token_types_->d_model() != d) {
-      throw Error(token_type_source + " has rows of " + std::to_string(built.token_types_->d_model()) +
-                  " values but the embedding table has d_model " + std::to_string(d));
-    }
+    check_width(token_type_source, built.token_types_->d_model(), "no_token_type", "no_token_type");
     options.token_types = built.token_types_.get();
   }
   options.dropout = spec.dropout;
   options.want_token_embeddings = spec.want_token_embeddings;
+  options.projection = built.projection_.get();
   built.position_offset_ = options.position_offset;
 
   using json = nlohmann::ordered_json;
   built.config_ = {
-      {"d_model", d},
+      {"d_model", built.d_model_},
       {"embedding", built.table_->describe()},
       {"seed", spec.table.weights.empty() ? json(spec.table.seed) : json()},
       {"padding_idx", spec.table.padding_idx ? json(*spec.table.padding_idx) : json()},
       {"scale", options.scale.to_string()},
-      {"scale_factor", float_json(options.scale.factor(d))},
+      {"scale_factor", float_json(options.scale.factor(built.d_model_))},
       {"positional_encoding", pe.config},
       {"layernorm", spec.layernorm ? json{{"weight", gamma_source}, {"bias", beta_source}, {"eps", spec.layernorm_eps}}
                                    : json()},
   };
   // Only runs that add token types say so: the configs of others (and their --resume) are unchanged.
   if (options.token_types) built.config_["token_type_embeddings"] = token_type_source;
+  if (!projection_config.is_null()) built.config_["projection"] = std::move(projection_config);
   built.layer_ = std::make_unique<InputLayer>(*built.table_, built.pe_.get(), std::move(options));
   return built;
 }

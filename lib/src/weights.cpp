@@ -29,6 +29,7 @@ const std::vector<std::string_view> kEmbeddingNames = {
     "embeddings.word_embeddings.weight",   // BERT, RoBERTa without prefix
     "bert.embeddings.word_embeddings.weight",
     "roberta.embeddings.word_embeddings.weight",
+    "albert.embeddings.word_embeddings.weight",
     "shared.weight",                       // T5, BART
     "model.shared.weight",
     "encoder.embed_tokens.weight",
@@ -47,7 +48,7 @@ const std::vector<std::string_view> kEmbeddingNames = {
 const std::vector<std::string_view> kPositionNames = {
     "transformer.wpe.weight", "wpe.weight",
     "embeddings.position_embeddings.weight", "bert.embeddings.position_embeddings.weight",
-    "roberta.embeddings.position_embeddings.weight",
+    "roberta.embeddings.position_embeddings.weight", "albert.embeddings.position_embeddings.weight",
     "model.encoder.embed_positions.weight", "encoder.embed_positions.weight",
     "model.decoder.embed_positions.weight", "decoder.embed_positions.weight",
 };
@@ -67,14 +68,20 @@ const std::vector<std::string_view> kOutputProjectionNames = {
     "predictions.decoder.weight",      // ALBERT's MLM head
 };
 
-WeightTying weight_tying(const WeightFile& file) {
-  WeightTying t;
-  for (auto name : kEmbeddingNames) {
+const WeightTensor* find_usual(const WeightFile& file, std::span<const std::string_view> usual_names) {
+  const WeightTensor* one = nullptr;
+  for (auto name : usual_names) {
     if (const WeightTensor* found = file.find(name)) {
-      if (t.embedding) return {};  // several usual names: which one is the input is not known
-      t.embedding = found;
+      if (one) return nullptr;
+      one = found;
     }
   }
+  return one;
+}
+
+WeightTying weight_tying(const WeightFile& file) {
+  WeightTying t;
+  t.embedding = find_usual(file, kEmbeddingNames);
   if (!t.embedding) return t;
   const WeightTensor& a = *t.embedding;
   for (auto name : kOutputProjectionNames) {
@@ -86,13 +93,19 @@ WeightTying weight_tying(const WeightFile& file) {
   return t;
 }
 
+const std::vector<std::string_view> kProjectionNames = {
+    "encoder.embedding_hidden_mapping_in.weight", "albert.encoder.embedding_hidden_mapping_in.weight",
+};
+
 const std::vector<std::string_view> kLayerNormWeightNames = {
     "embeddings.LayerNorm.weight", "bert.embeddings.LayerNorm.weight", "roberta.embeddings.LayerNorm.weight",
+    "albert.embeddings.LayerNorm.weight",
     "model.encoder.layernorm_embedding.weight", "encoder.layernorm_embedding.weight",
     "layernorm_embedding.weight",
 };
 const std::vector<std::string_view> kLayerNormBiasNames = {
     "embeddings.LayerNorm.bias", "bert.embeddings.LayerNorm.bias", "roberta.embeddings.LayerNorm.bias",
+    "albert.embeddings.LayerNorm.bias",
     "model.encoder.layernorm_embedding.bias", "encoder.layernorm_embedding.bias",
     "layernorm_embedding.bias",
 };
@@ -245,13 +258,14 @@ void parse_safetensors(const std::string& path, std::string_view bytes, std::vec
   }
 }
 
+
+}  // namespace
+
 std::string shape_text(const std::vector<std::size_t>& shape) {
   std::string s = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
 }
-
-}  // namespace
 
 std::vector<SafetensorsEntry> read_safetensors_entries(std::string_view bytes, const std::string& path) {
   if (bytes.size() < 8) throw Error(path + ": too short for a .safetensors file");

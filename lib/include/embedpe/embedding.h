@@ -46,6 +46,8 @@
 
 namespace embedpe {
 
+class RowCache;
+
 class EmbeddingTable {
  public:
   virtual ~EmbeddingTable() = default;
@@ -112,14 +114,7 @@ class RandomNormalTable final : public EmbeddingTable {
   std::uint64_t seed_;
   InitScheme init_;
   double factor_ = 1;  // scaled_normal: 1/sqrt(d_model); the uniform schemes: their bound
-  // One anonymous mapping, reserved but not committed (pages are touched
-  // only for rows generated, so creating the table costs the same for any
-  // vocabulary): the rows, then one state byte per row (empty, filling,
-  // ready), used through std::atomic_ref.
-  void* mapping_ = nullptr;
-  std::size_t mapping_bytes_ = 0;
-  float* cache_ = nullptr;
-  std::uint8_t* state_ = nullptr;
+  std::unique_ptr<RowCache> cache_;  // the rows generated (row_cache.h)
 };
 
 // A table held in memory, e.g. weights handed over by a caller.

@@ -16,6 +16,7 @@
 #include "embedpe/alibi.h"
 #include "embedpe/dtype.h"
 #include "embedpe/embedding.h"
+#include "embedpe/projection.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"

@@ -33,6 +33,7 @@
 
 #include "embedpe/embedding.h"
 #include "embedpe/positional_encoding.h"
+#include "embedpe/projection.h"
 
 namespace embedpe {
 
@@ -83,9 +84,16 @@ struct InputLayerOptions {
   const EmbeddingTable* token_types = nullptr;
   std::optional<LayerNorm> layer_norm;  // after the sum, before dropout
   std::optional<Dropout> dropout;       // set only in training mode
+  // ALBERT's order (projection.h): everything above is computed in the
+  // table's width E, and this projects each token's result to `out` values
+  // last. Must outlive the layer. (A projection applied first is a
+  // ProjectedTable instead.)
+  const Projection* projection = nullptr;
   bool want_token_embeddings = false;   // also return E[ids] × scale
 };
 
+// With options.projection, token_embeddings and positional_encoding are the
+// table's width E, output the projection's.
 struct InputLayerOutput {
   xt::xtensor<float, 3> token_embeddings;     // (batch, seq_len, d_model), if asked for
   xt::xtensor<float, 2> positional_encoding;  // (seq_len, d_model): positions offset .. offset+seq_len-1; zeros without PE

@@ -26,6 +26,7 @@
 #include "embedpe/input_layer.h"
 #include "embedpe/pe_kind.h"
 #include "embedpe/positional_encoding.h"
+#include "embedpe/projection.h"
 #include "embedpe/tokenizer.h"
 
 namespace embedpe {
@@ -37,6 +38,18 @@ struct TableSpec {
   std::optional<double> init_range;         // init uniform: U(-R, R)
   std::string weights;                      // PATH[:TENSOR]; empty: generated rows
   std::optional<std::int64_t> padding_idx;  // this row reads as zeros (nn.Embedding padding_idx)
+  // Factorized embeddings (projection.h): generated (vocab, E) rows and a
+  // generated projection to d_model. Needs no weights.
+  std::optional<std::size_t> factorize;
+  std::string projection;       // PATH[:TENSOR] of the weights' projection; default: found in weights
+  bool use_projection = true;   // false: leave a projection found in weights out
+};
+
+// The table's parts: the (vocab, E) rows, and the projection to d_model when
+// the table is factorized (then d_model is projection->out).
+struct FactorizedTable {
+  std::unique_ptr<EmbeddingTable> table;
+  std::optional<Projection> projection;
 };
 
 struct LayerSpec {
@@ -59,12 +72,17 @@ struct LayerSpec {
   std::string layernorm_bias;    // PATH[:TENSOR]; default: found in weights, else 0
   std::optional<Dropout> dropout;      // training mode only
   bool want_token_embeddings = false;  // forward() also returns E[ids] × scale
+  // Where a factorized table's projection applies (projection.h).
+  ProjectionOrder projection_order = ProjectionOrder::first;
 };
 
 // The embedding table: `spec.weights` (checked against d_model and, given a
-// tokenizer, its vocabulary), else N(0, 1) rows for the tokenizer's
-// vocabulary (a tokenizer is then required).
+// tokenizer, its vocabulary), else generated rows for the tokenizer's
+// vocabulary (a tokenizer is then required); a factorized one (factorize,
+// or a projection in the weights) is seen through its projection.
 std::unique_ptr<EmbeddingTable> open_table(const TableSpec& spec, const Tokenizer* tokenizer);
+// The same, with a factorized table's projection kept apart.
+FactorizedTable open_factorized_table(const TableSpec& spec, const Tokenizer* tokenizer);
 
 // Token l's position: l + this. Known before any file is read.
 std::size_t position_offset(const LayerSpec& spec);
@@ -80,10 +98,10 @@ void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len,
 // A built input layer and the parts it computes with.
 class Layer {
  public:
-  const EmbeddingTable& table() const { return *table_; }      // (vocab, d_model)
+  const EmbeddingTable& table() const { return *table_; }      // (vocab, d_model); (vocab, E) projected last
   const PositionTable* positions() const { return pe_.get(); }  // (max_len, d_model); null: nothing added
   const InputLayer& input_layer() const { return *layer_; }
-  std::size_t d_model() const { return table_->d_model(); }
+  std::size_t d_model() const { return d_model_; }  // the output's width
   std::size_t position_offset() const { return position_offset_; }
   // The token type table in use (BERT's token_type_embeddings), or null.
   const EmbeddingTable* token_types() const { return token_types_.get(); }
@@ -98,7 +116,9 @@ class Layer {
   std::unique_ptr<EmbeddingTable> table_;
   std::unique_ptr<PositionTable> pe_;
   std::unique_ptr<EmbeddingTable> token_types_;
-  std::unique_ptr<InputLayer> layer_;  // refers to *table_, *pe_ and *token_types_
+  std::unique_ptr<Projection> projection_;  // applied last (ProjectionOrder::albert)
+  std::unique_ptr<InputLayer> layer_;       // refers to *table_, *pe_, *token_types_ and *projection_
+  std::size_t d_model_ = 0;
   std::size_t position_offset_ = 0;
   nlohmann::ordered_json config_;
 };

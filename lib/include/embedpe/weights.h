@@ -114,8 +114,13 @@ extern const std::vector<std::string_view> kEmbeddingNames;
 extern const std::vector<std::string_view> kPositionNames;
 extern const std::vector<std::string_view> kOutputProjectionNames;  // lm_head.weight and the like
 extern const std::vector<std::string_view> kTokenTypeNames;  // BERT's token_type_embeddings
+extern const std::vector<std::string_view> kProjectionNames;  // ALBERT's embedding_hidden_mapping_in
 extern const std::vector<std::string_view> kLayerNormWeightNames;
 extern const std::vector<std::string_view> kLayerNormBiasNames;
+
+// The one tensor of `usual_names` the file holds; null if it holds none, or
+// several (which one is meant is then not known).
+const WeightTensor* find_usual(const WeightFile& file, std::span<const std::string_view> usual_names);
 
 // Whether a checkpoint's input embedding and output projection are tied
 // (the same matrix, as in GPT-2, T5 or BERT's MLM head): the embedding
@@ -141,6 +146,9 @@ WeightTying weight_tying(const WeightFile& file);
 // `role` names what is looked for ("token embedding").
 const WeightTensor& select_tensor(const WeightFile& file, const std::string& wanted,
                                   std::span<const std::string_view> usual_names, const std::string& role);
+
+// "(2, 3)", "(5,)": a shape as NumPy prints it.
+std::string shape_text(const std::vector<std::size_t>& shape);
 
 // A 1-D float tensor as float32 values (LayerNorm gamma/beta).
 std::vector<float> read_vector(const WeightFile& file, const WeightTensor& t);

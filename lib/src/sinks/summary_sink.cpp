@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "embedpe/weights.h"
 #include "half.h"
 #include "sinks/file_sink.h"
 
@@ -45,12 +46,6 @@ float value_at(const TensorRef& t, std::size_t i) {
 
 bool is_float(DType d) {
   return d == DType::float32 || d == DType::float64 || d == DType::float16 || d == DType::bfloat16;
-}
-
-std::string shape_text(const std::vector<std::size_t>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 // The indices shown along an axis of `n`: all, or the first and last
@@ -158,6 +153,12 @@ std::string layer_line(const nlohmann::ordered_json& config) {
       params += (params.empty() ? "" : ", ") + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
     }
     if (!params.empty()) s += " (" + params + ")";
+  }
+  if (config.contains("token_type_embeddings")) s += " · + token types";
+  if (config.contains("layernorm") && config["layernorm"].is_object()) s += " · LayerNorm";
+  const auto projection = config.find("projection");
+  if (projection != config.end() && projection->is_object() && projection->value("order", std::string()) == "albert") {
+    s += " · then projected from E " + projection->value("width", nlohmann::ordered_json()).dump() + " (ALBERT's order)";
   }
   if (config.contains("dtype")) s += " · " + config["dtype"].get<std::string>();
   return s + "\n";
