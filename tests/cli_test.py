@@ -291,6 +291,33 @@ class TokenizeTests(CliCase):
         out = self.ok("tokenize", "--text", "Hello world", "--seq-len", "12", "--pad-id", "7", "--format", "ids")
         self.assertEqual(out.stdout.decode().split(), ["1", "262", "6523", "920", "2"] + ["7"] * 7)
 
+    def test_text_formats_hold_each_rows_own_columns(self):
+        """--format ids/pieces without --seq-len skip the padded batch (issue 14): each line is what the JSON
+        document's row holds in its own columns: its tokens, padded to --pad-to-multiple-of on its side."""
+        texts = ["Hello world", "", "Hi", "a rather longer sentence than the others here", "  spaced  out  "]
+        for extra in [[], ["--pad-to-multiple-of", "4"], ["--padding-side", "left", "--pad-to-multiple-of", "3"],
+                      ["--no-bos", "--pad-id", "5", "--pad-to-multiple-of", "8"], ["--no-bos", "--no-eos"]]:
+            with self.subTest(extra=extra):
+                doc = json.loads(self.ok("tokenize", *text_args(texts), *extra).stdout)
+                m = int(extra[extra.index("--pad-to-multiple-of") + 1]) if "--pad-to-multiple-of" in extra else 1
+                left = "left" in extra
+                want_ids, want_pieces = [], []
+                for row, mask, tokens in zip(doc["input_ids"], doc["attention_mask"], doc["tokens"]):
+                    n = sum(mask)
+                    length = -(-n // m) * m
+                    cols = row[len(row) - length:] if left else row[:length]
+                    want_ids.append(" ".join(map(str, cols)))
+                    pad_piece = "<pad>" if "--pad-id" not in extra else "<0x01>"  # id 5 (embedpe lookup --ids 5)
+                    padding = [pad_piece] * (length - n)
+                    want_pieces.append(" ".join(padding + tokens if left else tokens + padding))
+                ids = self.ok("tokenize", *text_args(texts), *extra, "--format", "ids").stdout.decode()
+                pieces = self.ok("tokenize", *text_args(texts), *extra, "--format", "pieces").stdout.decode()
+                self.assertEqual(ids, "".join(l + "\n" for l in want_ids))
+                self.assertEqual(pieces, "".join(l + "\n" for l in want_pieces))
+        out = self.tmp / "never.txt"
+        self.fails(2, "--pad-id 99999 is outside the vocabulary", "tokenize", "--text", "hi", "--pad-id", "99999",
+                   "--format", "ids", "-o", str(out), output=out)
+
     def test_config_says_what_was_done(self):
         # t5-spiece has no BOS: none is added, and the config says so.
         model = str(HERE / "models" / "t5-spiece.model")

@@ -1,6 +1,7 @@
 #include "embedpe/encoder.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <iterator>
 #include <new>
@@ -477,6 +478,38 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
   const bool fixed = options.tokenize.seq_len.has_value();
   const std::size_t multiple = options.tokenize.pad_to_multiple_of.value_or(1);
   std::string buffer;
+  // A line's record is its own tokens (padded to `multiple`): without a
+  // fixed length, texts need no padded batch, whose width is its longest row's.
+  if (!fixed && !options.ids_input && options.text_pairs.empty()) {
+    const int pad = tokenizer.pad_id(options.tokenize);
+    const bool left = options.tokenize.padding_side == Side::left;
+    while (!lines.empty()) {
+      auto [texts, origins] = source.take(lines);
+      const std::vector<Encoding> each = tokenizer.encode_each(texts, options.tokenize, options.threads);
+      const std::string& pad_piece = tokenizer.id_to_piece(pad);  // checked by encode_each
+      buffer.clear();
+      for (const Encoding& e : each) {
+        const std::size_t tokens = e.ids.size(), length = (tokens + multiple - 1) / multiple * multiple;
+        for (std::size_t l = 0; l < length; ++l) {
+          if (l) buffer += ' ';
+          const std::size_t token = left ? l - (length - tokens) : l;  // wraps for padding on the left
+          const bool is_pad = left ? l < length - tokens : l >= tokens;
+          if (text == TokenText::ids) {
+            char digits[16];
+            const auto r = std::to_chars(digits, digits + sizeof digits, is_pad ? pad : e.ids[token]);
+            buffer.append(digits, r.ptr);
+          } else {
+            buffer += is_pad ? pad_piece : e.pieces[token];
+          }
+        }
+        buffer += '\n';
+      }
+      out.write(buffer);
+      lines = source.next(kTokenizeBatchLines);
+    }
+    out.commit();
+    return;
+  }
   while (!lines.empty()) {
     const Batch batch = token_batch(tokenizer, source, lines, options);
     const std::string& pad_piece = tokenizer.id_to_piece(batch.pad_id);

@@ -122,25 +122,38 @@ std::optional<SegmentRules> SegmentRules::from_model(std::string_view serialized
   if (!escape) return no("it does not escape whitespace");
   if (suffix) return no("it treats whitespace as a suffix");
 
-  rules.small_pairs_.assign((kSmall * kSmall + 63) / 64, 0);
-  std::size_t capacity = 1024;
-  std::size_t chars = 0;
-  for (auto p : pieces) chars += p.size();
-  while (capacity < 2 * chars) capacity *= 2;
-  rules.pairs_.assign(capacity, 0);
-  rules.pair_mask_ = capacity - 1;
+  // Two passes over the pieces' code points: count the pairs the small
+  // table cannot hold, so that the hash table is sized by them (at most
+  // half full) rather than by the vocabulary's bytes: most pieces of most
+  // models are ASCII, and every page of a table is first-touched at load.
+  const auto for_each_pair = [&](auto&& visit) {
+    for (std::string_view piece : pieces) {
+      char32_t prev = kInvalid;
+      while (!piece.empty()) {
+        std::size_t len = 0;
+        const char32_t cp = decode_utf8(piece, len);
+        if (prev != kInvalid) visit(prev, cp);
+        prev = cp;
+        piece.remove_prefix(len);
+      }
+    }
+  };
+  std::size_t large = 0;
   for (std::string_view piece : pieces) {
     if (piece.find(' ') != std::string_view::npos) return no("a piece contains ' '");
-    char32_t prev = kInvalid;
-    while (!piece.empty()) {
+    for (std::string_view rest = piece; !rest.empty();) {
       std::size_t len = 0;
-      const char32_t cp = decode_utf8(piece, len);
-      if (cp == kInvalid) return no("a piece is not valid UTF-8");
-      if (prev != kInvalid) rules.add_pair(prev, cp);
-      prev = cp;
-      piece.remove_prefix(len);
+      if (decode_utf8(rest, len) == kInvalid) return no("a piece is not valid UTF-8");
+      rest.remove_prefix(len);
     }
   }
+  for_each_pair([&](char32_t a, char32_t b) { large += small_index(a) < 0 || small_index(b) < 0; });
+  rules.small_pairs_.assign((kSmall * kSmall + 63) / 64, 0);
+  std::size_t capacity = 64;
+  while (capacity < 2 * large) capacity *= 2;
+  rules.pairs_.assign(capacity, 0);
+  rules.pair_mask_ = capacity - 1;
+  for_each_pair([&](char32_t a, char32_t b) { rules.add_pair(a, b); });
   return rules;
 }
 

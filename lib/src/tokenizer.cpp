@@ -358,13 +358,7 @@ Batch Tokenizer::pad(std::vector<std::vector<int>> contents, std::vector<std::ve
   return batch;
 }
 
-Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
-                              std::size_t threads) const {
-  const ModelInfo& info = impl_->info;
-  const int bos = options.add_bos ? info.bos_id : -1;
-  const int eos = options.add_eos ? info.eos_id : -1;
-  check_options(info, options, pad_id(options), (bos >= 0) + (eos >= 0));
-
+std::vector<Encoding> Tokenizer::encode_texts(const std::vector<std::string>& texts, std::size_t threads) const {
   // SentencePiece's Encode is const and thread-safe; each text is independent.
   std::vector<Encoding> encoded(texts.size());
   parallel_for(texts.size(), threads, [&](std::size_t begin, std::size_t end) {
@@ -373,6 +367,37 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
       encoded[i] = encode(texts[i]);
     }
   });
+  return encoded;
+}
+
+std::vector<Encoding> Tokenizer::encode_each(const std::vector<std::string>& texts, const EncodeOptions& options,
+                                             std::size_t threads) const {
+  if (options.seq_len) throw UsageError("encode_each neither truncates nor pads: seq_len needs encode_batch", {"seq_len"});
+  const ModelInfo& info = impl_->info;
+  const int bos = options.add_bos ? info.bos_id : -1;
+  const int eos = options.add_eos ? info.eos_id : -1;
+  check_options(info, options, pad_id(options), (bos >= 0) + (eos >= 0));
+  std::vector<Encoding> encoded = encode_texts(texts, threads);
+  for (Encoding& e : encoded) {
+    if (bos >= 0) {
+      e.ids.insert(e.ids.begin(), bos);
+      e.pieces.insert(e.pieces.begin(), id_to_piece(bos));
+    }
+    if (eos >= 0) {
+      e.ids.push_back(eos);
+      e.pieces.push_back(id_to_piece(eos));
+    }
+  }
+  return encoded;
+}
+
+Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
+                              std::size_t threads) const {
+  const ModelInfo& info = impl_->info;
+  const int bos = options.add_bos ? info.bos_id : -1;
+  const int eos = options.add_eos ? info.eos_id : -1;
+  check_options(info, options, pad_id(options), (bos >= 0) + (eos >= 0));
+  std::vector<Encoding> encoded = encode_texts(texts, threads);
   std::vector<std::vector<int>> contents(texts.size());
   std::vector<std::vector<std::string>> pieces(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {

@@ -141,6 +141,13 @@ class Tokenizer {
   Batch encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
                      std::size_t threads = 1) const;
 
+  // Each text's ids and pieces with BOS/EOS as `options` ask, checked as
+  // encode_batch checks them, neither truncated nor padded: what the record
+  // of a row holds when no seq_len is set, without the padded batch (whose
+  // width is its longest row's). Throws UsageError if options.seq_len is set.
+  std::vector<Encoding> encode_each(const std::vector<std::string>& texts, const EncodeOptions& options,
+                                    std::size_t threads = 1) const;
+
   // Pairs of texts as BERT-style models take them: [CLS] A [SEP] B [SEP],
   // with token_type_ids 0 for [CLS] A [SEP] and 1 for B [SEP]. The model must
   // have [CLS] and [SEP] pieces (a UsageError otherwise); BOS/EOS are not
@@ -166,6 +173,8 @@ class Tokenizer {
   struct Impl;
   explicit Tokenizer(std::unique_ptr<Impl> impl);
   static Tokenizer load(std::unique_ptr<Impl> impl, const std::string& source);
+  // Checks each text and encodes it, on up to `threads` threads.
+  std::vector<Encoding> encode_texts(const std::vector<std::string>& texts, std::size_t threads) const;
   // Truncates each sequence (content between `bos` and `eos`, -1: none) to
   // fit options.seq_len and pads the batch: the one step both builders share.
   Batch pad(std::vector<std::vector<int>> contents, std::vector<std::vector<std::string>> pieces, int bos, int eos,
