@@ -104,9 +104,12 @@ void run_encode(const EncodeCommand& cmd) {
   const SinkFormat& format = infer_format(cmd);
   // --output-dir writes .npz parts, which hold any number of tensors.
   const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output_dir.empty() ? &format : nullptr);
-  if (cmd.dtype == DType::bfloat16 && !format.traits.bfloat16) {
-    throw UsageError("--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json or "
-                     "jsonl, or --dtype f32 and convert (e.g. torch.from_numpy(a).bfloat16())");
+  // --output-dir's parts are .npz files.
+  if (cmd.dtype == DType::bfloat16 && (!cmd.output_dir.empty() || !format.traits.bfloat16)) {
+    throw UsageError(std::string("--dtype bf16: NumPy has no bfloat16 dtype, so ") +
+                     (cmd.output_dir.empty() ? ".npy/.npz cannot hold it" : "--output-dir's .npz parts cannot hold it") +
+                     "; use --format json, jsonl or safetensors, or --dtype f32 and convert (e.g. "
+                     "torch.from_numpy(a).bfloat16())");
   }
   if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
   std::optional<Dropout> dropout;
@@ -115,6 +118,10 @@ void run_encode(const EncodeCommand& cmd) {
       throw UsageError("--train needs an explicit --seed, so that the dropout mask can be reproduced");
     }
     dropout = Dropout{cmd.dropout.value_or(0.1), cmd.layer.spec.table.seed};
+  }
+  if (cmd.layer.seed_option->count() && !cmd.layer.spec.table.weights.empty() && !cmd.train) {
+    throw UsageError("--seed draws the generated table (and with --train the dropout mask), and --weights gives the "
+                     "table: drop --seed");
   }
   check_output_dir_flags(cmd);
   if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
@@ -214,7 +221,7 @@ void setup_encode(CLI::App& app) {
   }
   add_choice<DType>(*sub, "--dtype", [cmd](DType d) { cmd->dtype = d; },
                     {{"f32", DType::float32}, {"f16", DType::float16}, {"bf16", DType::bfloat16}},
-                    "Float tensors as float32, float16, or bfloat16 (" + bf16_formats + ")", "f32");
+                    "Float tensors as float32, float16, or bfloat16 (bfloat16 only in " + bf16_formats + ")", "f32");
   add_output_option(*sub, cmd->output);
   auto* emit = sub->add_option("--emit", cmd->emit,
                   "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all; "

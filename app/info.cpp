@@ -111,12 +111,17 @@ void weights_info(const std::string& path, InfoFormat format, std::string& text,
     const auto& f = *factorized;
     char saved[256];
     std::snprintf(saved, sizeof saved, "%zu bytes for the (%zu, %zu) table and the projection to %zu, against %zu "
-                  "for a (%zu, %zu) table: %.1f%% saved",
-                  f.bytes, f.vocab, f.embedding_size, f.d_model, f.full_bytes, f.vocab, f.d_model,
-                  f.full_bytes ? 100.0 * (static_cast<double>(f.full_bytes) - static_cast<double>(f.bytes)) /
-                                     static_cast<double>(f.full_bytes)
-                               : 0.0);
-    row(text, "factorized", saved);
+                  "for a (%zu, %zu) table: ",
+                  f.bytes, f.vocab, f.embedding_size, f.d_model, f.full_bytes, f.vocab, f.d_model);
+    std::string line = saved;
+    if (f.bytes < f.full_bytes) {
+      std::snprintf(saved, sizeof saved, "%.1f%% saved",
+                    100.0 * static_cast<double>(f.full_bytes - f.bytes) / static_cast<double>(f.full_bytes));
+      line += saved;
+    } else {
+      line += "nothing saved (E is not below d_model)";
+    }
+    row(text, "factorized", line);
   }
   for (const auto& t : file->tensors()) {
     std::string shape = "(";

@@ -1,6 +1,7 @@
 // embedpe quantize: a float embedding table → per-row symmetric int8.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "clikit/usage.h"
@@ -10,6 +11,7 @@
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/output_file.h"
+#include "embedpe/projection.h"
 #include "embedpe/quantize.h"
 #include "embedpe/weights.h"
 
@@ -38,6 +40,15 @@ void run_quantize(const QuantizeCommand& cmd) {
   if (tensor.shape.size() != 2) throw Error(cmd.weights + " is not a (vocab, d_model) table");
   const float scale = Scale::parse(cmd.scale).factor(tensor.shape[1]);
 
+  // A factorized checkpoint's projection stays in the float file: only the table is quantized.
+  const std::optional<Projection> projection =
+      spec.tensor.empty() ? read_projection("", cmd.weights, tensor.shape[1]) : std::nullopt;
+  const std::string projection_note =
+      projection ? "the projection " + projection->weight_source + " is not in the output (only the table is " +
+                       "quantized); encode with --weights " + cmd.output + " --projection " + projection->weight_source +
+                       "; the errors above are the unprojected rows'"
+                 : "";
+
   OutputFile out(cmd.output);
   const QuantizeReport r = quantize_table(*file, tensor, out, scale);
 
@@ -50,6 +61,7 @@ void run_quantize(const QuantizeCommand& cmd) {
         {"max_abs_error", r.max_abs_error}, {"mean_abs_error", r.mean_abs_error},
         {"output_scale", float_json(r.output_scale)},
         {"max_abs_output_error", r.max_abs_output_error}, {"mean_abs_output_error", r.mean_abs_output_error}};
+    if (projection) doc["projection_not_in_output"] = projection->weight_source;
     report.write(doc.dump(2) + "\n");
   } else {
     char text[1024];
@@ -62,6 +74,7 @@ void run_quantize(const QuantizeCommand& cmd) {
                   r.max_abs_error, r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error,
                   double(r.output_scale));
     report.write(std::string(text));
+    if (projection) report.write("projection     " + projection_note + "\n");
   }
   // The report first: if standard output fails, the run fails and leaves no file.
   report.commit();

@@ -609,6 +609,30 @@ class FactorizedTests(CliCase):
                    "encode", "--model", self.model, "--weights", str(plain), "--no-projection", "--text", "a")
         self.fails(2, "--projection and --no-projection contradict", "encode", "--model", self.model, "--weights",
                    str(plain), "--projection", str(self.weights), "--no-projection", "--text", "a")
+        self.fails(2, "--projection-order albert and --no-projection contradict", "encode", "--model", self.model,
+                   *w, "--projection-order", "albert", "--no-projection", "--text", "a")
+        self.fails(1, f"{bad} F32 is 7 wide but ALBERT's order sums in the factorized table's width E = 6", "encode",
+                   "--model", self.model, *w, "--projection-order", "albert", "--pe", "learned", "--pe-weights",
+                   str(bad), "--text", "a")
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)  # opened for reading, a FIFO would wait for a writer: refused at once
+        for flag in ("--weights", "--projection", "--pe-weights"):
+            extra = [] if flag == "--weights" else ["--weights", str(plain)]
+            self.fails(1, f"weight file {fifo} is not a regular file", "encode", "--model", self.model, *extra, flag,
+                       str(fifo), "--text", "a", "--pe", "learned" if flag == "--pe-weights" else "sinusoidal")
+        self.fails(1, f"weight file {fifo} is not a regular file", "info", "--weights", str(fifo))
+
+    def test_quantize_says_the_projection_stays_behind(self):
+        out = self.tmp / "q8.safetensors"
+        text = self.ok("quantize", "--weights", str(self.weights), "-o", str(out)).stdout.decode()
+        self.assertIn(f"the projection {self.weights}:{self.proj}.weight is not in the output", text)
+        doc = json.loads(self.ok("quantize", "--weights", str(self.weights), "-o", str(out), "--format",
+                                 "json").stdout)
+        self.assertEqual(doc["projection_not_in_output"], f"{self.weights}:{self.proj}.weight")
+        # and the note's command works: the int8 table with the float projection
+        z = self.encode("--weights", str(out), "--projection", f"{self.weights}:{self.proj}.weight",
+                        "--text", "Hello")
+        self.assertEqual(z["output"].shape[-1], self.cases["hidden_size"])
 
 
 class TiedWeightsTests(CliCase):
@@ -1771,6 +1795,21 @@ class ErrorsTests(CliCase):
             ("--d-model: expected a whole number from 1 to 2147483647, not '4000000000'",
              ["encode", "--text", "hi", "--d-model", "4000000000", "-o", out]),
             ("would need", ["encode", "--text", "hi", "--d-model", "2000000000", "-o", out]),
+            # flags that would be ignored (issue 16's hostile pass)
+            ("--seed draws the generated table (and with --train the dropout mask), and --weights gives the table",
+             ["encode", "--text", "hi", "--weights", str(WEIGHTS / "bert.safetensors"), "--seed", "3", "-o", out]),
+            ("--seed draws the generated table, and --weights gives the table",
+             ["lookup", "--ids", "1", "--weights", str(WEIGHTS / "bert.safetensors"), "--seed", "3"]),
+            ("--max-len sizes a PE table that embedpe computes (sinusoidal, block); --pe none has none",
+             ["encode", "--text", "hi", "--pe", "none", "--max-len", "10", "-o", out]),
+            ("--pe learned reads its table, whose rows are the positions there are: drop --max-len",
+             ["encode", "--text", "hi", "--weights", str(WEIGHTS / "bert.safetensors"), "--pe", "learned",
+              "--max-len", "10", "-o", out]),
+            ("--no-bos/--no-eos: pairs have no BOS or EOS to leave out",
+             ["encode", "--model", str(HERE / "models" / "albert-spiece.model"), "--text", "a", "--text-pair", "b",
+              "--no-eos", "-o", out]),
+            ("--dtype bf16: NumPy has no bfloat16 dtype, so --output-dir's .npz parts cannot hold it",
+             ["encode", "--text", "hi", "--dtype", "bf16", "--output-dir", str(self.tmp / "parts")]),
         ]
         for message, args in cases:
             with self.subTest(message=message, args=args):

@@ -148,6 +148,10 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   Layer built;
   FactorizedTable factorized = open_factorized_table(spec.table, &tokenizer);
   const bool project_last = spec.projection_order == ProjectionOrder::albert;
+  if (project_last && !spec.table.use_projection) {
+    throw UsageError("projection_order albert and no_projection contradict: drop one",
+                     {"projection_order", "no_projection"});
+  }
   if (project_last && !factorized.projection) {
     throw UsageError("projection_order albert applies a factorized table's projection last, and there is none: "
                      "give weights holding one, or factorize",
@@ -184,7 +188,9 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
     const bool albert = !project_last && !projection_config.is_null() && width == projection_config["width"];
     std::vector<std::string> parameters;
     if (albert) parameters = {"projection_order", parameter};
-    throw Error(what + " has rows of " + std::to_string(width) + " values but the embedding table has d_model " +
+    throw Error(what + " is " + std::to_string(width) + " wide but " +
+                    (project_last ? "ALBERT's order sums in the factorized table's width E = "
+                                  : "the embedding table has d_model ") +
                     std::to_string(d) +
                     (albert ? ": the factorized table's width, as ALBERT sums before projecting; add projection_order "
                               "albert, or " + otherwise

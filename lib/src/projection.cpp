@@ -5,6 +5,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
+#include "memory.h"
 #include "row_cache.h"
 
 namespace embedpe {
@@ -24,6 +25,9 @@ void Projection::apply(const float* x, float* y) const {
 
 Projection generated_projection(std::int64_t vocab, std::size_t in, std::size_t out, std::uint64_t seed) {
   if (in == 0 || out == 0) throw UsageError("factorize needs a width of at least 1", {"factorize"});
+  const std::string what = "a (" + std::to_string(out) + ", " + std::to_string(in) + ") projection";
+  check_allocation(checked_product({in, out, sizeof(float)}, what), what, "lower factorize or d_model",
+                   {"factorize", "d_model"});
   const double bound = 1.0 / std::sqrt(static_cast<double>(in));
   const InitScheme init{Init::uniform, bound};
   const auto v = static_cast<std::uint64_t>(vocab);
@@ -82,6 +86,7 @@ std::optional<Projection> read_projection(const std::string& spec, const std::st
   p.in = in;
   p.out = linear ? w->shape[0] : w->shape[1];
   if (p.out == 0) throw Error(name + " has shape " + shape_text(w->shape) + ": it projects to no values");
+  check_allocation(checked_product({in, p.out, sizeof(float), 2}, name), name, "give a smaller projection");
   std::vector<float> stored(in * p.out);
   read_floats(*file, *w, 0, stored.size(), stored.data());
   if (linear) {
@@ -112,7 +117,10 @@ std::optional<StoredFactorization> stored_factorization(const WeightFile& file) 
   StoredFactorization f;
   f.table = find_usual(file, kEmbeddingNames);
   f.weight = find_usual(file, kProjectionNames);
-  if (!f.table || !f.weight || f.table->shape.size() != 2 || f.weight->shape.size() != 2) return std::nullopt;
+  if (!f.table || !f.weight || f.table->shape.size() != 2 || f.weight->shape.size() != 2 ||
+      !dtype_info(f.weight->dtype).is_float) {
+    return std::nullopt;  // as read_projection would refuse it
+  }
   f.vocab = f.table->shape[0];
   f.embedding_size = f.table->shape[1];
   if (f.weight->shape[1] == f.embedding_size) {
@@ -124,6 +132,9 @@ std::optional<StoredFactorization> stored_factorization(const WeightFile& file) 
   }
   const std::string& name = f.weight->name;
   if (name.ends_with(".weight")) f.bias = file.find(name.substr(0, name.size() - 7) + ".bias");
+  if (f.bias && (f.bias->shape != std::vector<std::size_t>{f.d_model} || !dtype_info(f.bias->dtype).is_float)) {
+    return std::nullopt;
+  }
   f.bytes = f.table->size_bytes + f.weight->size_bytes + (f.bias ? f.bias->size_bytes : 0);
   f.full_bytes = f.vocab * f.d_model * dtype_info(f.table->dtype).size;
   return f;

@@ -425,6 +425,11 @@ Batch Tokenizer::encode_pair_batch(const std::vector<std::string>& a, const std:
     }
     return id;
   };
+  if (!options.add_bos || !options.add_eos) {
+    throw UsageError("add_bos=false/add_eos=false: pairs have no BOS or EOS to leave out, they are "
+                     "[CLS] A [SEP] B [SEP]; drop them",
+                     {"add_bos=false", "add_eos=false"});
+  }
   const int cls = special("[CLS]"), sep = special("[SEP]");
   if (options.seq_len && *options.seq_len < 3) {
     throw UsageError("seq_len " + std::to_string(*options.seq_len) + " leaves no room for [CLS] A [SEP] B [SEP]'s "

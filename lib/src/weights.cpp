@@ -30,6 +30,7 @@ const std::vector<std::string_view> kEmbeddingNames = {
     "bert.embeddings.word_embeddings.weight",
     "roberta.embeddings.word_embeddings.weight",
     "albert.embeddings.word_embeddings.weight",
+    "electra.embeddings.word_embeddings.weight",
     "shared.weight",                       // T5, BART
     "model.shared.weight",
     "encoder.embed_tokens.weight",
@@ -49,6 +50,7 @@ const std::vector<std::string_view> kPositionNames = {
     "transformer.wpe.weight", "wpe.weight",
     "embeddings.position_embeddings.weight", "bert.embeddings.position_embeddings.weight",
     "roberta.embeddings.position_embeddings.weight", "albert.embeddings.position_embeddings.weight",
+    "electra.embeddings.position_embeddings.weight",
     "model.encoder.embed_positions.weight", "encoder.embed_positions.weight",
     "model.decoder.embed_positions.weight", "decoder.embed_positions.weight",
 };
@@ -95,17 +97,18 @@ WeightTying weight_tying(const WeightFile& file) {
 
 const std::vector<std::string_view> kProjectionNames = {
     "encoder.embedding_hidden_mapping_in.weight", "albert.encoder.embedding_hidden_mapping_in.weight",
+    "electra.embeddings_project.weight",  // ELECTRA, when its embedding_size is not hidden_size
 };
 
 const std::vector<std::string_view> kLayerNormWeightNames = {
     "embeddings.LayerNorm.weight", "bert.embeddings.LayerNorm.weight", "roberta.embeddings.LayerNorm.weight",
-    "albert.embeddings.LayerNorm.weight",
+    "albert.embeddings.LayerNorm.weight", "electra.embeddings.LayerNorm.weight",
     "model.encoder.layernorm_embedding.weight", "encoder.layernorm_embedding.weight",
     "layernorm_embedding.weight",
 };
 const std::vector<std::string_view> kLayerNormBiasNames = {
     "embeddings.LayerNorm.bias", "bert.embeddings.LayerNorm.bias", "roberta.embeddings.LayerNorm.bias",
-    "albert.embeddings.LayerNorm.bias",
+    "albert.embeddings.LayerNorm.bias", "electra.embeddings.LayerNorm.bias",
     "model.encoder.layernorm_embedding.bias", "encoder.layernorm_embedding.bias",
     "layernorm_embedding.bias",
 };
@@ -136,21 +139,22 @@ const char* mapped_file_at(const void* address) noexcept {
 }
 
 MappedFile::MappedFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open weights " + path + ": " + std::strerror(errno));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw Error("cannot open weight file " + path + ": " + std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw Error("weights " + path + " is not a regular file");
+    throw Error("weight file " + path + " is not a regular file");
   }
   size_ = static_cast<std::size_t>(st.st_size);
   if (size_ == 0) {
     ::close(fd);
-    throw Error("weights " + path + " is empty");
+    throw Error("weight file " + path + " is empty");
   }
   void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
-  if (p == MAP_FAILED) throw Error("cannot map weights " + path + ": " + std::strerror(errno));
+  if (p == MAP_FAILED) throw Error("cannot map weight file " + path + ": " + std::strerror(errno));
   data_ = static_cast<const char*>(p);
   for (int i = 0; i < kMappingSlots && slot_ < 0; ++i) {
     int free = 0;
@@ -337,7 +341,7 @@ std::vector<WeightTensor> parse_weight_header(std::string_view bytes, const std:
     format = WeightFormat::safetensors;
     parse_safetensors(source, bytes, tensors);
   } else {
-    throw Error("weights " + source + " is neither a .npy nor a .safetensors file");
+    throw Error("weight file " + source + " is neither a .npy nor a .safetensors file");
   }
   return tensors;
 }
