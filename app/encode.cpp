@@ -180,9 +180,11 @@ void run_encode(const EncodeCommand& cmd) {
   // A shard's output records which part of which input it holds, for merge.
   std::optional<ShardRecorder> record;
   if (cmd.text.shard_given && source.reader()) record.emplace(*source.reader());
+  // Hashed before the run reads them, so that the record says what was used.
+  const nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
   encode(encoder, source, format, *sink, run);
-  if (record) record->write(cmd.output, format.name, encoder.config());
+  if (record) record->write(cmd.output, format.name, identity);
   progress.finish();
 }
 

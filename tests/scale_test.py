@@ -215,6 +215,34 @@ class MergeTests(ScaleCase):
         err = self.fails("is missing", "merge", "-o", str(out), *shards, output=out)
         self.assertIn(shards[2], err)
 
+    def test_weights_changed_between_pieces_are_refused(self):
+        """The config names --weights by path; the record and the manifest also hold its SHA-256, so a file
+        rewritten with other values between two shards, or before a --resume, is refused."""
+        import numpy as np
+        src = self.corpus(corpus_lines())
+        table = self.tmp / "table.npy"
+        rows = np.arange(8000 * 16, dtype=np.float32).reshape(8000, 16) / 1e5
+        np.save(table, rows)
+        first = self.tmp / "s1.npy"
+        self.ok("encode", "--input", str(src), "--seq-len", "24", "--weights", str(table), "--shard", "1/2", "-o",
+                str(first))
+        d = self.tmp / "parts"
+        self.ok("encode", "--input", str(src), "--seq-len", "24", "--weights", str(table), "--output-dir", str(d),
+                "--shard-rows", "40")
+        np.save(table, rows * 2)  # same path, same size, other values
+        second = self.tmp / "s2.npy"
+        self.ok("encode", "--input", str(src), "--seq-len", "24", "--weights", str(table), "--shard", "2/2", "-o",
+                str(second))
+        out = self.tmp / "m.npy"
+        err = self.fails("config differs", "merge", "-o", str(out), str(first), str(second), output=out)
+        self.assertIn(f"weight_files.{table}", err)
+        os.unlink(d / "part-00001.npz")
+        r = self.run_embedpe("encode", "--input", str(src), "--seq-len", "24", "--weights", str(table),
+                             "--output-dir", str(d), "--shard-rows", "40", "--resume")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(f"config weight_files.{table}", r.stderr.decode())
+        self.assertFalse((d / "part-00001.npz").exists())
+
     def test_incomplete_output_dir_is_refused(self):
         src = self.corpus(corpus_lines())
         d = self.tmp / "parts-1"

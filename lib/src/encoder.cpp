@@ -183,6 +183,14 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
   config_["emit"] = emit;
 }
 
+nlohmann::ordered_json Encoder::joinable_config() const {
+  nlohmann::ordered_json config = config_;
+  if (nlohmann::ordered_json hashes = weight_file_hashes(spec_.layer); !hashes.is_null()) {
+    config["weight_files"] = std::move(hashes);
+  }
+  return config;
+}
+
 bool Encoder::emits(std::initializer_list<TensorName> names) const { return contains(spec_.emit, names); }
 
 // Counts everything a batch holds: the texts, ids, mask and pieces, the
@@ -393,7 +401,7 @@ PartsDirStats encode_parts(const Encoder& encoder, TextSource& source, const Par
                            const EncodeRunOptions& options) {
   encoder.check_memory(dir.shard_rows, 0, /*streaming=*/false);
   PartsDirSink sink(dir, *source.reader());
-  sink.begin({.config = encoder.config()});
+  sink.begin({.config = encoder.joinable_config()});
   std::optional<Part> part = sink.next();
   // As with one output, an input with no text is an error (one empty shard
   // of many is a run with no parts).

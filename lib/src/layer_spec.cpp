@@ -1,11 +1,13 @@
 #include "embedpe/layer_spec.h"
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
 #include "json_writer.h"
+#include "sha256.h"
 
 namespace embedpe {
 namespace {
@@ -140,6 +142,20 @@ void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len,
                        " pads every sequence to at least that many positions, more than " + table +
                        "; lower pad_to_multiple_of or raise max_len",
                    {"pad_to_multiple_of", "max_len", "position_offset"});
+}
+
+nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
+  std::vector<std::string> paths;
+  for (const std::string* given : {&spec.table.weights, &spec.table.projection, &spec.pe_weights,
+                                   &spec.layernorm_weight, &spec.layernorm_bias}) {
+    if (given->empty()) continue;
+    std::string path = parse_tensor_spec(*given).path;
+    if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(std::move(path));
+  }
+  if (paths.empty()) return nullptr;
+  nlohmann::ordered_json hashes = nlohmann::ordered_json::object();
+  for (const std::string& path : paths) hashes[path] = sha256_hex(MappedFile(path).bytes());
+  return hashes;
 }
 
 Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {

@@ -112,6 +112,10 @@ class Encoder {
   // Everything needed to reproduce the run's rows: model, tokenization,
   // layer, RoPE, training, dtype, emit.
   const nlohmann::ordered_json& config() const { return config_; }
+  // config() with "weight_files", the SHA-256 of each weight file the layer
+  // reads (weight_file_hashes), when it reads any: the identity of a run whose
+  // pieces are joined later (a resumed output_dir, shards to merge).
+  nlohmann::ordered_json joinable_config() const;
   const Tokenizer& tokenizer() const { return tokenizer_; }
   const Layer& layer() const { return layer_; }
   const EncoderSpec& spec() const { return spec_; }

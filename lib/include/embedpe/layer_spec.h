@@ -123,6 +123,13 @@ class Layer {
   nlohmann::ordered_json config_;
 };
 
+// The SHA-256 of each weight file the spec reads (weights, projection,
+// pe_weights, layernorm_weight and _bias), {path: hex}, or null when it
+// reads none. A run whose pieces are joined later (a resumed output_dir, the
+// shards of a merge) records it, so that a file changed between its pieces is
+// refused; others do not pay for it: it reads every file whole.
+nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec);
+
 // Reads the files the spec names and builds the layer. A kind that acts
 // inside attention (RoPE, ALiBi, T5) says where it goes before any file is read.
 Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer);
