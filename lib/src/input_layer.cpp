@@ -139,7 +139,10 @@ void InputLayer::check_positions(std::size_t seq_len, const std::vector<std::siz
   }
   throw UsageError("sequences are " + std::to_string(seq_len) + " tokens long" +
                        (offset ? " (positions from " + std::to_string(offset) + ")" : std::string()) + " but " +
-                       pe_->extent() + (grows ? "; raise max_len, or truncate with seq_len" : "; truncate with seq_len"),
+                       pe_->extent() +
+                       (grows ? "; raise max_len, or truncate with seq_len"
+                              : "; truncate with seq_len (at most " +
+                                    std::to_string(offset < pe_->max_len() ? pe_->max_len() - offset : 0) + ")"),
                    grows ? std::vector<std::string>{"max_len", "seq_len"} : std::vector<std::string>{"seq_len"});
 }
 
