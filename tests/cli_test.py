@@ -589,8 +589,9 @@ class FactorizedTests(CliCase):
         self.fails(2, "--factorize generates a table and its projection, and --weights gives the table",
                    "encode", "--model", self.model, *w, "--factorize", "4", "--text", "a")
         self.fails(2, "--projection needs --weights", "encode", "--text", "a", "--projection", str(self.weights))
-        self.fails(2, "--projection-order albert applies a factorized table's projection last, and there is none",
-                   "encode", "--text", "a", "--projection-order", "albert")
+        for order in ("albert", "first"):  # refused, not ignored, without a projection
+            self.fails(2, f"--projection-order {order} places a factorized table's projection, and there is none",
+                       "encode", "--text", "a", "--projection-order", order)
         self.fails(2, "--no-projection leaves out a factorized table's projection, and there is none", "encode",
                    "--text", "a", "--no-projection")
         self.fails(2, "--factorize makes a projection and --no-projection leaves it out", "encode", "--text", "a",
@@ -609,7 +610,7 @@ class FactorizedTests(CliCase):
                    "encode", "--model", self.model, "--weights", str(plain), "--no-projection", "--text", "a")
         self.fails(2, "--projection and --no-projection contradict", "encode", "--model", self.model, "--weights",
                    str(plain), "--projection", str(self.weights), "--no-projection", "--text", "a")
-        self.fails(2, "--projection-order albert and --no-projection contradict", "encode", "--model", self.model,
+        self.fails(2, "--projection-order and --no-projection contradict", "encode", "--model", self.model,
                    *w, "--projection-order", "albert", "--no-projection", "--text", "a")
         self.fails(1, f"{bad} F32 is 7 wide but ALBERT's order sums in the factorized table's width E = 6", "encode",
                    "--model", self.model, *w, "--projection-order", "albert", "--pe", "learned", "--pe-weights",

@@ -163,19 +163,20 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   if (spec.pe->acts_in_attention()) spec.pe->layer(spec.pe_args, {});
   Layer built;
   FactorizedTable factorized = open_factorized_table(spec.table, &tokenizer);
-  const bool project_last = spec.projection_order == ProjectionOrder::albert;
-  if (project_last && !spec.table.use_projection) {
-    throw UsageError("projection_order albert and no_projection contradict: drop one",
-                     {"projection_order", "no_projection"});
+  const ProjectionOrder order = spec.projection_order.value_or(ProjectionOrder::first);
+  const bool project_last = order == ProjectionOrder::albert;
+  if (spec.projection_order && !spec.table.use_projection) {
+    throw UsageError("projection_order and no_projection contradict: drop one", {"projection_order", "no_projection"});
   }
-  if (project_last && !factorized.projection) {
-    throw UsageError("projection_order albert applies a factorized table's projection last, and there is none: "
-                     "give weights holding one, or factorize",
+  if (spec.projection_order && !factorized.projection) {
+    throw UsageError(std::string("projection_order ") + projection_order_name(order) +
+                         " places a factorized table's projection, and there is none: give weights holding one, "
+                         "or factorize",
                      {"projection_order", "weights", "factorize"});
   }
   nlohmann::ordered_json projection_config;
   if (const auto& p = factorized.projection) {
-    projection_config = {{"order", projection_order_name(spec.projection_order)},
+    projection_config = {{"order", projection_order_name(order)},
                          {"width", p->in},
                          {"weight", p->weight_source},
                          {"bias", p->bias.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p->bias_source)}};

@@ -72,8 +72,9 @@ struct LayerSpec {
   std::string layernorm_bias;    // PATH[:TENSOR]; default: found in weights, else 0
   std::optional<Dropout> dropout;      // training mode only
   bool want_token_embeddings = false;  // forward() also returns E[ids] × scale
-  // Where a factorized table's projection applies (projection.h).
-  ProjectionOrder projection_order = ProjectionOrder::first;
+  // Where a factorized table's projection applies (projection.h); unset:
+  // first. Set, it needs a projection (refused without one, not ignored).
+  std::optional<ProjectionOrder> projection_order;
 };
 
 // The embedding table: `spec.weights` (checked against d_model and, given a
