@@ -214,8 +214,10 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
                             : ""),
                 std::move(parameters), {{0, what.size()}});
   };
-  if (built.pe_ && spec.pe->reads_pe_weights()) check_width(pe.config.value("table", std::string("the position table")), built.pe_->d_model(), "pe",
+  if (built.pe_ && spec.pe->reads_pe_weights()) {
+    check_width(pe.config.value("table", std::string("the position table")), built.pe_->d_model(), "pe",
                 "choose another pe");
+  }
 
   InputLayerOptions options;
   options.scale = spec.scale;
