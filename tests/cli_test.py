@@ -537,6 +537,20 @@ class FactorizedTests(CliCase):
         t = self.encode("--weights", str(bare), "--projection", str(transposed), "--text", "Hello")["output"]
         np.testing.assert_allclose(t, found - self.w[self.proj + ".bias"] * np.float32(np.sqrt(10)), atol=1e-5)
 
+    def test_electra_names_are_found(self):
+        """ELECTRA keeps the same parts under electra.*, its projection as embeddings_project."""
+        names = {"albert.embeddings.word_embeddings.weight": "electra.embeddings.word_embeddings.weight",
+                 self.proj + ".weight": "electra.embeddings_project.weight",
+                 self.proj + ".bias": "electra.embeddings_project.bias"}
+        electra = self.tmp / "electra.safetensors"
+        write_safetensors(electra, {names[k]: ("F32", self.w[k]) for k in names})
+        z = self.encode("--weights", str(electra), "--text", "Hello")
+        want = self.encode("--weights", str(self.weights), "--no-token-type", "--text", "Hello")
+        np.testing.assert_array_equal(z["output"], want["output"])
+        doc = json.loads(self.ok("encode", "--model", self.model, "--weights", str(electra), "--text", "Hello",
+                                 "--format", "json").stdout)
+        self.assertEqual(doc["config"]["projection"]["bias"], f"{electra}:electra.embeddings_project.bias")
+
     def test_factorize_matches_readme_recipe(self):
         rows = readme_factorized_rows()
         ids = [0, 1, 7999, 4242]

@@ -495,16 +495,11 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
       auto [texts, origins] = source.take(lines);
       const std::vector<Encoding> each = tokenizer.encode_each(texts, options.tokenize, options.threads);
       const std::string& pad_piece = tokenizer.id_to_piece(pad);  // checked by encode_each
-      // Padding an option asks for is refused before it is written, as the
-      // padded batch refuses it (Tokenizer::pad), with the same figure.
+      // Padding an option asks for is refused before it is written, as the padded batch refuses it.
       std::size_t longest = 0;
       for (const Encoding& e : each) longest = std::max(longest, e.ids.size());
       if (const std::size_t length = (longest + multiple - 1) / multiple * multiple; length > longest) {
-        const std::size_t n = each.size();
-        const std::string what = "padding " + std::to_string(n) + (n == 1 ? " sequence" : " sequences") + " to " +
-                                 std::to_string(length) + " tokens";
-        check_allocation(checked_product({n, length, 2 * sizeof(std::int64_t)}, what), what,
-                         "lower pad_to_multiple_of", {"pad_to_multiple_of"}, /*what_is_text=*/true);
+        check_padded_size(each.size(), length, options.tokenize);
       }
       buffer.clear();
       for (const Encoding& e : each) {

@@ -175,6 +175,7 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
                      {"projection_order", "weights", "factorize"});
   }
   nlohmann::ordered_json projection_config;
+  const std::size_t factor_width = factorized.projection ? factorized.projection->in : 0;  // E; 0: not factorized
   if (const auto& p = factorized.projection) {
     projection_config = {{"order", projection_order_name(order)},
                          {"width", p->in},
@@ -202,7 +203,7 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   const auto check_width = [&](const std::string& what, std::size_t width, const std::string& parameter,
                                const std::string& otherwise) {
     if (width == d) return;
-    const bool albert = !project_last && !projection_config.is_null() && width == projection_config["width"];
+    const bool albert = !project_last && factor_width != 0 && width == factor_width;
     std::vector<std::string> parameters;
     if (albert) parameters = {"projection_order", parameter};
     throw Error(what + " is " + std::to_string(width) + " wide but " +

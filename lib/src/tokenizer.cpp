@@ -249,6 +249,14 @@ int Tokenizer::pad_id(const EncodeOptions& options) const {
   return options.pad_id.value_or(impl_->info.pad_id >= 0 ? impl_->info.pad_id : 0);
 }
 
+void check_padded_size(std::size_t rows, std::size_t length, const EncodeOptions& options) {
+  const std::string what = "padding " + std::to_string(rows) + (rows == 1 ? " sequence" : " sequences") + " to " +
+                           std::to_string(length) + " tokens";
+  const std::string parameter = options.seq_len ? "seq_len" : "pad_to_multiple_of";
+  check_allocation(checked_product({rows, length, 2 * sizeof(std::int64_t)}, what), what, "lower " + parameter,
+                   {parameter}, /*what_is_text=*/true);
+}
+
 const char* side_name(Side side) { return side == Side::left ? "left" : "right"; }
 
 void check_padding(const EncodeOptions& options) {
@@ -337,13 +345,7 @@ Batch Tokenizer::pad(std::vector<std::vector<int>> contents, std::vector<std::ve
   // or pad_to_multiple_of) is refused here, before the allocation, not by the
   // kernel's OOM killer; a length the text itself makes is the caller's
   // out-of-memory error, which names the longest line.
-  if (seq_len > longest) {
-    const std::string what = "padding " + std::to_string(n) + (n == 1 ? " sequence" : " sequences") + " to " +
-                             std::to_string(seq_len) + " tokens";
-    const std::string parameter = options.seq_len ? "seq_len" : "pad_to_multiple_of";
-    check_allocation(checked_product({n, seq_len, 2 * sizeof(std::int64_t)}, what), what, "lower " + parameter,
-                     {parameter}, /*what_is_text=*/true);
-  }
+  if (seq_len > longest) check_padded_size(n, seq_len, options);
   batch.input_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
   batch.attention_mask = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
   batch.input_ids.fill(batch.pad_id);

@@ -72,6 +72,12 @@ struct EncodeOptions {
 // pad_to_multiple_of of 0.
 void check_padding(const EncodeOptions& options);
 
+// Refuses (UsageError naming seq_len or pad_to_multiple_of) padding `rows`
+// sequences to `length` tokens that would not fit in memory (their ids and
+// mask, 16 bytes a token), before anything is allocated or written: a length
+// an option asked for, not one the text made.
+void check_padded_size(std::size_t rows, std::size_t length, const EncodeOptions& options);
+
 // A padded batch. Truncation keeps BOS and EOS and drops tokens from the end
 // of the text (truncation_side right) or from its start (left). With
 // padding_side left, row b's tokens sit in columns seq_len - n_b .. seq_len-1.
