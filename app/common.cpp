@@ -156,6 +156,9 @@ void add_text_options(CLI::App& cmd, TextOptions& options) {
          },
          "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")
       ->type_name("K/N");
+  cmd.add_flag("--shard-seek", options.reading.shard_seek,
+               "With --shard: start at the part's byte offset without counting the lines before it (O(1) for any "
+               "K); line numbers then count from the part's first line, and embedpe merge turns them into the file's");
 }
 
 void add_output_option(CLI::App& cmd, std::string& output) {
@@ -223,6 +226,9 @@ TextSource open_texts(const TextOptions& options) {
   // never ignored: N jobs with --shard K/N and --text would each write it all.
   if (options.reading.field != InputOptions{}.field && options.reading.format != InputFormat::jsonl) {
     throw UsageError("--field names the member of a JSON Lines input that holds the text: add --input-format jsonl");
+  }
+  if (options.reading.shard_seek && !options.shard_given) {
+    throw UsageError("--shard-seek says how --shard K/N starts its part of the input: add --shard");
   }
   if (!options.texts.empty() || !options.ids.empty()) {
     const std::string given = options.ids.empty() ? "--text" : "--ids";

@@ -17,6 +17,7 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "embedpe/parts_dir.h"
 #include "embedpe/shards.h"
 #include "embedpe/weights.h"
@@ -176,6 +177,13 @@ void run_encode(const EncodeCommand& cmd) {
                    stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
     }
     return;
+  }
+  // JSON Lines from a --shard-seek shard number lines from the shard's start;
+  // only merge, reading the record beside a file, makes them the file's.
+  if (cmd.text.reading.shard_seek && cmd.text.shard_given && format.name == std::string("jsonl") &&
+      !output_is_replaced_file(cmd.output)) {
+    throw UsageError("--shard-seek numbers JSON Lines from the part's first line, which embedpe merge turns into the "
+                     "file's from the record it writes beside -o FILE: give -o FILE, or leave out --shard-seek");
   }
   // A shard's output records which part of which input it holds, for merge.
   std::optional<ShardRecorder> record;

@@ -4,6 +4,7 @@
 //
 //   embedpe merge -o all.npy shard-*.npy
 //   embedpe merge -o all.npz parts-1 parts-2 parts-3 parts-4
+//   embedpe merge --output-dir all parts-1 parts-2 parts-3 parts-4
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -20,15 +21,16 @@ namespace {
 
 struct MergeCommand {
   std::vector<std::string> shards;
-  std::string output;
+  std::string output, output_dir;
   bool summary = false;
 };
 
 void run_merge(const MergeCommand& cmd) {
-  if (cmd.output.empty() || cmd.output == "-") {
-    throw UsageError("merge writes a file: give --output OUT.npy, OUT.npz or OUT.jsonl");
+  if (cmd.output_dir.empty() && (cmd.output.empty() || cmd.output == "-")) {
+    throw UsageError("merge writes a file: give --output OUT.npy, OUT.npz or OUT.jsonl (or --output-dir DIR for "
+                     "--output-dir shards)");
   }
-  const MergeStats stats = merge_shards({.output = cmd.output, .shards = cmd.shards});
+  const MergeStats stats = merge_shards({.output = cmd.output, .output_dir = cmd.output_dir, .shards = cmd.shards});
   if (cmd.summary) {
     std::fprintf(stderr, "embedpe: merged %zu shards, %zu rows, %zu bytes read, %zu written\n", stats.shards,
                  stats.rows, stats.bytes_read, stats.bytes_written);
@@ -46,13 +48,20 @@ void setup_merge(CLI::App& app) {
       ->type_name("SHARD")
       ->required()
       ->check(non_empty_path());
-  sub->add_option("--output,-o", cmd->output, "The merged output: .npy, .npz or .jsonl (directories: .npy or .npz)")
-      ->type_name("PATH")
-      ->required();
+  auto* output = sub->add_option("--output,-o", cmd->output,
+                                 "The merged output: .npy, .npz or .jsonl (directories: .npy or .npz)")
+                     ->type_name("PATH");
+  sub->add_option("--output-dir", cmd->output_dir,
+                  "Join --output-dir shards into one new (or empty) directory: their parts, renumbered, and one "
+                  "manifest in the file's line numbers")
+      ->type_name("DIR")
+      ->check(non_empty_path())
+      ->excludes(output);
   sub->add_flag("--summary", cmd->summary, "Print shards, rows and bytes to stderr");
   clikit::set_examples(*sub, {
                        "embedpe merge part-1.npy part-2.npy part-3.npy -o all.npy     # as one run without --shard",
-                       "embedpe merge parts-1 parts-2 -o all.npz                       # --output-dir shards"});
+                       "embedpe merge parts-1 parts-2 -o all.npz                       # --output-dir shards",
+                       "embedpe merge parts-1 parts-2 --output-dir all                 # ... into one directory"});
   sub->callback([cmd] { run_merge(*cmd); });
 }
 

@@ -17,6 +17,7 @@ The engine tests fail (they never skip) when the daemons cannot start:
 tools/install_deps.sh installs them. Every wait has a timeout, and every
 daemon started is stopped by its PID in a finally block.
 """
+import hashlib
 import json
 import os
 import pathlib
@@ -115,12 +116,13 @@ ALL = ("--emit", "input_ids,attention_mask,positional_encoding,output")
 
 
 class MergeTests(ScaleCase):
-    def shards(self, src, n, ext, extra=None):
+    def shards(self, src, n, ext, extra=None, seek=False):
         extra = extra if extra is not None else (("--emit", "output") if ext == "npy" else ALL)
         out = []
         for k in range(1, n + 1):
             path = self.tmp / f"shard-{k}.{ext}"
-            self.ok("encode", "--input", str(src), *LAYER, *extra, "--shard", f"{k}/{n}", "-o", str(path))
+            self.ok("encode", "--input", str(src), *LAYER, *extra, "--shard", f"{k}/{n}", "-o", str(path),
+                    *(("--shard-seek",) if seek else ()))
             self.assertTrue(pathlib.Path(str(path) + ".shard.json").exists())
             out.append(str(path))
         return out
@@ -137,6 +139,124 @@ class MergeTests(ScaleCase):
                 self.ok("merge", "-o", str(merged), *reversed(shards))  # any order
                 self.same_bytes(merged, single)
                 self.assertFalse(pathlib.Path(str(single) + ".shard.json").exists(), "a run without shard has no record")
+
+    def test_shard_seek_shards_merge_to_the_single_run(self):
+        """--shard-seek shards number their lines from their own start; merge renumbers JSON Lines to the file's."""
+        src = self.corpus(corpus_lines() + ["ünïcödé line", "", "last"])
+        for ext in ("npy", "npz", "jsonl"):
+            extra = ("--emit", "output") if ext == "npy" else ALL
+            single = self.tmp / f"single.{ext}"
+            self.ok("encode", "--input", str(src), *LAYER, *extra, "-o", str(single))
+            for n in (3, 7, 500):  # 500 > lines: empty shards too
+                with self.subTest(ext=ext, n=n):
+                    shards = self.shards(src, n, ext, extra, seek=True)
+                    records = [json.loads(pathlib.Path(s + ".shard.json").read_text()) for s in shards]
+                    self.assertTrue(all(r["reading"]["shard_seek"] for r in records))
+                    self.assertEqual(sum(r["input"]["lines"] for r in records), len(corpus_lines()) + 3)
+                    if ext == "jsonl":  # a shard's own numbering: its first record is line 1
+                        second = next(s for s, r in zip(shards[1:], records[1:]) if r["input"]["lines"])
+                        self.assertEqual(json.loads(pathlib.Path(second).read_text().split("\n")[0])["line"], 1)
+                    merged = self.tmp / f"merged.{ext}"
+                    self.ok("merge", "-o", str(merged), *reversed(shards))
+                    self.same_bytes(merged, single)
+        # counted and seeking shards are not one run's
+        c1, s2, out = self.tmp / "c1.jsonl", self.tmp / "s2.jsonl", self.tmp / "m.jsonl"
+        self.ok("encode", "--input", str(src), *LAYER, *ALL, "--shard", "1/2", "-o", str(c1))
+        self.ok("encode", "--input", str(src), *LAYER, *ALL, "--shard", "2/2", "--shard-seek", "-o", str(s2))
+        err = self.fails("read differently", "merge", "-o", str(out), str(c1), str(s2), output=out)
+        self.assertIn("shard_seek", err)
+
+    def test_shard_seek_does_not_read_before_its_range(self):
+        """Shard 1000000/1000000 of a 1 TiB file (a sparse hole, then text) reads ~1 MiB, not the terabyte
+        before it: counting its lines would read 1 TiB of zeros."""
+        text = "\n".join(corpus_lines() * 40).encode() + b"\n"  # ~1.8 MB: the last shard starts inside it
+        big = self.tmp / "huge.txt"
+        hole = 1 << 40
+        with open(big, "wb") as f:
+            f.seek(hole)
+            f.write(b"\n" + text)
+        size = hole + 1 + len(text)
+        n = 1000000
+        begin = size // n * (n - 1) + min(size % n, n - 1)
+        self.assertGreater(begin, hole + 1, "the test's last shard must start inside the text")
+        with open(big, "rb") as f:
+            f.seek(begin - 1)
+            tail = f.read()
+        # the first line starting at or after begin: the one straddling it is shard n-1's
+        start = begin if tail[:1] == b"\n" else begin - 1 + tail.index(b"\n") + 1
+        expected = tail[start - (begin - 1):].decode().split("\n")[:-1]
+        out = self.tmp / "last.jsonl"
+        self.ok("encode", "--input", str(big), "--emit", "input_ids", "--shard", f"{n}/{n}", "--shard-seek", "-o", str(out))
+        records = [json.loads(line) for line in out.read_text().splitlines()]
+        self.assertEqual([r["line"] for r in records], list(range(1, len(expected) + 1)))
+        rec = json.loads(pathlib.Path(str(out) + ".shard.json").read_text())
+        self.assertEqual(rec["input"]["range"], [start, size])
+        self.assertEqual(rec["input"]["lines"], len(expected))
+        # the same lines as a plain run over just those bytes
+        plain = self.tmp / "tail.txt"
+        plain.write_text("\n".join(expected) + "\n")
+        ids = self.ok("encode", "--input", str(plain), "--emit", "input_ids", "--format", "jsonl").stdout.decode()
+        self.assertEqual([json.loads(l)["input_ids"] for l in ids.splitlines()], [r["input_ids"] for r in records])
+        big.unlink()
+
+    def test_output_dirs_merge_into_one_directory(self):
+        """merge --output-dir: the shards' parts in order, renumbered, one manifest in the file's lines; it
+        merges on into the single run's .npz and .npy."""
+        src = self.corpus(corpus_lines())
+        single = self.tmp / "single"
+        self.ok("encode", "--input", str(src), *LAYER, *ALL, "--output-dir", str(single), "--shard-rows", "37")
+
+        def lines(manifest):
+            return [n for p in manifest["parts"] for r in p["lines"] for n in range(r["first_line"], r["last_line"] + 1)]
+        for seek in (False, True):
+            with self.subTest(seek=seek):
+                dirs = []
+                for k in range(1, 5):
+                    d = self.tmp / f"parts-{seek}-{k}"
+                    self.ok("encode", "--input", str(src), *LAYER, *ALL, "--shard", f"{k}/4", "--output-dir", str(d),
+                            "--shard-rows", "37", *(("--shard-seek",) if seek else ()))
+                    dirs.append(str(d))
+                joined = self.tmp / f"joined-{seek}"
+                self.ok("merge", "--output-dir", str(joined), *reversed(dirs))
+                m = json.loads((joined / "manifest.json").read_text())
+                s = json.loads((single / "manifest.json").read_text())
+                self.assertTrue(m["complete"])
+                self.assertEqual(m["reading"]["shard"], "1/1")
+                self.assertNotIn("shard_seek", m["reading"])
+                self.assertEqual(m["config"], s["config"])
+                self.assertEqual(lines(m), lines(s))
+                self.assertEqual(sum(p["rows"] for p in m["parts"]), sum(p["rows"] for p in s["parts"]))
+                self.assertEqual([p["file"] for p in m["parts"]], [f"part-{i:05d}.npz" for i in range(len(m["parts"]))])
+                for p in m["parts"]:
+                    self.assertEqual(hashlib.sha256((joined / p["file"]).read_bytes()).hexdigest(), p["sha256"])
+                for ext in ("npz", "npy"):
+                    a, b = self.tmp / f"a.{ext}", self.tmp / f"b.{ext}"
+                    self.ok("merge", "-o", str(a), str(joined))
+                    self.ok("merge", "-o", str(b), str(single))
+                    self.same_bytes(a, b)
+                # into a directory that holds something, or that is a shard: refused, nothing changed
+                before = sorted(p.name for p in joined.iterdir())
+                r = self.run_embedpe("merge", "--output-dir", str(joined), *dirs)
+                self.assertEqual(r.returncode, 2, r.stderr.decode())
+                self.assertIn("is not empty", r.stderr.decode())
+                self.assertEqual(sorted(p.name for p in joined.iterdir()), before)
+                r = self.run_embedpe("merge", "--output-dir", dirs[0], *dirs)
+                self.assertEqual(r.returncode, 2, r.stderr.decode())
+                self.assertIn("itself", r.stderr.decode())
+        # a corrupt part is refused before the directory is made
+        part = pathlib.Path(dirs[2]) / "part-00000.npz"
+        data = bytearray(part.read_bytes())
+        data[-10] ^= 1
+        part.write_bytes(bytes(data))
+        self.fails("SHA-256", "merge", "--output-dir", str(self.tmp / "never"), *dirs, output=self.tmp / "never")
+        # file shards, and both outputs
+        files = self.shards(src, 2, "npz")
+        r = self.run_embedpe("merge", "--output-dir", str(self.tmp / "never"), *files)
+        self.assertEqual(r.returncode, 2, r.stderr.decode())
+        self.assertIn("--output-dir takes --output-dir shards", r.stderr.decode())
+        r = self.run_embedpe("merge", "--output-dir", str(self.tmp / "never"), "-o", "x.npz", *dirs)
+        self.assertEqual(r.returncode, 2, r.stderr.decode())
+        self.assertFalse((self.tmp / "never").exists())
 
     def test_output_dirs_merge_to_the_single_run(self):
         src = self.corpus(corpus_lines())
@@ -259,7 +379,7 @@ class MergeTests(ScaleCase):
     def test_usage_mistakes(self):
         for args, status, message in (
                 (["merge"], 2, "SHARD is required"),
-                (["merge", "a.npy"], 2, "--output is required"),
+                (["merge", "a.npy"], 2, "merge writes a file: give --output"),
                 (["merge", "-o", "x.txt", "a.npy"], 2, "x.txt is none of them"),
                 (["merge", "-o", "x.npy", "nope.npy"], 1, "shard nope.npy does not exist"),
                 (["merge", "-o", "x.jsonl", "."], 1, "manifest.json is missing")):
@@ -398,6 +518,17 @@ PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
             return r.returncode == 0 and r.stdout.decode().strip() == "idle"
         wait_for("the Slurm node becoming idle (sinfo)", idle, 60, daemons)
 
+    def check_merged(self, work, single):
+        """The recipe's two merges: corpus.npz is the single run's; the corpus directory holds every line of
+        the file once, in order, in the file's numbering (the tasks --shard-seek), and merges into it too."""
+        self.same_bytes(work / "corpus.npz", single)
+        manifest = json.loads((work / "corpus" / "manifest.json").read_text())
+        numbers = [n for p in manifest["parts"] for r in p["lines"] for n in range(r["first_line"], r["last_line"] + 1)]
+        self.assertEqual(numbers, list(range(1, len(corpus_lines() * 6) + 1)))
+        again = self.tmp / "again.npz"
+        self.ok("merge", "-o", str(again), str(work / "corpus"))
+        self.same_bytes(again, single)
+
     def test_job_array_recipe_with_a_killed_task(self):
         root = self.tmp / "slurm"
         root.mkdir()
@@ -417,13 +548,14 @@ PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
             self.shell(recipe("slurm merge"), work, timeout=120)
             single = self.tmp / "single.npz"
             self.ok("encode", "--input", "corpus.txt", "--seq-len", "128", *flags[:2], "-o", str(single), cwd=work)
-            self.same_bytes(work / "corpus.npz", single)
+            self.check_merged(work, single)
 
             # Again, with task 3 killed while it writes its parts (one row per part makes it slow enough
             # to catch), then run again with --resume by the recipe's own rerun command.
             for k in range(1, 5):
                 shutil.rmtree(work / f"parts-{k}")
             os.unlink(work / "corpus.npz")
+            shutil.rmtree(work / "corpus")
             flags = ["--d-model", "16", "--shard-rows", "1"]
             sub = subprocess.Popen(["bash", "-c", f"N=4 exec timeout 150 sbatch --wait --array=1-4 job.sh "
                                     f"{' '.join(flags)}"], cwd=work, env=self.env, stdout=subprocess.DEVNULL,
@@ -449,7 +581,7 @@ PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
             self.assertIn("parts-3", err)
             self.shell(f"N=4 timeout 120 sbatch --wait --array=3 job.sh {' '.join(flags)}", work, timeout=150)
             self.shell(recipe("slurm merge"), work, timeout=120)
-            self.same_bytes(work / "corpus.npz", single)
+            self.check_merged(work, single)
         finally:
             for d in reversed(self.daemons):
                 d.stop()

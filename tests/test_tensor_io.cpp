@@ -122,4 +122,18 @@ TEST_CASE(".npz read back: members by name, CRC checked, truncation refused") {
   CHECK_THROWS_WITH_AS(read_npz(bad, "bad.npz"), doctest::Contains("CRC-32 mismatch"), Error);
   CHECK_THROWS_WITH_AS(read_npz(z.substr(0, z.size() - 30), "cut.npz"), doctest::Contains("not a valid .npz"), Error);
   CHECK_THROWS_WITH_AS(read_npz("hello", "tiny.npz"), doctest::Contains("not a valid .npz"), Error);
+
+  // npz_entries: the same members, as views into `z` (merge uses them in place).
+  const auto entries = embedpe::npz_entries(z, "r.npz");
+  REQUIRE(entries.size() == 2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    CHECK(entries[k].name == all[k].name);
+    CHECK(entries[k].method == 0);
+    CHECK(entries[k].size == all[k].npy.size());
+    CHECK(entries[k].data == all[k].npy);
+    CHECK(entries[k].data.data() >= z.data());
+    CHECK(entries[k].data.data() + entries[k].data.size() <= z.data() + z.size());
+  }
+  CHECK_THROWS_WITH_AS(embedpe::npz_entries(z.substr(0, z.size() - 30), "cut.npz"), doctest::Contains("not a valid .npz"),
+                       Error);
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -151,6 +152,70 @@ TEST_CASE("the raw sink sees every byte once, skipped lines and BOM included") {
     }
     CHECK(all == bytes);
   }
+}
+
+TEST_CASE("shard_seek reads each shard's lines and bytes as counting does, numbered from the shard's start") {
+  // Line ends at and around every shard boundary: a BOM, CRLF, empty lines,
+  // a line longer than the 64 KiB read, a last line without "\n".
+  std::string bytes = "\xEF\xBB\xBF" "first\r\n\n\nsecond\n";
+  for (int i = 0; i < 300; ++i) bytes += std::string(static_cast<std::size_t>(i % 17), 'a' + static_cast<char>(i % 26)) + "\n";
+  bytes += std::string(70000, 'x') + "\r\n\n" + "last without newline";
+  const auto path = write_temp("seek.txt", bytes);
+  for (std::size_t n : {2u, 3u, 7u, 64u, 1000u}) {
+    std::size_t lines_before = 0;
+    std::string all;
+    for (std::size_t k = 1; k <= n; ++k) {
+      embedpe::InputOptions counted;
+      counted.shard_index = k;
+      counted.shard_count = n;
+      embedpe::InputOptions seek = counted;
+      seek.shard_seek = true;
+      embedpe::LineReader a({path}, counted), b({path}, seek);
+      std::string raw_a, raw_b;
+      a.set_raw_sink([&](std::size_t, std::string_view r) { raw_a.append(r); });
+      b.set_raw_sink([&](std::size_t, std::string_view r) { raw_b.append(r); });
+      const auto la = a.next(static_cast<std::size_t>(-1));
+      const auto lb = b.next(static_cast<std::size_t>(-1));
+      CAPTURE(n);
+      CAPTURE(k);
+      REQUIRE(la.size() == lb.size());
+      for (std::size_t i = 0; i < la.size(); ++i) {
+        CHECK(la[i].text == lb[i].text);
+        CHECK(la[i].line == lines_before + i + 1);  // the file's
+        CHECK(lb[i].line == i + 1);                 // the shard's own
+      }
+      CHECK(raw_a == raw_b);
+      CHECK(a.consumed_range() == b.consumed_range());
+      CHECK(a.lines_consumed() == b.lines_consumed());
+      CHECK(b.lines_consumed() == la.size());
+      if (!lb.empty()) {
+        CHECK(b.origin(0, 2) == path + " line 2 from byte " + std::to_string(b.consumed_range().first));
+        CHECK(a.origin(0, 2) == path + ":2");
+      }
+      lines_before += a.lines_consumed();
+      all += raw_b;
+    }
+    CHECK(all == bytes);
+  }
+}
+
+TEST_CASE("shard_seek names a bad line by the shard's line and its first byte") {
+  std::string bytes;
+  for (int i = 0; i < 100; ++i) bytes += "line " + std::to_string(i) + "\n";
+  bytes += "bad \xFF byte\n";
+  const auto path = write_temp("seek_bad.txt", bytes);
+  embedpe::InputOptions o;
+  o.shard_index = 2;
+  o.shard_count = 2;
+  o.shard_seek = true;
+  embedpe::LineReader reader({path}, o);
+  // Shard 2 starts at the first line at or after byte size/2.
+  const std::size_t begin = bytes.find('\n', bytes.size() / 2 - 1) + 1;
+  const std::size_t line = static_cast<std::size_t>(std::count(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.end(), '\n'));
+  CHECK_THROWS_WITH_AS(reader.next(1000),
+                       doctest::Contains((path + " line " + std::to_string(line) + " from byte " +
+                                          std::to_string(begin) + ": invalid UTF-8").c_str()),
+                       embedpe::Error);
 }
 
 TEST_CASE("JSONL nested deeper than the limit names the limit") {

@@ -269,7 +269,7 @@ void decode_lines(Rows& d, const std::string& path, std::size_t max_line_bytes) 
     if (!doc.is_discarded()) return decode_json(d, doc, name);
     for (const TextLine& r : records) {  // JSON Lines
       if (r.text.find_first_not_of(" \t") == std::string::npos) continue;
-      const std::string origin = name + ":" + std::to_string(r.line);
+      const std::string origin = reader.origin(r.source, r.line);
       nlohmann::json rec = nlohmann::json::parse(r.text, nullptr, false);
       if (rec.is_discarded()) throw Error(origin + " is not valid JSON");
       decode_json(d, rec, origin);
@@ -278,7 +278,7 @@ void decode_lines(Rows& d, const std::string& path, std::size_t max_line_bytes) 
   }
   for (; !lines.empty(); lines = reader.next(1024)) {
     for (const TextLine& l : lines) {
-      const std::string origin = name + ":" + std::to_string(l.line);
+      const std::string origin = reader.origin(l.source, l.line);
       d.fn(parse_id_text(l.text, origin), origin);
     }
   }

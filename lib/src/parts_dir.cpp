@@ -66,6 +66,7 @@ struct InputRecord {
   // the input's identity (shards.h), which embedpe merge checks.
   std::optional<std::pair<std::size_t, std::size_t>> range;
   std::optional<std::string> fingerprint;
+  std::optional<std::size_t> lines;  // a shard's: consumed, kept or skipped (merge renumbers by them)
 };
 
 // How the inputs were read: with the config, what decides the rows.
@@ -75,6 +76,7 @@ struct Reading {
   std::string field;
   bool skip_empty = false;
   std::string shard;  // "K/N"
+  bool shard_seek = false;  // line numbers count from the shard's first line
   // Not max_line_bytes: a different limit changes no row, only whether a
   // run fails, so a resume may raise it.
 };
@@ -124,19 +126,21 @@ std::string manifest_text(Manifest& m) {
                       {"sha256", i.sha256 ? Json(*i.sha256) : Json()}});
     if (i.range) inputs.back()["range"] = {i.range->first, i.range->second};
     if (i.fingerprint) inputs.back()["fingerprint"] = *i.fingerprint;
+    if (i.lines) inputs.back()["lines"] = *i.lines;
   }
   std::size_t rows = 0;
   for (const auto& p : m.parts) rows += p.rows;
   const Reading& r = m.reading;
+  Json reading = {{"inputs", r.inputs},
+                  {"input_format", r.input_format},
+                  {"field", r.field},
+                  {"skip_empty", r.skip_empty},
+                  {"shard", r.shard}};
+  if (r.shard_seek) reading["shard_seek"] = true;  // only then: earlier manifests stay the same bytes
   const Json head = {{"embedpe_version", m.embedpe_version},
                      {"format", "npz"},
                      {"config", m.config},
-                     {"reading",
-                      {{"inputs", r.inputs},
-                       {"input_format", r.input_format},
-                       {"field", r.field},
-                       {"skip_empty", r.skip_empty},
-                       {"shard", r.shard}}},
+                     {"reading", reading},
                      {"inputs", inputs},
                      {"shard_rows", m.shard_rows},
                      {"rows", rows},
@@ -239,6 +243,7 @@ class Schema {
     m.reading.field = string(r, "field", "reading");
     m.reading.skip_empty = boolean(r, "skip_empty", "reading");
     m.reading.shard = string(r, "shard", "reading");
+    if (r.contains("shard_seek")) m.reading.shard_seek = boolean(r, "shard_seek", "reading");
     const Json& records = array(doc, "inputs", top);
     for (std::size_t k = 0; k < records.size(); ++k) {
       const std::string w = "inputs[" + std::to_string(k) + "]";
@@ -503,6 +508,9 @@ void check_same_run(const Manifest& old, const Manifest& now, const std::string&
   const Reading &a = old.reading, &b = now.reading;
   if (a.inputs != b.inputs) refuse(manifest_path, "input", joined(a.inputs), joined(b.inputs));
   if (a.shard != b.shard) refuse(manifest_path, "shard", a.shard, b.shard);
+  if (a.shard_seek != b.shard_seek) {
+    refuse(manifest_path, "shard_seek", a.shard_seek ? "on" : "off", b.shard_seek ? "on" : "off");
+  }
   if (a.input_format != b.input_format) refuse(manifest_path, "input_format", a.input_format, b.input_format);
   if (b.input_format == "jsonl" && a.field != b.field) refuse(manifest_path, "field", a.field, b.field);
   if (a.skip_empty != b.skip_empty) {
@@ -699,7 +707,7 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   run.config = sink_run.config;
   const InputOptions& o = reader.options();
   run.reading = {reader.paths(), o.format == InputFormat::jsonl ? "jsonl" : "lines", o.field, o.skip_empty,
-                 shard_label(o)};
+                 shard_label(o), o.shard_seek && o.shard_count > 1};
   for (const auto& path : reader.paths()) {
     InputRecord in{path, std::nullopt, std::nullopt};
     struct stat st;
@@ -845,6 +853,7 @@ void PartsDirSink::finish() {
   if (s.reader.options().shard_count > 1 && s.progress.inputs.size() == 1) {
     s.progress.inputs[0].range = s.reader.consumed_range();
     s.progress.inputs[0].fingerprint = input_fingerprint(s.reader.paths()[0]);
+    s.progress.inputs[0].lines = s.reader.lines_consumed();
   }
   s.progress.complete = true;
   write_manifest(s.manifest_path, s.progress);
@@ -893,6 +902,120 @@ bool is_parts_dir_file(const std::string& dir, const std::string& path) {
     if (same_file(dir + "/" + f.name)) return true;
   }
   return false;
+}
+
+
+// ---------------------------------------------------------------- joining
+
+namespace {
+
+// Whether `dir` holds nothing but perhaps a lock left by an earlier run.
+bool empty_directory(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) throw Error("cannot list " + dir + ": " + std::strerror(errno));
+  bool empty = true;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != ".." && name != kLock) empty = false;
+  }
+  ::closedir(d);
+  return empty;
+}
+
+// `to` becomes the same bytes as `from`: a hard link where the file system
+// allows one (parts are never rewritten in place), else a copy.
+void link_or_copy(const std::string& from, const std::string& to) {
+  if (::link(from.c_str(), to.c_str()) == 0) return;
+  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) throw Error("cannot read " + from + ": " + std::strerror(errno));
+  OutputFile out(to);
+  std::string buf(std::size_t(1) << 20, '\0');
+  for (;;) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw Error("cannot read " + from + ": " + std::strerror(e));
+    }
+    if (n == 0) break;
+    out.write(buf.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  out.commit();
+}
+
+void sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) throw Error("cannot sync " + dir + ": " + std::strerror(errno));
+  ::close(fd);
+}
+
+}  // namespace
+
+JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<JoinedShard>& shards) {
+  if (shards.empty()) throw Error("internal error: no parts directory to join");
+  const bool created = make_directory(output_dir);
+  bool done = false;
+  std::vector<std::string> written;  // removed again unless the join completes
+  struct Undo {
+    const std::string& dir;
+    const std::vector<std::string>& files;
+    const bool& done;
+    bool created;
+    ~Undo() {
+      if (done) return;
+      for (const auto& f : files) ::unlink(f.c_str());
+      if (created) {
+        ::unlink((dir + "/" + kLock).c_str());
+        ::rmdir(dir.c_str());
+      }
+    }
+  } undo{output_dir, written, done, created};
+  DirLock lock(output_dir);
+  if (!empty_directory(output_dir)) {
+    Message m;
+    m << "merge output_dir " << Verbatim{output_dir} << " is not empty; merge writes a new directory";
+    throw m.usage_error({"output_dir"});
+  }
+  // One run over the whole input, as the manifest of an unsharded run says it.
+  Manifest joined;
+  JoinStats stats;
+  for (const JoinedShard& shard : shards) {
+    Manifest m = load_manifest(shard.dir + "/" + kManifest, shard.dir + "/" + kJournal);
+    if (!m.complete || m.inputs.size() != 1) throw Error("internal error: " + shard.dir + " is not a complete shard");
+    if (joined.parts.empty() && joined.inputs.empty()) {
+      joined.embedpe_version = version();
+      joined.config = m.config;
+      joined.reading = m.reading;
+      joined.reading.shard = "1/1";
+      joined.reading.shard_seek = false;
+      joined.inputs = {{m.inputs[0].path, m.inputs[0].bytes, std::nullopt, std::nullopt, std::nullopt, std::nullopt}};
+      joined.shard_rows = m.shard_rows;
+    }
+    for (PartRecord& part : m.parts) {
+      const std::string from = shard.dir + "/" + part.file;
+      part.file = part_name(joined.parts.size());
+      part.text.clear();
+      for (LineRange& r : part.lines) {
+        r.first_line += shard.line_offset;
+        r.last_line += shard.line_offset;
+      }
+      const std::string to = output_dir + "/" + part.file;
+      written.push_back(to);
+      link_or_copy(from, to);
+      stats.rows += part.rows;
+      joined.parts.push_back(std::move(part));
+    }
+  }
+  sync_directory(output_dir);
+  joined.complete = true;
+  const std::string manifest = output_dir + "/" + kManifest;
+  written.push_back(manifest);
+  write_manifest(manifest, joined);
+  done = true;
+  stats.parts = joined.parts.size();
+  return stats;
 }
 
 }  // namespace embedpe

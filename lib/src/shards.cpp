@@ -2,6 +2,7 @@
 #include "embedpe/shards.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,9 +22,11 @@
 #include "embedpe/dtype.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/parts_dir.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
 #include "message.h"
+#include "parallel.h"
 #include "sha256.h"
 
 namespace embedpe {
@@ -63,6 +67,7 @@ class InFile {
   InFile(const InFile&) = delete;
   InFile& operator=(const InFile&) = delete;
   ~InFile() {
+    if (map_) ::munmap(map_, size_);
     if (fd_ >= 0) ::close(fd_);
   }
   std::size_t size() const { return size_; }
@@ -95,6 +100,16 @@ class InFile {
     if (s.size() != size_) fail("it is shorter than it was");
     return s;
   }
+  // The whole file, mapped: no copy of a part of hundreds of megabytes.
+  std::string_view map() const {
+    if (!map_ && size_ > 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+      if (p == MAP_FAILED) fail(std::string("cannot map it: ") + std::strerror(errno));
+      ::madvise(p, size_, MADV_SEQUENTIAL);
+      map_ = p;
+    }
+    return {static_cast<const char*>(map_), size_};
+  }
 
  private:
   [[noreturn]] void fail(const std::string& why) const {
@@ -105,7 +120,22 @@ class InFile {
   std::string path_;
   int fd_ = -1;
   std::size_t size_ = 0;
+  mutable void* map_ = nullptr;
 };
+
+// The .npy bytes of member `name` of the .npz `f`: a view of its mapping
+// where the member is stored (as embedpe writes), else inflated into `keep`.
+// nullopt if it has no such member. The file's checksum was checked whole.
+std::optional<std::string_view> npz_member(const InFile& f, const std::string& path, const std::string& name,
+                                           std::string& keep) {
+  for (const NpzEntry& e : npz_entries(f.map(), path)) {
+    if (e.name != name) continue;
+    if (e.method == 0 && e.data.size() == e.size) return e.data;
+    keep = std::move(read_npz(f.map(), path, {name}).at(0).npy);
+    return std::string_view(keep);
+  }
+  return std::nullopt;
+}
 
 std::string file_sha256(const InFile& f) {
   Sha256 h;
@@ -175,15 +205,16 @@ void ShardRecorder::write(const std::string& output, const std::string& format, 
   const auto [begin, end] = r.consumed_range();
   const InFile in(input);
   const InFile out(output);
+  Json reading = {{"input_format", o.format == InputFormat::jsonl ? "jsonl" : "lines"},
+                  {"field", o.field},
+                  {"skip_empty", o.skip_empty}};
+  if (o.shard_seek && o.shard_count > 1) reading["shard_seek"] = true;  // line numbers are the shard's own
   Json rec = {{"embedpe_shard", kRecordVersion},
               {"embedpe_version", version()},
               {"shard", std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count)},
               {"format", format},
               {"config", config},
-              {"reading",
-               {{"input_format", o.format == InputFormat::jsonl ? "jsonl" : "lines"},
-                {"field", o.field},
-                {"skip_empty", o.skip_empty}}},
+              {"reading", reading},
               {"input",
                {{"path", input},
                 {"bytes", in.size()},
@@ -229,6 +260,7 @@ struct Shard {
   std::size_t input_bytes = 0;
   std::string fingerprint;
   std::size_t begin = 0, end = 0;
+  std::optional<std::size_t> lines;  // of the input consumed, kept or skipped
   std::vector<Piece> pieces;  // the output file, or the directory's parts in order
 };
 
@@ -324,6 +356,7 @@ Shard load_file_shard(const std::string& path, Kind kind) {
   if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse(path, "its record's range is invalid");
   s.begin = range[0];
   s.end = range[1];
+  s.lines = field<std::size_t>(input, "lines", path);
   const Json output = field<Json>(rec, "output", path);
   s.pieces.push_back({path, field<std::size_t>(output, "bytes", path), "", field<std::string>(output, "crc32", path)});
   return s;
@@ -351,6 +384,7 @@ Shard load_dir_shard(const std::string& dir) {
     if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse(dir, "its manifest's range is invalid");
     s.begin = range[0];
     s.end = range[1];
+    if (in.contains("lines")) s.lines = field<std::size_t>(in, "lines", dir);
   } else {
     s.end = s.input_bytes;
   }
@@ -435,19 +469,44 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
   if (at != first.input_bytes) {
     refuse(shards.back().name, "it ends at input byte " + std::to_string(at) + " of " + std::to_string(first.input_bytes));
   }
+  // Every file's size and checksum, read on every core (a directory merge
+  // costs little else); the first bad one in shard order is the one named.
+  struct Check {
+    const Shard* shard;
+    const Piece* piece;
+    std::size_t size = 0;
+    bool intact = false;
+    std::exception_ptr error;
+  };
+  std::vector<Check> checks;
   for (const Shard& s : shards) {
-    for (const Piece& p : s.pieces) {
-      const InFile f(p.path);
-      if (f.size() != p.bytes) {
-        refuse(s.name, p.path + " has " + std::to_string(f.size()) + " bytes, its record says " + std::to_string(p.bytes) +
-                           " (truncated or replaced); run that shard again");
+    for (const Piece& p : s.pieces) checks.push_back({&s, &p});
+  }
+  parallel_for(checks.size(), available_cores(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      Check& c = checks[k];
+      try {
+        const InFile f(c.piece->path);
+        c.size = f.size();
+        if (c.size != c.piece->bytes) continue;
+        c.intact = c.piece->crc32.empty() ? file_sha256(f) == c.piece->sha256 : file_crc32(f) == c.piece->crc32;
+      } catch (...) {
+        c.error = std::current_exception();
       }
-      if (p.crc32.empty() ? file_sha256(f) != p.sha256 : file_crc32(f) != p.crc32) {
-        refuse(s.name, p.path + " does not have its recorded " + (p.crc32.empty() ? "SHA-256" : "CRC-32") +
-                           " (corrupt or replaced); run that shard again");
-      }
-      stats.bytes_read += f.size();
     }
+  });
+  for (const Check& c : checks) {
+    const Piece& p = *c.piece;
+    if (c.error) std::rethrow_exception(c.error);
+    if (c.size != p.bytes) {
+      refuse(c.shard->name, p.path + " has " + std::to_string(c.size) + " bytes, its record says " +
+                                std::to_string(p.bytes) + " (truncated or replaced); run that shard again");
+    }
+    if (!c.intact) {
+      refuse(c.shard->name, p.path + " does not have its recorded " + (p.crc32.empty() ? "SHA-256" : "CRC-32") +
+                                " (corrupt or replaced); run that shard again");
+    }
+    stats.bytes_read += c.size;
   }
 }
 
@@ -500,9 +559,10 @@ void write_npy_merge(OutputFile& out, const std::vector<NpySource>& sources, Mer
     if (s.member.empty()) {
       layouts.push_back(npy_layout(f.read_at(0, std::min<std::size_t>(f.size(), 1 << 20)), f.size(), s.shard));
     } else {
-      const std::vector<NpzMember> m = read_npz(f.all(), s.path, {s.member});
-      if (m.empty()) refuse(s.shard, s.path + " holds no " + s.member);
-      layouts.push_back(npy_layout(m[0].npy, m[0].npy.size(), s.shard));
+      std::string keep;
+      const std::optional<std::string_view> npy = npz_member(f, s.path, s.member, keep);
+      if (!npy) refuse(s.shard, s.path + " holds no " + s.member);
+      layouts.push_back(npy_layout(*npy, npy->size(), s.shard));
     }
     const NpyLayout& l = layouts.back();
     if (l.shape[0] == 0) continue;
@@ -522,8 +582,9 @@ void write_npy_merge(OutputFile& out, const std::vector<NpySource>& sources, Mer
     if (s.member.empty()) {
       f.each_chunk(layouts[k].data_offset, layouts[k].data_bytes, [&](std::string_view piece) { out.write(piece); });
     } else {
-      const std::vector<NpzMember> m = read_npz(f.all(), s.path, {s.member});
-      out.write(std::string_view(m[0].npy).substr(layouts[k].data_offset, layouts[k].data_bytes));
+      std::string keep;
+      const std::string_view npy = npz_member(f, s.path, s.member, keep).value();
+      out.write(npy.substr(layouts[k].data_offset, layouts[k].data_bytes));
     }
   }
   stats.rows = rows;
@@ -541,21 +602,37 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, s
   };
   std::vector<Tensor> tensors;
   std::vector<std::string> names;
+  // Each tensor's bytes in all, at most: reserved once, not grown by doubling
+  // (for a gigabyte that doubled the merge's time in copies and page faults).
+  std::map<std::string, std::size_t> capacity;
+  for (const auto& piece : pieces) {
+    const InFile f(piece.second);
+    for (const NpzEntry& e : npz_entries(f.map(), piece.second)) capacity[e.name] += e.size;
+  }
   for (const auto& [shard, path] : pieces) {
     const InFile f(path);
-    const std::vector<NpzMember> members = read_npz(f.all(), path);
+    struct Member {
+      std::string name;
+      std::string_view npy;
+    };
+    std::vector<Member> members;
     std::vector<std::string> these;
-    for (const NpzMember& m : members) these.push_back(m.name);
+    const std::vector<NpzEntry> entries = npz_entries(f.map(), path);
+    std::vector<std::string> keep(entries.size());  // inflated members, if any
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      members.push_back({entries[k].name, npz_member(f, path, entries[k].name, keep[k]).value()});
+      these.push_back(entries[k].name);
+    }
     if (names.empty() && tensors.empty()) {
       names = these;
-      for (const NpzMember& m : members) tensors.push_back({m.name, {}, {}, "", 0});
+      for (const Member& m : members) tensors.push_back({m.name, {}, {}, "", 0});
     } else if (these != names) {
       refuse(shard, path + " holds other tensors than the first shard's");
     }
     // Rows of this piece: those of its first per-row tensor.
     std::size_t rows = 0;
     std::vector<NpyLayout> layouts;
-    for (const NpzMember& m : members) {
+    for (const Member& m : members) {
       layouts.push_back(npy_layout(m.npy, m.npy.size(), shard));
       if (!per_position(m.name)) rows = layouts.back().shape[0];
     }
@@ -570,6 +647,7 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, s
           t.layout = l;
           t.first = shard;
           t.rows = rows;
+          if (!per_position(t.name)) t.data.reserve(capacity[t.name]);
           t.data.assign(data);
         }
         continue;
@@ -591,10 +669,109 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, s
   write_npz(out, refs);
 }
 
+// What to add to each shard's line numbers for them to be the file's: a
+// shard_seek shard counts from its own first line, so the lines of the shards
+// before it; 0 for a shard that counted the lines before its range.
+std::vector<std::size_t> line_offsets(const std::vector<Shard>& shards) {
+  std::vector<std::size_t> offsets;
+  std::size_t before = 0;
+  for (const Shard& s : shards) {
+    const bool own = s.reading.value("shard_seek", false);
+    if (own && !s.lines) refuse(s.name, "its record does not say how many input lines it read");
+    offsets.push_back(own ? before : 0);
+    before += s.lines.value_or(0);
+  }
+  return offsets;
+}
+
+// A JSON Lines shard, its records' "line" raised by `offset`. A sharded run
+// reads one input, so each record starts {"line":N, (no "source").
+void copy_jsonl(OutputFile& out, const Shard& s, std::size_t offset, MergeStats& stats) {
+  const InFile f(s.pieces[0].path);
+  if (offset == 0) {
+    f.each_chunk(0, f.size(), [&](std::string_view piece) {
+      out.write(piece);
+      stats.rows += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
+    });
+    return;
+  }
+  static constexpr std::string_view head = "{\"line\":";
+  auto record = [&](std::string_view r) {
+    std::size_t i = head.size(), n = 0;
+    while (i < r.size() && i < head.size() + 18 && r[i] >= '0' && r[i] <= '9') n = n * 10 + static_cast<std::size_t>(r[i++] - '0');
+    if (r.substr(0, head.size()) != head || i == head.size() || i >= r.size() || r[i] != ',') {
+      refuse(s.name, "record " + std::to_string(stats.rows + 1) + " of the merge does not start {\"line\":N, (not written by embedpe encode --shard)");
+    }
+    out.write(head);
+    out.write(std::to_string(n + offset));
+    out.write(r.substr(i));
+    ++stats.rows;
+  };
+  std::string carry;  // a record cut by a chunk boundary
+  f.each_chunk(0, f.size(), [&](std::string_view piece) {
+    for (std::size_t at = 0; at < piece.size();) {
+      const std::size_t nl = piece.find('\n', at);
+      if (nl == std::string_view::npos) {
+        carry.append(piece.substr(at));
+        break;
+      }
+      if (carry.empty()) {
+        record(piece.substr(at, nl + 1 - at));
+      } else {
+        carry.append(piece.substr(at, nl + 1 - at));
+        record(carry);
+        carry.clear();
+      }
+      at = nl + 1;
+    }
+  });
+  if (!carry.empty()) refuse(s.name, "its last record has no line end (truncated?)");
+}
+
+// Parts directories into one parts directory (parts_dir.h, join_parts_dirs).
+MergeStats merge_into_directory(const MergeOptions& options) {
+  if (!options.output.empty()) throw UsageError("merge writes a file or a directory: give output or output_dir, not both");
+  MergeStats stats;
+  std::vector<Shard> shards;
+  for (const std::string& path : options.shards) {
+    shards.push_back(load_shard(path));
+    if (shards.back().kind != Kind::parts_dir) {
+      Message m;
+      m << "merge: " << kind_name(shards.back().kind) << " shards join into a ." << kind_name(shards.back().kind)
+        << " file, not the directory " << Verbatim{options.output_dir} << "; output_dir takes output_dir shards";
+      throw m.usage_error({"output_dir"});
+    }
+  }
+  stats.shards = shards.size();
+  struct stat out;
+  if (::stat(options.output_dir.c_str(), &out) == 0) {
+    for (const Shard& s : shards) {
+      struct stat st;
+      if (::stat(s.name.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino) {
+        Message m;
+        m << "merge output_dir " << Verbatim{options.output_dir} << " is shard " << Verbatim{s.name}
+          << " itself; write the merged directory elsewhere";
+        throw m.usage_error({"output_dir"});
+      }
+    }
+  }
+  check_shards(shards, stats);
+  const std::vector<std::size_t> offsets = line_offsets(shards);
+  std::vector<JoinedShard> joined;
+  for (std::size_t k = 0; k < shards.size(); ++k) joined.push_back({shards[k].name, offsets[k]});
+  const JoinStats j = join_parts_dirs(options.output_dir, joined);
+  stats.rows = j.rows;
+  for (const Shard& s : shards) {
+    for (const Piece& p : s.pieces) stats.bytes_written += p.bytes;
+  }
+  return stats;
+}
+
 }  // namespace
 
 MergeStats merge_shards(const MergeOptions& options) {
   if (options.shards.empty()) throw UsageError("merge needs the shards to join");
+  if (!options.output_dir.empty()) return merge_into_directory(options);
   std::string ext = options.output.substr(std::min(options.output.size(), options.output.rfind('.')));
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   Kind target;
@@ -640,13 +817,8 @@ MergeStats merge_shards(const MergeOptions& options) {
 
   OutputFile out(options.output);
   if (target == Kind::jsonl) {
-    for (const Shard& s : shards) {
-      const InFile f(s.pieces[0].path);
-      f.each_chunk(0, f.size(), [&](std::string_view piece) {
-        out.write(piece);
-        stats.rows += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
-      });
-    }
+    const std::vector<std::size_t> offsets = line_offsets(shards);
+    for (std::size_t k = 0; k < shards.size(); ++k) copy_jsonl(out, shards[k], offsets[k], stats);
   } else if (target == Kind::npy) {
     std::string member;
     if (kind == Kind::parts_dir) {

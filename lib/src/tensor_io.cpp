@@ -299,7 +299,7 @@ std::string inflate_raw(std::string_view in, std::uint64_t size, const std::stri
 
 }  // namespace
 
-std::vector<NpzMember> read_npz(std::string_view file, const std::string& source, const std::vector<std::string>& only) {
+std::vector<NpzEntry> npz_entries(std::string_view file, const std::string& source) {
   auto corrupt = [&](const std::string& why) -> Error { return Error(source + " is not a valid .npz: " + why); };
   // The end-of-central-directory record: the last 22 bytes, or before a comment.
   constexpr std::size_t kEnd = 22;
@@ -324,7 +324,7 @@ std::vector<NpzMember> read_npz(std::string_view file, const std::string& source
   }
   if (dir_offset > file.size() || dir_size > file.size() - dir_offset) throw corrupt("central directory out of range");
 
-  std::vector<NpzMember> members;
+  std::vector<NpzEntry> entries;
   std::size_t at = dir_offset;
   for (std::uint64_t i = 0; i < count; ++i) {
     if (dir_offset + dir_size - at < 46 || get_le(file, at, 4) != 0x02014b50) throw corrupt("bad central directory");
@@ -362,23 +362,33 @@ std::vector<NpzMember> read_npz(std::string_view file, const std::string& source
     const std::uint64_t data = local + 30 + get_le(file, local + 26, 2) + get_le(file, local + 28, 2);
     if (data > file.size() || packed > file.size() - data) throw corrupt(name + " runs past the end of the file");
     if (name.size() > 4 && name.ends_with(".npy")) name.resize(name.size() - 4);
-    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
-    const std::string where = source + ": " + name;
+    entries.push_back({std::move(name), file.substr(data, packed), static_cast<std::uint16_t>(method), size, crc});
+  }
+  return entries;
+}
+
+std::vector<NpzMember> read_npz(std::string_view file, const std::string& source, const std::vector<std::string>& only) {
+  std::vector<NpzMember> members;
+  for (NpzEntry& e : npz_entries(file, source)) {
+    if (!only.empty() && std::find(only.begin(), only.end(), e.name) == only.end()) continue;
+    const std::string where = source + ": " + e.name;
     std::string bytes;
-    if (method == 0) {
-      if (packed != size) throw corrupt(name + " is stored with two different sizes");
-      bytes.assign(file.substr(data, packed));
-    } else if (method == 8) {
+    if (e.method == 0) {
+      if (e.data.size() != e.size) throw Error(source + " is not a valid .npz: " + e.name + " is stored with two different sizes");
+      bytes.assign(e.data);
+    } else if (e.method == 8) {
       // A deflated member inflates to at most ~1032× its size.
-      if (size / 1032 > packed + 1) throw corrupt(name + " claims an impossible inflated size");
-      if (packed >= 0xFFFFFFFF || size >= 0xFFFFFFFF) throw Error(where + " is deflated and over 4 GiB, which is not read");
-      bytes = inflate_raw(file.substr(data, packed), size, where);
+      if (e.size / 1032 > e.data.size() + 1) {
+        throw Error(source + " is not a valid .npz: " + e.name + " claims an impossible inflated size");
+      }
+      if (e.data.size() >= 0xFFFFFFFF || e.size >= 0xFFFFFFFF) throw Error(where + " is deflated and over 4 GiB, which is not read");
+      bytes = inflate_raw(e.data, e.size, where);
     } else {
-      throw Error(where + " uses zip compression method " + std::to_string(method) +
+      throw Error(where + " uses zip compression method " + std::to_string(e.method) +
                   "; only stored and deflated members are read");
     }
-    if (crc32_of(0, bytes.data(), bytes.size()) != crc) throw Error(where + " is corrupt (CRC-32 mismatch)");
-    members.push_back({std::move(name), std::move(bytes)});
+    if (crc32_of(0, bytes.data(), bytes.size()) != e.crc32) throw Error(where + " is corrupt (CRC-32 mismatch)");
+    members.push_back({std::move(e.name), std::move(bytes)});
   }
   return members;
 }

@@ -118,6 +118,13 @@ std::string LineReader::display_name(std::size_t source) const {
   return paths_[source] == "-" ? "<stdin>" : paths_[source];
 }
 
+std::string LineReader::origin(std::size_t source, std::size_t line) const {
+  if (sharded_ && options_.shard_seek) {
+    return display_name(source) + " line " + std::to_string(line) + " from byte " + std::to_string(range_begin_);
+  }
+  return display_name(source) + ":" + std::to_string(line);
+}
+
 void LineReader::fail_read(const std::string& why, std::vector<std::string> parameters) const {
   throw Error("cannot read input " + display_name(current_) + ": " + why +
                   "; stopped rather than take it for the end of the input",
@@ -142,8 +149,8 @@ bool LineReader::fill() {
     try {
       buffer_.resize(std::max(keep + kChunk, std::min(buffer_.size() * 2, cap)));
     } catch (const std::bad_alloc&) {
-      fail_read("out of memory holding a line of " + std::to_string(keep) + " bytes (line " +
-                    std::to_string(line_ + 1) + "); lower max_line_bytes (now " +
+      fail_read("out of memory holding a line of " + std::to_string(keep) + " bytes (" +
+                    origin(current_, line_ + 1) + "); lower max_line_bytes (now " +
                     std::to_string(options_.max_line_bytes) + ") or allow the process more memory",
                 {"max_line_bytes"});
     }
@@ -173,7 +180,7 @@ bool LineReader::open_next() {
   ++current_;
   if (current_ >= paths_.size()) return false;
   const std::string& path = paths_[current_];
-  line_ = 0;
+  line_ = lines_before_ = 0;
   offset_ = file_offset_ = 0;
   pending_ = filled_ = 0;
   eof_ = false;
@@ -200,7 +207,12 @@ bool LineReader::open_next() {
                 std::min(size % options_.shard_count, options_.shard_index);
   // Count the lines before `begin` (for line numbers), then start at the
   // first line that begins at or after it: the line that straddles `begin`
-  // belongs to the previous shard.
+  // belongs to the previous shard. With shard_seek only the byte before
+  // `begin` is read, to see whether a line starts at `begin`.
+  if (options_.shard_seek && begin > 0) {
+    if (::lseek(fd_, static_cast<off_t>(begin - 1), SEEK_SET) < 0) fail_read(std::strerror(errno));
+    offset_ = file_offset_ = begin - 1;
+  }
   bool at_line_start = true;
   while (offset_ < begin) {
     if (pending_ == filled_ && !fill()) break;
@@ -223,6 +235,8 @@ bool LineReader::open_next() {
     }
     ++line_;
   }
+  if (options_.shard_seek) line_ = 0;  // the shard's own lines, from 1
+  lines_before_ = line_;
   range_begin_ = offset_;
   if (total_bytes_) *total_bytes_ = end_offset_ > offset_ ? end_offset_ - offset_ : 0;
   return true;
@@ -240,7 +254,7 @@ bool LineReader::read_line(std::string& line) {
     scanned = have;
     // "\r" of a CRLF ending may follow the longest allowed line.
     if (have > 0 && have - 1 > options_.max_line_bytes) {
-      throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than max_line_bytes " +
+      throw Error(origin(current_, line_ + 1) + ": line longer than max_line_bytes " +
                       std::to_string(options_.max_line_bytes) +
                       " bytes; split the text into shorter lines or raise max_line_bytes",
                   {"max_line_bytes"});
@@ -255,7 +269,7 @@ bool LineReader::read_line(std::string& line) {
   if (len && raw[len - 1] == '\n') --len;
   if (len && raw[len - 1] == '\r') --len;
   if (len > options_.max_line_bytes) {
-    throw Error(display_name(current_) + ":" + std::to_string(line_ + 1) + ": line longer than max_line_bytes " +
+    throw Error(origin(current_, line_ + 1) + ": line longer than max_line_bytes " +
                     std::to_string(options_.max_line_bytes) +
                     " bytes; split the text into shorter lines or raise max_line_bytes",
                 {"max_line_bytes"});
@@ -280,7 +294,7 @@ std::vector<TextLine> LineReader::next(std::size_t max_lines) {
       if (!open_next()) break;
       continue;
     }
-    const std::string where = display_name(current_) + ":" + std::to_string(line_);
+    const std::string where = origin(current_, line_);
     std::string text;
     if (options_.format == InputFormat::jsonl && !blank(line)) {
       // The parser keeps one stack entry per open bracket: refuse deep
@@ -340,7 +354,7 @@ std::vector<TextLine> TextSource::next(std::size_t max_lines) {
 }
 
 std::string TextSource::origin(const TextLine& line) const {
-  if (reader_) return reader_->display_name(line.source) + ":" + std::to_string(line.line);
+  if (reader_) return reader_->origin(line.source, line.line);
   return label_ + " " + std::to_string(line.line);
 }
 

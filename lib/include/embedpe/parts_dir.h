@@ -116,4 +116,22 @@ std::vector<std::string> parts_dir_files(const std::string& dir, std::size_t par
 // would be replaced by the run.
 bool is_parts_dir_file(const std::string& dir, const std::string& path);
 
+// embedpe merge --output-dir: the complete parts directories of shards 1..N
+// of one run, in order (merge_shards has checked that they belong together),
+// joined into `output_dir` (new, or empty) as one directory of an unsharded
+// run: their parts in turn, renamed part-00000.npz onward (hard links where
+// the file system allows, else copies), with line ranges in the file's lines.
+// Each part keeps its rows, so parts at a shard's end may be shorter than
+// shard_rows; the manifest has "shard": "1/1" and no SHA-256 of the whole
+// input (no shard read all of it). It is written last: an interrupted join
+// leaves no manifest, and a failed one removes what it wrote.
+struct JoinedShard {
+  std::string dir;
+  std::size_t line_offset = 0;  // added to its line numbers (shard_seek shards count from their first line)
+};
+struct JoinStats {
+  std::size_t parts = 0, rows = 0;
+};
+JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<JoinedShard>& shards);
+
 }  // namespace embedpe

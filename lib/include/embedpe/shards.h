@@ -68,6 +68,7 @@ std::string input_fingerprint(const std::string& path);
 
 struct MergeOptions {
   std::string output;               // .npy, .npz or .jsonl
+  std::string output_dir;           // instead of output: parts directories into one (join_parts_dirs)
   std::vector<std::string> shards;  // files with their records, or parts directories; any order
 };
 

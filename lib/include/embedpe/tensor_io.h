@@ -59,4 +59,16 @@ struct NpzMember {
 std::vector<NpzMember> read_npz(std::string_view file, const std::string& source,
                                 const std::vector<std::string>& only = {});
 
+// Where each member of the .npz held in `file` is, without copying or
+// checking its bytes (read_npz does both): for a caller that holds the file
+// mapped and has checked it whole. Throws as read_npz for a malformed archive.
+struct NpzEntry {
+  std::string name;       // "input_ids" for input_ids.npy
+  std::string_view data;  // as stored
+  std::uint16_t method = 0;  // 0 stored (data is the .npy bytes), 8 deflated; others are not read
+  std::uint64_t size = 0;    // the .npy's
+  std::uint32_t crc32 = 0;
+};
+std::vector<NpzEntry> npz_entries(std::string_view file, const std::string& source);
+
 }  // namespace embedpe

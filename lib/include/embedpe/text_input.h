@@ -54,8 +54,13 @@ struct InputOptions {
   bool skip_empty = false;     // drop empty (or whitespace-only) texts instead of keeping them
   // Read only the k-th of n parts (1-based k) of a seekable single input:
   // contiguous byte ranges split at line boundaries (a line belongs to the
-  // part its first byte falls in). Line numbers stay those of the file.
+  // part its first byte falls in). Line numbers stay those of the file: the
+  // reader counts the lines before its range, reading the bytes before it.
   std::size_t shard_index = 1, shard_count = 1;
+  // Start at the range without reading the bytes before it (O(1) for any k).
+  // Line numbers then count from the shard's first line (origin() says
+  // "line L from byte B"); embedpe merge turns them back into the file's.
+  bool shard_seek = false;
   // A line (without its "\n" or "\r\n") longer than this is an error rather
   // than an unbounded allocation.
   std::size_t max_line_bytes = kDefaultMaxLineBytes;
@@ -94,6 +99,12 @@ class LineReader {
   // [begin, end) offsets in the file: a shard's range once read to the end,
   // from its first line's first byte to the next shard's first byte.
   std::pair<std::size_t, std::size_t> consumed_range() const { return {range_begin_, offset_}; }
+  // Lines consumed so far from the current input, kept or skipped (a shard's
+  // own lines, not those before its range).
+  std::size_t lines_consumed() const { return line_ - lines_before_; }
+  // Where line `line` of `source` is, the one way messages spell it:
+  // "corpus.txt:17", or with shard_seek "corpus.txt line 5 from byte 1234".
+  std::string origin(std::size_t source, std::size_t line) const;
 
   // Receives the raw bytes of every line consumed, kept or skipped, with its
   // line ending, in input order — exactly the input that next() turned into
@@ -117,6 +128,7 @@ class LineReader {
   std::size_t current_ = kNotStarted;  // index of the open source (paths_.size() when done)
   int fd_ = -1;
   std::size_t line_ = 0;
+  std::size_t lines_before_ = 0;  // lines before a counted shard's range
   std::size_t end_offset_ = 0;  // shard: stop before a line starting at or after this
   std::size_t offset_ = 0;      // in the current file, of the first byte not yet consumed
   std::size_t file_offset_ = 0; // in the current file, of the next byte read(2) returns
