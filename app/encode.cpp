@@ -126,9 +126,11 @@ void run_encode(const EncodeCommand& cmd) {
   }
   check_output_dir_flags(cmd);
   if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
-  if (cmd.precision && format.traits.binary) {
-    throw UsageError("--precision rounds floats written as text (json, jsonl); ." + std::string(format.name) +
-                     " keeps them exact: drop --precision");
+  if (cmd.precision && (format.traits.binary || !cmd.output_dir.empty())) {
+    throw UsageError("--precision rounds floats written as text (json, jsonl); " +
+                     (cmd.output_dir.empty() ? "." + std::string(format.name) + " keeps"
+                                             : std::string("--output-dir's .npz parts keep")) +
+                     " them exact: drop --precision");
   }
   check_seq_len(cmd.layer.spec, cmd.tokenize.seq_len, cmd.tokenize.pad_to_multiple_of);
   const std::size_t threads = cmd.threads.value_or(available_cores());
@@ -182,8 +184,9 @@ void run_encode(const EncodeCommand& cmd) {
   // only merge, reading the record beside a file, makes them the file's.
   if (cmd.text.reading.shard_seek && cmd.text.shard_given && format.name == std::string("jsonl") &&
       !output_is_replaced_file(cmd.output)) {
-    throw UsageError("--shard-seek numbers JSON Lines from the part's first line, which embedpe merge turns into the "
-                     "file's from the record it writes beside -o FILE: give -o FILE, or leave out --shard-seek");
+    throw UsageError(
+        "--shard-seek numbers JSON Lines from the part's first line, which embedpe merge turns into the "
+        "file's from the record it writes beside -o FILE: give -o FILE, or leave out --shard-seek");
   }
   // A shard's output records which part of which input it holds, for merge.
   std::optional<ShardRecorder> record;

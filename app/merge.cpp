@@ -21,19 +21,21 @@ namespace {
 
 struct MergeCommand {
   std::vector<std::string> shards;
-  std::string output, output_dir;
+  std::string output, output_dir, input;
   bool summary = false;
 };
 
 void run_merge(const MergeCommand& cmd) {
   if (cmd.output_dir.empty() && (cmd.output.empty() || cmd.output == "-")) {
-    throw UsageError("merge writes a file: give --output OUT.npy, OUT.npz or OUT.jsonl (or --output-dir DIR for "
-                     "--output-dir shards)");
+    throw UsageError(
+        "merge writes a file: give --output OUT.npy, OUT.npz or OUT.jsonl (or --output-dir DIR for "
+        "--output-dir shards)");
   }
-  const MergeStats stats = merge_shards({.output = cmd.output, .output_dir = cmd.output_dir, .shards = cmd.shards});
+  const MergeStats stats =
+      merge_shards({.output = cmd.output, .output_dir = cmd.output_dir, .input = cmd.input, .shards = cmd.shards});
   if (cmd.summary) {
-    std::fprintf(stderr, "embedpe: merged %zu shards, %zu rows, %zu bytes read, %zu written\n", stats.shards,
-                 stats.rows, stats.bytes_read, stats.bytes_written);
+    std::fprintf(stderr, "embedpe: merged %zu shards, %zu rows, %zu bytes read, %zu %s\n", stats.shards, stats.rows,
+                 stats.bytes_read, stats.bytes_written, stats.linked ? "in parts linked or copied" : "written");
   }
 }
 
@@ -48,20 +50,25 @@ void setup_merge(CLI::App& app) {
       ->type_name("SHARD")
       ->required()
       ->check(non_empty_path());
-  auto* output = sub->add_option("--output,-o", cmd->output,
-                                 "The merged output: .npy, .npz or .jsonl (directories: .npy or .npz)")
-                     ->type_name("PATH");
+  auto* output =
+      sub->add_option("--output,-o", cmd->output, "The merged output: .npy, .npz or .jsonl (directories: .npy or .npz)")
+          ->type_name("PATH");
   sub->add_option("--output-dir", cmd->output_dir,
                   "Join --output-dir shards into one new (or empty) directory: their parts, renumbered, and one "
                   "manifest in the file's line numbers")
       ->type_name("DIR")
       ->check(non_empty_path())
       ->excludes(output);
+  sub->add_option("--input", cmd->input,
+                  "The input the shards read: check that each shard's byte range still has the SHA-256 it recorded "
+                  "(reads it whole; the records alone compare its size and first and last 64 KiB)")
+      ->type_name("FILE")
+      ->check(non_empty_path());
   sub->add_flag("--summary", cmd->summary, "Print shards, rows and bytes to stderr");
-  clikit::set_examples(*sub, {
-                       "embedpe merge part-1.npy part-2.npy part-3.npy -o all.npy     # as one run without --shard",
-                       "embedpe merge parts-1 parts-2 -o all.npz                       # --output-dir shards",
-                       "embedpe merge parts-1 parts-2 --output-dir all                 # ... into one directory"});
+  clikit::set_examples(*sub,
+                       {"embedpe merge part-1.npy part-2.npy part-3.npy -o all.npy     # as one run without --shard",
+                        "embedpe merge parts-1 parts-2 -o all.npz                       # --output-dir shards",
+                        "embedpe merge parts-1 parts-2 --output-dir all                 # ... into one directory"});
   sub->callback([cmd] { run_merge(*cmd); });
 }
 

@@ -258,6 +258,126 @@ class MergeTests(ScaleCase):
         self.assertEqual(r.returncode, 2, r.stderr.decode())
         self.assertFalse((self.tmp / "never").exists())
 
+    def test_damaged_directories_and_inputs_are_refused(self):
+        """What a hostile pass found: FIFOs waited on, symlinked parts linked, edited manifests and records
+        trusted, an input edited in the middle between shards, a merged directory resumed."""
+        src = self.corpus(corpus_lines())
+        flags = [*LAYER, "--emit", "input_ids,output", "--shard-seek"]
+
+        def shard_dirs(prefix, rows="40"):
+            dirs = []
+            for k in range(1, 4):
+                d = self.tmp / f"{prefix}-{k}"
+                self.ok("encode", "--input", str(src), *flags, "--shard-rows", rows, "--shard", f"{k}/3", "--output-dir",
+                        str(d))
+                dirs.append(d)
+            return dirs
+        dirs = shard_dirs("p")
+        out = self.tmp / "m.npz"
+
+        def refused(message, *args, status=1):
+            r = subprocess.run([EMBEDPE, *args], stdin=subprocess.DEVNULL, capture_output=True, cwd=self.tmp, timeout=60)
+            err = r.stderr.decode()
+            self.assertEqual(r.returncode, status, err)
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertIn(message, err)
+            self.assertFalse(out.exists())
+            self.assertFalse((self.tmp / "joined").exists())
+            return err
+
+        def damaged(change):
+            d = self.tmp / "damaged"
+            if d.exists():
+                shutil.rmtree(d)
+            shutil.copytree(dirs[1], d)
+            change(d)
+            return [str(dirs[0]), str(d), str(dirs[2])]
+        # a FIFO where a part or the manifest is: refused at once, never opened for reading
+        for name in ("part-00001.npz", "manifest.json"):
+            shards = damaged(lambda d: ((d / name).unlink(), os.mkfifo(d / name)))
+            refused("not a regular file", "merge", "-o", str(out), *shards)
+            refused("not a regular file", "merge", "--output-dir", str(self.tmp / "joined"), *shards)
+        # a part that is a symlink (to an intact copy) is not followed
+        shards = damaged(lambda d: ((d / "part-00001.npz").rename(d / "real.npz"), (d / "part-00001.npz").symlink_to("real.npz")))
+        refused("symbolic link", "merge", "--output-dir", str(self.tmp / "joined"), *shards)
+
+        def edit(d, f):
+            m = json.loads((d / "manifest.json").read_text())
+            f(m)
+            (d / "manifest.json").write_text(json.dumps(m))
+        # a part dropped from the manifest, a part's rows edited
+        shards = damaged(lambda d: edit(d, lambda m: m["parts"].pop()))
+        refused("a part missing", "merge", "-o", str(out), *shards)
+        shards = damaged(lambda d: edit(d, lambda m: m["parts"][0].update(rows=m["parts"][0]["rows"] - 1)))
+        refused("rows but", "merge", "-o", str(out), *shards)
+        # an edited line count in a JSON Lines record
+        files = self.shards(src, 3, "jsonl", seek=True)
+        rec = pathlib.Path(files[2] + ".shard.json")
+        r = json.loads(rec.read_text())
+        r["input"]["lines"] += 1
+        rec.write_text(json.dumps(r))
+        refused("lines its record says it read", "merge", "-o", str(self.tmp / "m.jsonl"), *files)
+        self.assertFalse((self.tmp / "m.jsonl").exists())
+        # an input edited in the middle (same size, ends untouched) between the shards' runs: the fingerprint
+        # cannot see it, merge --input can
+        big = self.corpus(corpus_lines() * 12, name="big.txt")
+        first, second = self.tmp / "b1.npz", self.tmp / "b2.npz"
+        self.ok("encode", "--input", str(big), *LAYER, "--shard", "2/2", "--shard-seek", "-o", str(second))
+        data = big.read_bytes()
+        middle = data.index(b"boy", len(data) * 3 // 4 - 20000)  # in shard 2, outside the first and last 64 KiB
+        self.assertTrue(len(data) // 2 < middle < len(data) - 65536 - 3)
+        big.write_bytes(data[:middle] + b"BOY" + data[middle + 3:])
+        self.ok("encode", "--input", str(big), *LAYER, "--shard", "1/2", "--shard-seek", "-o", str(first))
+        self.ok("merge", "-o", str(self.tmp / "unchecked.npz"), str(first), str(second))  # the records alone agree
+        err = refused("read other bytes than", "merge", "--input", str(big), "-o", str(out), str(first), str(second))
+        self.assertIn("b2.npz", err)
+        # merge --input on an intact run: the merged directory records the whole input's SHA-256
+        joined = self.tmp / "joined"
+        self.ok("merge", "--input", str(src), "--output-dir", str(joined), *map(str, dirs))
+        m = json.loads((joined / "manifest.json").read_text())
+        self.assertEqual(m["inputs"][0]["sha256"], hashlib.sha256(src.read_bytes()).hexdigest())
+        self.assertEqual(m["merged_shards"], 3)
+        # a merged directory is not resumed: its parts end where the shards did
+        r = self.run_embedpe("encode", "--input", str(src), *LAYER, "--emit", "input_ids,output", "--shard-rows", "40",
+                             "--output-dir", str(joined), "--resume")
+        self.assertEqual(r.returncode, 2, r.stderr.decode())
+        self.assertIn("was joined by embedpe merge from 3 shards", r.stderr.decode())
+        shutil.rmtree(joined)
+        # shards cut into parts of different sizes do not make one directory (they do make one .npz)
+        other = shard_dirs("q", rows="7")
+        refused("a merged directory has one shard_rows", "merge", "--output-dir", str(joined), str(dirs[0]), str(other[1]),
+                str(dirs[2]))
+        self.assertEqual([p.name for p in self.tmp.iterdir() if p.name.startswith(".joined")], [])
+        # an output_dir that is a symbolic link, even a dangling one
+        (self.tmp / "link").symlink_to(self.tmp / "nowhere")
+        refused("is a symbolic link", "merge", "--output-dir", str(self.tmp / "link"), *map(str, dirs), status=2)
+        # an input with no text: as a single run, merge refuses rather than write nothing
+        empty = self.corpus(["", " "], name="blank.txt")
+        blank = []
+        for k in (1, 2):
+            b = self.tmp / f"blank-{k}.npy"
+            self.ok("encode", "--input", str(empty), *LAYER, "--emit", "output", "--skip-empty", "--shard", f"{k}/2",
+                    "-o", str(b))
+            blank.append(str(b))
+        refused("no shard holds a row", "merge", "-o", str(self.tmp / "blank.npy"), *blank)
+        self.assertFalse((self.tmp / "blank.npy").exists())
+
+    def test_resume_removes_what_a_killed_run_left(self):
+        """A run killed by SIGKILL leaves its temporaries (.part-NNNNN.npz.embedpe-XXXXXX); the run that resumes
+        the directory, holding its lock, removes them."""
+        src = self.corpus(corpus_lines())
+        d = self.tmp / "parts"
+        args = ["encode", "--input", str(src), *LAYER, "--shard-rows", "100", "--output-dir", str(d)]
+        self.ok(*args)
+        stale = [d / ".part-00001.npz.embedpe-Ab12Cd", d / ".manifest.json.embedpe-xYz789"]
+        keep = d / ".notes.embedpe-123456"  # not a name embedpe writes: left alone
+        for f in (*stale, keep):
+            f.write_bytes(b"x" * 1000)
+        self.ok(*args, "--resume")
+        for f in stale:
+            self.assertFalse(f.exists(), f)
+        self.assertTrue(keep.exists())
+
     def test_output_dirs_merge_to_the_single_run(self):
         src = self.corpus(corpus_lines())
         single = self.tmp / "single.npz"
@@ -525,6 +645,7 @@ PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
         manifest = json.loads((work / "corpus" / "manifest.json").read_text())
         numbers = [n for p in manifest["parts"] for r in p["lines"] for n in range(r["first_line"], r["last_line"] + 1)]
         self.assertEqual(numbers, list(range(1, len(corpus_lines() * 6) + 1)))
+        self.assertEqual(manifest["inputs"][0]["sha256"], hashlib.sha256((work / "corpus.txt").read_bytes()).hexdigest())
         again = self.tmp / "again.npz"
         self.ok("merge", "-o", str(again), str(work / "corpus"))
         self.same_bytes(again, single)

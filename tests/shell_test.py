@@ -587,6 +587,8 @@ class OptionSpellingTests(CliCase):
                 (["encode", str(corpus), "--field", "body"], "--field names the member of a JSON Lines input"),
                 (["encode", "--text", "hi", "--precision", "3", "-o", str(self.tmp / "p.npz")],
                  "--precision rounds floats written as text (json, jsonl); .npz keeps them exact"),
+                (["encode", str(corpus), "--precision", "3", "--output-dir", str(self.tmp / "pd")],
+                 "--precision rounds floats written as text (json, jsonl); --output-dir's .npz parts keep them exact"),
                 (["encode", "--text", "hi", "--d-model", "8", "--emit", "rope_cos", "--rope-dim", "16"],
                  "--rope-dim 16 is larger than --d-model 8"),
                 (["encode", "--text", "hi", "--input-format", "jsonl"], "--input-format jsonl reads input files"),

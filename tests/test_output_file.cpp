@@ -128,3 +128,58 @@ TEST_CASE("issue 11 – an output that is an input is refused, through hard link
   CHECK_NOTHROW(embedpe::refuse_output_over_inputs(dir + "/other.npy", {{"--weights", input}}));
   CHECK_NOTHROW(embedpe::refuse_output_over_inputs(input, {{"--weights", dir + "/missing.npy"}, {"--model", ""}}));
 }
+
+TEST_CASE("an OutputDirectory appears whole on commit, and nothing of it stays otherwise") {
+  const std::string parent = test::temp_path("outdir_parent");
+  ::mkdir(parent.c_str(), 0777);
+  const std::string target = parent + "/joined";
+  auto fill = [](const std::string& dir) {
+    for (int i = 0; i < 3000; ++i) {  // more entries than one getdents64 buffer holds
+      OutputFile f(dir + "/part-" + std::to_string(i));
+      f.write("x");
+      f.commit();
+    }
+  };
+  SUBCASE("commit renames it into place") {
+    {
+      embedpe::OutputDirectory d(target);
+      CHECK_FALSE(exists(target));
+      fill(d.temp_path());
+      d.commit();
+    }
+    CHECK(exists(target + "/part-2999"));
+    CHECK(temporaries(parent) == 0);
+    CHECK_THROWS_WITH_AS(embedpe::OutputDirectory{target}, doctest::Contains("is not empty"), embedpe::UsageError);
+  }
+  SUBCASE("an error midway removes it") {
+    {
+      embedpe::OutputDirectory d(target);
+      fill(d.temp_path());
+    }
+    CHECK_FALSE(exists(target));
+    CHECK(temporaries(parent) == 0);
+  }
+  SUBCASE("what the signal handlers call removes it and its files") {
+    embedpe::OutputDirectory d(target);
+    fill(d.temp_path());
+    CHECK(embedpe::temporaries_in_progress() == 1);
+    CHECK(temporaries(parent) == 1);
+    embedpe::remove_temporaries();
+    CHECK(temporaries(parent) == 0);
+    CHECK_FALSE(exists(d.temp_path()));
+  }
+  SUBCASE("an empty directory is replaced; a symbolic link is refused") {
+    ::mkdir(target.c_str(), 0777);
+    {
+      embedpe::OutputDirectory d(target);
+      fill(d.temp_path());
+      d.commit();
+    }
+    CHECK(exists(target + "/part-0"));
+    const std::string link = parent + "/link";
+    REQUIRE(::symlink("nowhere", link.c_str()) == 0);
+    CHECK_THROWS_WITH_AS(embedpe::OutputDirectory{link}, doctest::Contains("symbolic link"), embedpe::UsageError);
+    ::unlink(link.c_str());
+  }
+  std::system(("rm -rf '" + parent + "'").c_str());
+}

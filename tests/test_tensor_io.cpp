@@ -134,6 +134,6 @@ TEST_CASE(".npz read back: members by name, CRC checked, truncation refused") {
     CHECK(entries[k].data.data() >= z.data());
     CHECK(entries[k].data.data() + entries[k].data.size() <= z.data() + z.size());
   }
-  CHECK_THROWS_WITH_AS(embedpe::npz_entries(z.substr(0, z.size() - 30), "cut.npz"), doctest::Contains("not a valid .npz"),
-                       Error);
+  CHECK_THROWS_WITH_AS(embedpe::npz_entries(z.substr(0, z.size() - 30), "cut.npz"),
+                       doctest::Contains("not a valid .npz"), Error);
 }

@@ -1,5 +1,4 @@
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -157,8 +156,11 @@ TEST_CASE("the raw sink sees every byte once, skipped lines and BOM included") {
 TEST_CASE("shard_seek reads each shard's lines and bytes as counting does, numbered from the shard's start") {
   // Line ends at and around every shard boundary: a BOM, CRLF, empty lines,
   // a line longer than the 64 KiB read, a last line without "\n".
-  std::string bytes = "\xEF\xBB\xBF" "first\r\n\n\nsecond\n";
-  for (int i = 0; i < 300; ++i) bytes += std::string(static_cast<std::size_t>(i % 17), 'a' + static_cast<char>(i % 26)) + "\n";
+  std::string bytes =
+      "\xEF\xBB\xBF"
+      "first\r\n\n\nsecond\n";
+  for (int i = 0; i < 300; ++i)
+    bytes += std::string(static_cast<std::size_t>(i % 17), 'a' + static_cast<char>(i % 26)) + "\n";
   bytes += std::string(70000, 'x') + "\r\n\n" + "last without newline";
   const auto path = write_temp("seek.txt", bytes);
   for (std::size_t n : {2u, 3u, 7u, 64u, 1000u}) {
@@ -211,11 +213,13 @@ TEST_CASE("shard_seek names a bad line by the shard's line and its first byte") 
   embedpe::LineReader reader({path}, o);
   // Shard 2 starts at the first line at or after byte size/2.
   const std::size_t begin = bytes.find('\n', bytes.size() / 2 - 1) + 1;
-  const std::size_t line = static_cast<std::size_t>(std::count(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.end(), '\n'));
-  CHECK_THROWS_WITH_AS(reader.next(1000),
-                       doctest::Contains((path + " line " + std::to_string(line) + " from byte " +
-                                          std::to_string(begin) + ": invalid UTF-8").c_str()),
-                       embedpe::Error);
+  const std::size_t line =
+      static_cast<std::size_t>(std::count(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.end(), '\n'));
+  CHECK_THROWS_WITH_AS(
+      reader.next(1000),
+      doctest::Contains(
+          (path + " line " + std::to_string(line) + " from byte " + std::to_string(begin) + ": invalid UTF-8").c_str()),
+      embedpe::Error);
 }
 
 TEST_CASE("JSONL nested deeper than the limit names the limit") {

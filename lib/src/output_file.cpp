@@ -1,10 +1,12 @@
 #include "embedpe/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,8 +27,8 @@ constexpr int kMaxSymlinkHops = 40;  // as the kernel's MAXSYMLINKS
 const char kTempSuffix[] = ".embedpe-XXXXXX";
 
 // The temporaries being written, in fixed storage so that a signal handler
-// can unlink them without allocating. A slot is free (0), being filled (1) or
-// holds a path (2).
+// can unlink them without allocating. A slot is free (0), being filled (1),
+// holds a file's path (2) or a directory's (3).
 struct TemporarySlot {
   std::atomic<int> state{0};
   char path[PATH_MAX];
@@ -133,15 +135,59 @@ sigset_t termination_signals() {
 
 }  // namespace
 
+namespace {
+
+// Removes the directory `path` and the files in it, without allocating
+// (getdents64 into a static buffer, unlinkat, rmdir): async-signal-safe.
+// Entries are listed again until none is left, as removing them while
+// listing may skip some.
+void remove_directory_now(const char* path) noexcept {
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd >= 0) {
+    alignas(dirent64) static char buffer[16384];
+    for (bool removed = true; removed;) {
+      removed = false;
+      ::lseek(fd, 0, SEEK_SET);
+      for (;;) {
+        const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+        if (n <= 0) break;
+        for (long at = 0; at < n;) {
+          const auto* d = reinterpret_cast<const dirent64*>(buffer + at);
+          const char* name = d->d_name;
+          if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))) {
+            removed = ::unlinkat(fd, name, 0) == 0 || removed;
+          }
+          at += d->d_reclen;
+        }
+      }
+    }
+    ::close(fd);
+  }
+  ::rmdir(path);
+}
+
+// A free slot, claimed (state 1); -1 if none.
+int claim_slot() noexcept {
+  for (int i = 0; i < kSlots; ++i) {
+    int free = 0;
+    if (g_slots[i].state.compare_exchange_strong(free, 1)) return i;
+  }
+  return -1;
+}
+
+}  // namespace
+
 void remove_temporaries() noexcept {
   for (auto& slot : g_slots) {
-    if (slot.state.load() == 2) ::unlink(slot.path);
+    const int state = slot.state.load();
+    if (state == 2) ::unlink(slot.path);
+    if (state == 3) remove_directory_now(slot.path);
   }
 }
 
 std::size_t temporaries_in_progress() noexcept {
   std::size_t n = 0;
-  for (auto& slot : g_slots) n += slot.state.load() == 2;
+  for (auto& slot : g_slots) n += slot.state.load() >= 2;
   return n;
 }
 
@@ -180,10 +226,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBuff
 
   // Claim a slot, then create the file with SIGINT/SIGTERM/SIGHUP held back,
   // so that a handler on this thread never misses a file that exists.
-  for (int i = 0; i < kSlots && slot_ < 0; ++i) {
-    int free = 0;
-    if (g_slots[i].state.compare_exchange_strong(free, 1)) slot_ = i;
-  }
+  slot_ = claim_slot();
   if (slot_ < 0) throw Error("cannot write output " + path_ + ": too many outputs open at once");
   const sigset_t block = termination_signals();
   sigset_t previous;
@@ -324,6 +367,89 @@ void refuse_output_over_inputs(const std::string& output,
                        "; writing it would destroy the input: choose another output");
     }
   }
+}
+
+OutputDirectory::OutputDirectory(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) throw UsageError("output_dir must not be empty", {"output_dir"});
+  while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
+  check_target();
+  std::string name = temporary_template(directory_of(path_), base_of(path_));
+  if (name.size() >= PATH_MAX) throw Error("cannot write output_dir " + path_ + ": " + errno_text(ENAMETOOLONG));
+  slot_ = claim_slot();
+  if (slot_ < 0) throw Error("cannot write output_dir " + path_ + ": too many outputs open at once");
+  const sigset_t block = termination_signals();
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &block, &previous);
+  const bool made = ::mkdtemp(name.data()) != nullptr;
+  const int error = errno;
+  if (made) {
+    std::memcpy(g_slots[slot_].path, name.c_str(), name.size() + 1);
+    g_slots[slot_].state.store(3);
+  } else {
+    g_slots[slot_].state.store(0);
+    slot_ = -1;
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (!made) {
+    throw Error(
+        "cannot write output_dir " + path_ + ": " + errno_text(error) + " (in directory " + directory_of(path_) + ")",
+        {"output_dir"});
+  }
+  ::chmod(name.c_str(), 0777 & ~current_umask());  // mkdtemp makes it 0700
+  temp_path_ = std::move(name);
+}
+
+OutputDirectory::~OutputDirectory() {
+  if (!committed_ && !temp_path_.empty()) remove_directory_now(temp_path_.c_str());
+  if (slot_ >= 0) g_slots[slot_].state.store(0);
+}
+
+void OutputDirectory::check_target() const {
+  struct stat st;
+  if (::lstat(path_.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    throw Error("cannot write output_dir " + path_ + ": " + errno_text(errno), {"output_dir"});
+  }
+  if (S_ISLNK(st.st_mode)) {
+    throw UsageError("output_dir " + path_ + " is a symbolic link; give a new directory (or an empty one)",
+                     {"output_dir"});
+  }
+  if (!S_ISDIR(st.st_mode)) throw UsageError("output_dir " + path_ + " exists and is not a directory", {"output_dir"});
+  DIR* d = ::opendir(path_.c_str());
+  if (!d) throw Error("cannot list output_dir " + path_ + ": " + errno_text(errno), {"output_dir"});
+  bool empty = true;
+  while (const dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) empty = false;
+  }
+  ::closedir(d);
+  if (!empty)
+    throw UsageError("output_dir " + path_ + " is not empty; give a new directory (or an empty one)", {"output_dir"});
+}
+
+void OutputDirectory::commit() {
+  if (committed_) throw Error("internal error: output_dir committed twice");
+  auto sync = [&](const std::string& dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int synced = fd >= 0 ? ::fsync(fd) : -1;
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    if (synced != 0 && error != EINVAL) throw Error("cannot sync " + dir + ": " + errno_text(error), {"output_dir"});
+  };
+  sync(temp_path_);
+  check_target();  // again: it may have appeared meanwhile
+  // rename(2) replaces an empty directory, and refuses one that is not.
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
+    if (error == ENOTEMPTY || error == EEXIST) {
+      throw UsageError("output_dir " + path_ + " was filled by another run while this one wrote; give a new directory",
+                       {"output_dir"});
+    }
+    throw Error("cannot write output_dir " + path_ + ": " + errno_text(error), {"output_dir"});
+  }
+  committed_ = true;
+  if (slot_ >= 0) g_slots[slot_].state.store(0);
+  slot_ = -1;
+  sync(directory_of(path_));
 }
 
 }  // namespace embedpe

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "embedpe/error.h"
@@ -88,6 +89,7 @@ struct Manifest {
   std::vector<InputRecord> inputs;
   std::size_t shard_rows = 0;
   bool complete = false;
+  std::size_t merged = 0;  // joined from this many shards by embedpe merge (0: written by encode)
   std::vector<PartRecord> parts;
 };
 
@@ -137,15 +139,20 @@ std::string manifest_text(Manifest& m) {
                   {"skip_empty", r.skip_empty},
                   {"shard", r.shard}};
   if (r.shard_seek) reading["shard_seek"] = true;  // only then: earlier manifests stay the same bytes
-  const Json head = {{"embedpe_version", m.embedpe_version},
-                     {"format", "npz"},
-                     {"config", m.config},
-                     {"reading", reading},
-                     {"inputs", inputs},
-                     {"shard_rows", m.shard_rows},
-                     {"rows", rows},
-                     {"complete", m.complete},
-                     {"parts", Json::array()}};
+  Json head = {{"embedpe_version", m.embedpe_version},
+               {"format", "npz"},
+               {"config", m.config},
+               {"reading", reading},
+               {"inputs", inputs},
+               {"shard_rows", m.shard_rows},
+               {"rows", rows},
+               {"complete", m.complete},
+               {"parts", Json::array()}};
+  if (m.merged) {  // before "parts", which must come last
+    head.erase("parts");
+    head["merged_shards"] = m.merged;
+    head["parts"] = Json::array();
+  }
   std::string text = head.dump(1);
   const std::string empty = "[]\n}";
   if (text.size() < empty.size() || text.compare(text.size() - empty.size(), empty.size(), empty) != 0) {
@@ -257,6 +264,7 @@ class Schema {
     m.shard_rows = count(doc, "shard_rows", top);
     if (m.shard_rows == 0) fail("shard_rows is 0");
     m.complete = boolean(doc, "complete", top);
+    if (doc.contains("merged_shards")) m.merged = count(doc, "merged_shards", top);
     const Json& parts = array(doc, "parts", top);
     for (std::size_t k = 0; k < parts.size(); ++k) {
       m.parts.push_back(part(parts[k], "parts[" + std::to_string(k) + "]"));
@@ -353,6 +361,34 @@ std::vector<PartFile> part_files_in(const std::string& dir) {
   }
   ::closedir(d);
   return out;
+}
+
+// Removes the temporaries (OutputFile's ".NAME.embedpe-XXXXXX") of the
+// manifest and parts that a run killed by SIGKILL or a crash left in `dir`:
+// only a run holding the lock writes there, so none is in use.
+void remove_stale_temporaries(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d)
+    throw(Message() << "cannot list output_dir " << Verbatim{dir} << ": " << std::strerror(errno))
+        .error({"output_dir"});
+  std::vector<std::string> stale;
+  static constexpr std::string_view kSuffix = ".embedpe-";
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    if (name.size() < 1 + kSuffix.size() + 6 || name[0] != '.') continue;
+    const std::size_t at = name.size() - 6 - kSuffix.size();
+    if (name.substr(at, kSuffix.size()) != kSuffix) continue;
+    const std::string target(name.substr(1, at - 1));
+    if (target == kManifest || is_part_name(target)) stale.emplace_back(name);
+  }
+  ::closedir(d);
+  for (const std::string& name : stale) {
+    struct stat st;
+    const std::string path = dir + "/" + name;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      throw Error("cannot remove " + path + " (left by an interrupted run): " + std::strerror(errno));
+    }
+  }
 }
 
 // An exclusive flock() on DIR/.lock for the whole run.
@@ -698,6 +734,7 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   const std::string& dir = s.dir;
   s.created = make_directory(dir);
   s.lock.emplace(dir);
+  remove_stale_temporaries(dir);
   s.manifest_path = dir + "/" + kManifest;
   s.journal_path = dir + "/" + kJournal;
 
@@ -706,7 +743,8 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   run.embedpe_version = version();
   run.config = sink_run.config;
   const InputOptions& o = reader.options();
-  run.reading = {reader.paths(), o.format == InputFormat::jsonl ? "jsonl" : "lines", o.field, o.skip_empty,
+  run.reading = {reader.paths(), o.format == InputFormat::jsonl ? "jsonl" : "lines",
+                 o.field,        o.skip_empty,
                  shard_label(o), o.shard_seek && o.shard_count > 1};
   for (const auto& path : reader.paths()) {
     InputRecord in{path, std::nullopt, std::nullopt};
@@ -731,6 +769,13 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
       throw m.usage_error({"resume", "output_dir"});
     }
     Manifest old = load_manifest(s.manifest_path, s.journal_path);
+    if (old.merged) {
+      Message m;
+      m << Verbatim{dir} << " was joined by embedpe merge from " << std::to_string(old.merged)
+        << " shards: it is complete, and its parts are cut where the shards ended, not every shard_rows rows, so it "
+        << "is not resumed; encode into a new output_dir";
+      throw m.usage_error({"resume", "output_dir"});
+    }
     check_same_run(old, run, s.manifest_path);
     if (!s.stdin_input) verify_input_unchanged(old, reader, dir, s.manifest_path);
     s.previous = std::move(old.parts);
@@ -904,29 +949,15 @@ bool is_parts_dir_file(const std::string& dir, const std::string& path) {
   return false;
 }
 
-
 // ---------------------------------------------------------------- joining
 
 namespace {
-
-// Whether `dir` holds nothing but perhaps a lock left by an earlier run.
-bool empty_directory(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) throw Error("cannot list " + dir + ": " + std::strerror(errno));
-  bool empty = true;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != ".." && name != kLock) empty = false;
-  }
-  ::closedir(d);
-  return empty;
-}
 
 // `to` becomes the same bytes as `from`: a hard link where the file system
 // allows one (parts are never rewritten in place), else a copy.
 void link_or_copy(const std::string& from, const std::string& to) {
   if (::link(from.c_str(), to.c_str()) == 0) return;
-  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) throw Error("cannot read " + from + ": " + std::strerror(errno));
   OutputFile out(to);
   std::string buf(std::size_t(1) << 20, '\0');
@@ -945,53 +976,34 @@ void link_or_copy(const std::string& from, const std::string& to) {
   out.commit();
 }
 
-void sync_directory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) throw Error("cannot sync " + dir + ": " + std::strerror(errno));
-  ::close(fd);
-}
-
 }  // namespace
 
-JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<JoinedShard>& shards) {
+JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<JoinedShard>& shards,
+                          const std::optional<std::string>& input_sha256) {
   if (shards.empty()) throw Error("internal error: no parts directory to join");
-  const bool created = make_directory(output_dir);
-  bool done = false;
-  std::vector<std::string> written;  // removed again unless the join completes
-  struct Undo {
-    const std::string& dir;
-    const std::vector<std::string>& files;
-    const bool& done;
-    bool created;
-    ~Undo() {
-      if (done) return;
-      for (const auto& f : files) ::unlink(f.c_str());
-      if (created) {
-        ::unlink((dir + "/" + kLock).c_str());
-        ::rmdir(dir.c_str());
-      }
-    }
-  } undo{output_dir, written, done, created};
-  DirLock lock(output_dir);
-  if (!empty_directory(output_dir)) {
-    Message m;
-    m << "merge output_dir " << Verbatim{output_dir} << " is not empty; merge writes a new directory";
-    throw m.usage_error({"output_dir"});
-  }
+  OutputDirectory out(output_dir);
+  const std::string& dir = out.temp_path();
   // One run over the whole input, as the manifest of an unsharded run says it.
   Manifest joined;
   JoinStats stats;
   for (const JoinedShard& shard : shards) {
     Manifest m = load_manifest(shard.dir + "/" + kManifest, shard.dir + "/" + kJournal);
     if (!m.complete || m.inputs.size() != 1) throw Error("internal error: " + shard.dir + " is not a complete shard");
-    if (joined.parts.empty() && joined.inputs.empty()) {
+    if (&shard == &shards.front()) {
       joined.embedpe_version = version();
       joined.config = m.config;
       joined.reading = m.reading;
       joined.reading.shard = "1/1";
       joined.reading.shard_seek = false;
-      joined.inputs = {{m.inputs[0].path, m.inputs[0].bytes, std::nullopt, std::nullopt, std::nullopt, std::nullopt}};
+      joined.inputs = {{m.inputs[0].path, m.inputs[0].bytes, input_sha256, std::nullopt, std::nullopt, std::nullopt}};
       joined.shard_rows = m.shard_rows;
+      joined.merged = shards.size();
+    } else if (m.shard_rows != joined.shard_rows) {
+      Message msg;
+      msg << "shard " << Verbatim{shard.dir} << ": its parts are cut every " << std::to_string(m.shard_rows)
+          << " rows, " << Verbatim{shards.front().dir} << "'s every " << std::to_string(joined.shard_rows)
+          << "; a merged directory has one shard_rows (merge into .npz or .npy instead)";
+      throw msg.error();
     }
     for (PartRecord& part : m.parts) {
       const std::string from = shard.dir + "/" + part.file;
@@ -1001,19 +1013,14 @@ JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<Joine
         r.first_line += shard.line_offset;
         r.last_line += shard.line_offset;
       }
-      const std::string to = output_dir + "/" + part.file;
-      written.push_back(to);
-      link_or_copy(from, to);
+      link_or_copy(from, dir + "/" + part.file);
       stats.rows += part.rows;
       joined.parts.push_back(std::move(part));
     }
   }
-  sync_directory(output_dir);
   joined.complete = true;
-  const std::string manifest = output_dir + "/" + kManifest;
-  written.push_back(manifest);
-  write_manifest(manifest, joined);
-  done = true;
+  write_manifest(dir + "/" + kManifest, joined);
+  out.commit();
   stats.parts = joined.parts.size();
   return stats;
 }

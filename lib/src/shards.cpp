@@ -49,11 +49,13 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// An open file, read in pieces; errors name it.
+// An open regular file, read in pieces; errors name it. A FIFO is refused,
+// never waited on (O_NONBLOCK); with follow_links false, so is a symlink.
 class InFile {
  public:
-  explicit InFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  explicit InFile(const std::string& path, bool follow_links = true) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW));
+    if (fd_ < 0 && errno == ELOOP && !follow_links) fail("it is a symbolic link, not a file embedpe wrote");
     if (fd_ < 0) fail(std::string("cannot open it: ") + std::strerror(errno));
     struct stat st;
     if (::fstat(fd_, &st) != 0) fail(std::strerror(errno));
@@ -250,6 +252,7 @@ struct Piece {
   std::size_t bytes = 0;
   std::string sha256;  // a part's (its manifest's record)
   std::string crc32;   // a file shard's (its record's)
+  std::optional<std::size_t> rows;  // a part's, which its file must hold
 };
 
 struct Shard {
@@ -261,6 +264,7 @@ struct Shard {
   std::string fingerprint;
   std::size_t begin = 0, end = 0;
   std::optional<std::size_t> lines;  // of the input consumed, kept or skipped
+  std::string range_sha256;          // of the input bytes [begin, end), if recorded
   std::vector<Piece> pieces;  // the output file, or the directory's parts in order
 };
 
@@ -357,6 +361,7 @@ Shard load_file_shard(const std::string& path, Kind kind) {
   s.begin = range[0];
   s.end = range[1];
   s.lines = field<std::size_t>(input, "lines", path);
+  s.range_sha256 = field<std::string>(input, "sha256", path);
   const Json output = field<Json>(rec, "output", path);
   s.pieces.push_back({path, field<std::size_t>(output, "bytes", path), "", field<std::string>(output, "crc32", path)});
   return s;
@@ -388,14 +393,43 @@ Shard load_dir_shard(const std::string& dir) {
   } else {
     s.end = s.input_bytes;
   }
+  if (in.contains("sha256") && in.at("sha256").is_string()) s.range_sha256 = in.at("sha256").get<std::string>();
   // The records below compare reading options; the paths may differ per host.
   reading.erase("inputs");
   reading.erase("shard");
   s.reading = reading;
+  // The parts must account for the rows and lines the manifest says the run
+  // read: a part list cut short or edited is refused, not merged without it.
+  std::size_t rows = 0, last = 0;
   for (const Json& p : field<Json>(m, "parts", dir)) {
     const std::string file = field<std::string>(p, "file", dir);
     if (file.find('/') != std::string::npos || file.empty()) refuse(dir, "its manifest names a part outside it");
-    s.pieces.push_back({dir + "/" + file, field<std::size_t>(p, "bytes", dir), field<std::string>(p, "sha256", dir), ""});
+    const std::size_t part_rows = field<std::size_t>(p, "rows", dir);
+    std::size_t in_lines = 0;
+    for (const Json& r : field<Json>(p, "lines", dir)) {
+      const std::size_t first = field<std::size_t>(r, "first_line", dir), to = field<std::size_t>(r, "last_line", dir);
+      if (first <= last || to < first)
+        refuse(dir, "its manifest's line ranges of " + file + " overlap or go backwards (corrupt?)");
+      in_lines += to - first + 1;
+      last = to;
+    }
+    if (in_lines != part_rows)
+      refuse(dir, "its manifest gives " + file + " " + std::to_string(part_rows) + " rows but " +
+                      std::to_string(in_lines) + " lines (corrupt?)");
+    rows += part_rows;
+    s.pieces.push_back(
+        {dir + "/" + file, field<std::size_t>(p, "bytes", dir), field<std::string>(p, "sha256", dir), "", part_rows});
+  }
+  if (rows != field<std::size_t>(m, "rows", dir)) {
+    refuse(dir, "its manifest's parts hold " + std::to_string(rows) + " rows, not the " +
+                    std::to_string(field<std::size_t>(m, "rows", dir)) +
+                    " it says the run wrote (a part missing from it?)");
+  }
+  // A shard_seek shard numbers its own lines; another, the file's.
+  const bool own = s.reading.value("shard_seek", false);
+  if (s.lines && ((own && last > *s.lines) || (!s.reading.value("skip_empty", false) && rows != *s.lines))) {
+    refuse(dir, "its manifest's parts hold " + std::to_string(rows) + " rows up to line " + std::to_string(last) +
+                    ", and it read " + std::to_string(*s.lines) + " lines (a part missing from it?)");
   }
   return s;
 }
@@ -476,6 +510,7 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
     const Piece* piece;
     std::size_t size = 0;
     bool intact = false;
+    std::optional<std::size_t> rows;  // a part's, as its file holds them
     std::exception_ptr error;
   };
   std::vector<Check> checks;
@@ -486,10 +521,20 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
     for (std::size_t k = begin; k < end; ++k) {
       Check& c = checks[k];
       try {
-        const InFile f(c.piece->path);
+        const bool part = c.piece->crc32.empty();
+        const InFile f(c.piece->path, /*follow_links=*/!part);  // a part is never a link: encode refuses them too
         c.size = f.size();
         if (c.size != c.piece->bytes) continue;
-        c.intact = c.piece->crc32.empty() ? file_sha256(f) == c.piece->sha256 : file_crc32(f) == c.piece->crc32;
+        c.intact = part ? file_sha256(f) == c.piece->sha256 : file_crc32(f) == c.piece->crc32;
+        if (c.intact && c.piece->rows) {
+          for (const NpzEntry& e : npz_entries(f.map(), c.piece->path)) {
+            if (per_position(e.name)) continue;
+            std::string keep;
+            const std::string_view npy = npz_member(f, c.piece->path, e.name, keep).value();
+            c.rows = parse_npy_header(npy, c.piece->path).shape.at(0);
+            break;
+          }
+        }
       } catch (...) {
         c.error = std::current_exception();
       }
@@ -505,6 +550,10 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
     if (!c.intact) {
       refuse(c.shard->name, p.path + " does not have its recorded " + (p.crc32.empty() ? "SHA-256" : "CRC-32") +
                                 " (corrupt or replaced); run that shard again");
+    }
+    if (p.rows && c.rows != p.rows) {
+      refuse(c.shard->name, p.path + " holds " + (c.rows ? std::to_string(*c.rows) : std::string("no")) +
+                                " rows, its manifest says " + std::to_string(*p.rows) + " (corrupt?)");
     }
     stats.bytes_read += c.size;
   }
@@ -538,9 +587,12 @@ bool same_rows(const std::vector<std::size_t>& a, const std::vector<std::size_t>
   return a.size() == b.size() && std::equal(a.begin() + 1, a.end(), b.begin() + 1);
 }
 
-[[noreturn]] void refuse_shape(const std::string& shard, const std::string& tensor, const std::string& other) {
-  refuse(shard, "its " + tensor + " rows are not shaped as " + other +
-                    "'s (without a fixed seq_len each shard pads to its own longest line): encode with seq_len");
+[[noreturn]] void refuse_shape(const std::string& shard, const std::string& piece, const std::string& tensor,
+                               const std::string& other) {
+  refuse(
+      shard,
+      (piece == shard ? std::string("its ") : piece + "'s ") + tensor + " rows are not shaped as " + other +
+          "'s (without a fixed seq_len each shard, and each part, pads to its own longest line): encode with seq_len");
 }
 
 // .npy shards (or one tensor of parts) into one .npy, streamed: the data of each in turn.
@@ -569,7 +621,7 @@ void write_npy_merge(OutputFile& out, const std::vector<NpySource>& sources, Mer
     if (!shaped) {
       shaped = layouts.size() - 1;
     } else if (!same_rows(l.shape, layouts[*shaped].shape) || l.dtype != layouts[*shaped].dtype) {
-      refuse_shape(s.shard, s.member.empty() ? "tensor" : s.member, sources[*shaped].shard);
+      refuse_shape(s.shard, s.path, s.member.empty() ? "tensor" : s.member, sources[*shaped].path);
     }
     rows += l.shape[0];
   }
@@ -597,7 +649,7 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, s
     std::string name;
     NpyLayout layout;
     std::string data;
-    std::string first;  // the shard that set its shape
+    std::string first;     // the piece (file or part) that set its shape
     std::size_t rows = 0;  // sequences so far
   };
   std::vector<Tensor> tensors;
@@ -645,7 +697,7 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, s
       if (empty_so_far) {  // the first piece with rows (or the first piece) sets the shapes
         if (t.first.empty() || rows > 0) {
           t.layout = l;
-          t.first = shard;
+          t.first = path;
           t.rows = rows;
           if (!per_position(t.name)) t.data.reserve(capacity[t.name]);
           t.data.assign(data);
@@ -654,10 +706,11 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, s
       }
       if (rows == 0) continue;  // an empty shard adds nothing
       if (per_position(t.name)) {
-        if (l.shape != t.layout.shape || l.dtype != t.layout.dtype || data != t.data) refuse_shape(shard, t.name, t.first);
+        if (l.shape != t.layout.shape || l.dtype != t.layout.dtype || data != t.data)
+          refuse_shape(shard, path, t.name, t.first);
         continue;
       }
-      if (!same_rows(l.shape, t.layout.shape) || l.dtype != t.layout.dtype) refuse_shape(shard, t.name, t.first);
+      if (!same_rows(l.shape, t.layout.shape) || l.dtype != t.layout.dtype) refuse_shape(shard, path, t.name, t.first);
       t.layout.shape[0] += l.shape[0];
       t.rows += rows;
       t.data.append(data);
@@ -667,6 +720,39 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, s
   std::vector<TensorRef> refs;
   for (const Tensor& t : tensors) refs.push_back({t.name, t.layout.dtype, t.layout.shape, t.data.data()});
   write_npz(out, refs);
+}
+
+// merge --input: the file the shards read, read again whole. Each shard's
+// byte range must have the SHA-256 the shard recorded: the fingerprint covers
+// only the input's size and ends, so an edit in the middle between two
+// shards' runs is found only here. Returns the whole input's SHA-256.
+std::string check_input(const std::string& input, const std::vector<Shard>& shards, MergeStats& stats) {
+  const InFile in(input);
+  const Shard& first = shards.front();
+  if (in.size() != first.input_bytes || (!first.fingerprint.empty() && input_fingerprint(input) != first.fingerprint)) {
+    Message m;
+    m << "input " << Verbatim{input} << " is not the file the shards read (its size or fingerprint differs)";
+    throw m.error();
+  }
+  Sha256 whole;
+  for (const Shard& s : shards) {
+    if (s.range_sha256.empty())
+      refuse(s.name, "its record has no SHA-256 of the input it read, to check against input");
+    Sha256 range;
+    in.each_chunk(s.begin, s.end - s.begin, [&](std::string_view piece) {
+      range.update(piece);
+      whole.update(piece);
+    });
+    if (range.hex() != s.range_sha256) {
+      Message m;
+      m << "shard " << Verbatim{s.name} << " read other bytes than " << Verbatim{input} << " holds at "
+        << std::to_string(s.begin) << "-" << std::to_string(s.end)
+        << " (the input changed between the shards' runs?); run that shard again on this input";
+      throw m.error();
+    }
+    stats.bytes_read += s.end - s.begin;
+  }
+  return whole.hex();
 }
 
 // What to add to each shard's line numbers for them to be the file's: a
@@ -696,12 +782,24 @@ void copy_jsonl(OutputFile& out, const Shard& s, std::size_t offset, MergeStats&
     return;
   }
   static constexpr std::string_view head = "{\"line\":";
+  const std::size_t lines = s.lines.value_or(0);
+  std::size_t previous = 0, records = 0;
   auto record = [&](std::string_view r) {
     std::size_t i = head.size(), n = 0;
-    while (i < r.size() && i < head.size() + 18 && r[i] >= '0' && r[i] <= '9') n = n * 10 + static_cast<std::size_t>(r[i++] - '0');
+    while (i < r.size() && i < head.size() + 18 && r[i] >= '0' && r[i] <= '9')
+      n = n * 10 + static_cast<std::size_t>(r[i++] - '0');
     if (r.substr(0, head.size()) != head || i == head.size() || i >= r.size() || r[i] != ',') {
-      refuse(s.name, "record " + std::to_string(stats.rows + 1) + " of the merge does not start {\"line\":N, (not written by embedpe encode --shard)");
+      refuse(s.name, "record " + std::to_string(records + 1) +
+                         " does not start {\"line\":N, (not written by embedpe encode --shard)");
     }
+    // Its own lines, in order, within the count its record gives.
+    if (n <= previous || n > lines) {
+      refuse(s.name, "record " + std::to_string(records + 1) + " is line " + std::to_string(n) + ", after line " +
+                         std::to_string(previous) + " of the " + std::to_string(lines) +
+                         " its record says it read (corrupt?)");
+    }
+    previous = n;
+    ++records;
     out.write(head);
     out.write(std::to_string(n + offset));
     out.write(r.substr(i));
@@ -726,11 +824,21 @@ void copy_jsonl(OutputFile& out, const Shard& s, std::size_t offset, MergeStats&
     }
   });
   if (!carry.empty()) refuse(s.name, "its last record has no line end (truncated?)");
+  if (!s.reading.value("skip_empty", false) && records != lines) {
+    refuse(s.name, "it holds " + std::to_string(records) + " records of the " + std::to_string(lines) +
+                       " lines its record says it read (corrupt?)");
+  }
+}
+
+// Every shard holds no row: the input has no text, which a single run refuses too.
+[[noreturn]] void refuse_no_rows(const std::string& shard) {
+  refuse(shard, "no shard holds a row (the input has no text): nothing to merge");
 }
 
 // Parts directories into one parts directory (parts_dir.h, join_parts_dirs).
 MergeStats merge_into_directory(const MergeOptions& options) {
-  if (!options.output.empty()) throw UsageError("merge writes a file or a directory: give output or output_dir, not both");
+  if (!options.output.empty())
+    throw UsageError("merge writes a file or a directory: give output or output_dir, not both");
   MergeStats stats;
   std::vector<Shard> shards;
   for (const std::string& path : options.shards) {
@@ -756,11 +864,19 @@ MergeStats merge_into_directory(const MergeOptions& options) {
     }
   }
   check_shards(shards, stats);
+  std::optional<std::string> whole;
+  if (!options.input.empty()) whole = check_input(options.input, shards, stats);
   const std::vector<std::size_t> offsets = line_offsets(shards);
   std::vector<JoinedShard> joined;
   for (std::size_t k = 0; k < shards.size(); ++k) joined.push_back({shards[k].name, offsets[k]});
-  const JoinStats j = join_parts_dirs(options.output_dir, joined);
+  std::size_t rows = 0;
+  for (const Shard& s : shards) {
+    for (const Piece& p : s.pieces) rows += p.rows.value_or(0);
+  }
+  if (rows == 0) refuse_no_rows(shards.front().name);
+  const JoinStats j = join_parts_dirs(options.output_dir, joined, whole);
   stats.rows = j.rows;
+  stats.linked = true;
   for (const Shard& s : shards) {
     for (const Piece& p : s.pieces) stats.bytes_written += p.bytes;
   }
@@ -803,6 +919,7 @@ MergeStats merge_shards(const MergeOptions& options) {
   struct stat ost;
   const bool exists = ::stat(options.output.c_str(), &ost) == 0;
   check_shards(shards, stats);
+  if (!options.input.empty()) check_input(options.input, shards, stats);
   for (const Shard& s : shards) {
     for (const Piece& p : s.pieces) {
       struct stat st;
@@ -842,6 +959,7 @@ MergeStats merge_shards(const MergeOptions& options) {
     if (pieces.empty()) refuse(shards.front().name, "no shard holds a part: nothing to write");
     write_npz_merge(out, pieces, stats);
   }
+  if (stats.rows == 0) refuse_no_rows(shards.front().name);
   out.commit();
   struct stat done;
   if (::stat(options.output.c_str(), &done) == 0) stats.bytes_written = static_cast<std::size_t>(done.st_size);

@@ -367,21 +367,24 @@ std::vector<NpzEntry> npz_entries(std::string_view file, const std::string& sour
   return entries;
 }
 
-std::vector<NpzMember> read_npz(std::string_view file, const std::string& source, const std::vector<std::string>& only) {
+std::vector<NpzMember> read_npz(std::string_view file, const std::string& source,
+                                const std::vector<std::string>& only) {
   std::vector<NpzMember> members;
   for (NpzEntry& e : npz_entries(file, source)) {
     if (!only.empty() && std::find(only.begin(), only.end(), e.name) == only.end()) continue;
     const std::string where = source + ": " + e.name;
     std::string bytes;
     if (e.method == 0) {
-      if (e.data.size() != e.size) throw Error(source + " is not a valid .npz: " + e.name + " is stored with two different sizes");
+      if (e.data.size() != e.size)
+        throw Error(source + " is not a valid .npz: " + e.name + " is stored with two different sizes");
       bytes.assign(e.data);
     } else if (e.method == 8) {
       // A deflated member inflates to at most ~1032× its size.
       if (e.size / 1032 > e.data.size() + 1) {
         throw Error(source + " is not a valid .npz: " + e.name + " claims an impossible inflated size");
       }
-      if (e.data.size() >= 0xFFFFFFFF || e.size >= 0xFFFFFFFF) throw Error(where + " is deflated and over 4 GiB, which is not read");
+      if (e.data.size() >= 0xFFFFFFFF || e.size >= 0xFFFFFFFF)
+        throw Error(where + " is deflated and over 4 GiB, which is not read");
       bytes = inflate_raw(e.data, e.size, where);
     } else {
       throw Error(where + " uses zip compression method " + std::to_string(e.method) +

@@ -149,9 +149,9 @@ bool LineReader::fill() {
     try {
       buffer_.resize(std::max(keep + kChunk, std::min(buffer_.size() * 2, cap)));
     } catch (const std::bad_alloc&) {
-      fail_read("out of memory holding a line of " + std::to_string(keep) + " bytes (" +
-                    origin(current_, line_ + 1) + "); lower max_line_bytes (now " +
-                    std::to_string(options_.max_line_bytes) + ") or allow the process more memory",
+      fail_read("out of memory holding a line of " + std::to_string(keep) + " bytes (" + origin(current_, line_ + 1) +
+                    "); lower max_line_bytes (now " + std::to_string(options_.max_line_bytes) +
+                    ") or allow the process more memory",
                 {"max_line_bytes"});
     }
   }

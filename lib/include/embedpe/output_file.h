@@ -84,6 +84,29 @@ class BrokenPipe : public Error {
   BrokenPipe() : Error("broken pipe") {}
 };
 
+// A directory that appears whole or not at all (embedpe merge --output-dir):
+// its files are made in a temporary directory beside `path`, and commit()
+// fsyncs it and renames it into place. `path` must not exist, or be an empty
+// directory; a symbolic link there is refused. An error, an exception that
+// skips commit(), or SIGINT/SIGTERM/SIGHUP (with app/main.cpp's handlers)
+// removes the temporary directory and everything in it.
+class OutputDirectory {
+ public:
+  explicit OutputDirectory(std::string path);
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+  ~OutputDirectory();
+  // Where to make the files until commit().
+  const std::string& temp_path() const { return temp_path_; }
+  void commit();
+
+ private:
+  void check_target() const;
+  std::string path_, temp_path_;
+  int slot_ = -1;
+  bool committed_ = false;
+};
+
 // Whether OutputFile(path) would write a temporary and replace a regular
 // file (so that rewrite() works), judged without opening anything: false for
 // "-", descriptors, devices and FIFOs. Errors (a directory, a link loop) are

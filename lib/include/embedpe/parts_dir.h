@@ -122,9 +122,10 @@ bool is_parts_dir_file(const std::string& dir, const std::string& path);
 // run: their parts in turn, renamed part-00000.npz onward (hard links where
 // the file system allows, else copies), with line ranges in the file's lines.
 // Each part keeps its rows, so parts at a shard's end may be shorter than
-// shard_rows; the manifest has "shard": "1/1" and no SHA-256 of the whole
-// input (no shard read all of it). It is written last: an interrupted join
-// leaves no manifest, and a failed one removes what it wrote.
+// shard_rows (the shards must share one), and the manifest says
+// "merged_shards": N, which encode --resume refuses. `input_sha256` is the
+// whole input's, if the caller read it. The directory is made as an
+// OutputDirectory: whole or not at all.
 struct JoinedShard {
   std::string dir;
   std::size_t line_offset = 0;  // added to its line numbers (shard_seek shards count from their first line)
@@ -132,6 +133,7 @@ struct JoinedShard {
 struct JoinStats {
   std::size_t parts = 0, rows = 0;
 };
-JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<JoinedShard>& shards);
+JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<JoinedShard>& shards,
+                          const std::optional<std::string>& input_sha256);
 
 }  // namespace embedpe

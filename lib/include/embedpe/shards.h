@@ -69,12 +69,14 @@ std::string input_fingerprint(const std::string& path);
 struct MergeOptions {
   std::string output;               // .npy, .npz or .jsonl
   std::string output_dir;           // instead of output: parts directories into one (join_parts_dirs)
+  std::string input;                // if given, the file the shards read: each range's SHA-256 is checked
   std::vector<std::string> shards;  // files with their records, or parts directories; any order
 };
 
 struct MergeStats {
   std::size_t shards = 0, rows = 0;
   std::size_t bytes_read = 0, bytes_written = 0;
+  bool linked = false;  // output_dir: the parts were hard-linked or copied, bytes_written is their size
 };
 
 MergeStats merge_shards(const MergeOptions& options);

@@ -63,8 +63,8 @@ std::vector<NpzMember> read_npz(std::string_view file, const std::string& source
 // checking its bytes (read_npz does both): for a caller that holds the file
 // mapped and has checked it whole. Throws as read_npz for a malformed archive.
 struct NpzEntry {
-  std::string name;       // "input_ids" for input_ids.npy
-  std::string_view data;  // as stored
+  std::string name;          // "input_ids" for input_ids.npy
+  std::string_view data;     // as stored
   std::uint16_t method = 0;  // 0 stored (data is the .npy bytes), 8 deflated; others are not read
   std::uint64_t size = 0;    // the .npy's
   std::uint32_t crc32 = 0;
