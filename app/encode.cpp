@@ -192,7 +192,8 @@ void run_encode(const EncodeCommand& cmd) {
   std::optional<ShardRecorder> record;
   if (cmd.text.shard_given && source.reader()) record.emplace(*source.reader());
   // Hashed before the run reads them, so that the record says what was used.
-  const nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
+  nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
+  if (record && cmd.precision) identity["precision"] = cmd.precision;  // text's digits: shards must agree on them
   std::unique_ptr<TensorSink> sink = format.make(cmd.output);
   encode(encoder, source, format, *sink, run);
   if (record) record->write(cmd.output, format.name, identity);

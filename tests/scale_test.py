@@ -362,6 +362,87 @@ class MergeTests(ScaleCase):
         refused("no shard holds a row", "merge", "-o", str(self.tmp / "blank.npy"), *blank)
         self.assertFalse((self.tmp / "blank.npy").exists())
 
+    def test_second_hostile_pass(self):
+        """--skip-empty directories merge; shard 1's line count is checked too, and against --input; --precision
+        must agree; non-UTF-8 names; one model at two paths; a stale record beside the output; another file
+        system (copies, not links)."""
+        src = self.corpus(["a", "", "b", "  ", "", "c", "d", "", "e"] * 30)
+        args = [*LAYER, "--emit", "input_ids,output", "--skip-empty", "--shard-rows", "7"]
+        single_npz, single_dir = self.tmp / "single.npz", self.tmp / "single-dir"
+        self.ok("encode", "--input", str(src), *args, "-o", str(single_npz))
+        self.ok("encode", "--input", str(src), *args, "--output-dir", str(single_dir))
+
+        def numbers(d):
+            m = json.loads((d / "manifest.json").read_text())
+            return sum(p["rows"] for p in m["parts"]), m["parts"][0]["lines"][0]["first_line"], m["parts"][-1]["lines"][-1]["last_line"]
+        for seek in (False, True):
+            with self.subTest(seek=seek):
+                dirs = []
+                for k in range(1, 4):
+                    d = self.tmp / f"skip-{seek}-{k}"
+                    self.ok("encode", "--input", str(src), *args, "--shard", f"{k}/3", "--output-dir", str(d),
+                            *(("--shard-seek",) if seek else ()))
+                    dirs.append(str(d))
+                merged = self.tmp / f"skip-{seek}.npz"
+                self.ok("merge", "--input", str(src), "-o", str(merged), *dirs)
+                self.same_bytes(merged, single_npz)
+                joined = self.tmp / f"skip-{seek}-joined"
+                self.ok("merge", "--input", str(src), "--output-dir", str(joined), *dirs)
+                self.assertEqual(numbers(joined), numbers(single_dir))
+        # shard 1's record: its line count is used (the offset of the shards after it) and checked
+        files = self.shards(self.corpus(corpus_lines(), name="plain.txt"), 2, "jsonl", seek=True)
+        rec = pathlib.Path(files[0] + ".shard.json")
+        r = json.loads(rec.read_text())
+        r["input"]["lines"] += 1
+        rec.write_text(json.dumps(r))
+        out = self.tmp / "m.jsonl"
+        self.fails("lines its record says it read", "merge", "-o", str(out), *files, output=out)
+        self.fails("(corrupt record?)", "merge", "--input", str(self.tmp / "plain.txt"), "-o", str(out), *files, output=out)
+        # --precision differs: not one run's JSON Lines
+        a, b = self.tmp / "p1.jsonl", self.tmp / "p2.jsonl"
+        self.ok("encode", "--input", str(src), *LAYER, "--precision", "3", "--shard", "1/2", "-o", str(a))
+        self.ok("encode", "--input", str(src), *LAYER, "--shard", "2/2", "-o", str(b))
+        err = self.fails("config differs", "merge", "-o", str(out), str(a), str(b), output=out)
+        self.assertIn("precision", err)
+        # names that are not UTF-8
+        odd = self.tmp / "in\udcff.txt"
+        shutil.copy(src, odd)
+        pieces = []
+        for k in (1, 2):
+            piece = self.tmp / f"o\udcfe{k}.npz"
+            self.ok("encode", "--input", str(odd), *args, "--shard", f"{k}/2", "-o", str(piece))
+            self.assertTrue(pathlib.Path(str(piece) + ".shard.json").exists())
+            pieces.append(str(piece))
+        self.ok("merge", "-o", str(self.tmp / "odd.npz"), *pieces)
+        self.same_bytes(self.tmp / "odd.npz", single_npz)
+        # the same model file at two paths (hosts differ): one run
+        model = next(HERE.glob("models/*.model"))
+        other = self.tmp / "elsewhere.model"
+        shutil.copy(model, other)
+        m1, m2 = self.tmp / "m1.npy", self.tmp / "m2.npy"
+        self.ok("encode", "--input", str(src), *LAYER, "--model", str(model), "--shard", "1/2", "-o", str(m1))
+        self.ok("encode", "--input", str(src), *LAYER, "--model", str(other), "--shard", "2/2", "-o", str(m2))
+        self.ok("merge", "-o", str(self.tmp / "mm.npy"), str(m1), str(m2))
+        # merge -o over a file that had a record: the stale record goes
+        target = self.tmp / "target.npy"
+        shutil.copy(m1, target)
+        shutil.copy(str(m1) + ".shard.json", str(target) + ".shard.json")
+        self.ok("merge", "-o", str(target), str(m1), str(m2))
+        self.assertFalse(pathlib.Path(str(target) + ".shard.json").exists())
+        # into another file system: copies (no hard links), byte for byte
+        if os.geteuid() == 0:
+            mnt = self.tmp / "mnt"
+            mnt.mkdir()
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(mnt)], check=True)
+            try:
+                dirs = [str(self.tmp / f"skip-True-{k}") for k in range(1, 4)]
+                self.ok("merge", "--output-dir", str(mnt / "joined"), *dirs)
+                self.assertEqual(os.stat(mnt / "joined" / "part-00000.npz").st_nlink, 1)
+                self.ok("merge", "-o", str(self.tmp / "copied.npz"), str(mnt / "joined"))
+                self.same_bytes(self.tmp / "copied.npz", single_npz)
+            finally:
+                subprocess.run(["umount", str(mnt)], check=True)
+
     def test_resume_removes_what_a_killed_run_left(self):
         """A run killed by SIGKILL leaves its temporaries (.part-NNNNN.npz.embedpe-XXXXXX); the run that resumes
         the directory, holding its lock, removes them."""

@@ -435,6 +435,14 @@ void OutputDirectory::commit() {
     if (fd >= 0) ::close(fd);
     if (synced != 0 && error != EINVAL) throw Error("cannot sync " + dir + ": " + errno_text(error), {"output_dir"});
   };
+  // Every file in it (copies are not fsynced one by one), then the directory.
+  const int fd = ::open(temp_path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || ::syncfs(fd) != 0) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw Error("cannot sync output_dir " + path_ + ": " + errno_text(error), {"output_dir"});
+  }
+  ::close(fd);
   sync(temp_path_);
   check_target();  // again: it may have appeared meanwhile
   // rename(2) replaces an empty directory, and refuses one that is not.

@@ -106,7 +106,7 @@ const std::string& part_text(PartRecord& p) {
     const LineRange& r = p.lines[i];
     if (r.source != last_source || last_escaped.empty()) {
       last_source = r.source;
-      last_escaped = Json(r.source).dump();
+      last_escaped = Json(r.source).dump(-1, ' ', false, Json::error_handler_t::replace);
     }
     t += i ? ",{\"source\":" : "{\"source\":";
     t += last_escaped;
@@ -153,7 +153,7 @@ std::string manifest_text(Manifest& m) {
     head["merged_shards"] = m.merged;
     head["parts"] = Json::array();
   }
-  std::string text = head.dump(1);
+  std::string text = head.dump(1, ' ', false, Json::error_handler_t::replace);  // paths need not be UTF-8
   const std::string empty = "[]\n}";
   if (text.size() < empty.size() || text.compare(text.size() - empty.size(), empty.size(), empty) != 0) {
     throw Error("internal error: unexpected manifest layout");
@@ -954,26 +954,51 @@ bool is_parts_dir_file(const std::string& dir, const std::string& path) {
 namespace {
 
 // `to` becomes the same bytes as `from`: a hard link where the file system
-// allows one (parts are never rewritten in place), else a copy.
-void link_or_copy(const std::string& from, const std::string& to) {
+// allows one (parts are never rewritten in place), else a copy made in the
+// kernel (copy_file_range; read and write where it is refused). No fsync
+// here: OutputDirectory::commit() syncs the whole directory's file system
+// once. Errors name `shown`, the part's path in the directory being made.
+void link_or_copy(const std::string& from, const std::string& to, const std::string& shown) {
   if (::link(from.c_str(), to.c_str()) == 0) return;
-  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) throw Error("cannot read " + from + ": " + std::strerror(errno));
-  OutputFile out(to);
-  std::string buf(std::size_t(1) << 20, '\0');
-  for (;;) {
-    const ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      throw Error("cannot read " + from + ": " + std::strerror(e));
-    }
-    if (n == 0) break;
-    out.write(buf.data(), static_cast<std::size_t>(n));
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (in < 0) throw Error("cannot read " + from + ": " + std::strerror(errno));
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (out < 0) {
+    const int e = errno;
+    ::close(in);
+    throw Error("cannot write " + shown + ": " + std::strerror(e));
   }
-  ::close(fd);
-  out.commit();
+  auto fail = [&](const std::string& what, int e) {
+    ::close(in);
+    ::close(out);
+    throw Error(what + ": " + std::strerror(e));
+  };
+  bool in_kernel = true;
+  for (;;) {
+    if (in_kernel) {
+      const ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, std::size_t(1) << 30, 0);
+      if (n > 0) continue;
+      if (n == 0) break;
+      if (errno == EINTR) continue;
+      if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+        fail("cannot copy " + from + " to " + shown, errno);
+      }
+      in_kernel = false;  // read and write go on from where the file offsets are
+    }
+    static thread_local std::string buffer(std::size_t(1) << 20, '\0');
+    const ssize_t n = ::read(in, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("cannot read " + from, errno);
+    if (n == 0) break;
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) fail("cannot write " + shown, errno);
+      done += w;
+    }
+  }
+  ::close(in);
+  if (::close(out) != 0) throw Error("cannot write " + shown + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -1013,7 +1038,7 @@ JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<Joine
         r.first_line += shard.line_offset;
         r.last_line += shard.line_offset;
       }
-      link_or_copy(from, dir + "/" + part.file);
+      link_or_copy(from, dir + "/" + part.file, output_dir + "/" + part.file);
       stats.rows += part.rows;
       joined.parts.push_back(std::move(part));
     }

@@ -226,7 +226,8 @@ void ShardRecorder::write(const std::string& output, const std::string& format, 
                 {"sha256", s_->read.hex()}}},
               {"output", {{"file", base_name(output)}, {"bytes", out.size()}, {"crc32", file_crc32(out)}}}};
   OutputFile f(shard_record_path(output));
-  f.write(rec.dump(1) + "\n");
+  // Paths are bytes, not always UTF-8: invalid ones are written as U+FFFD.
+  f.write(rec.dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
   f.commit();
 }
 
@@ -401,6 +402,7 @@ Shard load_dir_shard(const std::string& dir) {
   // The parts must account for the rows and lines the manifest says the run
   // read: a part list cut short or edited is refused, not merged without it.
   std::size_t rows = 0, last = 0;
+  const bool skipping = s.reading.value("skip_empty", false);
   for (const Json& p : field<Json>(m, "parts", dir)) {
     const std::string file = field<std::string>(p, "file", dir);
     if (file.find('/') != std::string::npos || file.empty()) refuse(dir, "its manifest names a part outside it");
@@ -408,14 +410,18 @@ Shard load_dir_shard(const std::string& dir) {
     std::size_t in_lines = 0;
     for (const Json& r : field<Json>(p, "lines", dir)) {
       const std::size_t first = field<std::size_t>(r, "first_line", dir), to = field<std::size_t>(r, "last_line", dir);
-      if (first <= last || to < first)
+      if (first <= last || to < first) {
         refuse(dir, "its manifest's line ranges of " + file + " overlap or go backwards (corrupt?)");
+      }
       in_lines += to - first + 1;
       last = to;
     }
-    if (in_lines != part_rows)
+    // A range spans its first row's line to its last's: with skip_empty it
+    // may include skipped lines.
+    if (skipping ? in_lines < part_rows : in_lines != part_rows) {
       refuse(dir, "its manifest gives " + file + " " + std::to_string(part_rows) + " rows but " +
                       std::to_string(in_lines) + " lines (corrupt?)");
+    }
     rows += part_rows;
     s.pieces.push_back(
         {dir + "/" + file, field<std::size_t>(p, "bytes", dir), field<std::string>(p, "sha256", dir), "", part_rows});
@@ -427,7 +433,7 @@ Shard load_dir_shard(const std::string& dir) {
   }
   // A shard_seek shard numbers its own lines; another, the file's.
   const bool own = s.reading.value("shard_seek", false);
-  if (s.lines && ((own && last > *s.lines) || (!s.reading.value("skip_empty", false) && rows != *s.lines))) {
+  if (s.lines && ((own && last > *s.lines) || (!skipping && rows != *s.lines) || rows > *s.lines)) {
     refuse(dir, "its manifest's parts hold " + std::to_string(rows) + " rows up to line " + std::to_string(last) +
                     ", and it read " + std::to_string(*s.lines) + " lines (a part missing from it?)");
   }
@@ -451,6 +457,15 @@ Shard load_shard(const std::string& path) {
                    (ext.empty() ? std::string("a file without an extension") : ext + " files"));
 }
 
+// A config as shards of one run must share it: the model by its SHA-256, not
+// by the path it had on each host.
+Json comparable(Json config) {
+  if (config.contains("model") && config["model"].is_object() && config["model"].contains("sha256")) {
+    config["model"].erase("source");
+  }
+  return config;
+}
+
 // Every check that does not need the output: the same run, the whole input once, intact files.
 void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
   const Shard& first = shards.front();
@@ -463,7 +478,7 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
       refuse(s.name, "it is one of " + std::to_string(s.count) + " shards and " + first.name + " one of " +
                          std::to_string(first.count) + ": they are not shards of the same run");
     }
-    const std::string d = first_difference(first.config, s.config);
+    const std::string d = first_difference(comparable(first.config), comparable(s.config));
     if (!d.empty()) refuse(s.name, "its config differs from " + first.name + "'s at " + d + ": not the same run");
     const std::string r = first_difference(first.reading, s.reading);
     if (!r.empty()) refuse(s.name, "its input was read differently from " + first.name + "'s (" + r + ")");
@@ -739,16 +754,25 @@ std::string check_input(const std::string& input, const std::vector<Shard>& shar
     if (s.range_sha256.empty())
       refuse(s.name, "its record has no SHA-256 of the input it read, to check against input");
     Sha256 range;
+    std::size_t lines = 0;
+    char last = '\n';
     in.each_chunk(s.begin, s.end - s.begin, [&](std::string_view piece) {
       range.update(piece);
       whole.update(piece);
+      lines += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
+      last = piece.back();
     });
+    if (last != '\n') ++lines;  // a last line without its newline
     if (range.hex() != s.range_sha256) {
       Message m;
       m << "shard " << Verbatim{s.name} << " read other bytes than " << Verbatim{input} << " holds at "
         << std::to_string(s.begin) << "-" << std::to_string(s.end)
         << " (the input changed between the shards' runs?); run that shard again on this input";
       throw m.error();
+    }
+    if (s.lines && *s.lines != lines) {
+      refuse(s.name, "its record says it read " + std::to_string(*s.lines) + " lines, and its bytes of " + input +
+                         " hold " + std::to_string(lines) + " (corrupt record?)");
     }
     stats.bytes_read += s.end - s.begin;
   }
@@ -774,7 +798,7 @@ std::vector<std::size_t> line_offsets(const std::vector<Shard>& shards) {
 // reads one input, so each record starts {"line":N, (no "source").
 void copy_jsonl(OutputFile& out, const Shard& s, std::size_t offset, MergeStats& stats) {
   const InFile f(s.pieces[0].path);
-  if (offset == 0) {
+  if (!s.reading.value("shard_seek", false)) {  // the file's line numbers already
     f.each_chunk(0, f.size(), [&](std::string_view piece) {
       out.write(piece);
       stats.rows += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
@@ -961,6 +985,11 @@ MergeStats merge_shards(const MergeOptions& options) {
   }
   if (stats.rows == 0) refuse_no_rows(shards.front().name);
   out.commit();
+  // A record beside the output described an earlier shard written there, not this merge.
+  if (::unlink(shard_record_path(options.output).c_str()) != 0 && errno != ENOENT) {
+    throw Error("cannot remove " + shard_record_path(options.output) +
+                " (the record of an earlier file there): " + std::strerror(errno));
+  }
   struct stat done;
   if (::stat(options.output.c_str(), &done) == 0) stats.bytes_written = static_cast<std::size_t>(done.st_size);
   return stats;

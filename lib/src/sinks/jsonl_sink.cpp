@@ -28,7 +28,8 @@ class JsonlSink : public FileSink {
       if (!run().sources.empty()) head["source"] = run().sources[b.lines[r].source];
       head["line"] = b.lines[r].line;
       head["tokens"] = batch.pieces[r];
-      text = head.dump();
+      // A source name need not be UTF-8: invalid bytes become U+FFFD.
+      text = head.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
       text.pop_back();  // reopen the object for the tensors
       for (const TensorRef& t : tensors) {
         TensorRef row = t;
