@@ -26,7 +26,7 @@ struct InfoCommand {
 
 std::string special(const Tokenizer& tok, int id) {
   if (id < 0) return "-1 (none)";
-  return std::to_string(id) + "  " + tok.id_to_piece(id);
+  return std::to_string(id) + "  " + std::string(tok.id_to_piece(id));
 }
 
 void row(std::string& text, const char* key, const std::string& value) {

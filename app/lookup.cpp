@@ -33,7 +33,7 @@ struct LookupCommand {
 
 // The piece of `id` if the tokenizer has it (a table may have more rows).
 std::string tokenizer_piece(const Tokenizer& tok, std::int64_t id) {
-  return id < tok.info().vocab_size ? tok.id_to_piece(static_cast<int>(id)) : "(beyond the vocabulary)";
+  return id < tok.info().vocab_size ? std::string(tok.id_to_piece(static_cast<int>(id))) : "(beyond the vocabulary)";
 }
 
 std::string shortest(float v) {

@@ -3,11 +3,13 @@
 // model, on arbitrary bytes. Ids and pieces must be identical; anything else
 // traps.
 //
-// The first byte picks one of three variants of the committed Mistral v3
+// The first byte picks one of four variants of the committed Mistral v3
 // model (BPE, identity normalizer): as it is (byte fallback); without byte
 // fallback (unknown characters become <unk> pieces whose runs SentencePiece
-// merges, also across segments); and without byte fallback plus user-defined
-// symbols, one ending and one starting with U+2581 (fuzz/model_variants.h).
+// merges, also across segments); without byte fallback plus user-defined
+// symbols, one ending and one starting with U+2581 (segments then go to
+// SentencePiece, not to SegmentBpe); and with every score equal, so that
+// SegmentBpe's merge order is the tie-break alone (fuzz/model_variants.h).
 #include <sentencepiece_processor.h>
 
 #include <cstddef>
@@ -40,7 +42,8 @@ std::vector<std::unique_ptr<Variant>> load_variants() {
     user_defined = embedpe::variants::with_piece(user_defined, piece, 4);  // USER_DEFINED
   }
   std::vector<std::unique_ptr<Variant>> out;
-  for (const std::string& bytes : {base, no_byte_fallback, user_defined}) {
+  const std::string tied = embedpe::variants::with_scores(base, 0.0f);
+  for (const std::string& bytes : {base, no_byte_fallback, user_defined, tied}) {
     auto v = std::unique_ptr<Variant>(new Variant{embedpe::Tokenizer::from_bytes(bytes, "fuzz model"), {}});
     if (!v->plain.LoadFromSerializedProto(bytes).ok()) __builtin_trap();
     // The target is pointless if the cache is not in use.

@@ -7,6 +7,7 @@
 #include <sentencepiece_processor.h>
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +31,10 @@ const std::string& mistral() {
 }
 
 using embedpe::variants::field;
+
+void protobuf_append_varint_field(std::string& out, std::uint32_t number, std::uint64_t value) {
+  embedpe::protobuf::append(out, {.number = number, .wire_type = embedpe::protobuf::kVarint, .value = value});
+}
 using embedpe::variants::with_piece;
 
 Encoding sentencepiece_encode(const std::string& model, const std::string& text) {
@@ -115,14 +120,29 @@ TEST_CASE("issue 14 – a run of unknown characters straddling two segments is o
 }
 
 TEST_CASE("the cached path gives SentencePiece's ids and pieces, on every variant of the model") {
-  const std::vector<std::string> texts = {
-      "", " ", "  ", "a", " a", "a ", "Hello, world!", "  two  spaces  ", "tab\there", "caf\xC3\xA9 \xF0\x9F\x99\x82",
-      "\xE2\x96\x81 already escaped \xE2\x96\x81\xE2\x96\x81", "\xE4\xBD\xA0\xE5\xA5\xBD\xE4\xB8\x96\xE7\x95\x8C",
-      "b\xE2\x96\x81 <x><x> \xE2\x98\x83\xE2\x98\x83\xE2\x98\x83", "bad \xFF utf8", std::string("nul\0inside", 10),
-      "[INST] control [/INST] 12345"};
+  const std::vector<std::string> texts = {"",
+                                          " ",
+                                          "  ",
+                                          "a",
+                                          " a",
+                                          "a ",
+                                          "Hello, world!",
+                                          "  two  spaces  ",
+                                          "tab\there",
+                                          "caf\xC3\xA9 \xF0\x9F\x99\x82",
+                                          "\xE2\x96\x81 already escaped \xE2\x96\x81\xE2\x96\x81",
+                                          "\xE4\xBD\xA0\xE5\xA5\xBD\xE4\xB8\x96\xE7\x95\x8C",
+                                          "b\xE2\x96\x81 <x><x> \xE2\x98\x83\xE2\x98\x83\xE2\x98\x83",
+                                          "bad \xFF utf8",
+                                          std::string("nul\0inside", 10),
+                                          "[INST] control [/INST] 12345",
+                                          "the quick brown fox",
+                                          "internationalization"};
   std::string user_defined = embedpe::variants::without_byte_fallback(mistral());
   for (const char* p : {"<x>", "b\xE2\x96\x81", "\xE2\x98\x83\xE2\x98\x83"}) user_defined = with_piece(user_defined, p, 4);
-  for (const std::string& model : {mistral(), embedpe::variants::without_byte_fallback(mistral()), user_defined}) {
+  const std::string tied = embedpe::variants::with_scores(mistral(), 0.0f);  // every merge a tie: leftmost first
+  for (const std::string& model :
+       {mistral(), embedpe::variants::without_byte_fallback(mistral()), user_defined, tied}) {
     const Tokenizer tok = Tokenizer::from_bytes(model, "variant");
     REQUIRE(tok.info().segment_cache);
     for (int pass = 0; pass < 2; ++pass) {  // the second pass reads the cache
@@ -132,15 +152,127 @@ TEST_CASE("the cached path gives SentencePiece's ids and pieces, on every varian
         const Encoding expected = sentencepiece_encode(model, text);
         CHECK(got.ids == expected.ids);
         CHECK(got.pieces == expected.pieces);
+        const Encoding ids_only = tok.encode(text, embedpe::Pieces::drop);
+        CHECK(ids_only.ids == expected.ids);
+        CHECK(ids_only.pieces.empty());
       }
     }
   }
+  // The tied variant really is another tokenization: the tie-break decides.
+  CHECK(sentencepiece_encode(tied, "the quick brown fox").ids !=
+        sentencepiece_encode(mistral(), "the quick brown fox").ids);
+}
+
+TEST_CASE("SegmentBpe encodes the segments of BPE models without user-defined or UNUSED pieces") {
+  using embedpe::SegmentBpe;
+  CHECK(SegmentBpe::from_model(mistral()).has_value());
+  CHECK(SegmentBpe::from_model(embedpe::variants::without_byte_fallback(mistral())).has_value());
+  CHECK_FALSE(SegmentBpe::from_model(with_piece(mistral(), "<x>", 4)).has_value());     // USER_DEFINED
+  CHECK_FALSE(SegmentBpe::from_model(with_piece(mistral(), "zzq", 5)).has_value());     // UNUSED
+  CHECK_FALSE(SegmentBpe::from_model(with_piece(mistral(), "hello", 1)).has_value());   // defined twice
+  CHECK_FALSE(SegmentBpe::from_model(with_piece(mistral(), "<unk2>", 2)).has_value());  // a second <unk>
+  // Its encoding of a segment is SentencePiece's of the same text with no dummy prefix.
+  static constexpr char kNoDummyPrefix[] = {0x1A, 0x02, 0x18, 0x00};
+  const std::string no_prefix = mistral() + std::string(kNoDummyPrefix, sizeof kNoDummyPrefix);
+  const auto bpe = SegmentBpe::from_model(mistral());
+  for (const std::string segment : {"Hello", " world", " unbelievable", "ä½ å¥½", "ð"}) {
+    CAPTURE(segment);
+    const std::optional<Encoding> got = bpe->encode(segment);
+    REQUIRE(got.has_value());
+    const Encoding expected = sentencepiece_encode(no_prefix, segment);
+    CHECK(got->ids == expected.ids);
+    CHECK(got->pieces == expected.pieces);
+  }
+}
+
+TEST_CASE("a model the tokenizer takes without loading SentencePiece is one SentencePiece loads, with the same ids") {
+  // The tokenizer leaves SentencePiece unloaded when SegmentBpe takes the
+  // model, so SegmentBpe must refuse whatever SentencePiece's parser and
+  // loader refuse. Damaged and unusual models, and random byte changes inside
+  // pieces: where the tokenizer loads one, SentencePiece must too, with the
+  // same vocabulary size, special ids and encodings.
+  const std::string no_fallback = embedpe::variants::without_byte_fallback(mistral());
+  const auto trainer = [](std::uint32_t number, std::string_view text) { return field(2, field(number, text)); };
+  std::string byte_fallback_on;
+  protobuf_append_varint_field(byte_fallback_on, 35, 1);
+  std::vector<std::pair<std::string, std::string>> models = {
+      {"as it is", mistral()},
+      {"a byte piece twice", with_piece(mistral(), "<0x41>", 6)},
+      {"a byte piece without byte fallback", with_piece(no_fallback, "<0x41>", 6)},
+      {"a malformed byte piece", with_piece(mistral(), "<0xZZ>", 6)},
+      {"a lower-case byte piece", with_piece(mistral(), "<0x4a>", 6)},
+      {"byte fallback without its 256 pieces", no_fallback + field(2, byte_fallback_on)},
+      {"a second <unk>", with_piece(mistral(), "<unk2>", 2)},
+      {"a piece type outside the enum", with_piece(mistral(), "zzq", 9)},
+      {"a piece type beyond 8 bits", with_piece(mistral(), "zzq", 259)},
+      {"an empty piece", with_piece(mistral(), "", 1)},
+      {"a one-character control piece", with_piece(mistral(), "Q", 3)},
+      {"a denormalizer table", mistral() + field(5, field(2, "xx"))},
+      {"a malformed trainer_spec", mistral() + field(2, "\xFF")},
+      {"a malformed piece", mistral() + field(1,
+                                              "\x0A\x05"
+                                              "ab")},
+      {"unk_piece naming <s>", mistral() + trainer(45, "<s>")},
+      {"bos_piece naming a normal piece", mistral() + trainer(46, "hello")},
+      {"eos_piece with a NUL", mistral() + trainer(47, std::string("</s>\0x", 6))},
+      {"pad_piece naming <unk>", mistral() + trainer(48, "<unk>")},
+  };
+  // Random changes to single bytes inside the first pieces (their text, score and type).
+  std::uint64_t seed = 12345;
+  const auto next = [&seed] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed >> 33;
+  };
+  for (int i = 0; i < 120; ++i) {
+    std::string damaged = mistral();
+    const std::size_t at = 2 + next() % 4000;  // the <unk>, <s>, </s>, byte and first normal pieces
+    damaged[at] = static_cast<char>(next() & 0xFF);
+    models.emplace_back("byte " + std::to_string(at) + " changed", damaged);
+  }
+  const std::vector<std::string> texts = {"Hello, world!", "Q and A", "caf\xC3\xA9 \xF0\x9F\x99\x82 <0x41>",
+                                          "zzq hello"};
+  std::size_t taken = 0;
+  for (const auto& [name, bytes] : models) {
+    CAPTURE(name);
+    sentencepiece::SentencePieceProcessor sp;
+    const bool sp_loads = sp.LoadFromSerializedProto(bytes).ok();
+    std::optional<Tokenizer> tok;
+    try {
+      tok.emplace(Tokenizer::from_bytes(bytes, "variant"));
+    } catch (const embedpe::Error&) {
+    }
+    if (!tok) continue;  // refusing more than SentencePiece is allowed; accepting more is not
+    ++taken;
+    REQUIRE(sp_loads);
+    CHECK(tok->info().vocab_size == sp.GetPieceSize());
+    CHECK(tok->info().unk_id == sp.unk_id());
+    CHECK(tok->info().bos_id == sp.bos_id());
+    CHECK(tok->info().eos_id == sp.eos_id());
+    CHECK(tok->info().pad_id == sp.pad_id());
+    for (int id : {0, 1, 2, 3, 100, sp.GetPieceSize() - 1}) CHECK(tok->id_to_piece(id) == sp.IdToPiece(id));
+    for (const std::string& text : texts) {
+      CAPTURE(text);
+      sentencepiece::ImmutableSentencePieceText spt;
+      const bool sp_encodes = sp.Encode(text, spt.mutable_proto()).ok();
+      std::optional<Encoding> got;
+      try {
+        got = tok->encode(text);
+      } catch (const embedpe::Error&) {
+      }
+      REQUIRE(got.has_value() == sp_encodes);
+      if (!got) continue;
+      std::vector<int> ids;
+      for (const auto& p : spt.pieces()) ids.push_back(static_cast<int>(p.id()));
+      CHECK(got->ids == ids);
+    }
+  }
+  CHECK(taken > 60);  // most single-byte changes leave a usable model
 }
 
 TEST_CASE("the cache is bounded, kept per segment and shared by threads") {
   auto rules = SegmentRules::from_model(mistral());
   REQUIRE(rules);
-  const SegmentEncoder encoder(std::move(*rules), 0, 64 * 1024);
+  const SegmentEncoder encoder(std::move(*rules), 0, std::nullopt, 64 * 1024);
   std::atomic<int> calls{0};
   const auto fake = [&](std::string_view segment) {
     ++calls;

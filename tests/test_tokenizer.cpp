@@ -282,7 +282,7 @@ TEST_CASE("batch_from_ids: ids as given, no BOS/EOS, truncated and padded as tex
   CHECK(b.input_ids(1, 0) == 0);
   CHECK(b.input_ids(1, 2) == 7);
   CHECK(b.attention_mask(1, 1) == 0);
-  CHECK(b.pieces[1] == std::vector<std::string>{tok.id_to_piece(7)});
+  CHECK(b.pieces[1] == std::vector<std::string>{std::string(tok.id_to_piece(7))});
   CHECK(b.untruncated_lengths[0] == 4);
   CHECK_THROWS_WITH_AS(tok.batch_from_ids({{1}, {8000}}, {}, {"a.txt:1", "a.txt:2"}),
                        doctest::Contains("a.txt:2: id 8000 is outside the vocabulary"), embedpe::Error);

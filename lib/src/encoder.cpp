@@ -493,8 +493,9 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
     const bool left = options.tokenize.padding_side == Side::left;
     while (!lines.empty()) {
       auto [texts, origins] = source.take(lines);
-      const std::vector<Encoding> each = tokenizer.encode_each(texts, options.tokenize, options.threads);
-      const std::string& pad_piece = tokenizer.id_to_piece(pad);  // checked by encode_each
+      const std::vector<Encoding> each = tokenizer.encode_each(texts, options.tokenize, options.threads,
+                                                               text == TokenText::ids ? Pieces::drop : Pieces::keep);
+      const std::string_view pad_piece = tokenizer.id_to_piece(pad);  // checked by encode_each
       // Padding an option asks for is refused before it is written, as the padded batch refuses it.
       std::size_t longest = 0;
       for (const Encoding& e : each) longest = std::max(longest, e.ids.size());
@@ -526,7 +527,7 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
   }
   while (!lines.empty()) {
     const Batch batch = token_batch(tokenizer, source, lines, options);
-    const std::string& pad_piece = tokenizer.id_to_piece(batch.pad_id);
+    const std::string_view pad_piece = tokenizer.id_to_piece(batch.pad_id);
     buffer.clear();
     for (std::size_t b = 0; b < batch.size(); ++b) {
       const auto [first, length] = batch.own_columns(b, fixed, multiple);

@@ -22,8 +22,9 @@ bool read_fixed(std::string_view in, std::size_t& pos, int bytes, std::uint64_t&
   return true;
 }
 
-// Reads one field at `pos`; false if it is malformed.
-bool next(std::string_view in, std::size_t& pos, Field& field) {
+}  // namespace
+
+bool next_field(std::string_view in, std::size_t& pos, Field& field) {
   std::uint64_t key;
   if (!read_varint(in, pos, key)) return false;
   field.number = static_cast<std::uint32_t>(key >> 3);
@@ -44,13 +45,9 @@ bool next(std::string_view in, std::size_t& pos, Field& field) {
   }
 }
 
-}  // namespace
-
 std::vector<Field> fields(std::string_view message) {
   std::vector<Field> out;
-  std::size_t pos = 0;
-  Field field;
-  while (pos < message.size() && next(message, pos, field)) out.push_back(field);
+  for_each_field(message, [&](const Field& f) { out.push_back(f); });
   return out;
 }
 
@@ -58,7 +55,7 @@ bool well_formed(std::string_view message) {
   std::size_t pos = 0;
   Field field;
   while (pos < message.size()) {
-    if (!next(message, pos, field)) return false;
+    if (!next_field(message, pos, field)) return false;
   }
   return true;
 }

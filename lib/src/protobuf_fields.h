@@ -19,6 +19,18 @@ struct Field {
   std::string_view bytes;   // kLengthDelimited
 };
 
+// Reads the field at `pos` and moves past it; false if it is malformed.
+bool next_field(std::string_view message, std::size_t& pos, Field& field);
+
+// Calls visit(field) for each top-level field of a message, in order, without
+// allocating; stops at the first malformed field.
+template <class Visit>
+void for_each_field(std::string_view message, Visit&& visit) {
+  std::size_t pos = 0;
+  Field field;
+  while (pos < message.size() && next_field(message, pos, field)) visit(field);
+}
+
 // The top-level fields of a message; stops at the first malformed field.
 std::vector<Field> fields(std::string_view message);
 

@@ -74,60 +74,76 @@ constexpr std::uint32_t kName = 1, kCharsmap = 2, kAddDummyPrefix = 3, kRemoveEx
 
 }  // namespace
 
+const char* SegmentRules::read_spec(std::string_view serialized, SegmentRules& rules) {
+  if (!protobuf::well_formed(serialized)) return "not a well-formed ModelProto";
+  // Proto defaults, overridden by what the model says (the last value wins).
+  std::uint64_t model_type = 1;
+  bool suffix = false, remove_extra = true, escape = true, self_test = false;
+  std::string_view name, charsmap;
+  protobuf::for_each_field(serialized, [&](const protobuf::Field& f) {
+    if (f.wire_type != protobuf::kLengthDelimited) return;
+    if (f.number == field::kSelfTestData) self_test = true;
+    if (f.number == field::kTrainerSpec) {
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& t) {
+        if (t.wire_type != protobuf::kVarint) return;
+        if (t.number == field::kModelType) model_type = t.value;
+        if (t.number == field::kTreatWhitespaceAsSuffix) suffix = t.value != 0;
+        if (t.number == field::kByteFallback) rules.byte_fallback_ = t.value != 0;
+      });
+    } else if (f.number == field::kNormalizerSpec) {
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& n) {
+        if (n.number == field::kName && n.wire_type == protobuf::kLengthDelimited) name = n.bytes;
+        if (n.number == field::kCharsmap && n.wire_type == protobuf::kLengthDelimited) charsmap = n.bytes;
+        if (n.wire_type != protobuf::kVarint) return;
+        if (n.number == field::kAddDummyPrefix) rules.dummy_prefix_ = n.value != 0;
+        if (n.number == field::kRemoveExtraWhitespaces) remove_extra = n.value != 0;
+        if (n.number == field::kEscapeWhitespaces) escape = n.value != 0;
+      });
+    }
+  });
+  if (self_test) return "it has self-test data";
+  if (model_type != field::kModelBpe) return "it is not a BPE model";
+  if (name != "identity" || !charsmap.empty()) return "its normalizer is not the identity";
+  if (remove_extra) return "it removes extra whitespace";
+  if (!escape) return "it does not escape whitespace";
+  if (suffix) return "it treats whitespace as a suffix";
+  return nullptr;
+}
+
+bool SegmentRules::spec_allows(std::string_view serialized) {
+  SegmentRules rules;
+  return read_spec(serialized, rules) == nullptr;
+}
+
 std::optional<SegmentRules> SegmentRules::from_model(std::string_view serialized, std::string* why_not) {
   const auto no = [&](const char* reason) -> std::optional<SegmentRules> {
     if (why_not) *why_not = reason;
     return std::nullopt;
   };
-  if (!protobuf::well_formed(serialized)) return no("not a well-formed ModelProto");
   SegmentRules rules;
-  // Proto defaults, overridden by what the model says (the last value wins).
-  std::uint64_t model_type = 1;
-  bool suffix = false, remove_extra = true, escape = true;
-  std::string_view name, charsmap;
-  std::vector<std::string_view> pieces;
-  for (const auto& f : protobuf::fields(serialized)) {
-    if (f.wire_type != protobuf::kLengthDelimited) continue;
-    if (f.number == field::kSelfTestData) return no("it has self-test data");
-    if (f.number == field::kPieces) {
+  const char* refused = read_spec(serialized, rules);
+  if (refused) return no(refused);
+  // Calls visit(piece) for the text of every piece, in order, without copying.
+  const auto for_each_piece = [&](auto&& visit) {
+    protobuf::for_each_field(serialized, [&](const protobuf::Field& f) {
+      if (f.number != field::kPieces || f.wire_type != protobuf::kLengthDelimited) return;
       std::string_view piece;
-      for (const auto& p : protobuf::fields(f.bytes)) {
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& p) {
         if (p.number == field::kPiece && p.wire_type == protobuf::kLengthDelimited) piece = p.bytes;
         if (p.number == field::kPieceType && p.wire_type == protobuf::kVarint && p.value == field::kTypeUnused) {
-          return no("it has UNUSED pieces");
+          refused = "it has UNUSED pieces";
         }
-      }
-      pieces.push_back(piece);
-    } else if (f.number == field::kTrainerSpec) {
-      for (const auto& t : protobuf::fields(f.bytes)) {
-        if (t.wire_type != protobuf::kVarint) continue;
-        if (t.number == field::kModelType) model_type = t.value;
-        if (t.number == field::kTreatWhitespaceAsSuffix) suffix = t.value != 0;
-        if (t.number == field::kByteFallback) rules.byte_fallback_ = t.value != 0;
-      }
-    } else if (f.number == field::kNormalizerSpec) {
-      for (const auto& n : protobuf::fields(f.bytes)) {
-        if (n.number == field::kName && n.wire_type == protobuf::kLengthDelimited) name = n.bytes;
-        if (n.number == field::kCharsmap && n.wire_type == protobuf::kLengthDelimited) charsmap = n.bytes;
-        if (n.wire_type != protobuf::kVarint) continue;
-        if (n.number == field::kAddDummyPrefix) rules.dummy_prefix_ = n.value != 0;
-        if (n.number == field::kRemoveExtraWhitespaces) remove_extra = n.value != 0;
-        if (n.number == field::kEscapeWhitespaces) escape = n.value != 0;
-      }
-    }
-  }
-  if (model_type != field::kModelBpe) return no("it is not a BPE model");
-  if (name != "identity" || !charsmap.empty()) return no("its normalizer is not the identity");
-  if (remove_extra) return no("it removes extra whitespace");
-  if (!escape) return no("it does not escape whitespace");
-  if (suffix) return no("it treats whitespace as a suffix");
+      });
+      visit(piece);
+    });
+  };
 
   // Two passes over the pieces' code points: count the pairs the small
   // table cannot hold, so that the hash table is sized by them (at most
   // half full) rather than by the vocabulary's bytes: most pieces of most
   // models are ASCII, and every page of a table is first-touched at load.
   const auto for_each_pair = [&](auto&& visit) {
-    for (std::string_view piece : pieces) {
+    for_each_piece([&](std::string_view piece) {
       char32_t prev = kInvalid;
       while (!piece.empty()) {
         std::size_t len = 0;
@@ -136,17 +152,18 @@ std::optional<SegmentRules> SegmentRules::from_model(std::string_view serialized
         prev = cp;
         piece.remove_prefix(len);
       }
-    }
+    });
   };
   std::size_t large = 0;
-  for (std::string_view piece : pieces) {
-    if (piece.find(' ') != std::string_view::npos) return no("a piece contains ' '");
-    for (std::string_view rest = piece; !rest.empty();) {
+  for_each_piece([&](std::string_view piece) {
+    if (piece.find(' ') != std::string_view::npos) refused = "a piece contains ' '";
+    for (std::string_view rest = piece; !rest.empty() && !refused;) {
       std::size_t len = 0;
-      if (decode_utf8(rest, len) == kInvalid) return no("a piece is not valid UTF-8");
+      if (decode_utf8(rest, len) == kInvalid) refused = "a piece is not valid UTF-8";
       rest.remove_prefix(len);
     }
-  }
+  });
+  if (refused) return no(refused);
   for_each_pair([&](char32_t a, char32_t b) { large += small_index(a) < 0 || small_index(b) < 0; });
   rules.small_pairs_.assign((kSmall * kSmall + 63) / 64, 0);
   std::size_t capacity = 64;
@@ -232,8 +249,12 @@ struct SegmentEncoder::Shard {
   std::size_t bytes = 0;
 };
 
-SegmentEncoder::SegmentEncoder(SegmentRules rules, int unk_id, std::size_t max_bytes)
-    : rules_(std::move(rules)), unk_id_(unk_id), max_bytes_(max_bytes), shards_(std::make_unique<Shard[]>(kShards)) {}
+SegmentEncoder::SegmentEncoder(SegmentRules rules, int unk_id, std::optional<SegmentBpe> bpe, std::size_t max_bytes)
+    : rules_(std::move(rules)),
+      unk_id_(unk_id),
+      bpe_(std::move(bpe)),
+      max_bytes_(max_bytes),
+      shards_(std::make_unique<Shard[]>(kShards)) {}
 SegmentEncoder::~SegmentEncoder() = default;
 
 std::size_t SegmentEncoder::cached_segments() const {
@@ -245,23 +266,33 @@ std::size_t SegmentEncoder::cached_segments() const {
   return n;
 }
 
-void SegmentEncoder::append(Encoding& out, const Encoding& segment) const {
+void SegmentEncoder::append(Encoding& out, const Encoding& segment, Pieces pieces) const {
   std::size_t first = 0;
   // SentencePiece merges a run of <unk> pieces into one (its piece is the
   // run's text); a run can straddle two segments. With byte fallback an
   // unknown piece becomes bytes instead and nothing merges.
   if (!rules_.byte_fallback() && !out.ids.empty() && !segment.ids.empty() && out.ids.back() == unk_id_ &&
       segment.ids.front() == unk_id_) {
-    out.pieces.back() += segment.pieces.front();
+    if (pieces == Pieces::keep) out.pieces.back() += segment.pieces.front();
     first = 1;
   }
   out.ids.insert(out.ids.end(), segment.ids.begin() + static_cast<std::ptrdiff_t>(first), segment.ids.end());
-  out.pieces.insert(out.pieces.end(), segment.pieces.begin() + static_cast<std::ptrdiff_t>(first),
-                    segment.pieces.end());
+  if (pieces == Pieces::keep) {
+    out.pieces.insert(out.pieces.end(), segment.pieces.begin() + static_cast<std::ptrdiff_t>(first),
+                      segment.pieces.end());
+  }
 }
 
-Encoding SegmentEncoder::encode(std::string_view text,
-                                const std::function<Encoding(std::string_view)>& encode_segment) const {
+Encoding SegmentEncoder::encode_fresh(std::string_view segment,
+                                      const std::function<Encoding(std::string_view)>& encode_segment) const {
+  if (bpe_) {
+    if (std::optional<Encoding> e = bpe_->encode(segment)) return std::move(*e);
+  }
+  return encode_segment(segment);
+}
+
+Encoding SegmentEncoder::encode(std::string_view text, const std::function<Encoding(std::string_view)>& encode_segment,
+                                Pieces pieces) const {
   if (text.empty()) return {};  // SentencePiece adds no prefix to an empty text
   std::string prefixed;
   if (rules_.dummy_prefix()) {
@@ -274,10 +305,10 @@ Encoding SegmentEncoder::encode(std::string_view text,
   if (segments.empty()) return encode_segment(text);
   Encoding out;
   out.ids.reserve(text.size() / 3 + 1);
-  out.pieces.reserve(text.size() / 3 + 1);
+  if (pieces == Pieces::keep) out.pieces.reserve(text.size() / 3 + 1);
   for (std::string_view seg : segments) {
     if (seg.size() > kMaxSegmentBytes) {
-      append(out, encode_segment(seg));
+      append(out, encode_fresh(seg, encode_segment), pieces);
       continue;
     }
     Shard& shard = shards_[Hash{}(seg) % kShards];
@@ -285,12 +316,12 @@ Encoding SegmentEncoder::encode(std::string_view text,
       std::lock_guard lock(shard.mutex);
       const auto it = shard.map.find(seg);
       if (it != shard.map.end()) {
-        append(out, it->second);
+        append(out, it->second, pieces);
         continue;
       }
     }
-    Encoding fresh = encode_segment(seg);  // outside the lock: SentencePiece is the slow part
-    append(out, fresh);
+    Encoding fresh = encode_fresh(seg, encode_segment);  // outside the lock: the slow part
+    append(out, fresh, pieces);
     const std::size_t cost = entry_bytes(seg, fresh);
     std::lock_guard lock(shard.mutex);
     if (shard.bytes + cost > max_bytes_ / kShards) {

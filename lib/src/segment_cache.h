@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "embedpe/tokenizer.h"
+#include "segment_bpe.h"
 
 namespace embedpe {
 
@@ -46,6 +47,9 @@ class SegmentRules {
   // nullopt when segments would not be exact for this model (or the bytes are
   // not a model this can read); `why_not` then says which condition failed.
   static std::optional<SegmentRules> from_model(std::string_view serialized, std::string* why_not = nullptr);
+  // The part of from_model's decision that reads no piece, only the model's
+  // type and normalizer (cheap): false means from_model says no.
+  static bool spec_allows(std::string_view serialized);
 
   // The model's normalizer_spec.add_dummy_prefix: the segments of a text are
   // cut from " " + text when it is set (the prefix the normalizer adds).
@@ -63,6 +67,8 @@ class SegmentRules {
 
  private:
   SegmentRules() = default;
+  // Reads the specs into `rules`; the reason they refuse segments, or null.
+  static const char* read_spec(std::string_view serialized, SegmentRules& rules);
   void add_pair(char32_t a, char32_t b);
 
   bool dummy_prefix_ = true;
@@ -83,26 +89,35 @@ class SegmentEncoder {
   static constexpr std::size_t kMaxBytes = std::size_t(32) << 20;
   static constexpr std::size_t kMaxSegmentBytes = 128;
 
-  // unk_id: the model's <unk>, whose runs SentencePiece merges. max_bytes:
-  // the cache's budget (tests make it small).
-  SegmentEncoder(SegmentRules rules, int unk_id, std::size_t max_bytes = kMaxBytes);
+  // unk_id: the model's <unk>, whose runs SentencePiece merges. bpe: encodes
+  // the segments instead of `encode_segment` where it can (segment_bpe.h).
+  // max_bytes: the cache's budget (tests make it small).
+  SegmentEncoder(SegmentRules rules, int unk_id, std::optional<SegmentBpe> bpe = std::nullopt,
+                 std::size_t max_bytes = kMaxBytes);
   ~SegmentEncoder();
 
   const SegmentRules& rules() const { return rules_; }
+  const SegmentBpe* bpe() const { return bpe_ ? &*bpe_ : nullptr; }
 
   // `encode_segment` must encode one piece of text as SentencePiece does
-  // *without* the dummy prefix; it is called for segments not in the cache,
-  // and for the whole (prefixed) text when it cannot be split.
-  Encoding encode(std::string_view text, const std::function<Encoding(std::string_view)>& encode_segment) const;
+  // *without* the dummy prefix; it is called for segments not in the cache
+  // that the SegmentBpe, if any, leaves to it, and for the whole (prefixed)
+  // text when it cannot be split.
+  // With Pieces::drop the result's pieces may be empty.
+  Encoding encode(std::string_view text, const std::function<Encoding(std::string_view)>& encode_segment,
+                  Pieces pieces = Pieces::keep) const;
 
   // Entries held now (for tests).
   std::size_t cached_segments() const;
 
  private:
-  void append(Encoding& out, const Encoding& segment) const;
+  void append(Encoding& out, const Encoding& segment, Pieces pieces) const;
+  Encoding encode_fresh(std::string_view segment,
+                        const std::function<Encoding(std::string_view)>& encode_segment) const;
 
   SegmentRules rules_;
   int unk_id_;
+  std::optional<SegmentBpe> bpe_;
   std::size_t max_bytes_;
   struct Shard;
   std::unique_ptr<Shard[]> shards_;

@@ -27,8 +27,11 @@ namespace embedpe {
 struct Tokenizer::Impl {
   // With `segments`, sp holds the model with add_dummy_prefix turned off and
   // encode() adds the prefix itself (see load); its ids and pieces are the
-  // model's, only a text's leading U+2581 is left to the caller.
+  // model's, only a text's leading U+2581 is left to the caller. With a
+  // SegmentBpe as well, sp is loaded only when a text needs it (processor()).
   sentencepiece::SentencePieceProcessor sp;
+  std::once_flag sp_once;
+  bool sp_lazy = false;
   std::unique_ptr<SegmentEncoder> segments;  // null: every text goes to SentencePiece whole
   ModelInfo info;
   std::string owned;            // a model read from a file
@@ -39,7 +42,40 @@ struct Tokenizer::Impl {
   // leave the text's leading space): the model as it is, loaded on first use.
   std::once_flag decoder_once;
   sentencepiece::SentencePieceProcessor decoder;
+
+  // SentencePiece, loaded now if it was left until needed.
+  const sentencepiece::SentencePieceProcessor& processor();
+  // The processor's PieceToId and IdToPiece, from the SegmentBpe when it stands in for it.
+  const SegmentBpe* bpe() const { return sp_lazy ? segments->bpe() : nullptr; }
 };
+
+namespace {
+
+// Segments are encoded without the dummy prefix: the prefix belongs to the
+// text, not to each segment. A second normalizer_spec appended to the message
+// is merged into the first by the protobuf parser, so this is the same model
+// with add_dummy_prefix (NormalizerSpec field 3) = false.
+sentencepiece::util::Status load_without_dummy_prefix(sentencepiece::SentencePieceProcessor& sp,
+                                                      std::string_view serialized) {
+  static constexpr char kNoDummyPrefix[] = {0x1A, 0x02, 0x18, 0x00};
+  std::string variant(serialized);
+  variant.append(kNoDummyPrefix, sizeof kNoDummyPrefix);
+  return sp.LoadFromSerializedProto(variant);
+}
+
+}  // namespace
+
+const sentencepiece::SentencePieceProcessor& Tokenizer::Impl::processor() {
+  if (sp_lazy) {
+    std::call_once(sp_once, [this] {
+      const auto status = load_without_dummy_prefix(sp, serialized);
+      if (!status.ok()) {
+        throw Error("model " + info.source + " is not a usable SentencePiece model (" + status.ToString() + ")");
+      }
+    });
+  }
+  return sp;
+}
 
 namespace {
 
@@ -83,23 +119,21 @@ std::string read_file(const std::string& path) {
 void read_spec_fields(std::string_view model, ModelInfo& info) {
   static constexpr const char* kTypes[] = {"unknown", "unigram", "bpe", "word", "char"};
   info.model_type = "unigram";  // the proto default
-  for (const auto& field : protobuf::fields(model)) {
+  protobuf::for_each_field(model, [&](const protobuf::Field& field) {
     if (field.number == 2 && field.wire_type == protobuf::kLengthDelimited) {
-      for (const auto& t : protobuf::fields(field.bytes)) {
+      protobuf::for_each_field(field.bytes, [&](const protobuf::Field& t) {
         if (t.number == 3 && t.wire_type == protobuf::kVarint) {
           info.model_type = t.value < 5 ? kTypes[t.value] : "unknown";
         } else if (t.number == 35 && t.wire_type == protobuf::kVarint) {
           info.byte_fallback = t.value != 0;
         }
-      }
+      });
     } else if (field.number == 3 && field.wire_type == protobuf::kLengthDelimited) {
-      for (const auto& n : protobuf::fields(field.bytes)) {
-        if (n.number == 1 && n.wire_type == protobuf::kLengthDelimited) {
-          info.normalizer = std::string(n.bytes);
-        }
-      }
+      protobuf::for_each_field(field.bytes, [&](const protobuf::Field& n) {
+        if (n.number == 1 && n.wire_type == protobuf::kLengthDelimited) info.normalizer = std::string(n.bytes);
+      });
     }
-  }
+  });
 }
 
 }  // namespace
@@ -139,32 +173,54 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
   if (!protobuf::well_formed(serialized)) {
     throw Error("model " + source + " is not a SentencePiece model (truncated or corrupt protobuf)" + hint);
   }
-  std::optional<SegmentRules> rules = SegmentRules::from_model(serialized);
-  if (rules) {
-    // Segments are encoded without the dummy prefix: the prefix belongs to
-    // the text, not to each segment. A second normalizer_spec appended to the
-    // message is merged into the first by the protobuf parser, so this is the
-    // same model with add_dummy_prefix (NormalizerSpec field 3) = false.
-    static constexpr char kNoDummyPrefix[] = {0x1A, 0x02, 0x18, 0x00};
-    std::string variant(serialized);
-    variant.append(kNoDummyPrefix, sizeof kNoDummyPrefix);
-    if (!impl->sp.LoadFromSerializedProto(variant).ok()) rules.reset();
-  }
-  auto status = rules ? sentencepiece::util::Status() : impl->sp.LoadFromSerializedProto(serialized);
-  if (!status.ok()) {
-    throw Error("model " + source + " is not a usable SentencePiece model (" + status.ToString() + ")" + hint);
+  // A BPE model whose segments SegmentBpe encodes needs SentencePiece only
+  // for the texts it leaves to it (see segment_bpe.h): its loading, the
+  // costliest part of a short run, waits for one. The segment tables are
+  // built on two cores.
+  std::optional<SegmentRules> rules;
+  std::optional<SegmentBpe> bpe;
+  if (SegmentRules::spec_allows(serialized)) {
+    parallel_for(2, 2, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t task = begin; task < end; ++task) {
+        if (task == 0) rules = SegmentRules::from_model(serialized);
+        if (task == 1) bpe = SegmentBpe::from_model(serialized);
+      }
+    });
   }
   ModelInfo& info = impl->info;
   info.source = source;
-  info.vocab_size = impl->sp.GetPieceSize();
-  if (info.vocab_size <= 0) throw Error("model " + source + " has no pieces" + hint);
-  info.pad_id = impl->sp.pad_id();
-  info.bos_id = impl->sp.bos_id();
-  info.eos_id = impl->sp.eos_id();
-  info.unk_id = impl->sp.unk_id();
+  if (rules && bpe) {
+    impl->sp_lazy = true;
+    info.vocab_size = static_cast<int>(bpe->size());
+    info.pad_id = bpe->special_ids().pad;
+    info.bos_id = bpe->special_ids().bos;
+    info.eos_id = bpe->special_ids().eos;
+    info.unk_id = bpe->special_ids().unk;
+  } else {
+    sentencepiece::util::Status status;
+    if (rules) status = load_without_dummy_prefix(impl->sp, serialized);
+    if (!rules || !status.ok()) {
+      rules.reset();
+      status = impl->sp.LoadFromSerializedProto(serialized);
+    }
+    if (!status.ok()) {
+      throw Error("model " + source + " is not a usable SentencePiece model (" + status.ToString() + ")" + hint);
+    }
+    info.vocab_size = impl->sp.GetPieceSize();
+    if (info.vocab_size <= 0) throw Error("model " + source + " has no pieces" + hint);
+    info.pad_id = impl->sp.pad_id();
+    info.bos_id = impl->sp.bos_id();
+    info.eos_id = impl->sp.eos_id();
+    info.unk_id = impl->sp.unk_id();
+    bpe.reset();
+  }
   info.size_bytes = serialized.size();
   read_spec_fields(serialized, info);
-  if (rules) impl->segments = std::make_unique<SegmentEncoder>(std::move(*rules), info.unk_id);
+  if (rules) {
+    // The runs SentencePiece merges are of the model's UNKNOWN piece, whatever unk_piece names.
+    const int unknown = bpe ? bpe->unknown_id() : info.unk_id;
+    impl->segments = std::make_unique<SegmentEncoder>(std::move(*rules), unknown, std::move(bpe));
+  }
   info.segment_cache = impl->segments != nullptr;
   return Tokenizer(std::move(impl));
 }
@@ -196,12 +252,20 @@ Encoding encode_whole(const sentencepiece::SentencePieceProcessor& sp, std::stri
 
 }  // namespace
 
-Encoding Tokenizer::encode(std::string_view text) const {
-  if (!impl_->segments) return encode_whole(impl_->sp, text);
-  return impl_->segments->encode(text, [this](std::string_view segment) { return encode_whole(impl_->sp, segment); });
+Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
+  Encoding e =
+      impl_->segments
+          ? impl_->segments->encode(
+                text, [this](std::string_view segment) { return encode_whole(impl_->processor(), segment); }, pieces)
+          : encode_whole(impl_->processor(), text);
+  if (pieces == Pieces::drop) e.pieces.clear();
+  return e;
 }
 
-const std::string& Tokenizer::id_to_piece(int id) const { return impl_->sp.IdToPiece(id); }
+std::string_view Tokenizer::id_to_piece(int id) const {
+  if (const SegmentBpe* bpe = impl_->bpe()) return bpe->piece(id);
+  return impl_->sp.IdToPiece(id);
+}
 
 void Tokenizer::check_ids(std::span<const int> ids, const std::string& origin) const {
   const ModelInfo& info = impl_->info;
@@ -318,14 +382,14 @@ Batch Tokenizer::pad(std::vector<std::vector<int>> contents, std::vector<std::ve
     kept.reserve(keep + specials);
     if (bos >= 0) {
       seq.push_back(bos);
-      kept.push_back(id_to_piece(bos));
+      kept.emplace_back(id_to_piece(bos));
     }
     seq.insert(seq.end(), content.begin() + from, content.begin() + to);
     kept.insert(kept.end(), std::make_move_iterator(content_pieces.begin() + from),
                 std::make_move_iterator(content_pieces.begin() + to));
     if (eos >= 0) {
       seq.push_back(eos);
-      kept.push_back(id_to_piece(eos));
+      kept.emplace_back(id_to_piece(eos));
     }
     sequences.push_back(std::move(seq));
     batch.pieces.push_back(std::move(kept));
@@ -360,34 +424,36 @@ Batch Tokenizer::pad(std::vector<std::vector<int>> contents, std::vector<std::ve
   return batch;
 }
 
-std::vector<Encoding> Tokenizer::encode_texts(const std::vector<std::string>& texts, std::size_t threads) const {
+std::vector<Encoding> Tokenizer::encode_texts(const std::vector<std::string>& texts, std::size_t threads,
+                                              Pieces pieces) const {
   // SentencePiece's Encode is const and thread-safe; each text is independent.
   std::vector<Encoding> encoded(texts.size());
   parallel_for(texts.size(), threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       check_text(texts[i], "text " + std::to_string(i + 1));
-      encoded[i] = encode(texts[i]);
+      encoded[i] = encode(texts[i], pieces);
     }
   });
   return encoded;
 }
 
 std::vector<Encoding> Tokenizer::encode_each(const std::vector<std::string>& texts, const EncodeOptions& options,
-                                             std::size_t threads) const {
+                                             std::size_t threads, Pieces pieces) const {
   if (options.seq_len) throw UsageError("encode_each neither truncates nor pads: seq_len needs encode_batch", {"seq_len"});
   const ModelInfo& info = impl_->info;
   const int bos = options.add_bos ? info.bos_id : -1;
   const int eos = options.add_eos ? info.eos_id : -1;
   check_options(info, options, pad_id(options), (bos >= 0) + (eos >= 0));
-  std::vector<Encoding> encoded = encode_texts(texts, threads);
+  std::vector<Encoding> encoded = encode_texts(texts, threads, pieces);
+  const bool keep = pieces == Pieces::keep;
   for (Encoding& e : encoded) {
     if (bos >= 0) {
       e.ids.insert(e.ids.begin(), bos);
-      e.pieces.insert(e.pieces.begin(), id_to_piece(bos));
+      if (keep) e.pieces.emplace(e.pieces.begin(), id_to_piece(bos));
     }
     if (eos >= 0) {
       e.ids.push_back(eos);
-      e.pieces.push_back(id_to_piece(eos));
+      if (keep) e.pieces.emplace_back(id_to_piece(eos));
     }
   }
   return encoded;
@@ -418,7 +484,7 @@ Batch Tokenizer::encode_pair_batch(const std::vector<std::string>& a, const std:
   }
   const ModelInfo& info = impl_->info;
   auto special = [&](const char* piece) {
-    const int id = impl_->sp.PieceToId(piece);
+    const int id = impl_->bpe() ? impl_->bpe()->piece_to_id(piece) : impl_->sp.PieceToId(piece);
     if (id < 0 || id >= info.vocab_size || id_to_piece(id) != piece) {
       throw UsageError("model " + info.source + " has no " + piece +
                            " piece, so it cannot encode pairs as [CLS] A [SEP] B [SEP] (BERT-style models such as "
@@ -483,7 +549,7 @@ Batch Tokenizer::encode_pair_batch(const std::vector<std::string>& a, const std:
     contents[i].push_back(sep);
     contents[i].insert(contents[i].end(), y.ids.begin(), y.ids.end());
     pieces[i] = std::move(x.pieces);
-    pieces[i].push_back(id_to_piece(sep));
+    pieces[i].emplace_back(id_to_piece(sep));
     pieces[i].insert(pieces[i].end(), y.pieces.begin(), y.pieces.end());
   }
   Batch batch = pad(std::move(contents), std::move(pieces), cls, sep, options);
@@ -505,7 +571,7 @@ Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const E
   for (std::size_t b = 0; b < sequences.size(); ++b) {
     pieces[b].reserve(sequences[b].size());
     check_ids(sequences[b], b < origins.size() ? origins[b] : "sequence " + std::to_string(b + 1));
-    for (int id : sequences[b]) pieces[b].push_back(id_to_piece(id));
+    for (int id : sequences[b]) pieces[b].emplace_back(id_to_piece(id));
   }
   return pad(std::move(sequences), std::move(pieces), -1, -1, options);
 }

@@ -51,6 +51,10 @@ struct Encoding {
   std::vector<std::string> pieces;
 };
 
+// Whether an encoding holds its pieces, or only its ids (pieces left empty:
+// cheaper, for callers that write ids only).
+enum class Pieces { keep, drop };
+
 // Which end of a sequence padding goes to, or truncation cuts from (HF
 // tokenizers' padding_side / truncation_side).
 enum class Side { right, left };
@@ -131,8 +135,9 @@ class Tokenizer {
   const std::string& sha256() const;
 
   // One text without BOS/EOS, as SentencePiece's Encode gives it.
-  Encoding encode(std::string_view text) const;
-  const std::string& id_to_piece(int id) const;
+  Encoding encode(std::string_view text, Pieces pieces = Pieces::keep) const;
+  // The piece of an id in 0 .. vocab_size - 1; the view lives as long as the tokenizer.
+  std::string_view id_to_piece(int id) const;
   // Ids → text, as SentencePiece's DecodeIds gives it: pieces joined, '▁'
   // turned back into spaces, control pieces (BOS, EOS, padding) dropped, byte
   // pieces reassembled. An id outside [0, vocab_size) is an Error naming it.
@@ -152,7 +157,7 @@ class Tokenizer {
   // of a row holds when no seq_len is set, without the padded batch (whose
   // width is its longest row's). Throws UsageError if options.seq_len is set.
   std::vector<Encoding> encode_each(const std::vector<std::string>& texts, const EncodeOptions& options,
-                                    std::size_t threads = 1) const;
+                                    std::size_t threads = 1, Pieces pieces = Pieces::keep) const;
 
   // Pairs of texts as BERT-style models take them: [CLS] A [SEP] B [SEP],
   // with token_type_ids 0 for [CLS] A [SEP] and 1 for B [SEP]. The model must
@@ -180,7 +185,8 @@ class Tokenizer {
   explicit Tokenizer(std::unique_ptr<Impl> impl);
   static Tokenizer load(std::unique_ptr<Impl> impl, const std::string& source);
   // Checks each text and encodes it, on up to `threads` threads.
-  std::vector<Encoding> encode_texts(const std::vector<std::string>& texts, std::size_t threads) const;
+  std::vector<Encoding> encode_texts(const std::vector<std::string>& texts, std::size_t threads,
+                                     Pieces pieces = Pieces::keep) const;
   // Truncates each sequence (content between `bos` and `eos`, -1: none) to
   // fit options.seq_len and pads the batch: the one step both builders share.
   Batch pad(std::vector<std::vector<int>> contents, std::vector<std::vector<std::string>> pieces, int bos, int eos,
