@@ -175,6 +175,37 @@ int claim_slot() noexcept {
   return -1;
 }
 
+// What create_registered gave: the slot holding the temporary's name, or -1
+// and the errno of the failed creation.
+struct Registered {
+  int slot = -1;
+  int error = 0;
+};
+
+// Claims a slot, then makes the temporary `name` with create(name) (true when
+// made, errno set otherwise) with SIGINT/SIGTERM/SIGHUP held back, so that a
+// handler on this thread never misses a temporary that exists; the slot then
+// holds the name with `state` (2: a file, 3: a directory). Throws Error
+// "cannot write WHAT: too many outputs open at once" if no slot is free.
+template <class Create>
+Registered create_registered(std::string& name, int state, const std::string& what, Create&& create) {
+  const int slot = claim_slot();
+  if (slot < 0) throw Error("cannot write " + what + ": too many outputs open at once");
+  const sigset_t block = termination_signals();
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &block, &previous);
+  const bool made = create(name);
+  const int error = errno;
+  if (made) {
+    std::memcpy(g_slots[slot].path, name.c_str(), name.size() + 1);
+    g_slots[slot].state.store(state);
+  } else {
+    g_slots[slot].state.store(0);
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return made ? Registered{slot, 0} : Registered{-1, error};
+}
+
 }  // namespace
 
 void remove_temporaries() noexcept {
@@ -191,7 +222,8 @@ std::size_t temporaries_in_progress() noexcept {
   return n;
 }
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBufferSize) {
+OutputFile::OutputFile(std::string path)
+    : path_(std::move(path)), buffer_(std::make_unique_for_overwrite<char[]>(kBufferSize)) {
   if (path_.empty()) throw UsageError("output_path must not be empty (use - for standard output)", {"output_path"});
   if (is_stdout()) {
     fd_ = STDOUT_FILENO;
@@ -224,24 +256,12 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBuff
   std::string name = temporary_template(dir, base_of(target_));
   if (name.size() >= PATH_MAX) fail(errno_text(ENAMETOOLONG));
 
-  // Claim a slot, then create the file with SIGINT/SIGTERM/SIGHUP held back,
-  // so that a handler on this thread never misses a file that exists.
-  slot_ = claim_slot();
-  if (slot_ < 0) throw Error("cannot write output " + path_ + ": too many outputs open at once");
-  const sigset_t block = termination_signals();
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &block, &previous);
-  fd_ = ::mkostemp(name.data(), O_CLOEXEC);
-  const int error = errno;
-  if (fd_ >= 0) {
-    std::memcpy(g_slots[slot_].path, name.c_str(), name.size() + 1);
-    g_slots[slot_].state.store(2);
-  } else {
-    g_slots[slot_].state.store(0);
-    slot_ = -1;
-  }
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (fd_ < 0) fail(errno_text(error) + " (in directory " + dir + ")");
+  const Registered made = create_registered(name, 2, "output " + path_, [this](std::string& n) {
+    fd_ = ::mkostemp(n.data(), O_CLOEXEC);
+    return fd_ >= 0;
+  });
+  slot_ = made.slot;
+  if (fd_ < 0) fail(errno_text(made.error) + " (in directory " + dir + ")");
   temp_path_ = std::move(name);
   own_fd_ = true;
 }
@@ -275,20 +295,20 @@ void OutputFile::write_fd(const char* data, std::size_t size) {
 }
 
 void OutputFile::flush() {
-  write_fd(buffer_.data(), used_);
+  write_fd(buffer_.get(), used_);
   used_ = 0;
 }
 
 void OutputFile::write(const void* data, std::size_t size) {
   if (size == 0) return;  // an empty tensor's data() may be null
   const char* p = static_cast<const char*>(data);
-  if (size >= buffer_.size()) {
+  if (size >= kBufferSize) {
     flush();
     write_fd(p, size);
     return;
   }
-  if (used_ + size > buffer_.size()) flush();
-  std::memcpy(buffer_.data() + used_, p, size);
+  if (used_ + size > kBufferSize) flush();
+  std::memcpy(buffer_.get() + used_, p, size);
   used_ += size;
 }
 
@@ -375,27 +395,22 @@ OutputDirectory::OutputDirectory(std::string path) : path_(std::move(path)) {
   check_target();
   std::string name = temporary_template(directory_of(path_), base_of(path_));
   if (name.size() >= PATH_MAX) throw Error("cannot write output_dir " + path_ + ": " + errno_text(ENAMETOOLONG));
-  slot_ = claim_slot();
-  if (slot_ < 0) throw Error("cannot write output_dir " + path_ + ": too many outputs open at once");
-  const sigset_t block = termination_signals();
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &block, &previous);
-  const bool made = ::mkdtemp(name.data()) != nullptr;
-  const int error = errno;
-  if (made) {
-    std::memcpy(g_slots[slot_].path, name.c_str(), name.size() + 1);
-    g_slots[slot_].state.store(3);
-  } else {
-    g_slots[slot_].state.store(0);
-    slot_ = -1;
-  }
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (!made) {
+  const Registered made = create_registered(name, 3, "output_dir " + path_,
+                                            [](std::string& n) { return ::mkdtemp(n.data()) != nullptr; });
+  slot_ = made.slot;
+  const auto refuse = [&](int error) {
     throw Error(
         "cannot write output_dir " + path_ + ": " + errno_text(error) + " (in directory " + directory_of(path_) + ")",
         {"output_dir"});
+  };
+  if (slot_ < 0) refuse(made.error);
+  if (::chmod(name.c_str(), 0777 & ~current_umask()) != 0) {  // mkdtemp makes it 0700
+    const int error = errno;
+    remove_directory_now(name.c_str());
+    g_slots[slot_].state.store(0);
+    slot_ = -1;
+    refuse(error);
   }
-  ::chmod(name.c_str(), 0777 & ~current_umask());  // mkdtemp makes it 0700
   temp_path_ = std::move(name);
 }
 

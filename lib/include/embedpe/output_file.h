@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,7 +73,7 @@ class OutputFile {
   uid_t uid_ = 0;
   gid_t gid_ = 0;
   int slot_ = -1;          // in the table of temporaries a signal handler removes
-  std::vector<char> buffer_;
+  std::unique_ptr<char[]> buffer_;  // kBufferSize bytes, not zeroed: pages are touched only as output fills them
   std::size_t used_ = 0;
   bool committed_ = false;
 };
