@@ -1858,6 +1858,18 @@ class ErrorsTests(CliCase):
         text = self.tmp / "text.model"
         text.write_text("hello, I am not a model\n")
         self.fails(1, "text.model", "info", "--model", str(text))
+        # A model whose self-test samples (ModelProto field 4) fail: SentencePiece logs each sample
+        # itself; the user still gets one line.
+        def length_delimited(number, payload):
+            return bytes([number << 3 | 2, len(payload)]) + payload
+        sample = length_delimited(1, b"hello world") + length_delimited(2, b"WRONG")
+        for name in ("sp-test", "mistral-v3-tokenizer"):
+            with self.subTest(model=name):
+                selftest = self.tmp / f"{name}-selftest.model"
+                selftest.write_bytes((HERE / "models" / f"{name}.model").read_bytes() +
+                                     length_delimited(4, length_delimited(1, sample)))
+                self.fails(1, "its self-test samples do not encode as it records", "encode", "--model",
+                           str(selftest), "--text", "hi", "-o", out, output=out)
         # Missing, like empty or corrupt, is a runtime error (README, SPEC), not a usage error.
         missing = str(self.tmp / "none.model")
         self.fails(1, "cannot open model " + missing, "encode", "--text", "hi", "--model", missing, "-o", out,

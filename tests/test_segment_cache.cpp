@@ -7,6 +7,7 @@
 #include <sentencepiece_processor.h>
 
 #include <atomic>
+#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
@@ -65,6 +66,11 @@ TEST_CASE("which models may use the segment cache") {
   SUBCASE("an UNUSED piece: BPE re-splits it with a table spanning the whole text") {
     CHECK_FALSE(SegmentRules::from_model(with_piece(mistral(), "zzq", 5), &why));
     CHECK(why == "it has UNUSED pieces");
+  }
+  SUBCASE("a NaN score: it breaks the order of SentencePiece's priority queue over the whole text") {
+    CHECK_FALSE(SegmentRules::from_model(
+        embedpe::variants::with_scores(mistral(), std::numeric_limits<float>::quiet_NaN()), &why));
+    CHECK(why == "a score is not a number");
   }
   SUBCASE("a piece with ' '") {
     CHECK_FALSE(SegmentRules::from_model(with_piece(mistral(), "a b", 4), &why));
@@ -216,6 +222,10 @@ TEST_CASE("a model the tokenizer takes without loading SentencePiece is one Sent
       {"bos_piece naming a normal piece", mistral() + trainer(46, "hello")},
       {"eos_piece with a NUL", mistral() + trainer(47, std::string("</s>\0x", 6))},
       {"pad_piece naming <unk>", mistral() + trainer(48, "<unk>")},
+      {"an empty bos_piece (the default <s>)", mistral() + trainer(46, "")},
+      {"an empty eos_piece (the default </s>)", mistral() + trainer(47, "")},
+      {"an empty unk_piece", mistral() + trainer(45, "")},
+      {"NaN scores", embedpe::variants::with_scores(mistral(), std::numeric_limits<float>::quiet_NaN())},
   };
   // Random changes to single bytes inside the first pieces (their text, score and type).
   std::uint64_t seed = 12345;

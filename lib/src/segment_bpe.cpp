@@ -92,8 +92,10 @@ int SegmentBpe::Index::find(const std::vector<Piece>& pieces, std::string_view t
 
 std::optional<SegmentBpe> SegmentBpe::from_model(std::string_view serialized) {
   SegmentBpe bpe;
-  // The names the processor looks its special ids up by (TrainerSpec 45-48, up to a NUL as it reads them).
-  std::string_view names[4] = {"<unk>", "<s>", "</s>", "<pad>"};
+  // The names the processor looks its special ids up by (TrainerSpec 45-48;
+  // empty means the default, and it reads a name up to a NUL).
+  static constexpr std::string_view kDefaultNames[4] = {"<unk>", "<s>", "</s>", "<pad>"};
+  std::string_view names[4] = {kDefaultNames[0], kDefaultNames[1], kDefaultNames[2], kDefaultNames[3]};
   // Anything SentencePiece's parser or loader might refuse or read otherwise makes `usable` false.
   bool usable = protobuf::well_formed(serialized);
   protobuf::for_each_field(serialized, [&](const protobuf::Field& f) {
@@ -121,7 +123,8 @@ std::optional<SegmentBpe> SegmentBpe::from_model(std::string_view serialized) {
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& t) {
         if (t.number == 35 && t.wire_type == protobuf::kVarint) bpe.byte_fallback_ = t.value != 0;
         if (t.number >= 45 && t.number <= 48 && t.wire_type == protobuf::kLengthDelimited) {
-          names[t.number - 45] = t.bytes.substr(0, t.bytes.find('\0'));
+          const std::size_t i = t.number - 45;
+          names[i] = t.bytes.empty() ? kDefaultNames[i] : t.bytes.substr(0, t.bytes.find('\0'));
         }
       });
     } else if (f.number == 5) {  // ModelProto.denormalizer_spec: a charsmap is a table the loader decodes

@@ -43,6 +43,11 @@ char32_t decode_utf8(std::string_view s, std::size_t& len) {
   return cp;
 }
 
+// True if the float32 with these bits is a NaN.
+bool is_nan_bits(std::uint64_t bits) {
+  return (bits & 0x7F800000) == 0x7F800000 && (bits & 0x007FFFFF) != 0;
+}
+
 char32_t escaped(char32_t cp) { return cp == U' ' ? kSpaceSymbol : cp; }
 
 // Index in the small bitmap, or -1.
@@ -64,7 +69,7 @@ std::uint64_t mix(std::uint64_t x) {
 // ModelProto field numbers (sentencepiece_model.proto).
 namespace field {
 constexpr std::uint32_t kPieces = 1, kTrainerSpec = 2, kNormalizerSpec = 3, kSelfTestData = 4;
-constexpr std::uint32_t kPiece = 1, kPieceType = 3;
+constexpr std::uint32_t kPiece = 1, kPieceScore = 2, kPieceType = 3;
 constexpr std::uint64_t kTypeUnused = 5;
 constexpr std::uint32_t kModelType = 3, kTreatWhitespaceAsSuffix = 24, kByteFallback = 35;
 constexpr std::uint64_t kModelBpe = 2;
@@ -132,6 +137,9 @@ std::optional<SegmentRules> SegmentRules::from_model(std::string_view serialized
         if (p.number == field::kPiece && p.wire_type == protobuf::kLengthDelimited) piece = p.bytes;
         if (p.number == field::kPieceType && p.wire_type == protobuf::kVarint && p.value == field::kTypeUnused) {
           refused = "it has UNUSED pieces";
+        }
+        if (p.number == field::kPieceScore && p.wire_type == protobuf::kFixed32 && is_nan_bits(p.value)) {
+          refused = "a score is not a number";
         }
       });
       visit(piece);

@@ -22,7 +22,9 @@
 // charsmap: every character normalizes to itself, ' ' to U+2581), that keep
 // whitespace as it is (remove_extra_whitespaces off), escape it as a prefix
 // (treat_whitespace_as_suffix off), have no UNUSED pieces (BPE re-splits those
-// with a table that spans the whole text), no piece containing ' ', and no
+// with a table that spans the whole text), no piece containing ' ', no score
+// that is NaN (it breaks the order of SentencePiece's priority queue, whose
+// result then depends on every candidate of the whole text), and no
 // self-test data. Unigram models are never cached: their Viterbi sums float32
 // scores along the whole text, so a near-tie inside a segment can be decided
 // differently at a different offset (see docs/PERFORMANCE.md).

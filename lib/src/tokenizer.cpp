@@ -22,6 +22,12 @@
 #include "protobuf_fields.h"
 #include "segment_cache.h"
 
+// Exported by libsentencepiece but declared only in its private common.h:
+// the lowest severity it logs to stderr (0 INFO .. 3 FATAL).
+namespace sentencepiece::logging {
+void SetMinLogLevel(int v);
+}  // namespace sentencepiece::logging
+
 namespace embedpe {
 
 struct Tokenizer::Impl {
@@ -55,6 +61,16 @@ namespace {
 // text, not to each segment. A second normalizer_spec appended to the message
 // is merged into the first by the protobuf parser, so this is the same model
 // with add_dummy_prefix (NormalizerSpec field 3) = false.
+// A failed load's status as a message; SentencePiece's own log lines are off
+// (see load), so a failed self-test says what failed instead of "See LOG(INFO)".
+std::string load_failure(const sentencepiece::util::Status& status) {
+  const std::string text = status.ToString();
+  if (text.find("Self-test failures") != std::string::npos) {
+    return "its self-test samples do not encode as it records";
+  }
+  return text;
+}
+
 sentencepiece::util::Status load_without_dummy_prefix(sentencepiece::SentencePieceProcessor& sp,
                                                       std::string_view serialized) {
   static constexpr char kNoDummyPrefix[] = {0x1A, 0x02, 0x18, 0x00};
@@ -70,7 +86,7 @@ const sentencepiece::SentencePieceProcessor& Tokenizer::Impl::processor() {
     std::call_once(sp_once, [this] {
       const auto status = load_without_dummy_prefix(sp, serialized);
       if (!status.ok()) {
-        throw Error("model " + info.source + " is not a usable SentencePiece model (" + status.ToString() + ")");
+        throw Error("model " + info.source + " is not a usable SentencePiece model (" + load_failure(status) + ")");
       }
     });
   }
@@ -165,6 +181,11 @@ Tokenizer Tokenizer::default_model() {
 }
 
 Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source) {
+  // SentencePiece reports every failure through the Status it returns, which
+  // becomes one Error; its own stderr lines (a failed self-test's samples,
+  // "Returns default value") would be a second account of the same thing.
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { sentencepiece::logging::SetMinLogLevel(3); });
   const std::string_view serialized = impl->serialized;
   const std::string hint = "; give a SentencePiece .model file (the one spm_train writes)";
   if (serialized.empty()) throw Error("model " + source + " is empty" + hint);
@@ -204,7 +225,7 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
       status = impl->sp.LoadFromSerializedProto(serialized);
     }
     if (!status.ok()) {
-      throw Error("model " + source + " is not a usable SentencePiece model (" + status.ToString() + ")" + hint);
+      throw Error("model " + source + " is not a usable SentencePiece model (" + load_failure(status) + ")" + hint);
     }
     info.vocab_size = impl->sp.GetPieceSize();
     if (info.vocab_size <= 0) throw Error("model " + source + " has no pieces" + hint);
