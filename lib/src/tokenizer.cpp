@@ -57,10 +57,6 @@ struct Tokenizer::Impl {
 
 namespace {
 
-// Segments are encoded without the dummy prefix: the prefix belongs to the
-// text, not to each segment. A second normalizer_spec appended to the message
-// is merged into the first by the protobuf parser, so this is the same model
-// with add_dummy_prefix (NormalizerSpec field 3) = false.
 // A failed load's status as a message; SentencePiece's own log lines are off
 // (see load), so a failed self-test says what failed instead of "See LOG(INFO)".
 std::string load_failure(const sentencepiece::util::Status& status) {
@@ -71,6 +67,10 @@ std::string load_failure(const sentencepiece::util::Status& status) {
   return text;
 }
 
+// Segments are encoded without the dummy prefix: the prefix belongs to the
+// text, not to each segment. A second normalizer_spec appended to the message
+// is merged into the first by the protobuf parser, so this is the same model
+// with add_dummy_prefix (NormalizerSpec field 3) = false.
 sentencepiece::util::Status load_without_dummy_prefix(sentencepiece::SentencePieceProcessor& sp,
                                                       std::string_view serialized) {
   static constexpr char kNoDummyPrefix[] = {0x1A, 0x02, 0x18, 0x00};
