@@ -17,6 +17,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/pe_kind.h"
 #include "embedpe/pe_view.h"
+#include "embedpe/report.h"
 #include "embedpe/sink.h"
 #include "memory.h"
 #include "parallel.h"
@@ -99,10 +100,7 @@ Format infer_format(const PeCommand& cmd) {
 // --dims, or by default every dim (the first 8 in a table); within d.
 Range shown_dims(const PeCommand& cmd, Format format, std::size_t d) {
   if (!cmd.dims) return {0, format.is(PeView::table) ? std::min<std::size_t>(d, 8) : d};
-  if (cmd.dims->first + cmd.dims->count > d) {
-    throw UsageError("--dims " + span_text(*cmd.dims) + " goes beyond d_model " + std::to_string(d) +
-                     "; choose dims below " + std::to_string(d));
-  }
+  check_dims({cmd.dims->first, cmd.dims->count}, d);
   return *cmd.dims;
 }
 

@@ -31,6 +31,7 @@
 #include "embedpe/pe_view.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/quantize.h"
+#include "embedpe/report.h"
 #include "embedpe/rope.h"
 #include "embedpe/sink.h"
 #include "embedpe/tensor_io.h"

@@ -1,0 +1,56 @@
+// Reports about inputs, as text for a person or JSON for a program: what a
+// SentencePiece model and a weight file hold (`embedpe info`), and rows
+// E[ids] of an embedding table (`embedpe lookup`).
+//
+//   auto tok = embedpe::Tokenizer::from_file("m.model");
+//   std::string text = embedpe::model_report(tok, embedpe::ReportFormat::text);
+//   auto file = embedpe::WeightFile::open("model.safetensors");
+//   std::string json = embedpe::weights_report(*file, embedpe::ReportFormat::json);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "embedpe/embedding.h"
+#include "embedpe/tokenizer.h"
+#include "embedpe/weights.h"
+
+namespace embedpe {
+
+enum class ReportFormat { text, json };
+
+// The model: source, SHA-256, size, type, normalizer, byte fallback,
+// vocabulary size and special ids (with their pieces, as text). JSON is the
+// run config's model fields plus normalizer, byte_fallback and size_bytes.
+nlohmann::ordered_json model_report_json(const Tokenizer& tokenizer);
+std::string model_report(const Tokenizer& tokenizer, ReportFormat format);
+
+// A weight file: format and size, its tensors (name, shape, dtype, bytes),
+// the token and position tables found under the usual names, whether the
+// output projections are tied to the embedding, and a stored factorization
+// (ALBERT) with the bytes it saves. `path` is how the report names the file.
+nlohmann::ordered_json weights_report_json(const WeightFile& file, const std::string& path);
+std::string weights_report(const WeightFile& file, const std::string& path, ReportFormat format);
+
+// Columns [first, first + count) of a row of `d_model` values. UsageError
+// naming parameter `dims` if they go beyond d_model.
+struct Dims {
+  std::size_t first = 0, count = 0;
+};
+void check_dims(Dims dims, std::size_t d_model);
+
+// Rows E[ids] of `table`, `dims` of each (default: all). As text, one line
+// per id, tab-separated: the id, its piece when a tokenizer is given, the
+// values (shortest float32 text); as JSON, {table, d_model, ids, pieces,
+// dims, rows}. UsageError naming `ids` for an id outside the table and
+// `dims` for columns beyond it, before anything is read; Error for a NaN or
+// infinity asked for as JSON (JSON has none; text writes nan and inf).
+std::string table_rows_report(const EmbeddingTable& table, std::span<const std::int64_t> ids,
+                              std::optional<Dims> dims, const Tokenizer* tokenizer, ReportFormat format);
+
+}  // namespace embedpe

@@ -1,0 +1,235 @@
+#include "embedpe/report.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "embedpe/encoder.h"
+#include "embedpe/error.h"
+#include "embedpe/projection.h"
+#include "json_writer.h"
+#include "memory.h"
+#include "message.h"
+
+namespace embedpe {
+namespace {
+
+// "key           value\n": the text reports' rows.
+void row(std::string& text, const char* key, const std::string& value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%-14s", key);
+  text += buf + value + "\n";
+}
+
+std::string special(const Tokenizer& tok, int id) {
+  if (id < 0) return "-1 (none)";
+  return std::to_string(id) + "  " + std::string(tok.id_to_piece(id));
+}
+
+// Which tensor encode would take for `names`, or "" (none or ambiguous).
+std::string usual(const WeightFile& file, const std::vector<std::string_view>& names) {
+  const WeightTensor* t = find_usual(file, names);
+  return t ? t->name : "";
+}
+
+const char* format_name(const WeightFile& file) { return file.format() == WeightFormat::npy ? "npy" : "safetensors"; }
+
+// The tables encode would take: a .npy is its one array, and holds no positions.
+std::string embedding_name(const WeightFile& file) {
+  return file.format() == WeightFormat::npy ? "(the array)" : usual(file, kEmbeddingNames);
+}
+std::string position_name(const WeightFile& file) {
+  return file.format() == WeightFormat::npy ? "" : usual(file, kPositionNames);
+}
+
+// The piece of `id` if the tokenizer has it (a table may have more rows).
+std::string tokenizer_piece(const Tokenizer& tok, std::int64_t id) {
+  return id < tok.info().vocab_size ? std::string(tok.id_to_piece(static_cast<int>(id))) : "(beyond the vocabulary)";
+}
+
+std::string shortest(float v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string dims_text(Dims d) { return std::to_string(d.first) + ":" + std::to_string(d.first + d.count); }
+
+}  // namespace
+
+nlohmann::ordered_json model_report_json(const Tokenizer& tok) {
+  const ModelInfo& info = tok.info();
+  nlohmann::ordered_json m = model_config(tok);
+  m["normalizer"] = info.normalizer;
+  m["byte_fallback"] = info.byte_fallback;
+  m["size_bytes"] = info.size_bytes;
+  return m;
+}
+
+std::string model_report(const Tokenizer& tok, ReportFormat format) {
+  if (format == ReportFormat::json) return model_report_json(tok).dump(2) + "\n";
+  const ModelInfo& info = tok.info();
+  std::string text;
+  row(text, "model", info.source);
+  row(text, "sha256", tok.sha256());
+  row(text, "size", std::to_string(info.size_bytes) + " bytes");
+  row(text, "type", info.model_type);
+  row(text, "normalizer", info.normalizer.empty() ? "(none)" : info.normalizer);
+  row(text, "byte_fallback", info.byte_fallback ? "yes" : "no");
+  row(text, "vocab_size", std::to_string(info.vocab_size));
+  row(text, "pad_id", special(tok, info.pad_id));
+  row(text, "bos_id", special(tok, info.bos_id));
+  row(text, "eos_id", special(tok, info.eos_id));
+  row(text, "unk_id", special(tok, info.unk_id));
+  return text;
+}
+
+nlohmann::ordered_json weights_report_json(const WeightFile& file, const std::string& path) {
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  for (const auto& t : file.tensors()) {
+    tensors.push_back(
+        {{"name", t.name}, {"shape", t.shape}, {"dtype", dtype_info(t.dtype).safetensors}, {"bytes", t.size_bytes}});
+  }
+  nlohmann::ordered_json projections = nlohmann::ordered_json::array();
+  bool any_tied = false;
+  for (const auto& p : weight_tying(file).projections) {
+    projections.push_back({{"name", p.tensor->name}, {"tied", p.same_bytes}});
+    any_tied = any_tied || p.same_bytes;
+  }
+  nlohmann::ordered_json doc = {
+      {"path", path},
+      {"format", format_name(file)},
+      {"size_bytes", file.file_size()},
+      {"tensors", tensors},
+      {"token_embedding", embedding_name(file)},
+      {"position_embedding", position_name(file)},
+      {"output_projections", projections},
+      {"tied", projections.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(any_tied)}};
+  if (const std::optional<StoredFactorization> factorized = stored_factorization(file)) {
+    const auto& f = *factorized;
+    doc["factorized"] = {{"table", f.table->name},
+                         {"projection", f.weight->name},
+                         {"bias", f.bias ? nlohmann::ordered_json(f.bias->name) : nlohmann::ordered_json()},
+                         {"embedding_size", f.embedding_size},
+                         {"d_model", f.d_model},
+                         {"bytes", f.bytes},
+                         {"full_table_bytes", f.full_bytes},
+                         {"saved_bytes", static_cast<std::int64_t>(f.full_bytes) - static_cast<std::int64_t>(f.bytes)}};
+  }
+  return doc;
+}
+
+std::string weights_report(const WeightFile& file, const std::string& path, ReportFormat format) {
+  if (format == ReportFormat::json) return weights_report_json(file, path).dump(2) + "\n";
+  const std::string emb = embedding_name(file);
+  const std::string pos = position_name(file);
+  const WeightTying tying = weight_tying(file);
+  std::string tied;  // "yes: lm_head.weight has the same bytes; no: output.weight differs"
+  for (const auto& p : tying.projections) {
+    tied += (tied.empty() ? "" : "; ") + std::string(p.same_bytes ? "yes: " : "no: ") + p.tensor->name +
+            (p.same_bytes ? " has the same bytes" : " differs");
+  }
+  if (tying.embedding && tied.empty()) tied = "no output projection stored (a tied model may store it once)";
+  std::string text;
+  row(text, "weights", path + " (" + format_name(file) + ", " + std::to_string(file.file_size()) + " bytes)");
+  row(text, "embedding", emb.empty() ? "(none or several usual names; give PATH:TENSOR)" : emb);
+  if (!pos.empty()) row(text, "positions", pos);
+  if (!tied.empty()) row(text, "tied", tied);
+  if (const std::optional<StoredFactorization> factorized = stored_factorization(file)) {
+    const auto& f = *factorized;
+    char saved[256];
+    std::snprintf(saved, sizeof saved,
+                  "%zu bytes for the (%zu, %zu) table and the projection to %zu, against %zu "
+                  "for a (%zu, %zu) table: ",
+                  f.bytes, f.vocab, f.embedding_size, f.d_model, f.full_bytes, f.vocab, f.d_model);
+    std::string line = saved;
+    if (f.bytes < f.full_bytes) {
+      std::snprintf(saved, sizeof saved, "%.1f%% saved",
+                    100.0 * static_cast<double>(f.full_bytes - f.bytes) / static_cast<double>(f.full_bytes));
+      line += saved;
+    } else {
+      line += "nothing saved (E is not below d_model)";
+    }
+    row(text, "factorized", line);
+  }
+  for (const auto& t : file.tensors()) {
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-40s %-16s %-5s %zu bytes\n", t.name.empty() ? "(array)" : t.name.c_str(),
+                  shape_text(t.shape).c_str(), dtype_info(t.dtype).safetensors, t.size_bytes);
+    text += line;
+  }
+  return text;
+}
+
+void check_dims(Dims dims, std::size_t d_model) {
+  if (dims.first + dims.count <= d_model) return;
+  // The second "dims" is prose: only the first names the parameter.
+  Message m;
+  m << "dims " << dims_text(dims) << " goes beyond d_model " << std::to_string(d_model) << "; choose "
+    << Verbatim{"dims"} << " below " << std::to_string(d_model);
+  throw m.usage_error({"dims"});
+}
+
+std::string table_rows_report(const EmbeddingTable& table, std::span<const std::int64_t> ids,
+                              std::optional<Dims> dims, const Tokenizer* tokenizer, ReportFormat format) {
+  const std::size_t d = table.d_model();
+  const Dims shown = dims.value_or(Dims{0, d});
+  check_dims(shown, d);
+  // The rows, plus their text (at most ~16 bytes a value), before any work.
+  const std::string what =
+      std::to_string(ids.size()) + (ids.size() == 1 ? " row of " : " rows of ") + std::to_string(d) + " values";
+  check_allocation(checked_product({ids.size(), d, sizeof(float) + 16}, what), what,
+                   "lower d_model or look up fewer ids", {"d_model", "ids"}, /*what_is_text=*/true);
+  std::vector<std::vector<float>> rows;
+  for (std::int64_t id : ids) {
+    if (id < 0 || id >= table.vocab_size()) {
+      throw UsageError("ids: " + std::to_string(id) + " is outside the table's " + std::to_string(table.vocab_size()) +
+                           " rows",
+                       {"ids"});
+    }
+    rows.emplace_back(d);
+    table.row(id, rows.back().data());
+  }
+  const auto values = [&](const std::vector<float>& r) { return std::span<const float>(r).subspan(shown.first, shown.count); };
+  if (format == ReportFormat::json) {
+    nlohmann::ordered_json doc = {{"table", table.describe()}, {"d_model", d}, {"ids", std::vector<std::int64_t>(ids.begin(), ids.end())}};
+    if (tokenizer) {
+      nlohmann::ordered_json pieces = nlohmann::ordered_json::array();
+      for (std::int64_t id : ids) pieces.push_back(tokenizer_piece(*tokenizer, id));
+      doc["pieces"] = pieces;
+    }
+    doc["dims"] = {{"first", shown.first}, {"count", shown.count}};
+    nlohmann::ordered_json json_rows = nlohmann::ordered_json::array();
+    for (const auto& r : rows) {
+      nlohmann::ordered_json jr = nlohmann::ordered_json::array();
+      for (float v : values(r)) {
+        // As encode's JSON does: JSON has no NaN or infinity (nlohmann would write null).
+        if (!std::isfinite(v)) {
+          Message m;
+          m << Verbatim{table.describe()} << " holds " << (std::isnan(v) ? "NaN" : "an infinity")
+            << " in the rows asked for, which JSON cannot represent; use format table";
+          throw m.error({"format"});
+        }
+        jr.push_back(float_json(v));
+      }
+      json_rows.push_back(jr);
+    }
+    doc["rows"] = json_rows;
+    return doc.dump() + "\n";
+  }
+  // Tab-separated columns: id, piece (when a model is known), then one per dim.
+  std::string text = "# E[id] from " + table.describe() + ", d_model " + std::to_string(d);
+  if (dims) text += ", dims " + dims_text(shown);
+  text += "\n";
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    text += std::to_string(ids[k]);
+    if (tokenizer) text.append("\t").append(tokenizer_piece(*tokenizer, ids[k]));
+    for (float v : values(rows[k])) text.append("\t").append(shortest(v));
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace embedpe
