@@ -3,25 +3,14 @@
 // main() builds the command line, dispatches to a subcommand and is the one
 // place where errors become a line on stderr and an exit status:
 // 0 success, 1 runtime error (bad file, I/O), 2 usage error (bad option).
-#include <signal.h>
-
-#include <algorithm>
 #include <csignal>
-#include <cstring>
-#include <cstdio>
 #include <exception>
-#include <iostream>
 #include <new>
-#include <sstream>
 #include <string>
-#include <vector>
-
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "clikit/usage.h"
-#include "clikit/values.h"
 #include "commands.h"
 #include "common.h"
 #include "errors.h"
@@ -58,46 +47,6 @@ std::string version_text() {
   return s;
 }
 
-// One line, whatever the message quotes (a file name with a newline, a
-// value with control characters): control bytes are written as \n, \x1b...
-// On a terminal, a progress line still showing is cleared first.
-int fail(const std::string& message, int status, const char* prefix = "embedpe: ") {
-  std::string line = std::string(::isatty(STDERR_FILENO) ? "\r\033[K" : "") + prefix;
-  for (unsigned char c : message) {
-    if (c == '\n') {
-      line += "\\n";
-    } else if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      line += hex;
-    } else {
-      line += static_cast<char>(c);
-    }
-  }
-  std::cerr << line << '\n';
-  return status;
-}
-
-// "--flag=" with nothing after '=' becomes "--flag" "": CLI11 would take the
-// next argument as the value (`--output= --quiet` wrote a file "--quiet").
-// (In command-line order; CLI11's parse(vector) takes them reversed.)
-std::vector<std::string> split_empty_assignments(int argc, char** argv) {
-  std::vector<std::string> args;
-  bool options = true;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--") options = false;
-    if (options && a.size() > 3 && a.starts_with("--") && a.back() == '=' && a.find('=') == a.size() - 1) {
-      a.pop_back();
-      args.push_back(a);
-      args.emplace_back();
-      continue;
-    }
-    args.push_back(std::move(a));
-  }
-  return args;
-}
-
 // The reader went away (`| head`): end as SIGPIPE would, without a message.
 int end_as_broken_pipe() {
   std::signal(SIGPIPE, SIG_DFL);
@@ -105,22 +54,28 @@ int end_as_broken_pipe() {
   return 141;
 }
 
-// What CLI11 prints (help, version) is written as every output is: a write
-// that fails (a full disk, /dev/full) is an error, and a reader that went
-// away ends the run as SIGPIPE would.
-int print_parser_output(CLI::App& app, const CLI::Error& call) {
-  std::ostringstream text;
-  const int status = app.exit(call, text, std::cerr);
+// Everything the commands print goes through here: a write that fails (a
+// full disk, /dev/full) is an error, as for every output.
+void print(const std::string& text) {
+  embedpe::OutputFile out("-");
+  out.write(text);
+  out.commit();
+}
+
+// How the library's errors end a run: one line, the parameters it names
+// respelled as flags, and the error's exit status.
+int report(std::exception_ptr error) {
   try {
-    embedpe::OutputFile out("-");
-    out.write(text.str());
-    out.commit();
+    std::rethrow_exception(error);
   } catch (const embedpe::BrokenPipe&) {
     return end_as_broken_pipe();
   } catch (const embedpe::Error& e) {
-    return fail(embedpe::cli::user_message(e), e.exit_code());
+    return clikit::fail(embedpe::cli::user_message(e), e.exit_code(), "embedpe: ");
+  } catch (const std::bad_alloc&) {
+    return clikit::fail("out of memory; encode fewer lines at a time or lower --seq-len / --d-model", 1, "embedpe: ");
+  } catch (const std::exception& e) {
+    return clikit::fail(std::string("internal error: ") + e.what(), 1, "embedpe: ");
   }
-  return status;
 }
 
 }  // namespace
@@ -152,11 +107,7 @@ int main(int argc, char** argv) {
                                 "2 for a usage error (a bad option). Errors are one line on standard error, and no "
                                 "partial output file is left.",
                        .see_also = {"spm_encode (1)", "spm_decode (1)"}},
-                      [](const std::string& text) {
-                        embedpe::OutputFile out("-");
-                        out.write(text);
-                        out.commit();
-                      });
+                      print);
   clikit::set_examples(app, {"embedpe encode --text \"Hello world\"                     # the input layer's tensors",
                              "embedpe tokenize --input corpus.txt --format ids",
                              "embedpe help encode                                     # a command's options and examples"});
@@ -166,30 +117,5 @@ int main(int argc, char** argv) {
                         "embedpe completion zsh > \"${fpath[1]}/_embedpe\"",
                         "embedpe completion fish > ~/.config/fish/completions/embedpe.fish"});
 
-  std::vector<std::string> args;
-  try {
-    args = clikit::expand_help(app, split_empty_assignments(argc, argv));
-    if (auto line = clikit::unknown_option_line(app, args)) return fail(*line, 2, "");
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's parse(vector) takes them last first
-    app.parse(std::move(reversed));
-    return 0;
-  } catch (const CLI::CallForHelp& e) {
-    return print_parser_output(app, e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return print_parser_output(app, e);
-  } catch (const CLI::CallForVersion& e) {
-    return print_parser_output(app, e);
-  } catch (const CLI::ParseError& e) {
-    return fail(clikit::parse_error_line(app, args, e), 2, "");
-  } catch (const embedpe::BrokenPipe&) {
-    return end_as_broken_pipe();
-  } catch (const embedpe::Error& e) {
-    return fail(embedpe::cli::user_message(e), e.exit_code());
-  } catch (const clikit::UsageError& e) {
-    return fail(e.what(), 2);
-  } catch (const std::bad_alloc&) {
-    return fail("out of memory; encode fewer lines at a time or lower --seq-len / --d-model", 1);
-  } catch (const std::exception& e) {
-    return fail(std::string("internal error: ") + e.what(), 1);
-  }
+  return clikit::run(app, argc, argv, print, report);
 }

@@ -3,7 +3,12 @@
 // names nothing of embedpe.
 #include <doctest/doctest.h>
 
+#include <exception>
+#include <functional>
+#include <iostream>
 #include <optional>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -153,4 +158,85 @@ TEST_CASE("completions and the man page are read off the definition") {
   CHECK(man.printed.find(".nf\ntoy run \\-\\-count 2\n.fi\n") != std::string::npos);
   CHECK(man.printed.ends_with(".SH SEE ALSO\n.BR true (1)\n"));
   CHECK(man.printed.find("manpage") == std::string::npos);  // hidden
+}
+
+namespace {
+
+// run() on `args` (argv[0] added): its status, what it printed, what it
+// wrote on standard error, and what on_error saw.
+struct Ran {
+  int status = -1;
+  std::string printed, stderr_text, error;
+};
+
+Ran run_toy(Toy& toy, std::vector<std::string> args, const std::function<void()>& command = {}) {
+  if (command) toy.app.get_subcommand("stop")->callback(command);
+  args.insert(args.begin(), "toy");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  Ran r;
+  std::ostringstream err;
+  auto* old = std::cerr.rdbuf(err.rdbuf());
+  r.status = clikit::run(
+      toy.app, static_cast<int>(argv.size()), argv.data(), [&](const std::string& text) { r.printed += text; },
+      [&](std::exception_ptr e) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& x) {
+          r.error = x.what();
+        }
+        return 7;
+      });
+  std::cerr.rdbuf(old);
+  r.stderr_text = err.str();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("run: parse, the command, and every way it ends as one line and a status") {
+  Toy ok;
+  const Ran parsed = run_toy(ok, {"run", "--count", "4"});
+  CHECK(parsed.status == 0);
+  CHECK(ok.count == 4);
+  CHECK(parsed.stderr_text == "");
+  Toy empty;  // "--path=" is --path with an empty value, refused, not --path taking the next argument
+  const Ran assigned = run_toy(empty, {"run", "--path=", "--count", "2"});
+  CHECK(assigned.status == 2);
+  CHECK(assigned.stderr_text == "toy run: --path: needs a path, not an empty value (see 'toy run --help')\n");
+  Toy help;
+  const Ran helped = run_toy(help, {"help", "run"});
+  CHECK(helped.status == 0);
+  CHECK(helped.printed.find("--count N") != std::string::npos);
+  Toy version;
+  CHECK(run_toy(version, {"--version"}).printed == "toy 1.0\n");
+  Toy typo;
+  const Ran typoed = run_toy(typo, {"run", "--cuont", "2"});
+  CHECK(typoed.status == 2);
+  CHECK(typoed.stderr_text.find("did you mean '--count'?") != std::string::npos);
+  Toy usage;  // a clikit::UsageError from a command: the program's name, status 2
+  const Ran refused = run_toy(usage, {"stop"}, [] { throw clikit::UsageError("no\nway\x1b[31m"); });
+  CHECK(refused.status == 2);
+  CHECK(refused.stderr_text == "toy: no\\nway\\x1b[31m\n");  // one line: control bytes spelled out
+  Toy other;  // anything else goes to on_error, which gives the status
+  const Ran failed = run_toy(other, {"stop"}, [] { throw std::runtime_error("disk full"); });
+  CHECK(failed.status == 7);
+  CHECK(failed.error == "disk full");
+  CHECK(failed.stderr_text == "");
+  Toy print_fails;  // a failed write of help text is the program's error too
+  std::string arg0 = "toy", arg1 = "--help";
+  char* argv[] = {arg0.data(), arg1.data()};
+  std::string seen;
+  const int status = clikit::run(
+      print_fails.app, 2, argv, [](const std::string&) { throw std::runtime_error("broken pipe"); },
+      [&](std::exception_ptr e) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& x) {
+          seen = x.what();
+        }
+        return 141;
+      });
+  CHECK(status == 141);
+  CHECK(seen == "broken pipe");
 }

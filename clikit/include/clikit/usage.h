@@ -9,11 +9,10 @@
 //   ... add the commands, clikit::set_examples(*sub, {...}) ...
 //   clikit::setup_usage(app, page, print);
 //   app.name("tool");
-//   args = clikit::expand_help(app, args);
-//   if (auto line = clikit::unknown_option_line(app, args)) ...  // before parsing
-//   try { app.parse(...); } catch (const CLI::ParseError& e) { clikit::parse_error_line(app, args, e) ... }
+//   return clikit::run(app, argc, argv, print, on_error);  // parse, run the command, one line if it fails
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -84,5 +83,21 @@ std::string bash_completion(const CLI::App& app);
 std::string zsh_completion(const CLI::App& app);
 std::string fish_completion(const CLI::App& app);
 std::string man_page(const CLI::App& app, const ManPage& page);
+
+// Writes `message` as one line on standard error, whatever it holds
+// (control bytes as \n, \x1b, ...), after `prefix` and, on a terminal,
+// after clearing a progress line still showing; returns `status`.
+int fail(const std::string& message, int status, const std::string& prefix);
+
+// Parses argv and runs the chosen command's callback: what main() does once
+// the commands are defined. The arguments first go through expand_help and
+// unknown_option_line, and "--flag=" with nothing after '=' is the flag with
+// an empty value (CLI11 would take the next argument as its value). Help and
+// version text go to `print`. A parse error or a clikit::UsageError is one
+// line (fail) and status 2; anything else thrown, by a callback or by
+// `print`, goes to `on_error`, which reports it and returns the status.
+// Returns the exit status: 0 after a command ran.
+int run(CLI::App& app, int argc, char** argv, const std::function<void(const std::string&)>& print,
+        const std::function<int(std::exception_ptr)>& on_error);
 
 }  // namespace clikit
