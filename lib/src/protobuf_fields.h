@@ -1,6 +1,6 @@
 // A minimal reader of the protobuf wire format, enough to check that a file
-// is a well-formed message and to read a few scalar fields of a
-// SentencePiece ModelProto that the processor does not expose.
+// is a well-formed message and to read the fields of a SentencePiece
+// ModelProto that the tokenizer reads itself, and those fields' numbers.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +39,27 @@ std::vector<Field> fields(std::string_view message);
 bool well_formed(std::string_view message);
 
 }  // namespace embedpe::protobuf
+
+// The ModelProto fields embedpe reads, as sentencepiece_model.proto numbers
+// them (SentencePiece v0.1.97): the one home of these numbers.
+namespace embedpe::model_proto {
+
+// ModelProto
+constexpr std::uint32_t kPieces = 1, kTrainerSpec = 2, kNormalizerSpec = 3, kSelfTestData = 4,
+                        kDenormalizerSpec = 5;
+// ModelProto.SentencePiece, and its Type
+constexpr std::uint32_t kPiece = 1, kScore = 2, kType = 3;
+enum PieceType : std::uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
+// TrainerSpec; model_type's values (UNIGRAM = 1, BPE, WORD, CHAR); the
+// special pieces' names unk_piece .. pad_piece are 45 to 48
+constexpr std::uint32_t kModelType = 3, kTreatWhitespaceAsSuffix = 24, kByteFallback = 35, kUnkPiece = 45,
+                        kPadPiece = 48;
+constexpr std::uint64_t kModelBpe = 2;
+// NormalizerSpec (and the denormalizer's, the same message)
+constexpr std::uint32_t kName = 1, kCharsmap = 2, kAddDummyPrefix = 3, kRemoveExtraWhitespaces = 4,
+                        kEscapeWhitespaces = 5;
+
+}  // namespace embedpe::model_proto
 
 namespace embedpe::protobuf {
 

@@ -11,8 +11,8 @@
 namespace embedpe {
 namespace {
 
-// ModelProto.SentencePiece.Type (sentencepiece_model.proto).
-enum PieceType : std::uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
+// ModelProto's field numbers and piece types (protobuf_fields.h).
+using namespace model_proto;
 
 constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // U+2581, SentencePiece's escaped ' '
 
@@ -92,7 +92,7 @@ int SegmentBpe::Index::find(const std::vector<Piece>& pieces, std::string_view t
 
 std::optional<SegmentBpe> SegmentBpe::from_model(std::string_view serialized) {
   SegmentBpe bpe;
-  // The names the processor looks its special ids up by (TrainerSpec 45-48;
+  // The names the processor looks its special ids up by (TrainerSpec kUnkPiece..kPadPiece;
   // empty means the default, and it reads a name up to a NUL).
   static constexpr std::string_view kDefaultNames[4] = {"<unk>", "<s>", "</s>", "<pad>"};
   std::string_view names[4] = {kDefaultNames[0], kDefaultNames[1], kDefaultNames[2], kDefaultNames[3]};
@@ -100,16 +100,16 @@ std::optional<SegmentBpe> SegmentBpe::from_model(std::string_view serialized) {
   bool usable = protobuf::well_formed(serialized);
   protobuf::for_each_field(serialized, [&](const protobuf::Field& f) {
     if (f.wire_type != protobuf::kLengthDelimited) return;
-    if (f.number <= 5 && !protobuf::well_formed(f.bytes)) usable = false;
-    if (f.number == 1) {  // ModelProto.pieces
+    if (f.number <= kDenormalizerSpec && !protobuf::well_formed(f.bytes)) usable = false;
+    if (f.number == kPieces) {
       Piece piece;
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& p) {
-        if (p.number == 1 && p.wire_type == protobuf::kLengthDelimited) piece.text = p.bytes;
-        if (p.number == 2 && p.wire_type == protobuf::kFixed32) {
+        if (p.number == kPiece && p.wire_type == protobuf::kLengthDelimited) piece.text = p.bytes;
+        if (p.number == kScore && p.wire_type == protobuf::kFixed32) {
           const auto bits = static_cast<std::uint32_t>(p.value);
           std::memcpy(&piece.score, &bits, sizeof bits);
         }
-        if (p.number == 3 && p.wire_type == protobuf::kVarint) {
+        if (p.number == kType && p.wire_type == protobuf::kVarint) {
           // An out-of-range value is an unknown field to protobuf, which keeps the type before it.
           if (p.value < kNormal || p.value > kByte) usable = false;
           piece.type = static_cast<std::uint8_t>(p.value);
@@ -119,17 +119,17 @@ std::optional<SegmentBpe> SegmentBpe::from_model(std::string_view serialized) {
         usable = false;
       }
       bpe.pieces_.push_back(piece);
-    } else if (f.number == 2) {  // ModelProto.trainer_spec
+    } else if (f.number == kTrainerSpec) {
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& t) {
-        if (t.number == 35 && t.wire_type == protobuf::kVarint) bpe.byte_fallback_ = t.value != 0;
-        if (t.number >= 45 && t.number <= 48 && t.wire_type == protobuf::kLengthDelimited) {
-          const std::size_t i = t.number - 45;
+        if (t.number == kByteFallback && t.wire_type == protobuf::kVarint) bpe.byte_fallback_ = t.value != 0;
+        if (t.number >= kUnkPiece && t.number <= kPadPiece && t.wire_type == protobuf::kLengthDelimited) {
+          const std::size_t i = t.number - kUnkPiece;
           names[i] = t.bytes.empty() ? kDefaultNames[i] : t.bytes.substr(0, t.bytes.find('\0'));
         }
       });
-    } else if (f.number == 5) {  // ModelProto.denormalizer_spec: a charsmap is a table the loader decodes
+    } else if (f.number == kDenormalizerSpec) {  // a charsmap is a table the loader decodes
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& n) {
-        if (n.number == 2 && n.wire_type == protobuf::kLengthDelimited && !n.bytes.empty()) usable = false;
+        if (n.number == kCharsmap && n.wire_type == protobuf::kLengthDelimited && !n.bytes.empty()) usable = false;
       });
     }
   });

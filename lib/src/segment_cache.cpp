@@ -66,16 +66,7 @@ std::uint64_t mix(std::uint64_t x) {
   return x;
 }
 
-// ModelProto field numbers (sentencepiece_model.proto).
-namespace field {
-constexpr std::uint32_t kPieces = 1, kTrainerSpec = 2, kNormalizerSpec = 3, kSelfTestData = 4;
-constexpr std::uint32_t kPiece = 1, kPieceScore = 2, kPieceType = 3;
-constexpr std::uint64_t kTypeUnused = 5;
-constexpr std::uint32_t kModelType = 3, kTreatWhitespaceAsSuffix = 24, kByteFallback = 35;
-constexpr std::uint64_t kModelBpe = 2;
-constexpr std::uint32_t kName = 1, kCharsmap = 2, kAddDummyPrefix = 3, kRemoveExtraWhitespaces = 4,
-                        kEscapeWhitespaces = 5;
-}  // namespace field
+namespace field = model_proto;
 
 }  // namespace
 
@@ -135,10 +126,10 @@ std::optional<SegmentRules> SegmentRules::from_model(std::string_view serialized
       std::string_view piece;
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& p) {
         if (p.number == field::kPiece && p.wire_type == protobuf::kLengthDelimited) piece = p.bytes;
-        if (p.number == field::kPieceType && p.wire_type == protobuf::kVarint && p.value == field::kTypeUnused) {
+        if (p.number == field::kType && p.wire_type == protobuf::kVarint && p.value == field::kUnused) {
           refused = "it has UNUSED pieces";
         }
-        if (p.number == field::kPieceScore && p.wire_type == protobuf::kFixed32 && is_nan_bits(p.value)) {
+        if (p.number == field::kScore && p.wire_type == protobuf::kFixed32 && is_nan_bits(p.value)) {
           refused = "a score is not a number";
         }
       });

@@ -129,24 +129,22 @@ std::string read_file(const std::string& path) {
 }
 
 // Fields SentencePiece does not expose through its processor, read from the
-// ModelProto wire format (sentencepiece_model.proto): ModelProto.trainer_spec
-// = 2, .normalizer_spec = 3; TrainerSpec.model_type = 3, .byte_fallback = 35;
-// NormalizerSpec.name = 1.
+// serialized ModelProto.
 void read_spec_fields(std::string_view model, ModelInfo& info) {
   static constexpr const char* kTypes[] = {"unknown", "unigram", "bpe", "word", "char"};
   info.model_type = "unigram";  // the proto default
   protobuf::for_each_field(model, [&](const protobuf::Field& field) {
-    if (field.number == 2 && field.wire_type == protobuf::kLengthDelimited) {
+    if (field.number == model_proto::kTrainerSpec && field.wire_type == protobuf::kLengthDelimited) {
       protobuf::for_each_field(field.bytes, [&](const protobuf::Field& t) {
-        if (t.number == 3 && t.wire_type == protobuf::kVarint) {
+        if (t.number == model_proto::kModelType && t.wire_type == protobuf::kVarint) {
           info.model_type = t.value < 5 ? kTypes[t.value] : "unknown";
-        } else if (t.number == 35 && t.wire_type == protobuf::kVarint) {
+        } else if (t.number == model_proto::kByteFallback && t.wire_type == protobuf::kVarint) {
           info.byte_fallback = t.value != 0;
         }
       });
-    } else if (field.number == 3 && field.wire_type == protobuf::kLengthDelimited) {
+    } else if (field.number == model_proto::kNormalizerSpec && field.wire_type == protobuf::kLengthDelimited) {
       protobuf::for_each_field(field.bytes, [&](const protobuf::Field& n) {
-        if (n.number == 1 && n.wire_type == protobuf::kLengthDelimited) info.normalizer = std::string(n.bytes);
+        if (n.number == model_proto::kName && n.wire_type == protobuf::kLengthDelimited) info.normalizer = std::string(n.bytes);
       });
     }
   });
