@@ -17,7 +17,6 @@
 #include "embedpe/output_file.h"
 #include "embedpe/pe_kind.h"
 #include "embedpe/pe_view.h"
-#include "embedpe/report.h"
 #include "embedpe/sink.h"
 #include "memory.h"
 #include "parallel.h"
@@ -70,8 +69,6 @@ struct PeCommand {
 
 using Range = Span;
 
-std::string span_text(Range r) { return std::to_string(r.first) + ":" + std::to_string(r.first + r.count); }
-
 Format infer_format(const PeCommand& cmd) {
   std::vector<std::pair<std::string, Format>> extensions = {{".txt", {PeView::table}}};
   std::vector<std::pair<std::string, std::string>> names;  // (.txt takes a csv as well as a table)
@@ -97,13 +94,6 @@ Format infer_format(const PeCommand& cmd) {
   return format_from_extension<Format>(cmd.output, extensions).value_or(Format{PeView::table});
 }
 
-// --dims, or by default every dim (the first 8 in a table); within d.
-Range shown_dims(const PeCommand& cmd, Format format, std::size_t d) {
-  if (!cmd.dims) return {0, format.is(PeView::table) ? std::min<std::size_t>(d, 8) : d};
-  check_dims({cmd.dims->first, cmd.dims->count}, d);
-  return *cmd.dims;
-}
-
 // The bytes a matrix of rows x cols takes as `format` output on top of its
 // floats: the text of table/csv is built whole; JSON is rendered in chunks.
 std::size_t text_bytes(Format format, std::size_t rows, std::size_t cols) {
@@ -120,22 +110,6 @@ PeViewKind view_of(const PeCommand& cmd) {
   return PeViewKind::table;
 }
 
-bool offers(const PeKind& kind, PeViewKind view) {
-  const auto& views = kind.views();
-  return std::find(views.begin(), views.end(), view) != views.end();
-}
-
-// "a, b or c": the inspectable kinds that offer `view`.
-std::string kinds_offering(PeViewKind view) {
-  std::vector<std::string> names;
-  for (const PeKind* k : pe_kinds()) {
-    if (k->inspectable() && offers(*k, view)) names.emplace_back(k->name());
-  }
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return text;
-}
-
 void run_pe(const PeCommand& cmd) {
   const Format format = infer_format(cmd);
   if (format.binary()) refuse_binary_to_terminal(cmd.output, format.binary_name());
@@ -144,11 +118,6 @@ void run_pe(const PeCommand& cmd) {
   }
   const PeKind& kind = *cmd.kind;
   const PeViewKind view = view_of(cmd);
-  if (kind.needs_d_model() && !cmd.d_model) throw UsageError("--d-model is required");
-  if ((cmd.show_similarity || cmd.audit) && !offers(kind, view)) {
-    throw UsageError("--similarity and --audit apply to --kind " + kinds_offering(view));
-  }
-  if (cmd.stats && !offers(kind, view)) throw UsageError("--stats applies to --kind " + kinds_offering(view));
   if (cmd.dims && view != PeViewKind::table) {
     throw UsageError("--dims chooses the columns of the table; --stats, --similarity and --audit use every dim: "
                      "drop --dims");
@@ -158,25 +127,22 @@ void run_pe(const PeCommand& cmd) {
     if (cmd.max_len) throw UsageError("give --max-len N or --positions A:B, not both");
     positions = *cmd.positions;
   }
-  // Positions stay below 2^53, where float64 holds every whole number exactly.
-  if (positions.first + positions.count > kMaxPosition - cmd.position_offset) {
-    throw UsageError("positions " + span_text(positions) + (cmd.position_offset ? " with --position-offset " +
-                     std::to_string(cmd.position_offset) : "") + " go beyond " + std::to_string(kMaxPosition) +
-                     " (2^53, where float64 positions stop being exact); lower --positions" +
-                     (cmd.position_offset ? " or --position-offset" : ""));
-  }
   PeInspectRequest request{.d_model = cmd.d_model, .first = positions.first, .count = positions.count,
                            .position_offset = cmd.position_offset, .view = view, .text_table = format.is(PeView::table),
                            .csv = format.is(PeView::csv), .whole = format.sink && !format.sink->traits.one_tensor};
-  check_pe_args(cmd.args, {&kind}, PeParam::Use::inspect, "kind");
-  kind.check_inspect(cmd.args, request);
-  std::size_t hidden_dims = 0;  // a table's default leaves out the dims beyond the first 8
-  if (kind.needs_d_model() && view == PeViewKind::table) {
-    const std::size_t d = *cmd.d_model;
-    const Range dims = shown_dims(cmd, format, d);
+  // --dims, or by default every dim (the first 8 in a table).
+  const bool table = kind.needs_d_model() && view == PeViewKind::table && cmd.d_model;
+  const std::size_t d = cmd.d_model.value_or(0);
+  const Range dims = cmd.dims.value_or(Range{0, format.is(PeView::table) ? std::min<std::size_t>(d, 8) : d});
+  if (table) {
     request.dims_first = dims.first;
     request.dims_count = dims.count;
-    if (format.is(PeView::table) && !cmd.dims && dims.count < d) hidden_dims = d;
+  }
+  check_pe_args(cmd.args, {&kind}, PeParam::Use::inspect, "kind");
+  kind.check_inspection(cmd.args, request);
+  // A table's default leaves out the dims beyond the first 8.
+  const std::size_t hidden_dims = table && format.is(PeView::table) && !cmd.dims && dims.count < d ? d : 0;
+  if (table) {
     const std::size_t cols = kind.view_columns(cmd.args, request);
     const std::string what = "a PE table of " + std::to_string(positions.count) + " positions x " +
                              std::to_string(cols) + " dims";

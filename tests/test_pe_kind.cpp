@@ -283,3 +283,43 @@ TEST_CASE("audit column names say what each measures: float32 computed naively, 
   CHECK(v.title.find("computed in float32 the naive way") != std::string::npos);
   for (const auto& column : v.records->columns) CHECK(column.find("seed") == std::string::npos);
 }
+
+TEST_CASE("inspect refuses, naming parameters, what a library caller could ask wrongly") {
+  const PeKind& sinusoidal = find_pe_kind("sinusoidal");
+  const auto refusal = [](const PeKind& k, const PeInspectRequest& r) -> Error {
+    try {
+      k.inspect({}, r);
+    } catch (const Error& e) {
+      CHECK(e.exit_code() == 2);
+      // check_inspection alone refuses it the same way.
+      CHECK_THROWS_WITH(k.check_inspection({}, r), e.what());
+      return e;
+    }
+    FAIL("inspect did not refuse");
+    return Error("");
+  };
+  const Error no_width = refusal(sinusoidal, {.count = 4});
+  CHECK(std::string(no_width.what()) == "d_model is required");
+  CHECK(has_parameter(no_width, "d_model"));
+  const Error stats = refusal(find_pe_kind("t5"), {.count = 4, .view = PeViewKind::stats});
+  CHECK(std::string(stats.what()).starts_with("stats applies to kind sinusoidal"));
+  CHECK(has_parameter(stats, "stats"));
+  const Error audit = refusal(find_pe_kind("alibi"), {.count = 4, .view = PeViewKind::audit});
+  CHECK(std::string(audit.what()).starts_with("similarity and audit apply to kind sinusoidal"));
+  const Error dims = refusal(sinusoidal, {.d_model = 8, .count = 4, .dims_first = 4, .dims_count = 5});
+  CHECK(std::string(dims.what()) == "dims 4:9 goes beyond d_model 8; choose dims below 8");
+  // Positions and their offset stay below 2^53, without overflowing on the way.
+  const std::size_t top = kMaxPePosition;
+  for (const PeInspectRequest& r : {PeInspectRequest{.d_model = 8, .first = top - 2, .count = 4, .dims_count = 8},
+                                    PeInspectRequest{.d_model = 8, .first = top - 4, .count = 2, .position_offset = 3,
+                                                     .dims_count = 8},
+                                    PeInspectRequest{.d_model = 8, .first = SIZE_MAX - 1, .count = 4, .dims_count = 8},
+                                    PeInspectRequest{.d_model = 8, .count = 4, .position_offset = SIZE_MAX, .dims_count = 8}}) {
+    const Error far = refusal(sinusoidal, r);
+    CHECK(std::string(far.what()).find("go beyond 9007199254740992 (2^53") != std::string::npos);
+    CHECK(has_parameter(far, "positions"));
+    CHECK(std::string(far.what()).ends_with(r.position_offset ? "lower positions or position_offset"
+                                                                : "lower positions"));
+  }
+  CHECK_NOTHROW(sinusoidal.inspect({}, {.d_model = 8, .first = top - 4, .count = 2, .position_offset = 2, .dims_count = 8}));
+}

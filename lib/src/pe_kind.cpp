@@ -4,6 +4,8 @@
 #include <stdexcept>
 
 #include "embedpe/error.h"
+#include "embedpe/report.h"
+#include "message.h"
 
 namespace embedpe {
 
@@ -85,7 +87,55 @@ std::size_t PeKind::position_offset(const PeArgs&, const LayerPeRequest& request
   return request.position_offset.value_or(0);
 }
 
-PeInspection PeKind::inspect(const PeArgs&, const PeInspectRequest&) const {
+namespace {
+
+bool offers(const PeKind& kind, PeViewKind view) {
+  return std::find(kind.views().begin(), kind.views().end(), view) != kind.views().end();
+}
+
+// "a, b or c": the inspectable kinds that offer `view`.
+std::string kinds_offering(PeViewKind view) {
+  std::vector<std::string> names;
+  for (const PeKind* k : pe_kinds()) {
+    if (k->inspectable() && offers(*k, view)) names.emplace_back(k->name());
+  }
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
+}  // namespace
+
+void PeKind::check_inspection(const PeArgs& args, const PeInspectRequest& r) const {
+  if (needs_d_model() && !r.d_model) throw UsageError("d_model is required", {"d_model"});
+  if (r.view == PeViewKind::stats && !offers(*this, r.view)) {
+    throw UsageError("stats applies to kind " + kinds_offering(r.view), {"stats", "kind"});
+  }
+  if (r.view != PeViewKind::table && !offers(*this, r.view)) {
+    throw UsageError("similarity and audit apply to kind " + kinds_offering(r.view), {"similarity", "audit", "kind"});
+  }
+  if (needs_d_model() && r.view == PeViewKind::table) check_dims({r.dims_first, r.dims_count}, *r.d_model);
+  // Positions stay below 2^53, where float64 holds every whole number exactly.
+  if (r.count > kMaxPePosition || r.first > kMaxPePosition - r.count ||
+      r.first + r.count > kMaxPePosition - std::min(r.position_offset, kMaxPePosition)) {
+    const std::string span = std::to_string(r.first) + ":" + std::to_string(r.first + r.count);
+    const std::string offset = std::to_string(r.position_offset);
+    Message m;  // "positions" in prose, and the parameter after "lower"
+    m << Verbatim{"positions " + span};
+    if (r.position_offset) m << " with position_offset " << offset;
+    m << " go beyond " << std::to_string(kMaxPePosition) << " (2^53, where float64 " << Verbatim{"positions"}
+      << " stop being exact); lower positions" << (r.position_offset ? " or position_offset" : "");
+    throw m.usage_error({"positions", "position_offset"});
+  }
+  check_inspect(args, r);
+}
+
+PeInspection PeKind::inspect(const PeArgs& args, const PeInspectRequest& request) const {
+  check_inspection(args, request);
+  return compute_inspection(args, request);
+}
+
+PeInspection PeKind::compute_inspection(const PeArgs&, const PeInspectRequest&) const {
   throw UsageError(std::string(name()) + " has no table to inspect");
 }
 

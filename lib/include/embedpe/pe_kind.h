@@ -174,14 +174,25 @@ class PeKind {
   // Where a layer's token 0 sits, known before the table is built (so that
   // lengths can be checked first): the request's, else the kind's default.
   virtual std::size_t position_offset(const PeArgs& args, const LayerPeRequest& request) const;
-  virtual PeInspection inspect(const PeArgs& args, const PeInspectRequest& request) const;
-  // The refusals inspect() makes before computing anything (sizes it cannot
-  // hold), for a front end to call before it opens its output.
-  virtual void check_inspect(const PeArgs&, const PeInspectRequest&) const {}
+  // The inspection `request` asks for, checked first (check_inspection).
+  PeInspection inspect(const PeArgs& args, const PeInspectRequest& request) const;
+  // Every refusal inspect() makes before computing anything, for a front end
+  // to call before it opens its output: a UsageError naming the parameters
+  // for no d_model where the kind needs one, a view the kind does not offer
+  // (stats, similarity, audit), table dims beyond d_model, positions (after
+  // position_offset) at or beyond kMaxPePosition; then the kind's own
+  // (check_inspect: sizes it cannot hold).
+  void check_inspection(const PeArgs& args, const PeInspectRequest& request) const;
   // The float columns of the table view, to check memory before it is computed.
   virtual std::size_t view_columns(const PeArgs& args, const PeInspectRequest& request) const;
 
  protected:
+  // What inspect() computes, for a request check_inspection has passed. The
+  // default: this kind has no table to inspect.
+  virtual PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& request) const;
+  // The kind's own refusals of a request (check_inspection's last step).
+  virtual void check_inspect(const PeArgs&, const PeInspectRequest&) const {}
+
   // The value given for one of params(), else its default.
   const PeParam& param(std::string_view name) const;
   std::uint64_t integer(const PeArgs& args, std::string_view name) const;

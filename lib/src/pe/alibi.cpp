@@ -33,7 +33,7 @@ class Alibi final : public PeKind {
     return p;
   }
 
-  PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
+  PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
     const std::size_t heads = integer(args, "heads");
     if (heads == 0) throw UsageError("kind alibi needs heads H", {"kind", "heads"});
     const auto slopes = alibi_slopes(heads);

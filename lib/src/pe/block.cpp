@@ -103,8 +103,7 @@ class Block final : public PeKind {
     if (r.view == PeViewKind::stats) pe_support::check_pair_records(2 * r.d_model.value_or(0));
   }
 
-  PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
-    check_inspect(args, r);
+  PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
     const std::size_t d = r.d_model.value_or(0);
     const std::size_t first = r.first + r.position_offset;
     const auto pe = make(args, d, first + r.count);

@@ -65,8 +65,7 @@ class Rope final : public PeKind {
     if (r.view == PeViewKind::stats) pe_support::check_pair_records(r.d_model.value_or(0));
   }
 
-  PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
-    check_inspect(args, r);
+  PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
     RopeOptions o = rope_options(args);
     o.dim = r.d_model.value_or(0);
     if (o.seq_len == 0) o.seq_len = r.first + r.count;

@@ -114,8 +114,7 @@ class Sinusoidal final : public PeKind {
     }
   }
 
-  PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
-    check_inspect(args, r);
+  PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
     const std::size_t d = r.d_model.value_or(0);
     const std::size_t first = r.first + r.position_offset;
     const SinusoidalOptions o = options(args, d, first + r.count, optional_integer(args, "padding_idx"));

@@ -88,7 +88,7 @@ class T5 final : public PeKind {
     return p;
   }
 
-  PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
+  PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
     Buckets b{static_cast<std::int64_t>(integer(args, "num_buckets")),
               static_cast<std::int64_t>(integer(args, "max_distance")), !flag(args, "causal")};
     // The table, if any, says how many buckets there are.

@@ -51,8 +51,7 @@ class TransformerXl final : public PeKind {
     }
   }
 
-  PeInspection inspect(const PeArgs& args, const PeInspectRequest& r) const override {
-    check_inspect(args, r);
+  PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
     const std::size_t d = *r.d_model, half = d / 2;
     const std::size_t last = r.first + r.position_offset + r.count - 1;  // pos_seq[0]
     // Transformer-XL clamps only when clamp_len > 0.

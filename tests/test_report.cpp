@@ -1,0 +1,127 @@
+// Reports: what a model and a weight file hold, and rows of a table, as
+// text and JSON, with their refusals naming parameters (embedpe/report.h).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "embedpe/error.h"
+#include "embedpe/layer_spec.h"
+#include "embedpe/report.h"
+#include "test_support.h"
+
+using namespace embedpe;
+
+namespace {
+
+// A (rows, cols) float32 .npy holding 0, 1, 2, ... as NumPy writes it.
+std::string write_table(const std::string& name, std::size_t rows, std::size_t cols, float at_1_1) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
+                       std::to_string(cols) + "), }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8);
+  file += static_cast<char>(header.size() & 0xff);
+  file += static_cast<char>(header.size() >> 8);
+  file += header;
+  for (std::size_t i = 0; i < rows * cols; ++i) {
+    const float v = i == cols + 1 ? at_1_1 : static_cast<float>(i);
+    file.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  const std::string path = test::temp_path(name);
+  std::ofstream(path, std::ios::binary) << file;
+  return path;
+}
+
+// The error f throws (as an Error: check its class with CHECK_THROWS_AS).
+template <class F>
+Error thrown(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("no embedpe::Error");
+  return Error("");
+}
+
+}  // namespace
+
+TEST_CASE("the model report: the run config's fields, and rows of text with the special pieces") {
+  const Tokenizer tok = Tokenizer::default_model();
+  const nlohmann::ordered_json json = model_report_json(tok);
+  CHECK(json["vocab_size"] == tok.info().vocab_size);
+  CHECK(json["size_bytes"] == tok.info().size_bytes);
+  CHECK(json.contains("byte_fallback"));
+  CHECK(model_report(tok, ReportFormat::json) == json.dump(2) + "\n");
+  const std::string text = model_report(tok, ReportFormat::text);
+  CHECK(text.starts_with("model         embedded default\n"));
+  CHECK(text.find("\nsha256        " + tok.sha256() + "\n") != std::string::npos);
+  CHECK(text.find("\nbos_id        " + std::to_string(tok.info().bos_id) + "  " +
+                  std::string(tok.id_to_piece(tok.info().bos_id)) + "\n") != std::string::npos);
+}
+
+TEST_CASE("the weights report: tensors, the table encode would take, and no positions in a .npy") {
+  const std::string path = write_table("report-weights.npy", 4, 3, 4.0f);
+  const auto file = WeightFile::open(path);
+  const nlohmann::ordered_json json = weights_report_json(*file, path);
+  CHECK(json["format"] == "npy");
+  CHECK(json["token_embedding"] == "(the array)");
+  CHECK(json["position_embedding"] == "");
+  CHECK(json["tensors"][0]["shape"] == std::vector<std::size_t>{4, 3});
+  CHECK(json["tensors"][0]["bytes"] == 48);
+  CHECK(json["tied"].is_null());
+  const std::string text = weights_report(*file, path, ReportFormat::text);
+  CHECK(text.starts_with("weights       " + path + " (npy, "));
+  CHECK(text.find("\nembedding     (the array)\n") != std::string::npos);
+  CHECK(text.ends_with("  (array)                                  (4, 3)           F32   48 bytes\n"));
+}
+
+TEST_CASE("table rows: the dims asked for, as text and JSON, and refusals naming ids and dims") {
+  const std::string path = write_table("report-rows.npy", 4, 3, 4.0f);
+  const auto table = open_table(TableSpec{.weights = path}, nullptr);
+  const std::vector<std::int64_t> ids = {2, 0};
+  CHECK(table_rows_report(*table, ids, Dims{1, 2}, nullptr, ReportFormat::text) ==
+        "# E[id] from " + table->describe() + ", d_model 3, dims 1:3\n2\t7\t8\n0\t1\t2\n");
+  const auto json = nlohmann::json::parse(table_rows_report(*table, ids, std::nullopt, nullptr, ReportFormat::json));
+  CHECK(json["rows"] == nlohmann::json::parse("[[6,7,8],[0,1,2]]"));
+  CHECK(json["dims"]["count"] == 3);
+  CHECK(!json.contains("pieces"));
+
+  const Error beyond = thrown([&] { table_rows_report(*table, std::vector<std::int64_t>{4}, {}, nullptr, ReportFormat::text); });
+  CHECK(std::string(beyond.what()) == "ids: 4 is outside the table's 4 rows");
+  CHECK_THROWS_AS(table_rows_report(*table, std::vector<std::int64_t>{-1}, {}, nullptr, ReportFormat::text), UsageError);
+  CHECK(beyond.parameters() == std::vector<std::string>{"ids"});
+  const Error wide = thrown([&] { table_rows_report(*table, ids, Dims{2, 2}, nullptr, ReportFormat::text); });
+  CHECK(std::string(wide.what()) == "dims 2:4 goes beyond d_model 3; choose dims below 3");
+  CHECK(wide.parameters() == std::vector<std::string>{"dims"});
+  REQUIRE(wide.verbatim().size() == 1);  // the second "dims" is prose
+  CHECK(wide.verbatim()[0].begin == std::string(wide.what()).rfind("dims"));
+}
+
+TEST_CASE("table rows: a NaN or infinity is text's nan/inf, and JSON refuses it") {
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()}) {
+    const std::string path = write_table("report-bad.npy", 3, 3, bad);
+    const auto table = open_table(TableSpec{.weights = path}, nullptr);
+    const std::vector<std::int64_t> row = {1};
+    const std::string text = table_rows_report(*table, row, std::nullopt, nullptr, ReportFormat::text);
+    CHECK(text.ends_with(std::isnan(bad) ? "\t3\tnan\t5\n" : "\t3\t-inf\t5\n"));
+    const Error e = thrown([&] { table_rows_report(*table, row, std::nullopt, nullptr, ReportFormat::json); });
+    CHECK(std::string(e.what()).find(std::isnan(bad) ? "holds NaN" : "holds an infinity") != std::string::npos);
+    CHECK(e.parameters() == std::vector<std::string>{"format"});
+    bool usage_error = false;  // the file's values, not how it was asked: a runtime error (exit 1)
+    try {
+      table_rows_report(*table, row, std::nullopt, nullptr, ReportFormat::json);
+    } catch (const UsageError&) {
+      usage_error = true;
+    } catch (const Error&) {
+    }
+    CHECK(!usage_error);
+    // The other rows are fine as JSON.
+    CHECK_NOTHROW(table_rows_report(*table, std::vector<std::int64_t>{0, 2}, std::nullopt, nullptr, ReportFormat::json));
+  }
+}
