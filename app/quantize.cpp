@@ -1,5 +1,4 @@
 // embedpe quantize: a float embedding table → per-row symmetric int8.
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -7,18 +6,16 @@
 #include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
-#include "json_writer.h"
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/output_file.h"
 #include "embedpe/projection.h"
 #include "embedpe/quantize.h"
+#include "embedpe/report.h"
 #include "embedpe/weights.h"
 
 namespace embedpe::cli {
 namespace {
-
-enum class ReportFormat { text, json };
 
 struct QuantizeCommand {
   std::string weights;
@@ -52,30 +49,10 @@ void run_quantize(const QuantizeCommand& cmd) {
   OutputFile out(cmd.output);
   const QuantizeReport r = quantize_table(*file, tensor, out, scale);
 
-  const double saved = 100.0 * (1.0 - static_cast<double>(r.output_bytes) / static_cast<double>(r.input_bytes));
   OutputFile report("-");
-  if (cmd.format == ReportFormat::json) {
-    nlohmann::ordered_json doc = {
-        {"input", cmd.weights}, {"tensor", tensor.name}, {"output", cmd.output},
-        {"input_bytes", r.input_bytes}, {"output_bytes", r.output_bytes}, {"saved_percent", saved},
-        {"max_abs_error", r.max_abs_error}, {"mean_abs_error", r.mean_abs_error},
-        {"output_scale", float_json(r.output_scale)},
-        {"max_abs_output_error", r.max_abs_output_error}, {"mean_abs_output_error", r.mean_abs_output_error}};
-    if (projection) doc["projection_not_in_output"] = projection->weight_source;
-    report.write(doc.dump(2) + "\n");
-  } else {
-    char text[1024];
-    std::snprintf(text, sizeof text,
-                  "wrote %s: int8 per-row symmetric, %zu x %zu\n"
-                  "size           %zu -> %zu bytes (%.1f%% saved)\n"
-                  "rows           max abs error %.3g, mean abs error %.3g\n"
-                  "output         max abs error %.3g, mean abs error %.3g (embedding x %g, PE unchanged)\n",
-                  cmd.output.c_str(), tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved,
-                  r.max_abs_error, r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error,
-                  double(r.output_scale));
-    report.write(std::string(text));
-    if (projection) report.write("projection     " + projection_note + "\n");
-  }
+  report.write(quantize_report(r, cmd.weights, tensor, cmd.output, projection ? projection->weight_source : "",
+                               cmd.format));
+  if (projection && cmd.format == ReportFormat::text) report.write("projection     " + projection_note + "\n");
   // The report first: if standard output fails, the run fails and leaves no file.
   report.commit();
   out.commit();

@@ -125,3 +125,29 @@ TEST_CASE("table rows: a NaN or infinity is text's nan/inf, and JSON refuses it"
     CHECK_NOTHROW(table_rows_report(*table, std::vector<std::int64_t>{0, 2}, std::nullopt, nullptr, ReportFormat::json));
   }
 }
+
+TEST_CASE("the quantize report: sizes saved, both errors, and a projection left in the float file") {
+  QuantizeReport r;
+  r.input_bytes = 400;
+  r.output_bytes = 100;
+  r.max_abs_error = 0.5;
+  r.mean_abs_error = 0.25;
+  r.output_scale = 2;
+  r.max_abs_output_error = 1;
+  r.mean_abs_output_error = 0.5;
+  WeightTensor t;
+  t.name = "emb";
+  t.shape = {10, 10};
+  CHECK(quantize_report(r, "in.npy", t, "out.safetensors", "", ReportFormat::text) ==
+        "wrote out.safetensors: int8 per-row symmetric, 10 x 10\n"
+        "size           400 -> 100 bytes (75.0% saved)\n"
+        "rows           max abs error 0.5, mean abs error 0.25\n"
+        "output         max abs error 1, mean abs error 0.5 (embedding x 2, PE unchanged)\n");
+  const auto json = nlohmann::json::parse(quantize_report(r, "in.npy", t, "out.safetensors", "p.weight", ReportFormat::json));
+  CHECK(json["saved_percent"] == 75.0);
+  CHECK(json["tensor"] == "emb");
+  CHECK(json["output_scale"] == 2.0);
+  CHECK(json["projection_not_in_output"] == "p.weight");
+  CHECK(!nlohmann::json::parse(quantize_report(r, "in.npy", t, "o", "", ReportFormat::json))
+             .contains("projection_not_in_output"));
+}

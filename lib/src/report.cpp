@@ -232,4 +232,34 @@ std::string table_rows_report(const EmbeddingTable& table, std::span<const std::
   return text;
 }
 
+std::string quantize_report(const QuantizeReport& r, const std::string& input, const WeightTensor& tensor,
+                            const std::string& output, const std::string& projection, ReportFormat format) {
+  const double saved = 100.0 * (1.0 - static_cast<double>(r.output_bytes) / static_cast<double>(r.input_bytes));
+  if (format == ReportFormat::json) {
+    nlohmann::ordered_json doc = {{"input", input},
+                                  {"tensor", tensor.name},
+                                  {"output", output},
+                                  {"input_bytes", r.input_bytes},
+                                  {"output_bytes", r.output_bytes},
+                                  {"saved_percent", saved},
+                                  {"max_abs_error", r.max_abs_error},
+                                  {"mean_abs_error", r.mean_abs_error},
+                                  {"output_scale", float_json(r.output_scale)},
+                                  {"max_abs_output_error", r.max_abs_output_error},
+                                  {"mean_abs_output_error", r.mean_abs_output_error}};
+    if (!projection.empty()) doc["projection_not_in_output"] = projection;
+    return doc.dump(2) + "\n";
+  }
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "wrote %s: int8 per-row symmetric, %zu x %zu\n"
+                "size           %zu -> %zu bytes (%.1f%% saved)\n"
+                "rows           max abs error %.3g, mean abs error %.3g\n"
+                "output         max abs error %.3g, mean abs error %.3g (embedding x %g, PE unchanged)\n",
+                output.c_str(), tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved,
+                r.max_abs_error, r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error,
+                double(r.output_scale));
+  return text;
+}
+
 }  // namespace embedpe

@@ -1,6 +1,7 @@
-// Reports about inputs, as text for a person or JSON for a program: what a
-// SentencePiece model and a weight file hold (`embedpe info`), and rows
-// E[ids] of an embedding table (`embedpe lookup`).
+// Reports, as text for a person or JSON for a program: what a SentencePiece
+// model and a weight file hold (`embedpe info`), rows E[ids] of an
+// embedding table (`embedpe lookup`), and what quantizing a table did
+// (`embedpe quantize`).
 //
 //   auto tok = embedpe::Tokenizer::from_file("m.model");
 //   std::string text = embedpe::model_report(tok, embedpe::ReportFormat::text);
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/embedding.h"
+#include "embedpe/quantize.h"
 #include "embedpe/tokenizer.h"
 #include "embedpe/weights.h"
 
@@ -52,5 +54,13 @@ void check_dims(Dims dims, std::size_t d_model);
 // infinity asked for as JSON (JSON has none; text writes nan and inf).
 std::string table_rows_report(const EmbeddingTable& table, std::span<const std::int64_t> ids,
                               std::optional<Dims> dims, const Tokenizer* tokenizer, ReportFormat format);
+
+// What quantize_table did to `tensor` of `input`, written to `output`: size
+// saved and the errors of the rows and of the scaled output. `projection`
+// names a factorized checkpoint's projection, which stays in the float file
+// (JSON: projection_not_in_output; text leaves saying so to the caller), or
+// is empty.
+std::string quantize_report(const QuantizeReport& report, const std::string& input, const WeightTensor& tensor,
+                            const std::string& output, const std::string& projection, ReportFormat format);
 
 }  // namespace embedpe
