@@ -147,17 +147,6 @@ void run_encode(const EncodeCommand& cmd) {
                    .threads = threads,
                    .max_line_bytes = cmd.text.reading.max_line_bytes};
   spec.ids_input = ids_input(cmd.text);
-  if (cmd.token_types.size() > 1 && cmd.text.pairs.empty()) {  // one per sequence: as many as there are
-    const std::size_t given = cmd.text.texts.size() + cmd.text.ids.size();
-    if (given == 0) {
-      throw UsageError("--token-type-ids with several values gives one per --text or --ids; for input files give "
-                       "one type for all");
-    }
-    if (cmd.token_types.size() != given) {
-      throw UsageError("--token-type-ids gives " + std::to_string(cmd.token_types.size()) + " types for " +
-                       std::to_string(given) + " sequences: give one per sequence, or one for all");
-    }
-  }
   spec.text_pairs = cmd.text.pairs;
   spec.token_type_ids = cmd.token_types;
   spec.layer.token_types = !cmd.no_token_type;

@@ -19,7 +19,10 @@ namespace {
 // Keeps every batch's output rows as floats, and the row ranges it was given.
 class CollectingSink : public embedpe::TensorSink {
  public:
-  void begin(const embedpe::SinkRun& run) override { streamed = run.streamed; }
+  void begin(const embedpe::SinkRun& run) override {
+    begun = true;
+    streamed = run.streamed;
+  }
   void add_tables(const embedpe::SinkTables&) override {}
   void add(const embedpe::SinkBatch& b) override {
     for (const auto& t : b.tensors) {
@@ -32,7 +35,7 @@ class CollectingSink : public embedpe::TensorSink {
     }
   }
   void finish() override { finished = true; }
-  bool streamed = false, finished = false;
+  bool begun = false, streamed = false, finished = false;
   std::size_t rows_seen = 0;
   std::vector<float> values;
 };
@@ -181,7 +184,7 @@ TEST_CASE("tokenize: ids and masks into a sink, streamed past a batch; the same 
       }
     }
     void finish() override { finished = true; }
-    bool streamed = false, finished = false;
+    bool begun = false, streamed = false, finished = false;
     nlohmann::ordered_json config;
     std::vector<std::string> names, rows;
   };
@@ -219,4 +222,33 @@ TEST_CASE("tokenize: ids and masks into a sink, streamed past a batch; the same 
   IdSink unused;
   CHECK_THROWS_AS(embedpe::tokenize(tokenizer, none, *embedpe::find_sink_format("jsonl"), unused, {}), embedpe::UsageError);
   CHECK(!unused.finished);
+}
+
+TEST_CASE("encode: several token types are one per given text, refused for files before the sink begins") {
+  const auto* jsonl = embedpe::find_sink_format("jsonl");
+  embedpe::EncoderSpec spec = small_spec();
+  spec.emit = {TensorName::input_ids, TensorName::token_type_ids, TensorName::output};
+  spec.token_type_ids = {0, 1, 1};
+  const embedpe::Encoder encoder(embedpe::Tokenizer::default_model(), spec);
+  const auto refusal = [&](embedpe::TextSource& source) {
+    CollectingSink sink;
+    try {
+      embedpe::encode(encoder, source, *jsonl, sink, {});
+    } catch (const embedpe::UsageError& e) {
+      CHECK(!sink.begun);
+      return embedpe::cli::user_message(e);
+    }
+    return std::string("no error");
+  };
+  embedpe::TextSource two = embedpe::TextSource::given(lines(2), "text");
+  CHECK(refusal(two) == "--token-type-ids gives 3 types for 2 sequences: give one per sequence, or one for all");
+  const std::string path = test::temp_path("encoder_types.txt");
+  std::ofstream(path) << "a\nb\nc\n";
+  embedpe::TextSource file(std::make_unique<embedpe::LineReader>(std::vector<std::string>{path}, embedpe::InputOptions{}));
+  CHECK(refusal(file) ==
+        "--token-type-ids with several values gives one per --text or --ids; for input files give one type for all");
+  embedpe::TextSource three = embedpe::TextSource::given(lines(3), "text");
+  CollectingSink sink;
+  embedpe::encode(encoder, three, *jsonl, sink, {});
+  CHECK(sink.rows_seen == 3);
 }

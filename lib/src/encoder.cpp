@@ -322,6 +322,27 @@ std::vector<TensorRef> Encoder::tensors(const EncodedBatch& b, std::vector<Tenso
   return tensors;
 }
 
+namespace {
+
+// Several token types are one per sequence: as many as the given texts,
+// whose count is known before any work. Input files give one for all.
+void check_token_type_count(const EncoderSpec& spec, bool from_files, std::size_t sequences) {
+  const std::size_t types = spec.token_type_ids.size();
+  if (types <= 1 || !spec.text_pairs.empty()) return;  // with pairs: the two segments' types
+  if (from_files) {
+    throw UsageError("token_type_ids with several values gives one per text or ids; for input files give one type "
+                     "for all",
+                     {"token_type_ids", "text", "ids"});
+  }
+  if (types != sequences) {
+    throw UsageError("token_type_ids gives " + std::to_string(types) + " types for " + std::to_string(sequences) +
+                         " sequences: give one per sequence, or one for all",
+                     {"token_type_ids"});
+  }
+}
+
+}  // namespace
+
 void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format, TensorSink& sink,
             const EncodeRunOptions& options) {
   constexpr std::size_t kAll = static_cast<std::size_t>(-1);
@@ -335,6 +356,7 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
   if (reader && first.empty() && !options.allow_empty) {
     throw UsageError("input " + source.input_names() + " has no text: nothing to encode");
   }
+  check_token_type_count(encoder.spec(), reader != nullptr, first.size());
   std::size_t text_bytes = 0;
   for (const auto& l : first) text_bytes += l.text.size();
   encoder.check_memory(first.size(), text_bytes, reader && !whole);
@@ -399,6 +421,7 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
 
 PartsDirStats encode_parts(const Encoder& encoder, TextSource& source, const PartsDirOptions& dir,
                            const EncodeRunOptions& options) {
+  check_token_type_count(encoder.spec(), /*from_files=*/true, 0);
   encoder.check_memory(dir.shard_rows, 0, /*streaming=*/false);
   PartsDirSink sink(dir, *source.reader());
   sink.begin({.config = encoder.joinable_config()});

@@ -150,7 +150,8 @@ struct EncodeRunOptions {
 // else batches of batch_size lines, batch n+1 computed while batch n is
 // written. Writing and computing share one pool of `threads` threads: a
 // thread that finishes writing helps compute. Refuses, before the sink is begun, an input with no
-// text (unless allow_empty) and batches that cannot fit in memory.
+// text (unless allow_empty), several token types that are not one per given
+// text (input files take one for all), and batches that cannot fit in memory.
 void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format, TensorSink& sink,
             const EncodeRunOptions& options);
 
