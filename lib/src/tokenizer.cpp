@@ -195,11 +195,18 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
   // A BPE model whose segments SegmentBpe encodes needs SentencePiece only
   // for the texts it leaves to it (see segment_bpe.h): its loading, the
   // costliest part of a short run, waits for one. The segment tables are
-  // built on two cores.
+  // built on two cores when there are two and a thread may start (a pids
+  // or process limit can forbid it): a speed-up, never a reason to fail.
   std::optional<SegmentRules> rules;
   std::optional<SegmentBpe> bpe;
   if (SegmentRules::spec_allows(serialized)) {
-    parallel_for(2, 2, [&](std::size_t begin, std::size_t end) {
+    std::size_t threads = available_cores() > 1 ? 2 : 1;
+    try {
+      if (threads > 1) grow_pool(1);
+    } catch (const Error&) {
+      threads = 1;
+    }
+    parallel_for(2, threads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t task = begin; task < end; ++task) {
         if (task == 0) rules = SegmentRules::from_model(serialized);
         if (task == 1) bpe = SegmentBpe::from_model(serialized);

@@ -77,6 +77,16 @@ CASES = [
           "-o", "{tmp}/out.json"],
          1, "cannot start a thread", files={"{tmp}/out.json": ABSENT}, limits=NO_THREADS),
 
+    # Building a BPE model's segment tables on a second core only speeds the
+    # load: where no thread can start, it is done on the one there is.
+    Case("a BPE model loads where no thread can start",
+         ["tokenize", "--model", "{models}/mistral-v3-tokenizer.model", "--text", "Hello world", "--format", "ids"],
+         0, check=expect_stdout("1 "), limits=NO_THREADS),
+    Case("a BPE model encodes given texts with --threads 1 where no thread can start",
+         ["encode", "--model", "{models}/mistral-v3-tokenizer.model", "--text", "a", "--text", "b", "--threads", "1",
+          "--d-model", "8", "-o", "{tmp}/out.npz"],
+         0, files={"{tmp}/out.npz": PRESENT}, limits=NO_THREADS),
+
     # ---- C: absurd sizes are refused up front, saying how much and what to lower
     *[Case(f"encode d_model 2e9 {fmt}", ["encode", "--text", "hi", "--d-model", BIG, "-o", f"{{tmp}}/x.{fmt}"],
            2, "GiB", files={f"{{tmp}}/x.{fmt}": ABSENT}, timeout=30)
