@@ -133,7 +133,8 @@ void run_encode(const EncodeCommand& cmd) {
                      " them exact: drop --precision");
   }
   check_seq_len(cmd.layer.spec, cmd.tokenize.seq_len, cmd.tokenize.pad_to_multiple_of);
-  const std::size_t threads = cmd.threads.value_or(available_cores());
+  // --threads is a request, refused if a thread cannot start; the default takes what can run.
+  const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
 
   Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);

@@ -156,7 +156,7 @@ void run_pe(const PeCommand& cmd) {
   const bool records = view == PeViewKind::stats || view == PeViewKind::audit;
   if (format.sink && !records) {
     std::unique_ptr<TensorSink> sink = format.sink->make(cmd.output);
-    sink->begin({.threads = available_cores(), .precision = cmd.precision});
+    sink->begin({.threads = usable_threads(available_cores()), .precision = cmd.precision});
     PeInspection v = kind.inspect(cmd.args, request);
     if (cmd.precision) v.config["precision"] = cmd.precision;
     sink->add_tables(pe_tables(v, positions.first, positions.count, format.sink->traits));

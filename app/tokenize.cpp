@@ -68,7 +68,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
   check_ids_flag(cmd.text.ids, tokenizer);
   const TokenizeRunOptions options{.tokenize = encode_options(cmd.tokenize), .ids_input = ids_input(cmd.text),
-                                   .threads = available_cores(), .allow_empty = cmd.text.shard_given,
+                                   .threads = usable_threads(available_cores()), .allow_empty = cmd.text.shard_given,
                                    .text_pairs = cmd.text.pairs};
   TextSource source = open_texts(cmd.text);
   if (!format.sink) {

@@ -47,6 +47,17 @@ class Pool {
     while (threads_.size() < workers) threads_.push_back(start_thread([this] { run(); }));
   }
 
+  // Grows toward `workers` threads, stopping at the first that cannot
+  // start; returns how many there are.
+  std::size_t grow_as_far_as(std::size_t workers) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      while (threads_.size() < workers) threads_.push_back(start_thread([this] { run(); }));
+    } catch (const Error&) {
+    }
+    return threads_.size();
+  }
+
   void post(std::function<void()> task) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -112,6 +123,11 @@ constexpr std::size_t kChunksPerThread = 4;
 }  // namespace
 
 void grow_pool(std::size_t workers) { Pool::shared().grow(workers); }
+
+std::size_t usable_threads(std::size_t wanted) {
+  if (wanted <= 1) return 1;
+  return 1 + std::min(wanted - 1, Pool::shared().grow_as_far_as(wanted - 1));
+}
 
 void post_to_pool(std::function<void()> task, std::size_t workers) {
   grow_pool(std::max<std::size_t>(workers, 1));

@@ -33,6 +33,13 @@ void post_to_pool(std::function<void()> task, std::size_t workers = 1);
 // one cannot start), so that a later post_to_pool cannot fail for want of one.
 void grow_pool(std::size_t workers);
 
+// For work whose thread count nobody chose (a default, or a command with
+// no threads parameter): `wanted`, or as many as can run when the pool
+// cannot grow that far (a process or memory limit), at least 1, the caller.
+// Such work is then slower, never refused: parallel_for's results do not
+// depend on the thread count.
+std::size_t usable_threads(std::size_t wanted);
+
 // The embedpe::Error for a thread that could not start (out of memory for
 // its stack, a process limit): "cannot start a thread: <reason>; lower --threads".
 [[noreturn]] void throw_thread_error(const std::system_error& e);

@@ -532,7 +532,7 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
   for (const Shard& s : shards) {
     for (const Piece& p : s.pieces) checks.push_back({&s, &p});
   }
-  parallel_for(checks.size(), available_cores(), [&](std::size_t begin, std::size_t end) {
+  parallel_for(checks.size(), usable_threads(available_cores()), [&](std::size_t begin, std::size_t end) {
     for (std::size_t k = begin; k < end; ++k) {
       Check& c = checks[k];
       try {

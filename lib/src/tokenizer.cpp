@@ -200,13 +200,7 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
   std::optional<SegmentRules> rules;
   std::optional<SegmentBpe> bpe;
   if (SegmentRules::spec_allows(serialized)) {
-    std::size_t threads = available_cores() > 1 ? 2 : 1;
-    try {
-      if (threads > 1) grow_pool(1);
-    } catch (const Error&) {
-      threads = 1;
-    }
-    parallel_for(2, threads, [&](std::size_t begin, std::size_t end) {
+    parallel_for(2, usable_threads(std::min<std::size_t>(2, available_cores())), [&](std::size_t begin, std::size_t end) {
       for (std::size_t task = begin; task < end; ++task) {
         if (task == 0) rules = SegmentRules::from_model(serialized);
         if (task == 1) bpe = SegmentBpe::from_model(serialized);

@@ -87,6 +87,17 @@ CASES = [
           "--d-model", "8", "-o", "{tmp}/out.npz"],
          0, files={"{tmp}/out.npz": PRESENT}, limits=NO_THREADS),
 
+    # Work whose thread count nobody chose runs on the threads that can start.
+    Case("tokenize (no --threads) of a file where no thread can start",
+         ["tokenize", "--input", "{tmp}/in.txt", "-o", "{tmp}/out.npz"],
+         0, files={"{tmp}/out.npz": PRESENT}, setup=four_lines, limits=NO_THREADS),
+    Case("pe (no --threads) to JSON where no thread can start",
+         ["pe", "--d-model", "64", "--max-len", "3000", "-o", "{tmp}/pe.json"],
+         0, files={"{tmp}/pe.json": PRESENT}, limits=NO_THREADS),
+    Case("encode with the default threads, one output, where no thread can start",
+         ["encode", "--input", "{tmp}/in.txt", "--d-model", "8", "-o", "{tmp}/out.npz"],
+         0, files={"{tmp}/out.npz": PRESENT}, setup=four_lines, limits=NO_THREADS),
+
     # ---- C: absurd sizes are refused up front, saying how much and what to lower
     *[Case(f"encode d_model 2e9 {fmt}", ["encode", "--text", "hi", "--d-model", BIG, "-o", f"{{tmp}}/x.{fmt}"],
            2, "GiB", files={f"{{tmp}}/x.{fmt}": ABSENT}, timeout=30)
