@@ -45,6 +45,17 @@ def nan_table(tmp):
     np.save(tmp / "nan.npy", table)
 
 
+def nan_vocab_table(tmp):
+    """The default model's 8000 rows, row 1 holding a NaN and row 2 an infinity; lines of ids."""
+    table = np.zeros((8000, 3), dtype=np.float32)
+    table[1, 2] = np.nan
+    table[2, 0] = np.inf
+    np.save(tmp / "nan8000.npy", table)
+    (tmp / "a.txt").write_text("0 0\n0 3\n0 1\n")
+    (tmp / "b.txt").write_text("0 0\n0 3\n")
+    (tmp / "c.txt").write_text("3\n0 2\n")
+
+
 def huge_header(tmp):
     (tmp / "huge.safetensors").write_bytes(struct.pack("<Q", 200 << 20) + b"{" + b" " * 1024)
 
@@ -161,6 +172,17 @@ CASES = [
          "holds an infinity", setup=nan_table),
     Case("lookup table NaN is fine", ["lookup", "--weights", "{tmp}/nan.npy", "--ids", "1"], 0,
          check=expect_stdout("nan"), setup=nan_table),
+
+    # ---- D: encode's JSON Lines refusal of NaN/Inf names the record's line (and source)
+    Case("encode jsonl NaN names the line",
+         ["encode", "--input-format", "ids", "--input", "{tmp}/a.txt", "--weights", "{tmp}/nan8000.npy",
+          "--format", "jsonl", "-o", "{tmp}/out.jsonl"], 1,
+         "line 3: tensor output holds NaN, which JSON cannot represent; use --format npy",
+         files={"{tmp}/out.jsonl": ABSENT}, setup=nan_vocab_table),
+    Case("encode jsonl Inf names the source and line",
+         ["encode", "--input-format", "ids", "--input", "{tmp}/b.txt", "--input", "{tmp}/c.txt", "--weights",
+          "{tmp}/nan8000.npy", "--format", "jsonl", "--batch-size", "1", "-o", "{tmp}/out.jsonl"], 1,
+         "c.txt line 2: tensor output holds an infinity", files={"{tmp}/out.jsonl": ABSENT}, setup=nan_vocab_table),
 
     # ---- D: tensor names (and paths) with ':'
     Case("tensor name with colons", ["lookup", "--weights", "{tmp}/w.safetensors:enc:emb", "--ids", "1"], 0,

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "json_writer.h"
+#include "message.h"
 #include "parallel.h"
 #include "sinks/file_sink.h"
 
@@ -43,7 +44,14 @@ class JsonlSink : public FileSink {
           row.shape[0] = len;
         }
         text += ",\"" + t.name + "\":";
-        append_tensor_json_line(text, row, run().precision);
+        try {
+          append_tensor_json_line(text, row, run().precision);
+        } catch (const Error& e) {  // NaN or infinity: say which record, as its "source" and "line" do
+          Message m;
+          if (!run().sources.empty()) m << Verbatim{run().sources[b.lines[r].source]} << " ";
+          m << "line " << std::to_string(b.lines[r].line) << ": " << e.what();
+          throw m.error(e.parameters());
+        }
       }
       text += "}\n";
     };
