@@ -244,7 +244,8 @@ TEST_CASE("encode: several token types are one per given text, refused for files
   CHECK(refusal(two) == "--token-type-ids gives 3 types for 2 sequences: give one per sequence, or one for all");
   const std::string path = test::temp_path("encoder_types.txt");
   std::ofstream(path) << "a\nb\nc\n";
-  embedpe::TextSource file(std::make_unique<embedpe::LineReader>(std::vector<std::string>{path}, embedpe::InputOptions{}));
+  embedpe::TextSource file(
+      std::make_unique<embedpe::LineReader>(std::vector<std::string>{path}, embedpe::InputOptions{}));
   CHECK(refusal(file) ==
         "--token-type-ids with several values gives one per --text or --ids; for input files give one type for all");
   embedpe::TextSource three = embedpe::TextSource::given(lines(3), "text");

@@ -310,16 +310,17 @@ TEST_CASE("inspect refuses, naming parameters, what a library caller could ask w
   CHECK(std::string(dims.what()) == "dims 4:9 goes beyond d_model 8; choose dims below 8");
   // Positions and their offset stay below 2^53, without overflowing on the way.
   const std::size_t top = kMaxPePosition;
-  for (const PeInspectRequest& r : {PeInspectRequest{.d_model = 8, .first = top - 2, .count = 4, .dims_count = 8},
-                                    PeInspectRequest{.d_model = 8, .first = top - 4, .count = 2, .position_offset = 3,
-                                                     .dims_count = 8},
-                                    PeInspectRequest{.d_model = 8, .first = SIZE_MAX - 1, .count = 4, .dims_count = 8},
-                                    PeInspectRequest{.d_model = 8, .count = 4, .position_offset = SIZE_MAX, .dims_count = 8}}) {
+  for (const PeInspectRequest& r :
+       {PeInspectRequest{.d_model = 8, .first = top - 2, .count = 4, .dims_count = 8},
+        PeInspectRequest{.d_model = 8, .first = top - 4, .count = 2, .position_offset = 3, .dims_count = 8},
+        PeInspectRequest{.d_model = 8, .first = SIZE_MAX - 1, .count = 4, .dims_count = 8},
+        PeInspectRequest{.d_model = 8, .count = 4, .position_offset = SIZE_MAX, .dims_count = 8}}) {
     const Error far = refusal(sinusoidal, r);
     CHECK(std::string(far.what()).find("go beyond 9007199254740992 (2^53") != std::string::npos);
     CHECK(has_parameter(far, "positions"));
-    CHECK(std::string(far.what()).ends_with(r.position_offset ? "lower positions or position_offset"
-                                                                : "lower positions"));
+    CHECK(std::string(far.what())
+              .ends_with(r.position_offset ? "lower positions or position_offset" : "lower positions"));
   }
-  CHECK_NOTHROW(sinusoidal.inspect({}, {.d_model = 8, .first = top - 4, .count = 2, .position_offset = 2, .dims_count = 8}));
+  CHECK_NOTHROW(
+      sinusoidal.inspect({}, {.d_model = 8, .first = top - 4, .count = 2, .position_offset = 2, .dims_count = 8}));
 }

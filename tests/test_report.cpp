@@ -92,9 +92,11 @@ TEST_CASE("table rows: the dims asked for, as text and JSON, and refusals naming
   CHECK(json["dims"]["count"] == 3);
   CHECK(!json.contains("pieces"));
 
-  const Error beyond = thrown([&] { table_rows_report(*table, std::vector<std::int64_t>{4}, {}, nullptr, ReportFormat::text); });
+  const Error beyond =
+      thrown([&] { table_rows_report(*table, std::vector<std::int64_t>{4}, {}, nullptr, ReportFormat::text); });
   CHECK(std::string(beyond.what()) == "ids: 4 is outside the table's 4 rows");
-  CHECK_THROWS_AS(table_rows_report(*table, std::vector<std::int64_t>{-1}, {}, nullptr, ReportFormat::text), UsageError);
+  CHECK_THROWS_AS(table_rows_report(*table, std::vector<std::int64_t>{-1}, {}, nullptr, ReportFormat::text),
+                  UsageError);
   CHECK(beyond.parameters() == std::vector<std::string>{"ids"});
   const Error wide = thrown([&] { table_rows_report(*table, ids, Dims{2, 2}, nullptr, ReportFormat::text); });
   CHECK(std::string(wide.what()) == "dims 2:4 goes beyond d_model 3; choose dims below 3");
@@ -122,7 +124,8 @@ TEST_CASE("table rows: a NaN or infinity is text's nan/inf, and JSON refuses it"
     }
     CHECK(!usage_error);
     // The other rows are fine as JSON.
-    CHECK_NOTHROW(table_rows_report(*table, std::vector<std::int64_t>{0, 2}, std::nullopt, nullptr, ReportFormat::json));
+    CHECK_NOTHROW(
+        table_rows_report(*table, std::vector<std::int64_t>{0, 2}, std::nullopt, nullptr, ReportFormat::json));
   }
 }
 
@@ -143,7 +146,8 @@ TEST_CASE("the quantize report: sizes saved, both errors, and a projection left 
         "size           400 -> 100 bytes (75.0% saved)\n"
         "rows           max abs error 0.5, mean abs error 0.25\n"
         "output         max abs error 1, mean abs error 0.5 (embedding x 2, PE unchanged)\n");
-  const auto json = nlohmann::json::parse(quantize_report(r, "in.npy", t, "out.safetensors", "p.weight", ReportFormat::json));
+  const auto json =
+      nlohmann::json::parse(quantize_report(r, "in.npy", t, "out.safetensors", "p.weight", ReportFormat::json));
   CHECK(json["saved_percent"] == 75.0);
   CHECK(json["tensor"] == "emb");
   CHECK(json["output_scale"] == 2.0);

@@ -45,8 +45,7 @@ bool well_formed(std::string_view message);
 namespace embedpe::model_proto {
 
 // ModelProto
-constexpr std::uint32_t kPieces = 1, kTrainerSpec = 2, kNormalizerSpec = 3, kSelfTestData = 4,
-                        kDenormalizerSpec = 5;
+constexpr std::uint32_t kPieces = 1, kTrainerSpec = 2, kNormalizerSpec = 3, kSelfTestData = 4, kDenormalizerSpec = 5;
 // ModelProto.SentencePiece, and its Type
 constexpr std::uint32_t kPiece = 1, kScore = 2, kType = 3;
 enum PieceType : std::uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };

@@ -34,7 +34,9 @@ std::string usual(const WeightFile& file, const std::vector<std::string_view>& n
   return t ? t->name : "";
 }
 
-const char* format_name(const WeightFile& file) { return file.format() == WeightFormat::npy ? "npy" : "safetensors"; }
+const char* format_name(const WeightFile& file) {
+  return file.format() == WeightFormat::npy ? "npy" : "safetensors";
+}
 
 // The tables encode would take: a .npy is its one array, and holds no positions.
 std::string embedding_name(const WeightFile& file) {
@@ -55,7 +57,9 @@ std::string shortest(float v) {
   return std::string(buf, r.ptr);
 }
 
-std::string dims_text(Dims d) { return std::to_string(d.first) + ":" + std::to_string(d.first + d.count); }
+std::string dims_text(Dims d) {
+  return std::to_string(d.first) + ":" + std::to_string(d.first + d.count);
+}
 
 }  // namespace
 
@@ -172,8 +176,8 @@ void check_dims(Dims dims, std::size_t d_model) {
   throw m.usage_error({"dims"});
 }
 
-std::string table_rows_report(const EmbeddingTable& table, std::span<const std::int64_t> ids,
-                              std::optional<Dims> dims, const Tokenizer* tokenizer, ReportFormat format) {
+std::string table_rows_report(const EmbeddingTable& table, std::span<const std::int64_t> ids, std::optional<Dims> dims,
+                              const Tokenizer* tokenizer, ReportFormat format) {
   const std::size_t d = table.d_model();
   const Dims shown = dims.value_or(Dims{0, d});
   check_dims(shown, d);
@@ -185,16 +189,19 @@ std::string table_rows_report(const EmbeddingTable& table, std::span<const std::
   std::vector<std::vector<float>> rows;
   for (std::int64_t id : ids) {
     if (id < 0 || id >= table.vocab_size()) {
-      throw UsageError("ids: " + std::to_string(id) + " is outside the table's " + std::to_string(table.vocab_size()) +
-                           " rows",
-                       {"ids"});
+      throw UsageError(
+          "ids: " + std::to_string(id) + " is outside the table's " + std::to_string(table.vocab_size()) + " rows",
+          {"ids"});
     }
     rows.emplace_back(d);
     table.row(id, rows.back().data());
   }
-  const auto values = [&](const std::vector<float>& r) { return std::span<const float>(r).subspan(shown.first, shown.count); };
+  const auto values = [&](const std::vector<float>& r) {
+    return std::span<const float>(r).subspan(shown.first, shown.count);
+  };
   if (format == ReportFormat::json) {
-    nlohmann::ordered_json doc = {{"table", table.describe()}, {"d_model", d}, {"ids", std::vector<std::int64_t>(ids.begin(), ids.end())}};
+    nlohmann::ordered_json doc = {
+        {"table", table.describe()}, {"d_model", d}, {"ids", std::vector<std::int64_t>(ids.begin(), ids.end())}};
     if (tokenizer) {
       nlohmann::ordered_json pieces = nlohmann::ordered_json::array();
       for (std::int64_t id : ids) pieces.push_back(tokenizer_piece(*tokenizer, id));
@@ -256,9 +263,8 @@ std::string quantize_report(const QuantizeReport& r, const std::string& input, c
                 "size           %zu -> %zu bytes (%.1f%% saved)\n"
                 "rows           max abs error %.3g, mean abs error %.3g\n"
                 "output         max abs error %.3g, mean abs error %.3g (embedding x %g, PE unchanged)\n",
-                output.c_str(), tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved,
-                r.max_abs_error, r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error,
-                double(r.output_scale));
+                output.c_str(), tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved, r.max_abs_error,
+                r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error, double(r.output_scale));
   return text;
 }
 

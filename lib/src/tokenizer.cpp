@@ -144,7 +144,9 @@ void read_spec_fields(std::string_view model, ModelInfo& info) {
       });
     } else if (field.number == model_proto::kNormalizerSpec && field.wire_type == protobuf::kLengthDelimited) {
       protobuf::for_each_field(field.bytes, [&](const protobuf::Field& n) {
-        if (n.number == model_proto::kName && n.wire_type == protobuf::kLengthDelimited) info.normalizer = std::string(n.bytes);
+        if (n.number == model_proto::kName && n.wire_type == protobuf::kLengthDelimited) {
+          info.normalizer = std::string(n.bytes);
+        }
       });
     }
   });
@@ -200,7 +202,8 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
   std::optional<SegmentRules> rules;
   std::optional<SegmentBpe> bpe;
   if (SegmentRules::spec_allows(serialized)) {
-    parallel_for(2, usable_threads(std::min<std::size_t>(2, available_cores())), [&](std::size_t begin, std::size_t end) {
+    const std::size_t threads = usable_threads(std::min<std::size_t>(2, available_cores()));
+    parallel_for(2, threads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t task = begin; task < end; ++task) {
         if (task == 0) rules = SegmentRules::from_model(serialized);
         if (task == 1) bpe = SegmentBpe::from_model(serialized);
