@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iterator>
 #include <new>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
 #include "memory.h"
+#include "parallel.h"
 
 namespace embedpe {
 namespace {
@@ -393,28 +395,36 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
     }
   } else {
     // Batch n is written by a pool thread while batch n+1 is computed; that
-    // thread helps compute once its write is done.
+    // thread helps compute once its write is done. Where no thread can start
+    // (a process or memory limit), each batch is written before the next is
+    // computed: the same rows, only slower.
     struct Slot {
       std::vector<TextLine> lines;
       EncodedBatch computed;
     };
-    BatchPipeline<Slot> pipe([&](Slot& s) { write(s.computed, s.lines); });
+    std::optional<BatchPipeline<Slot>> pipe;
+    if (usable_threads(2) > 1) pipe.emplace([&](Slot& s) { write(s.computed, s.lines); });
+    Slot alone;
     std::size_t row = 0;
     for (std::vector<TextLine> lines = std::move(first); !lines.empty();) {
       const std::size_t rows = lines.size();
       if (!skipped(row, lines)) {
-        Slot& s = pipe.next();
+        Slot& s = pipe ? pipe->next() : alone;
         s.lines = std::move(lines);
         auto [texts, origins] = source.take(s.lines);
         encoder.compute(texts, origins, row, s.computed, options.threads);
         if (options.on_batch) options.on_batch(s.computed.batch);
-        pipe.submit();
+        if (pipe) {
+          pipe->submit();
+        } else {
+          write(s.computed, s.lines);
+        }
       }
       row += rows;
       lines = std::move(second);
       second = source.next(options.batch_size);
     }
-    pipe.finish();
+    if (pipe) pipe->finish();
   }
   sink.finish();
 }

@@ -3,6 +3,7 @@ arithmetic that cannot overflow, JSON without NaN, tensor names with ':' and
 safetensors headers past their limits."""
 import json
 import struct
+import subprocess
 
 import numpy as np
 
@@ -13,6 +14,18 @@ from matrix import ABSENT, PRESENT, Case
 # process itself runs normally.
 NO_THREADS = {"STACK": 4 << 30, "AS": 2 << 30}
 BIG = "2000000000"
+
+
+def same_as_unlimited(name):
+    """The output `name` is byte for byte what the same run writes with no limit."""
+    def check(result, tmp):
+        args = [a.replace("{tmp}", str(tmp)) for a in result.args[1:]]
+        unlimited = [a if a != str(tmp / name) else str(tmp / ("unlimited-" + name)) for a in args]
+        subprocess.run([result.args[0], *unlimited], check=True, capture_output=True)
+        if (tmp / name).read_bytes() != (tmp / ("unlimited-" + name)).read_bytes():
+            return f"{name} differs from the run without limits"
+        return None
+    return check
 
 
 def four_lines(tmp):
@@ -79,10 +92,15 @@ CASES = [
           "{tmp}/out.npy"],
          1, "cannot start a thread: Resource temporarily unavailable; lower --threads",
          files={"{tmp}/out.npy": ABSENT}, limits=NO_THREADS),
-    Case("threads cannot start for the streaming writer",
-         ["encode", "--input", "{tmp}/in.txt", "--threads", "1", "--format", "jsonl", "-o", "{tmp}/out.jsonl"],
-         1, "cannot start a thread: Resource temporarily unavailable; lower --threads",
-         files={"{tmp}/out.jsonl": ABSENT}, setup=four_lines, limits=NO_THREADS),
+    # --threads 1 asks for no thread beside the caller's: where none can
+    # start, each streamed batch is written before the next is computed.
+    Case("--threads 1 streams without a writer thread where none can start",
+         ["encode", "--input", "{tmp}/in.txt", "--threads", "1", "--batch-size", "2", "--format", "jsonl", "-o",
+          "{tmp}/out.jsonl"],
+         0, setup=four_lines, limits=NO_THREADS, check=same_as_unlimited("out.jsonl")),
+    Case("the default threads stream without a writer thread where none can start",
+         ["encode", "--input", "{tmp}/in.txt", "--batch-size", "1", "--seq-len", "4", "-o", "{tmp}/out.npy"],
+         0, setup=four_lines, limits=NO_THREADS, check=same_as_unlimited("out.npy")),
     Case("threads cannot start for a JSON batch",
          ["encode", "--text", "a", "--text", "b", "--threads", "2", "--seq-len", "4000", "--d-model", "64",
           "-o", "{tmp}/out.json"],
