@@ -103,11 +103,13 @@ LayerSpec layer_spec(const LayerFlags& flags) {
 }
 
 std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec) {
-  return {{"--weights", spec.table.weights},
-          {"--projection", spec.table.projection},
-          {"--pe-weights", spec.pe_weights},
-          {"--layernorm-weight", spec.layernorm_weight},
-          {"--layernorm-bias", spec.layernorm_bias}};
+  std::vector<std::pair<std::string, std::string>> inputs = {{"--weights", spec.table.weights},
+                                                             {"--projection", spec.table.projection},
+                                                             {"--pe-weights", spec.pe_weights},
+                                                             {"--layernorm-weight", spec.layernorm_weight},
+                                                             {"--layernorm-bias", spec.layernorm_bias}};
+  for (auto& input : pe_arg_inputs(*spec.pe, spec.pe_args)) inputs.push_back(std::move(input));
+  return inputs;
 }
 
 }  // namespace embedpe::cli

@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -20,6 +22,10 @@ void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::fun
 // `flag` choosing among the kinds that `offered` selects.
 CLI::Option* add_pe_kind_option(CLI::App& cmd, const std::string& flag, const PeKind*& kind,
                                 const std::function<bool(const PeKind&)>& offered, const std::string& help);
+
+// The files `kind`'s path parameters in `args` name, as (flag, PATH[:TENSOR])
+// pairs, so that no output replaces one of them.
+std::vector<std::pair<std::string, std::string>> pe_arg_inputs(const PeKind& kind, const PeArgs& args);
 
 // "a, b or c": the kinds `offered` selects (the first is the default).
 std::string pe_kind_list(const std::function<bool(const PeKind&)>& offered);

@@ -8,6 +8,8 @@ import os
 import shutil
 import stat
 
+import numpy as np
+
 from matrix import ABSENT, PRESENT, UNCHANGED, Case, TESTS
 
 WEIGHTS = TESTS / "golden" / "weights"
@@ -24,6 +26,12 @@ def files(tmp):
     os.symlink("table.npy", tmp / "soft.npy")
     os.symlink("corpus.txt", tmp / "corpus-link.txt")
     (tmp / "sub").mkdir()
+
+
+def t5_bias(tmp):
+    """A T5 relative_attention_bias table (32 buckets, 2 heads), and a symlink to it."""
+    np.save(tmp / "bias.npy", np.arange(64, dtype=np.float32).reshape(32, 2))
+    (tmp / "bias-link.npy").symlink_to(tmp / "bias.npy")
 
 
 def is_json(path):
@@ -125,6 +133,16 @@ CASES = [
          exit=2, stderr=CLOBBER, setup=files, files={"{tmp}/corpus.txt": UNCHANGED}),
     Case("tokenize -o the --model", ["tokenize", "--model", "{tmp}/m.model", "--text", "hi", "-o", "{tmp}/m.model"],
          exit=2, stderr=CLOBBER, setup=files, files={"{tmp}/m.model": UNCHANGED}),
+    Case("pe -o T5's --weights", ["pe", "--kind", "t5", "--max-len", "4", "--weights", "{tmp}/bias.npy",
+                                  "-o", "{tmp}/bias.npy"],
+         exit=2, stderr="--weights {tmp}/bias.npy; " + CLOBBER, setup=t5_bias, files={"{tmp}/bias.npy": UNCHANGED}),
+    Case("pe -o a symlink to T5's --weights", ["pe", "--kind", "t5", "--max-len", "4", "--weights", "{tmp}/bias.npy",
+                                               "--format", "npy", "-o", "{tmp}/bias-link.npy"],
+         exit=2, stderr=CLOBBER, setup=t5_bias, files={"{tmp}/bias.npy": UNCHANGED}),
+    Case("pe to standard output appended to T5's --weights", ["pe", "--kind", "t5", "--max-len", "4", "--weights",
+                                                              "{tmp}/bias.npy", "--format", "npy"],
+         exit=2, stderr="standard output is the same file as --weights", setup=t5_bias,
+         stdout_file="{tmp}/bias.npy", stdout_mode="ab", files={"{tmp}/bias.npy": UNCHANGED}),
     Case("quantize -o the --weights", ["quantize", "--weights", "{tmp}/t.safetensors", "-o", "{tmp}/t.safetensors"],
          exit=2, stderr=CLOBBER, setup=files, files={"{tmp}/t.safetensors": UNCHANGED}),
     Case("quantize's report appended to the --weights", ["quantize", "--weights", "{tmp}/t.safetensors",
