@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,14 @@ QuantizeReport quantize_table(const WeightFile& file, const WeightTensor& tensor
       amax = std::max(amax, std::abs(v));
     }
     scales[r] = amax / 127.0f;
+    // Within a few ulps of the float32 maximum, q × scale = 127 × scale rounds up to infinity.
+    if (!std::isfinite(127.0f * scales[r])) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.9g", double(amax));
+      throw Error(file.path() + ": row " + std::to_string(r) + " holds " + value +
+                  ", so close to the float32 maximum that its int8 form would read back as infinity; it cannot be "
+                  "quantized");
+    }
   }
 
   const std::size_t scale_bytes = checked_product({vocab, 4}, "scales");

@@ -2,12 +2,15 @@
 arithmetic that cannot overflow, JSON without NaN, tensor names with ':' and
 safetensors headers past their limits."""
 import json
+import os
 import struct
 import subprocess
 
 import numpy as np
 
-from matrix import ABSENT, PRESENT, Case
+from matrix import ABSENT, PRESENT, TESTS, Case
+
+EMBEDPE = os.environ.get("EMBEDPE", str(TESTS.parent / "build" / "app" / "embedpe"))
 
 # Thread stacks are sized from RLIMIT_STACK: with a 4 GiB stack limit under a
 # 2 GiB address-space limit, the first pthread_create fails (EAGAIN) while the
@@ -56,6 +59,26 @@ def nan_table(tmp):
     table[1, 2] = np.nan
     table[2, 0] = np.inf
     np.save(tmp / "nan.npy", table)
+
+
+def huge_rows(tmp):
+    """Row 1 holds the float32 maximum (huge.npy), or a tenth of it (large.npy)."""
+    for name, value in (("huge.npy", np.finfo(np.float32).max), ("large.npy", np.finfo(np.float32).max / 10)):
+        table = np.ones((4, 3), dtype=np.float32)
+        table[1, 1] = -value
+        np.save(tmp / name, table)
+
+
+def finite_lookup(row):
+    """The quantized table's `row`, read back by lookup, is finite."""
+    def check(path):
+        r = subprocess.run([EMBEDPE, "lookup", "--weights", str(path), "--ids", str(row), "--format", "json"],
+                           capture_output=True)
+        if r.returncode != 0:
+            return "lookup failed: " + r.stderr.decode(errors="replace")
+        values = json.loads(r.stdout)["rows"][0]
+        return None if all(np.isfinite(values)) else f"row {row} reads back as {values}"
+    return check
 
 
 def nan_vocab_table(tmp):
@@ -190,6 +213,14 @@ CASES = [
          "holds an infinity", setup=nan_table),
     Case("lookup table NaN is fine", ["lookup", "--weights", "{tmp}/nan.npy", "--ids", "1"], 0,
          check=expect_stdout("nan"), setup=nan_table),
+
+    # ---- D: quantize refuses a row whose int8 form would read back as infinity
+    Case("quantize a row at the float32 maximum", ["quantize", "--weights", "{tmp}/huge.npy", "-o", "{tmp}/q.safetensors"],
+         1, "so close to the float32 maximum that its int8 form would read back as infinity",
+         files={"{tmp}/q.safetensors": ABSENT}, setup=huge_rows),
+    Case("quantize a row at a tenth of the float32 maximum reads back finite",
+         ["quantize", "--weights", "{tmp}/large.npy", "-o", "{tmp}/q.safetensors"], 0,
+         files={"{tmp}/q.safetensors": finite_lookup(1)}, setup=huge_rows),
 
     # ---- D: encode's JSON Lines refusal of NaN/Inf names the record's line (and source)
     Case("encode jsonl NaN names the line",
