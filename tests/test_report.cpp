@@ -2,6 +2,7 @@
 // text and JSON, with their refusals naming parameters (embedpe/report.h).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -154,4 +155,38 @@ TEST_CASE("the quantize report: sizes saved, both errors, and a projection left 
   CHECK(json["projection_not_in_output"] == "p.weight");
   CHECK(!nlohmann::json::parse(quantize_report(r, "in.npy", t, "o", "", ReportFormat::json))
              .contains("projection_not_in_output"));
+}
+
+TEST_CASE("text reports spell out control bytes in names, and never cut a long one") {
+  // A .safetensors whose tensor names hold a newline, an escape sequence, and 600 characters.
+  const std::string evil = "evil\nname\x1b[31m", long_name(600, 'n');
+  const nlohmann::json header = {
+      {evil, {{"dtype", "F32"}, {"shape", {2, 2}}, {"data_offsets", {0, 16}}}},
+      {long_name, {{"dtype", "F32"}, {"shape", {2, 2}}, {"data_offsets", {16, 32}}}}};
+  const std::string text = header.dump();
+  std::string file(8, '\0');
+  for (int i = 0; i < 8; ++i) file[i] = static_cast<char>((text.size() >> (8 * i)) & 0xff);
+  file += text + std::string(32, '\0');
+  const std::string path = test::temp_path("report-names\n.safetensors");
+  std::ofstream(path, std::ios::binary) << file;
+  const auto weights = WeightFile::open(path);
+  const std::string report = weights_report(*weights, path, ReportFormat::text);
+  CHECK(report.find("evil\\nname\\x1b[31m") != std::string::npos);
+  CHECK(report.find(long_name + " (2, 2)") != std::string::npos);
+  CHECK(report.find("report-names\\n.safetensors (safetensors, ") != std::string::npos);
+  for (std::size_t i = 0; i < report.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(report[i]);
+    const bool printable = (c >= 0x20 || c == '\n') && c != 0x7f;
+    CHECK_MESSAGE(printable, "byte ", i);
+  }
+  CHECK(std::count(report.begin(), report.end(), '\n') == 4);  // weights, embedding, and one line per tensor
+
+  // sp-test.model's piece 3 is "\r": a row of lookup's table stays one row of three columns and more.
+  const Tokenizer tok = Tokenizer::from_file(test::source_path("tests/models/sp-test.model"));
+  REQUIRE(tok.id_to_piece(3) == "\r");
+  const auto table = open_table(TableSpec{.d_model = 2}, &tok);
+  const std::vector<std::int64_t> three = {3};
+  const std::string rows = table_rows_report(*table, three, std::nullopt, &tok, ReportFormat::text);
+  CHECK(rows.substr(rows.find('\n') + 1).starts_with("3\t\\r\t"));
+  CHECK(std::count(rows.begin(), rows.end(), '\r') == 0);
 }

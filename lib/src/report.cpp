@@ -16,6 +16,25 @@
 namespace embedpe {
 namespace {
 
+// A name from a file or the command line (a path, a tensor name, a piece)
+// as text reports show it: control bytes spelled out (\t, \n, \r, \xNN), so
+// that a name cannot break a row or send a terminal an escape sequence.
+std::string printable(std::string_view name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (c >= 0x20 && c != 0x7f) {
+      out += static_cast<char>(c);
+    } else if (c == '\t' || c == '\n' || c == '\r') {
+      out += c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 // "key           value\n": the text reports' rows.
 void row(std::string& text, const char* key, const std::string& value) {
   char buf[32];
@@ -25,7 +44,7 @@ void row(std::string& text, const char* key, const std::string& value) {
 
 std::string special(const Tokenizer& tok, int id) {
   if (id < 0) return "-1 (none)";
-  return std::to_string(id) + "  " + std::string(tok.id_to_piece(id));
+  return std::to_string(id) + "  " + printable(tok.id_to_piece(id));
 }
 
 // Which tensor encode would take for `names`, or "" (none or ambiguous).
@@ -76,11 +95,11 @@ std::string model_report(const Tokenizer& tok, ReportFormat format) {
   if (format == ReportFormat::json) return model_report_json(tok).dump(2) + "\n";
   const ModelInfo& info = tok.info();
   std::string text;
-  row(text, "model", info.source);
+  row(text, "model", printable(info.source));
   row(text, "sha256", tok.sha256());
   row(text, "size", std::to_string(info.size_bytes) + " bytes");
   row(text, "type", info.model_type);
-  row(text, "normalizer", info.normalizer.empty() ? "(none)" : info.normalizer);
+  row(text, "normalizer", info.normalizer.empty() ? "(none)" : printable(info.normalizer));
   row(text, "byte_fallback", info.byte_fallback ? "yes" : "no");
   row(text, "vocab_size", std::to_string(info.vocab_size));
   row(text, "pad_id", special(tok, info.pad_id));
@@ -132,14 +151,15 @@ std::string weights_report(const WeightFile& file, const std::string& path, Repo
   const WeightTying tying = weight_tying(file);
   std::string tied;  // "yes: lm_head.weight has the same bytes; no: output.weight differs"
   for (const auto& p : tying.projections) {
-    tied += (tied.empty() ? "" : "; ") + std::string(p.same_bytes ? "yes: " : "no: ") + p.tensor->name +
+    tied += (tied.empty() ? "" : "; ") + std::string(p.same_bytes ? "yes: " : "no: ") + printable(p.tensor->name) +
             (p.same_bytes ? " has the same bytes" : " differs");
   }
   if (tying.embedding && tied.empty()) tied = "no output projection stored (a tied model may store it once)";
   std::string text;
-  row(text, "weights", path + " (" + format_name(file) + ", " + std::to_string(file.file_size()) + " bytes)");
-  row(text, "embedding", emb.empty() ? "(none or several usual names; give PATH:TENSOR)" : emb);
-  if (!pos.empty()) row(text, "positions", pos);
+  row(text, "weights",
+      printable(path) + " (" + format_name(file) + ", " + std::to_string(file.file_size()) + " bytes)");
+  row(text, "embedding", emb.empty() ? "(none or several usual names; give PATH:TENSOR)" : printable(emb));
+  if (!pos.empty()) row(text, "positions", printable(pos));
   if (!tied.empty()) row(text, "tied", tied);
   if (const std::optional<StoredFactorization> factorized = stored_factorization(file)) {
     const auto& f = *factorized;
@@ -159,10 +179,12 @@ std::string weights_report(const WeightFile& file, const std::string& path, Repo
     row(text, "factorized", line);
   }
   for (const auto& t : file.tensors()) {
-    char line[512];
-    std::snprintf(line, sizeof line, "  %-40s %-16s %-5s %zu bytes\n", t.name.empty() ? "(array)" : t.name.c_str(),
-                  shape_text(t.shape).c_str(), dtype_info(t.dtype).safetensors, t.size_bytes);
-    text += line;
+    // "%-40s %-16s %-5s", without a buffer that would cut a long name.
+    const auto padded = [](std::string s, std::size_t width) {
+      return s.append(width - std::min(width, s.size()), ' ');
+    };
+    text += "  " + padded(t.name.empty() ? "(array)" : printable(t.name), 40) + " " + padded(shape_text(t.shape), 16) +
+            " " + padded(dtype_info(t.dtype).safetensors, 5) + " " + std::to_string(t.size_bytes) + " bytes\n";
   }
   return text;
 }
@@ -227,12 +249,12 @@ std::string table_rows_report(const EmbeddingTable& table, std::span<const std::
     return doc.dump() + "\n";
   }
   // Tab-separated columns: id, piece (when a model is known), then one per dim.
-  std::string text = "# E[id] from " + table.describe() + ", d_model " + std::to_string(d);
+  std::string text = "# E[id] from " + printable(table.describe()) + ", d_model " + std::to_string(d);
   if (dims) text += ", dims " + dims_text(shown);
   text += "\n";
   for (std::size_t k = 0; k < rows.size(); ++k) {
     text += std::to_string(ids[k]);
-    if (tokenizer) text.append("\t").append(tokenizer_piece(*tokenizer, ids[k]));
+    if (tokenizer) text.append("\t").append(printable(tokenizer_piece(*tokenizer, ids[k])));
     for (float v : values(rows[k])) text.append("\t").append(shortest(v));
     text += "\n";
   }
@@ -263,8 +285,9 @@ std::string quantize_report(const QuantizeReport& r, const std::string& input, c
                 "size           %zu -> %zu bytes (%.1f%% saved)\n"
                 "rows           max abs error %.3g, mean abs error %.3g\n"
                 "output         max abs error %.3g, mean abs error %.3g (embedding x %g, PE unchanged)\n",
-                output.c_str(), tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved, r.max_abs_error,
-                r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error, double(r.output_scale));
+                printable(output).c_str(), tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved,
+                r.max_abs_error, r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error,
+                double(r.output_scale));
   return text;
 }
 
