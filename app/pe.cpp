@@ -120,6 +120,14 @@ void run_pe(const PeCommand& cmd) {
   }
   const PeKind& kind = *cmd.kind;
   const PeViewKind view = view_of(cmd);
+  if (cmd.precision && format.binary()) {
+    throw UsageError("--precision sets the digits of text (table, csv, json); " + format.binary_name() +
+                     " keeps floats exact: drop --precision");
+  }
+  if (cmd.dims && !kind.needs_d_model()) {
+    throw UsageError("--dims chooses columns of a table d_model wide; --kind " + std::string(kind.name()) +
+                     " has no such width: drop --dims");
+  }
   if (cmd.dims && view != PeViewKind::table) {
     throw UsageError("--dims chooses the columns of the table; --stats, --similarity and --audit use every dim: "
                      "drop --dims");

@@ -110,6 +110,11 @@ std::string kinds_offering(PeViewKind view) {
 
 void PeKind::check_inspection(const PeArgs& args, const PeInspectRequest& r) const {
   if (needs_d_model() && !r.d_model) throw UsageError("d_model is required", {"d_model"});
+  if (!needs_d_model() && r.d_model) {
+    throw UsageError("d_model sets the width of a table, and kind " + std::string(name()) +
+                         " has none: it would be ignored, so drop d_model",
+                     {"d_model", "kind"});
+  }
   if (r.view == PeViewKind::stats && !offers(*this, r.view)) {
     throw UsageError("stats applies to kind " + kinds_offering(r.view), {"stats", "kind"});
   }

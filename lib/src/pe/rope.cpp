@@ -2,7 +2,9 @@
 // options they give (also for encode's rope_cos/rope_sin), the JSON
 // description, the refusal to be added to the input, and the inspection
 // views (cos or sin table, every table, per-pair stats).
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "embedpe/error.h"
@@ -130,7 +132,33 @@ class Rope final : public PeKind {
     o.beta_slow = number(args, "rope_beta_slow");
     o.low_freq_factor = number(args, "rope_low_freq_factor");
     o.high_freq_factor = number(args, "rope_high_freq_factor");
+    check_scaling_args(args, o.scaling);
     return o;
+  }
+
+  // A scaling parameter the chosen scaling does not read would be ignored
+  // (and yet recorded in the config): refused, as check_pe_args refuses
+  // another kind's parameters.
+  static void check_scaling_args(const PeArgs& args, RopeScaling scaling) {
+    using S = RopeScaling;
+    static const std::pair<const char*, std::vector<S>> kReadBy[] = {
+        {"rope_factor", {S::linear, S::dynamic, S::yarn, S::llama3}},
+        {"rope_original_max_positions", {S::dynamic, S::yarn, S::llama3}},
+        {"rope_beta_fast", {S::yarn}},
+        {"rope_beta_slow", {S::yarn}},
+        {"rope_low_freq_factor", {S::llama3}},
+        {"rope_high_freq_factor", {S::llama3}}};
+    for (const auto& [name, readers] : kReadBy) {
+      if (!args.find(name) || std::find(readers.begin(), readers.end(), scaling) != readers.end()) continue;
+      std::string takers;
+      for (std::size_t i = 0; i < readers.size(); ++i) {
+        takers += (i == 0 ? "" : i + 1 == readers.size() ? " or " : ", ") +
+                  std::string(kScalings[static_cast<int>(readers[i])]);
+      }
+      throw UsageError(std::string(name) + " applies to rope_scaling " + takers + ", not " +
+                           kScalings[static_cast<int>(scaling)] + ": it would be ignored, so drop " + name,
+                       {name, "rope_scaling"});
+    }
   }
 };
 
