@@ -190,3 +190,24 @@ TEST_CASE("text reports spell out control bytes in names, and never cut a long o
   CHECK(rows.substr(rows.find('\n') + 1).starts_with("3\t\\r\t"));
   CHECK(std::count(rows.begin(), rows.end(), '\r') == 0);
 }
+
+TEST_CASE("the weights report offers a .npy as the table only when it is 2-D, as lookup and encode take it") {
+  for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{6}, std::vector<std::size_t>{2, 3, 1}}) {
+    std::string dims;
+    for (std::size_t n : shape) dims += std::to_string(n) + ", ";
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+    header.append(64 - (10 + header.size() + 1) % 64, ' ');
+    header += '\n';
+    std::string file = std::string("\x93NUMPY\x01\x00", 8);
+    file += static_cast<char>(header.size() & 0xff);
+    file += static_cast<char>(header.size() >> 8);
+    file += header + std::string(6 * 4, '\0');
+    const std::string path = test::temp_path("report-" + std::to_string(shape.size()) + "d.npy");
+    std::ofstream(path, std::ios::binary) << file;
+    const auto weights = WeightFile::open(path);
+    CHECK(weights_report_json(*weights, path)["token_embedding"] == "");
+    CHECK(weights_report(*weights, path, ReportFormat::text).find("(none: the array is not a (vocab, d_model) table)") !=
+          std::string::npos);
+    CHECK_THROWS_AS(open_table(TableSpec{.weights = path}, nullptr), Error);
+  }
+}

@@ -59,7 +59,8 @@ const char* format_name(const WeightFile& file) {
 
 // The tables encode would take: a .npy is its one array, and holds no positions.
 std::string embedding_name(const WeightFile& file) {
-  return file.format() == WeightFormat::npy ? "(the array)" : usual(file, kEmbeddingNames);
+  if (file.format() != WeightFormat::npy) return usual(file, kEmbeddingNames);
+  return file.tensors().front().shape.size() == 2 ? "(the array)" : "";  // a table is (vocab, d_model)
 }
 std::string position_name(const WeightFile& file) {
   return file.format() == WeightFormat::npy ? "" : usual(file, kPositionNames);
@@ -158,7 +159,9 @@ std::string weights_report(const WeightFile& file, const std::string& path, Repo
   std::string text;
   row(text, "weights",
       printable(path) + " (" + format_name(file) + ", " + std::to_string(file.file_size()) + " bytes)");
-  row(text, "embedding", emb.empty() ? "(none or several usual names; give PATH:TENSOR)" : printable(emb));
+  const char* none = file.format() == WeightFormat::npy ? "(none: the array is not a (vocab, d_model) table)"
+                                                         : "(none or several usual names; give PATH:TENSOR)";
+  row(text, "embedding", emb.empty() ? none : printable(emb));
   if (!pos.empty()) row(text, "positions", printable(pos));
   if (!tied.empty()) row(text, "tied", tied);
   if (const std::optional<StoredFactorization> factorized = stored_factorization(file)) {
