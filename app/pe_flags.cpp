@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "errors.h"
+#include "message.h"
 
 namespace embedpe::cli {
 namespace {
@@ -103,11 +104,7 @@ std::string pe_kind_list(const std::function<bool(const PeKind&)>& offered) {
   for (const PeKind* kind : pe_kinds()) {
     if (offered(*kind)) names.emplace_back(kind->name());
   }
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  }
-  return text;
+  return or_list(names);
 }
 
 CLI::Option* add_pe_kind_option(CLI::App& cmd, const std::string& flag, const PeKind*& kind,

@@ -46,4 +46,13 @@ class Message {
   std::vector<TextSpan> verbatim_;
 };
 
+// "a", "a or b", "a, b or c": alternatives as a message lists them.
+inline std::string or_list(const std::vector<std::string>& words) {
+  std::string text;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  }
+  return text;
+}
+
 }  // namespace embedpe

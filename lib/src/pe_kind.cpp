@@ -99,11 +99,7 @@ std::string kinds_offering(PeViewKind view) {
   for (const PeKind* k : pe_kinds()) {
     if (k->inspectable() && offers(*k, view)) names.emplace_back(k->name());
   }
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  }
-  return text;
+  return or_list(names);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "embedpe/pe_kind.h"
 #include "embedpe/rope.h"
 #include "embedpe/version.h"
+#include "message.h"
 #include "pe/kind_support.h"
 
 namespace embedpe {
@@ -150,12 +151,9 @@ class Rope final : public PeKind {
         {"rope_high_freq_factor", {S::llama3}}};
     for (const auto& [name, readers] : kReadBy) {
       if (!args.find(name) || std::find(readers.begin(), readers.end(), scaling) != readers.end()) continue;
-      std::string takers;
-      for (std::size_t i = 0; i < readers.size(); ++i) {
-        takers += (i == 0 ? "" : i + 1 == readers.size() ? " or " : ", ") +
-                  std::string(kScalings[static_cast<int>(readers[i])]);
-      }
-      throw UsageError(std::string(name) + " applies to rope_scaling " + takers + ", not " +
+      std::vector<std::string> takers;
+      for (S s : readers) takers.emplace_back(kScalings[static_cast<int>(s)]);
+      throw UsageError(std::string(name) + " applies to rope_scaling " + or_list(takers) + ", not " +
                            kScalings[static_cast<int>(scaling)] + ": it would be ignored, so drop " + name,
                        {name, "rope_scaling"});
     }
