@@ -153,6 +153,9 @@ TEST_CASE("the quantize report: sizes saved, both errors, and a projection left 
   CHECK(json["tensor"] == "emb");
   CHECK(json["output_scale"] == 2.0);
   CHECK(json["projection_not_in_output"] == "p.weight");
+  const std::string long_path(3000, 'p');  // a path longer than any line buffer is written whole
+  CHECK(quantize_report(r, "in.npy", t, long_path, "", ReportFormat::text)
+            .starts_with("wrote " + long_path + ": int8 per-row symmetric, 10 x 10\n"));
   CHECK(!nlohmann::json::parse(quantize_report(r, "in.npy", t, "o", "", ReportFormat::json))
              .contains("projection_not_in_output"));
 }

@@ -160,7 +160,7 @@ std::string weights_report(const WeightFile& file, const std::string& path, Repo
   row(text, "weights",
       printable(path) + " (" + format_name(file) + ", " + std::to_string(file.file_size()) + " bytes)");
   const char* none = file.format() == WeightFormat::npy ? "(none: the array is not a (vocab, d_model) table)"
-                                                         : "(none or several usual names; give PATH:TENSOR)";
+                                                        : "(none or several usual names; give PATH:TENSOR)";
   row(text, "embedding", emb.empty() ? none : printable(emb));
   if (!pos.empty()) row(text, "positions", printable(pos));
   if (!tied.empty()) row(text, "tied", tied);
@@ -282,16 +282,16 @@ std::string quantize_report(const QuantizeReport& r, const std::string& input, c
     if (!projection.empty()) doc["projection_not_in_output"] = projection;
     return doc.dump(2) + "\n";
   }
-  char text[1024];
+  // The path outside the buffer, which holds numbers only: a long path is never cut.
+  char text[512];
   std::snprintf(text, sizeof text,
-                "wrote %s: int8 per-row symmetric, %zu x %zu\n"
+                ": int8 per-row symmetric, %zu x %zu\n"
                 "size           %zu -> %zu bytes (%.1f%% saved)\n"
                 "rows           max abs error %.3g, mean abs error %.3g\n"
                 "output         max abs error %.3g, mean abs error %.3g (embedding x %g, PE unchanged)\n",
-                printable(output).c_str(), tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved,
-                r.max_abs_error, r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error,
-                double(r.output_scale));
-  return text;
+                tensor.shape[0], tensor.shape[1], r.input_bytes, r.output_bytes, saved, r.max_abs_error,
+                r.mean_abs_error, r.max_abs_output_error, r.mean_abs_output_error, double(r.output_scale));
+  return "wrote " + printable(output) + text;
 }
 
 }  // namespace embedpe

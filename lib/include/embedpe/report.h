@@ -6,7 +6,7 @@
 //   auto tok = embedpe::Tokenizer::from_file("m.model");
 //   std::string text = embedpe::model_report(tok, embedpe::ReportFormat::text);
 //   auto file = embedpe::WeightFile::open("model.safetensors");
-//   std::string json = embedpe::weights_report(*file, embedpe::ReportFormat::json);
+//   std::string json = embedpe::weights_report(*file, "model.safetensors", embedpe::ReportFormat::json);
 #pragma once
 
 #include <cstddef>
