@@ -16,9 +16,8 @@ import subprocess
 import tempfile
 import unittest
 
-from matrix import ABSENT, PRESENT, TESTS, UNCHANGED
+from matrix import ABSENT, EMBEDPE, PRESENT, TESTS, UNCHANGED
 
-EMBEDPE = os.environ.get("EMBEDPE", str(TESTS.parent / "build" / "app" / "embedpe"))
 TMP = os.environ.get("EMBEDPE_TEST_TMPDIR", tempfile.gettempdir())
 SANITIZED = os.environ.get("EMBEDPE_SANITIZED") == "1"
 MODULES = sorted(p.stem for p in (TESTS / "matrix").glob("*.py") if p.stem != "__init__")

@@ -18,6 +18,7 @@ directory per case), "{tests}" (this tests/ directory) and "{models}".
 assertions and returns an error message or None.
 """
 import dataclasses
+import os
 import pathlib
 from typing import Callable, Optional
 
@@ -26,6 +27,7 @@ UNCHANGED = "unchanged"
 PRESENT = "present"
 
 TESTS = pathlib.Path(__file__).resolve().parent.parent
+EMBEDPE = os.environ.get("EMBEDPE", str(TESTS.parent / "build" / "app" / "embedpe"))  # the binary under test
 
 
 @dataclasses.dataclass

@@ -2,15 +2,13 @@
 arithmetic that cannot overflow, JSON without NaN, tensor names with ':' and
 safetensors headers past their limits."""
 import json
-import os
 import struct
 import subprocess
 
 import numpy as np
 
-from matrix import ABSENT, PRESENT, TESTS, Case
+from matrix import ABSENT, EMBEDPE, PRESENT, Case
 
-EMBEDPE = os.environ.get("EMBEDPE", str(TESTS.parent / "build" / "app" / "embedpe"))
 
 # Thread stacks are sized from RLIMIT_STACK: with a 4 GiB stack limit under a
 # 2 GiB address-space limit, the first pthread_create fails (EAGAIN) while the

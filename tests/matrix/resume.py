@@ -6,9 +6,8 @@ import os
 import pathlib
 import subprocess
 
-from matrix import ABSENT, PRESENT, TESTS, UNCHANGED, Case
+from matrix import ABSENT, EMBEDPE, PRESENT, UNCHANGED, Case
 
-EMBEDPE = os.environ.get("EMBEDPE", str(TESTS.parent / "build" / "app" / "embedpe"))
 LINES = "".join(f"line {i} " + "word " * (i % 4) + "\n" for i in range(1, 8))  # 7 lines: 3 parts of 3, 3, 1
 BASE = ["--d-model", "8", "--emit", "input_ids", "--shard-rows", "3"]
 
