@@ -1,8 +1,9 @@
 #include "errors.h"
 
-#include <algorithm>
 #include <utility>
 #include <vector>
+
+#include "clikit/respell.h"
 
 namespace embedpe::cli {
 namespace {
@@ -19,68 +20,19 @@ constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
     {"add_eos=false", "--no-eos"},
 };
 
-// A mention of a parameter is a word the library wrote: it opens the message
-// or follows a space or a bracket, and it ends the message or is followed by
-// a space, punctuation or '/'. Part of a path ("model /tmp/pad_id"), of a
-// quoted value ("not 'scale'") or of a longer name stays as it is: those are
-// the user's words. "a/b" names alternatives, so a mention may also follow
-// '/' right after another one ("add_bos=false/add_eos=false").
-bool opens(char c) { return c == ' ' || c == '(' || c == '[' || c == ','; }
-
-bool closes(const std::string& text, std::size_t at) {
-  if (at == text.size()) return true;
-  switch (text[at]) {
-    case ' ': case ')': case ']': case ',': case ';': case ':': case '/': case '=': return true;
-    case '.': return at + 1 == text.size() || text[at + 1] == ' ';  // a full stop, not a file suffix
-    default: return false;
-  }
-}
-
 }  // namespace
 
 std::string flag_for(std::string_view parameter) {
   for (const auto& [name, flag] : kFlags) {
     if (name == parameter) return std::string(flag);
   }
-  std::string flag = "--";
-  for (char c : parameter) flag += c == '_' ? '-' : c;
-  return flag;
+  return clikit::kebab_flag(parameter);
 }
 
 std::string user_message(const Error& e) {
-  const std::string text = e.what();
-  const std::vector<std::string>& parameters = e.parameters();
-  std::string out;
-  std::size_t respelled_end = std::string::npos;  // in `text`, just after the last respelled mention
-  const std::vector<TextSpan>& verbatim = e.verbatim();
-  auto span = verbatim.begin();
-  for (std::size_t at = 0; at < text.size();) {
-    while (span != verbatim.end() && span->begin < at) ++span;  // began inside a mention
-    if (span != verbatim.end() && span->begin == at) {
-      // The user's words (or prose that spells a parameter): as they are.
-      const std::size_t n = std::min(span->size, text.size() - at);
-      out.append(text, at, n);
-      at += n;
-      ++span;
-      continue;
-    }
-    const bool may_open = at == 0 || opens(text[at - 1]) || (text[at - 1] == '/' && respelled_end == at - 1);
-    const std::string* mention = nullptr;
-    for (const std::string& p : parameters) {
-      if (may_open && !p.empty() && text.compare(at, p.size(), p) == 0 && closes(text, at + p.size()) &&
-          (!mention || p.size() > mention->size())) {
-        mention = &p;
-      }
-    }
-    if (mention) {
-      out += flag_for(*mention);
-      at += mention->size();
-      respelled_end = at;
-    } else {
-      out += text[at++];
-    }
-  }
-  return out;
+  std::vector<std::pair<std::size_t, std::size_t>> verbatim;
+  for (const TextSpan& s : e.verbatim()) verbatim.emplace_back(s.begin, s.size);
+  return clikit::respell(e.what(), e.parameters(), verbatim, flag_for);
 }
 
 }  // namespace embedpe::cli

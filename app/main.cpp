@@ -18,34 +18,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
 
-#ifndef EMBEDPE_GIT_COMMIT
-#define EMBEDPE_GIT_COMMIT "unknown"
-#endif
-#ifndef EMBEDPE_SENTENCEPIECE_VERSION
-#define EMBEDPE_SENTENCEPIECE_VERSION "unknown"
-#endif
-#ifndef EMBEDPE_BUILD_TYPE
-#define EMBEDPE_BUILD_TYPE "unknown"
-#endif
-
 namespace {
-
-// What --version prints: embedpe's version, the git commit, SentencePiece,
-// compiler and build type (what a bug report needs).
-std::string version_text() {
-  std::string s = std::string("embedpe ") + embedpe::version() + "\n";
-  s += std::string("commit ") + EMBEDPE_GIT_COMMIT + "\n";
-  s += std::string("sentencepiece ") + EMBEDPE_SENTENCEPIECE_VERSION + "\n";
-#if defined(__clang__)
-  s += "compiler clang " __clang_version__ "\n";
-#elif defined(__GNUC__)
-  s += "compiler GCC " __VERSION__ "\n";
-#else
-  s += "compiler unknown\n";
-#endif
-  s += std::string("build ") + EMBEDPE_BUILD_TYPE;
-  return s;
-}
 
 // The reader went away (`| head`): end as SIGPIPE would, without a message.
 int end_as_broken_pipe() {
@@ -86,7 +59,7 @@ int main(int argc, char** argv) {
   namespace cli = embedpe::cli;
   CLI::App app{"embedpe — text → SentencePiece ids → embedding × √d_model + positional encoding → JSON / .npy / .npz"};
   app.name("embedpe");  // usage lines say the command, not the path it was run by
-  app.set_version_flag("--version", version_text(), "Print the version, git commit, SentencePiece version, compiler and build type");
+  app.set_version_flag("--version", embedpe::build_info(), "Print the version, git commit, SentencePiece version, compiler and build type");
   app.require_subcommand(1);
   // Before the commands: they share it.
   app.formatter(clikit::help_formatter({cli::kInputGroup, cli::kTokenizationGroup, cli::kEmbeddingGroup,

@@ -16,7 +16,7 @@
 #include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
 
-namespace embedpe::cli {
+namespace embedpe {
 
 // Lines, tokens, rate and (when the input size is known) ETA on a terminal;
 // a summary at the end on a terminal or with --summary.
@@ -67,4 +67,4 @@ class Progress {
   std::size_t lines_ = 0, tokens_ = 0, truncated_ = 0;
 };
 
-}  // namespace embedpe::cli
+}  // namespace embedpe
