@@ -64,13 +64,6 @@ std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& 
   }
 }
 
-bool ids_input(const TextOptions& options) {
-  if (!options.ids.empty() && options.reading.format == InputFormat::jsonl) {
-    throw UsageError("--ids gives ids, not JSON Lines: drop --input-format jsonl");
-  }
-  return !options.ids.empty() || options.reading.format == InputFormat::ids;
-}
-
 std::string ids_origin(std::size_t i) { return "--ids " + std::to_string(i + 1); }
 
 void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokenizer) {
@@ -83,8 +76,10 @@ void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokeni
   }
 }
 
-void add_text_options(CLI::App& cmd, TextOptions& options) {
+void add_text_options(CLI::App& cmd, TextSpec& options) {
   option_group(cmd, kInputGroup);
+  options.texts_label = "--text";  // origins read "--text 2"
+  options.ids_label = "--ids";
   auto* text = cmd.add_option("--text", options.texts, "Text to process (repeat for a batch)")
                    ->type_name("TEXT")
                    ->allow_extra_args(false);
@@ -205,64 +200,7 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
              "--seq-len, it must be a multiple of N)");
 }
 
-namespace {
-
-// The files to read: those named, else standard input when something is
-// piped into it (as spm_encode and jq read it); nothing on a terminal.
-std::vector<std::string> input_paths(const TextOptions& options) {
-  if (!options.inputs.empty()) return options.inputs;
-  if (!::isatty(STDIN_FILENO)) return {"-"};
-  throw UsageError("nothing to process: give --text TEXT, a FILE, or pipe text into standard input");
-}
-
-}  // namespace
-
-std::unique_ptr<LineReader> open_reader(const TextOptions& options) {
-  return std::make_unique<LineReader>(input_paths(options), options.reading);
-}
-
-TextSource open_texts(const TextOptions& options) {
-  // Options about reading files are refused where they would do nothing,
-  // never ignored: N jobs with --shard K/N and --text would each write it all.
-  if (options.reading.field != InputOptions{}.field && options.reading.format != InputFormat::jsonl) {
-    throw UsageError("--field names the member of a JSON Lines input that holds the text: add --input-format jsonl");
-  }
-  if (options.reading.shard_seek && !options.shard_given) {
-    throw UsageError("--shard-seek says how --shard K/N starts its part of the input: add --shard");
-  }
-  if (!options.texts.empty() || !options.ids.empty()) {
-    const std::string given = options.ids.empty() ? "--text" : "--ids";
-    if (options.shard_given) {
-      throw UsageError("--shard splits an input file, and " + given + " values are not one: give a FILE");
-    }
-    if (options.reading.skip_empty) {
-      throw UsageError("--skip-empty drops empty lines of input files; " + given + " values are used as given");
-    }
-    if (options.reading.format == InputFormat::jsonl && options.ids.empty()) {  // --ids: ids_input says it
-      throw UsageError("--input-format jsonl reads input files; --text values are used as given");
-    }
-  }
-  if (!options.pairs.empty() && options.pairs.size() != options.texts.size()) {
-    throw UsageError("--text-pair is the second text of a pair: give one per --text (" +
-                     std::to_string(options.texts.size()) + " --text, " + std::to_string(options.pairs.size()) +
-                     " --text-pair)");
-  }
-  if (!options.ids.empty()) return TextSource::given(options.ids, "--ids");
-  if (!options.texts.empty()) return TextSource::given(options.texts, "--text");
-  return TextSource(open_reader(options));
-}
-
-Texts load_texts(const TextOptions& options) {
-  TextSource source = open_texts(options);
-  Texts t;
-  for (auto& line : source.next(static_cast<std::size_t>(-1))) t.lines.push_back(std::move(line.text));
-  if (source.reader() && t.lines.empty() && !options.shard_given) {  // an empty shard is an empty result
-    throw UsageError("input " + source.input_names() + " has no text: nothing to encode");
-  }
-  return t;
-}
-
-std::vector<std::pair<std::string, std::string>> text_inputs(const TextOptions& text, const std::string& model) {
+std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& text, const std::string& model) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& path : text.inputs) out.emplace_back("--input", path);
   out.emplace_back("--model", model);

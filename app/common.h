@@ -34,19 +34,6 @@ using clikit::refuse_contradicting_extension;
 using clikit::Span;
 using clikit::try_parse_number;
 
-struct TextOptions {
-  std::vector<std::string> texts;   // --text, repeatable
-  std::vector<std::string> pairs;   // --text-pair, repeatable: the second text of each --text
-  std::vector<std::string> ids;     // --ids, repeatable: one sequence of ids each
-  std::vector<std::string> inputs;  // --input PATH or -, repeatable
-  InputOptions reading;             // --input-format, --field, --skip-empty, --shard, --max-line-bytes
-  bool shard_given = false;         // --shard, even 1/1: an empty part is then an empty output, not an error
-};
-
-struct Texts {
-  std::vector<std::string> lines;
-};
-
 // The help groups, in the order --help and the man page list them
 // (main.cpp gives the order); a command shows only those its options use.
 inline constexpr const char* kInputGroup = "Input";
@@ -98,10 +85,6 @@ CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::stri
 // (embedpe::parse_id_text); a bad value is a CLI::ValidationError naming `flag`.
 std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text);
 
-// True when the texts are lines of ids (--ids, --input-format ids): the
-// tokenizer is skipped. UsageError for --ids with --input-format jsonl.
-bool ids_input(const TextOptions& options);
-
 // "--ids N": where the N-th --ids value (from 0) came from, as "--text N" for texts.
 std::string ids_origin(std::size_t i);
 
@@ -118,7 +101,7 @@ std::vector<std::pair<std::string, std::string>> sink_extensions();
 void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
                                 const std::vector<std::pair<std::string, std::string>>& inputs);
 
-void add_text_options(CLI::App& cmd, TextOptions& options);
+void add_text_options(CLI::App& cmd, TextSpec& options);
 // --output/-o PATH, default "-" (standard output).
 void add_output_option(CLI::App& cmd, std::string& output);
 // Throws UsageError if binary `what` (".npy") would go to a terminal.
@@ -127,16 +110,8 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
 // --model only (info).
 void add_model_option(CLI::App& cmd, std::string& model);
 
-// The texts to process, all at once, checked for UTF-8; throws UsageError
-// if none are given.
-Texts load_texts(const TextOptions& options);
 // The files read for texts and tokens: each --input, and --model.
-std::vector<std::pair<std::string, std::string>> text_inputs(const TextOptions& text, const std::string& model);
-// A streaming reader over --input (throws UsageError if there is none).
-std::unique_ptr<LineReader> open_reader(const TextOptions& options);
-// --input's reader, or --text's strings (named "--text N" in messages), as
-// one source; throws UsageError if neither is given.
-TextSource open_texts(const TextOptions& options);
+std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& text, const std::string& model);
 Tokenizer load_tokenizer(const std::string& model);
 EncodeOptions encode_options(const TokenizeFlags& flags);
 

@@ -29,7 +29,7 @@ namespace embedpe::cli {
 namespace {
 
 struct EncodeCommand {
-  TextOptions text;
+  TextSpec text;
   TokenizeFlags tokenize;
   LayerFlags layer;
   std::optional<std::size_t> rope_dim;
@@ -139,7 +139,7 @@ void run_encode(const EncodeCommand& cmd) {
 
   Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
   check_ids_flag(cmd.text.ids, tokenizer);
-  TextSource source = open_texts(cmd.text);
+  TextSource source = open_text_source(cmd.text);
   EncoderSpec spec{.tokenize = encode_options(cmd.tokenize),
                    .layer = layer_spec(cmd.layer),
                    .emit = emit,
@@ -147,7 +147,7 @@ void run_encode(const EncodeCommand& cmd) {
                    .rope_dim = cmd.rope_dim,
                    .threads = threads,
                    .max_line_bytes = cmd.text.reading.max_line_bytes};
-  spec.ids_input = ids_input(cmd.text);
+  spec.ids_input = cmd.text.ids_input();
   spec.text_pairs = cmd.text.pairs;
   spec.token_type_ids = cmd.token_types;
   spec.layer.token_types = !cmd.no_token_type;

@@ -40,7 +40,7 @@ std::string format_name(const TokenFormat& f) {
 }
 
 struct TokenizeCommand {
-  TextOptions text;
+  TextSpec text;
   TokenizeFlags tokenize;
   std::optional<TokenFormat> format;
   std::string output = "-";
@@ -67,10 +67,10 @@ void run_tokenize(const TokenizeCommand& cmd) {
   if (format.sink && format.sink->traits.binary) refuse_binary_to_terminal(cmd.output, "." + std::string(format.sink->name));
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
   check_ids_flag(cmd.text.ids, tokenizer);
-  const TokenizeRunOptions options{.tokenize = encode_options(cmd.tokenize), .ids_input = ids_input(cmd.text),
+  const TokenizeRunOptions options{.tokenize = encode_options(cmd.tokenize), .ids_input = cmd.text.ids_input(),
                                    .threads = usable_threads(available_cores()), .allow_empty = cmd.text.shard_given,
                                    .text_pairs = cmd.text.pairs};
-  TextSource source = open_texts(cmd.text);
+  TextSource source = open_text_source(cmd.text);
   if (!format.sink) {
     const TokenText text = format.text == TokenFormat::Text::ids ? TokenText::ids : TokenText::pieces;
     return tokenize_to_text(tokenizer, source, text, cmd.output, options);

@@ -263,3 +263,59 @@ TEST_CASE("TextSource: given texts and files name their lines in one way") {
   CHECK(files.origin(lines[2]) == b + ":1");
   CHECK(files.source_names() == std::vector<std::string>{a, b});
 }
+
+TEST_CASE("open_text_source: given texts with their label; options that would do nothing are refused") {
+  using embedpe::TextSpec;
+  auto refusal = [](const TextSpec& spec) -> std::pair<std::string, std::vector<std::string>> {
+    try {
+      embedpe::open_text_source(spec);
+    } catch (const embedpe::UsageError& e) {
+      return {e.what(), e.parameters()};
+    }
+    return {};
+  };
+  TextSpec given;
+  given.texts = {"a", "b"};
+  given.texts_label = "--text";
+  embedpe::TextSource source = embedpe::open_text_source(given);
+  CHECK(source.reader() == nullptr);
+  std::vector<embedpe::TextLine> lines = source.next(10);
+  REQUIRE(lines.size() == 2);
+  CHECK(source.origin(lines[1]) == "--text 2");
+
+  TextSpec pairs = given;
+  pairs.pairs = {"x"};
+  const auto [why, params] = refusal(pairs);
+  CHECK(why == "text_pair is the second text of a pair: give one per text (2 text, 1 text_pair)");
+  CHECK(params == std::vector<std::string>{"text_pair", "text"});
+
+  TextSpec sharded = given;
+  sharded.shard_given = true;
+  CHECK(refusal(sharded).first == "shard splits an input file, and text values are not one: give a FILE");
+  TextSpec field;
+  field.inputs = {"-"};
+  field.reading.field = "body";
+  CHECK(refusal(field).second == std::vector<std::string>{"field", "input_format"});
+  TextSpec seek;
+  seek.inputs = {"-"};
+  seek.reading.shard_seek = true;
+  CHECK(refusal(seek).second == std::vector<std::string>{"shard_seek", "shard"});
+  TextSpec jsonl_ids;
+  jsonl_ids.ids = {"1,2"};
+  jsonl_ids.reading.format = embedpe::InputFormat::jsonl;
+  CHECK_THROWS_AS(jsonl_ids.ids_input(), embedpe::UsageError);
+  TextSpec ids;
+  ids.ids = {"1,2"};
+  CHECK(ids.ids_input());
+  CHECK_FALSE(given.ids_input());
+}
+
+TEST_CASE("open_text_source: input files are read in order") {
+  embedpe::TextSpec spec;
+  spec.inputs = {write_temp("first.txt", "one\ntwo\n"), write_temp("second.txt", "three\n")};
+  embedpe::TextSource source = embedpe::open_text_source(spec);
+  REQUIRE(source.reader() != nullptr);
+  std::vector<std::string> texts;
+  for (auto& line : source.next(10)) texts.push_back(line.text);
+  CHECK(texts == std::vector<std::string>{"one", "two", "three"});
+}

@@ -60,6 +60,11 @@ void check_allocation(std::size_t bytes, const std::string& what) {
 
 void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint,
                       std::vector<std::string> parameters, bool what_is_text) {
+  check_allocation(bytes, what, Message() << hint, std::move(parameters), what_is_text);
+}
+
+void check_allocation(std::size_t bytes, const std::string& what, const Message& hint,
+                      std::vector<std::string> parameters, bool what_is_text) {
   const std::size_t ram = physical_memory_bytes(), as = address_space_limit();
   const bool by_limit = as != 0 && (ram == 0 || as < ram);
   const std::size_t limit = by_limit ? as : ram;
@@ -69,9 +74,14 @@ void check_allocation(std::size_t bytes, const std::string& what, const std::str
                   static_cast<double>(bytes) / 1073741824.0,
                   by_limit ? "the address-space limit (ulimit -v) is" : "this machine has",
                   static_cast<double>(limit) / 1073741824.0);
-    std::vector<TextSpan> user_text;
-    if (what_is_text) user_text.push_back({0, what.size()});
-    throw UsageError(what + text + "; " + hint, std::move(parameters), std::move(user_text));
+    Message m;
+    if (what_is_text) {
+      m << Verbatim{what};
+    } else {
+      m << what;
+    }
+    m << text << "; " << hint;
+    throw m.usage_error(std::move(parameters));
   }
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "message.h"
+
 namespace embedpe {
 
 // The product of `dims`; throws UsageError naming `what` if it overflows.
@@ -30,6 +32,9 @@ std::size_t memory_budget_bytes();
 // ("... at d_model 512"): a front end respells only the hint.
 void check_allocation(std::size_t bytes, const std::string& what, const std::string& hint,
                       std::vector<std::string> parameters = {}, bool what_is_text = false);
+// The same with a hint that holds words of its own (message.h's Verbatim).
+void check_allocation(std::size_t bytes, const std::string& what, const Message& hint,
+                      std::vector<std::string> parameters, bool what_is_text = false);
 // The same with the input layer's hint: lower seq_len or d_model, or encode
 // fewer lines at a time.
 void check_allocation(std::size_t bytes, const std::string& what);

@@ -35,6 +35,13 @@ class Message {
     return *this;
   }
 
+  // Another message, its verbatim words still verbatim.
+  Message& operator<<(const Message& more) {
+    for (const TextSpan& span : more.verbatim_) verbatim_.push_back({text_.size() + span.begin, span.size});
+    text_ += more.text_;
+    return *this;
+  }
+
   const std::string& text() const { return text_; }
   Error error(std::vector<std::string> parameters = {}) const { return Error(text_, std::move(parameters), verbatim_); }
   UsageError usage_error(std::vector<std::string> parameters = {}) const {

@@ -10,6 +10,9 @@
 
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
+#include "memory.h"
+#include "message.h"
+#include "parallel.h"
 
 namespace embedpe {
 namespace {
@@ -178,6 +181,102 @@ SinkTables pe_tables(const PeInspection& v, std::size_t first, std::size_t count
                {m.col_label + "s", {{"first", m.col_first}, {"count", m.values.shape()[1]}}}};
   t.tensors = {tensor_ref(v.matrix_name, m.values)};
   return t;
+}
+
+std::vector<PeFormat> pe_formats() {
+  std::vector<PeFormat> all = {{"table", PeView::table}};
+  auto sink = [&](const char* name) { all.push_back({name, std::nullopt, find_sink_format(name)}); };
+  sink("json");
+  all.push_back({"csv", PeView::csv});
+  sink("npy");
+  sink("npz");
+  all.push_back({"png", PeView::png});
+  for (const SinkFormat* f : sink_formats()) {
+    const bool listed = std::any_of(all.begin(), all.end(), [&](const PeFormat& e) { return e.sink == f; });
+    if (f->traits.tables && !listed) all.push_back({f->name, std::nullopt, f});
+  }
+  return all;
+}
+
+std::vector<std::pair<std::string, PeFormat>> pe_format_extensions() {
+  std::vector<std::pair<std::string, PeFormat>> extensions = {{".txt", pe_formats().front()}};
+  for (const PeFormat& f : pe_formats()) {
+    if (f.sink) {
+      for (const std::string& ext : f.sink->extensions) extensions.emplace_back(ext, f);
+    } else if (!f.is(PeView::table)) {
+      extensions.emplace_back("." + f.name, f);
+    }
+  }
+  return extensions;
+}
+
+void write_pe_inspection(const PeKind& kind, const PeArgs& args, PeInspectJob job, const std::string& output) {
+  const PeFormat& format = job.format;
+  PeInspectRequest& request = job.request;
+  if (job.precision && format.binary()) {
+    throw UsageError("precision sets the digits of text (table, csv, json); " + format.binary_name() +
+                         " keeps floats exact: drop precision",
+                     {"precision"});
+  }
+  const bool dims_given = request.dims_count > 0;
+  if (dims_given && !kind.needs_d_model()) {
+    throw UsageError("dims chooses columns of a table d_model wide; kind " + std::string(kind.name()) +
+                         " has no such width: drop dims",
+                     {"dims", "kind"});
+  }
+  if (dims_given && request.view != PeViewKind::table) {
+    throw UsageError("dims chooses the columns of the table; stats, similarity and audit use every dim: drop dims",
+                     {"dims", "stats", "similarity", "audit"});
+  }
+  request.text_table = format.is(PeView::table);
+  request.csv = format.is(PeView::csv);
+  request.whole = format.sink && !format.sink->traits.one_tensor;
+  // The columns: those given, or every dim (the first 8 in a text table).
+  const bool table = kind.needs_d_model() && request.view == PeViewKind::table && request.d_model;
+  const std::size_t d = request.d_model.value_or(0);
+  if (!table) {
+    request.dims_first = request.dims_count = 0;
+  } else if (!dims_given) {
+    request.dims_first = 0;
+    request.dims_count = format.is(PeView::table) ? std::min<std::size_t>(d, 8) : d;
+  }
+  check_pe_args(args, {&kind}, PeParam::Use::inspect, "kind");
+  kind.check_inspection(args, request);
+  if (table) {
+    const std::size_t cols = kind.view_columns(args, request);
+    const std::string what =
+        "a PE table of " + std::to_string(request.count) + " positions x " + std::to_string(cols) + " dims";
+    // A text table or CSV is built whole: about 16 bytes a value on top of its floats.
+    const std::size_t text = request.text_table || request.csv ? checked_product({request.count, cols, 16}, what) : 0;
+    check_allocation(checked_sum({checked_product({request.count, cols, sizeof(float)}, what), text}, what), what,
+                     Message() << "lower d_model, " << Verbatim{"show fewer positions"} << " (max_len, positions) or fewer dims",
+                     {"d_model", "max_len", "positions", "dims"}, /*what_is_text=*/true);
+  }
+  // The output is opened before computing, so that an unwritable one is
+  // refused first. Tables go through the sink; stats and audit are lists,
+  // written as text (JSON for a sink's format), like every view of pe's own.
+  const bool records = request.view == PeViewKind::stats || request.view == PeViewKind::audit;
+  if (format.sink && !records) {
+    std::unique_ptr<TensorSink> sink = format.sink->make(output);
+    sink->begin({.threads = usable_threads(available_cores()), .precision = job.precision});
+    PeInspection v = kind.inspect(args, request);
+    if (job.precision) v.config["precision"] = job.precision;
+    sink->add_tables(pe_tables(v, request.first, request.count, format.sink->traits));
+    sink->finish();
+    return;
+  }
+  OutputFile out(output);
+  PeInspection v = kind.inspect(args, request);
+  if (v.note_hidden_dims && table && format.is(PeView::table) && !dims_given && request.dims_count < d) {
+    v.title += " (dims 0:" + std::to_string(request.dims_count) + " of " + std::to_string(d) + "; choose with " +
+               job.dims_label + ")";
+  }
+  if (format.view) {
+    write_pe_view(out, *format.view, v, job.precision);
+  } else {
+    write_pe_records(out, *format.sink, v);
+  }
+  out.commit();
 }
 
 }  // namespace embedpe

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/error.h"
+#include "message.h"
 
 namespace embedpe {
 
@@ -383,6 +384,59 @@ std::pair<std::vector<std::string>, std::vector<std::string>> TextSource::take(s
     texts.push_back(std::move(l.text));
   }
   return {std::move(texts), std::move(origins)};
+}
+
+bool TextSpec::ids_input() const {
+  if (!ids.empty() && reading.format == InputFormat::jsonl) {
+    Message m;
+    m << "ids gives " << Verbatim{"ids"} << ", not JSON Lines: drop input_format jsonl";
+    throw m.usage_error({"ids", "input_format"});
+  }
+  return !ids.empty() || reading.format == InputFormat::ids;
+}
+
+TextSource open_text_source(const TextSpec& spec) {
+  // Options about reading files are refused where they would do nothing,
+  // never ignored: N jobs with shard K/N and given texts would each write them all.
+  const InputOptions& reading = spec.reading;
+  if (reading.field != InputOptions{}.field && reading.format != InputFormat::jsonl) {
+    throw UsageError("field names the member of a JSON Lines input that holds the text: add input_format jsonl",
+                     {"field", "input_format"});
+  }
+  if (reading.shard_seek && !spec.shard_given) {
+    throw UsageError("shard_seek says how shard K/N starts its part of the input: add shard", {"shard_seek", "shard"});
+  }
+  if (!spec.texts.empty() || !spec.ids.empty()) {
+    const std::string given = spec.ids.empty() ? "text" : "ids";
+    if (spec.shard_given) {
+      throw UsageError("shard splits an input file, and " + given + " values are not one: give a FILE",
+                       {"shard", given});
+    }
+    if (reading.skip_empty) {
+      throw UsageError("skip_empty drops empty lines of input files; " + given + " values are used as given",
+                       {"skip_empty", given});
+    }
+    if (reading.format == InputFormat::jsonl && spec.ids.empty()) {  // given ids: ids_input() says it
+      throw UsageError("input_format jsonl reads input files; text values are used as given", {"input_format", "text"});
+    }
+  }
+  if (!spec.pairs.empty() && spec.pairs.size() != spec.texts.size()) {
+    Message m;
+    m << "text_pair is the " << Verbatim{"second text of a pair"} << ": give one per text ("
+      << std::to_string(spec.texts.size()) << " text, " << std::to_string(spec.pairs.size()) << " text_pair)";
+    throw m.usage_error({"text_pair", "text"});
+  }
+  if (!spec.ids.empty()) return TextSource::given(spec.ids, spec.ids_label);
+  if (!spec.texts.empty()) return TextSource::given(spec.texts, spec.texts_label);
+  // Nothing named: standard input when something is piped into it (as
+  // spm_encode and jq read it); nothing on a terminal.
+  if (spec.inputs.empty() && ::isatty(STDIN_FILENO)) {
+    Message m;
+    m << "nothing to process: give text TEXT, a FILE, or " << Verbatim{"pipe text into standard input"};
+    throw m.usage_error({"text"});
+  }
+  const std::vector<std::string> paths = spec.inputs.empty() ? std::vector<std::string>{"-"} : spec.inputs;
+  return TextSource(std::make_unique<LineReader>(paths, reading));
 }
 
 }  // namespace embedpe

@@ -181,6 +181,35 @@ class TextSource {
   std::string label_;
 };
 
+// Where a run's texts come from, as a front end gathers them: given texts
+// (with their pairs) or sequences of ids, else input files, else standard
+// input when it is not a terminal.
+//
+//   embedpe::TextSpec spec;
+//   spec.inputs = {"corpus.txt"};
+//   embedpe::TextSource source = embedpe::open_text_source(spec);
+struct TextSpec {
+  std::vector<std::string> texts;   // given texts
+  std::vector<std::string> pairs;   // empty, or the second text of each given text
+  std::vector<std::string> ids;     // given sequences of ids ("1,262,2"), used as they are
+  std::vector<std::string> inputs;  // files, read in order; "-" is standard input
+  InputOptions reading;
+  bool shard_given = false;  // a part was asked for, even 1/1: an empty part is an empty result, not an error
+  // How origins and messages name the given texts and ids ("text 2"); a
+  // front end may spell them its own way ("--text 2").
+  std::string texts_label = "text", ids_label = "ids";
+
+  // The texts are sequences of ids (given, or input_format ids): no tokenizer.
+  // UsageError for given ids with input_format jsonl.
+  bool ids_input() const;
+};
+
+// The source `spec` describes. UsageError (naming parameters: field,
+// input_format, shard, shard_seek, skip_empty, text_pair) for options that
+// would do nothing with the texts given, never ignored; and when nothing is
+// given and standard input is a terminal.
+TextSource open_text_source(const TextSpec& spec);
+
 // All lines of a file ("-" reads standard input), checked as above.
 std::vector<std::string> read_lines(const std::string& path);
 
