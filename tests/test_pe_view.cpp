@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -98,4 +100,37 @@ TEST_CASE("pe_tables: every tensor with the positions, the npy tensor alone, els
   CHECK(m.tensors[0].shape == std::vector<std::size_t>{2, 2});
   CHECK(m.members["querys"] == nlohmann::ordered_json{{"first", 4}, {"count", 2}});
   CHECK(m.members["keys"] == nlohmann::ordered_json{{"first", 4}, {"count", 2}});
+}
+
+TEST_CASE("write_pe_inspection: a table's default columns, the title's hint in the front end's words, refusals") {
+  const PeKind& kind = find_pe_kind("sinusoidal");
+  const std::string path = test::temp_path("inspection.txt");
+  PeInspectJob job{.request = {.d_model = 16, .first = 0, .count = 3}, .format = pe_formats().front()};
+  job.dims_label = "--dims";
+  write_pe_inspection(kind, {}, job, path);
+  const std::string text = test::read_file(path);
+  CHECK(text.find("(dims 0:8 of 16; choose with --dims)") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 5);  // title, header, 3 positions
+
+  // Columns given: those, and no hint.
+  job.request.dims_first = 2;
+  job.request.dims_count = 3;
+  write_pe_inspection(kind, {}, job, path);
+  CHECK(test::read_file(path).find("choose with") == std::string::npos);
+
+  // A binary format keeps floats exact: precision is refused, naming it, and nothing is written.
+  PeInspectJob png{.request = {.d_model = 16}, .format = pe_format_extensions().back().second, .precision = 3};
+  for (const auto& [ext, f] : pe_format_extensions()) {
+    if (ext == ".png") png.format = f;
+  }
+  const std::string png_path = test::temp_path("refused.png");
+  try {
+    write_pe_inspection(kind, {}, png, png_path);
+    FAIL("precision with PNG was accepted");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()) == "precision sets the digits of text (table, csv, json); PNG keeps floats exact: "
+                                   "drop precision");
+    CHECK(e.parameters() == std::vector<std::string>{"precision"});
+  }
+  CHECK_FALSE(std::filesystem::exists(png_path));
 }
