@@ -17,53 +17,29 @@
 namespace embedpe::cli {
 namespace {
 
-// What tokenize writes: lines of ids or pieces, or a sink's file (json,
-// jsonl, npy, npz, safetensors) holding input_ids and attention_mask.
-struct TokenFormat {
-  enum class Text { none, ids, pieces } text = Text::none;
-  const SinkFormat* sink = nullptr;
-};
-
-std::vector<std::pair<std::string, TokenFormat>> token_formats() {
-  std::vector<std::pair<std::string, TokenFormat>> all;
-  for (const SinkFormat* f : sink_formats()) {
-    if (!f->traits.view) all.push_back({f->name, {TokenFormat::Text::none, f}});
-  }
-  all.push_back({"ids", {TokenFormat::Text::ids, nullptr}});
-  all.push_back({"pieces", {TokenFormat::Text::pieces, nullptr}});
-  return all;
-}
-
-std::string format_name(const TokenFormat& f) {
-  if (f.sink) return f.sink->name;
-  return f.text == TokenFormat::Text::ids ? "ids" : "pieces";
-}
-
 struct TokenizeCommand {
   TextSpec text;
   TokenizeFlags tokenize;
-  std::optional<TokenFormat> format;
+  std::optional<TokenizeFormat> format;
   std::string output = "-";
 };
 
 // --format, else the output's extension (.npz, ...), else json. A binary
 // extension with a text format (-o x.npz --format ids) is refused: the
 // file would not be what its name says.
-TokenFormat infer_format(const TokenizeCommand& cmd) {
-  std::vector<std::pair<std::string, TokenFormat>> extensions;
-  for (const auto& [name, f] : token_formats()) {
-    if (f.sink) {
-      for (const std::string& e : f.sink->extensions) extensions.emplace_back(e, f);
-    }
+TokenizeFormat infer_format(const TokenizeCommand& cmd) {
+  std::vector<std::pair<std::string, TokenizeFormat>> extensions;
+  for (const TokenizeFormat& f : tokenize_formats()) {
+    for (const std::string& e : f.sink ? f.sink->extensions : std::vector<std::string>{}) extensions.emplace_back(e, f);
   }
-  if (!cmd.format) return format_from_extension(cmd.output, extensions).value_or(TokenFormat{{}, find_sink_format("json")});
-  refuse_contradicting_extension(cmd.output, format_name(*cmd.format), sink_extensions());
+  if (!cmd.format) return format_from_extension(cmd.output, extensions).value_or(TokenizeFormat{"json", std::nullopt, find_sink_format("json")});
+  refuse_contradicting_extension(cmd.output, cmd.format->name, sink_extensions());
   return *cmd.format;
 }
 
 void run_tokenize(const TokenizeCommand& cmd) {
   refuse_outputs_over_inputs({cmd.output}, text_inputs(cmd.text, cmd.tokenize.model));
-  const TokenFormat format = infer_format(cmd);
+  const TokenizeFormat format = infer_format(cmd);
   if (format.sink && format.sink->traits.binary) refuse_binary_to_terminal(cmd.output, "." + std::string(format.sink->name));
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
   check_ids_flag(cmd.text.ids, tokenizer);
@@ -71,12 +47,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
                                    .threads = usable_threads(available_cores()), .allow_empty = cmd.text.shard_given,
                                    .text_pairs = cmd.text.pairs};
   TextSource source = open_text_source(cmd.text);
-  if (!format.sink) {
-    const TokenText text = format.text == TokenFormat::Text::ids ? TokenText::ids : TokenText::pieces;
-    return tokenize_to_text(tokenizer, source, text, cmd.output, options);
-  }
-  std::unique_ptr<TensorSink> sink = format.sink->make(cmd.output);
-  tokenize(tokenizer, source, *format.sink, *sink, options);
+  tokenize_to(tokenizer, source, format, cmd.output, options);
 }
 
 }  // namespace
@@ -87,7 +58,9 @@ void setup_tokenize(CLI::App& app) {
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
   add_output_option(*sub, cmd->output);
-  add_choice<TokenFormat>(*sub, "--format", [cmd](TokenFormat f) { cmd->format = f; }, token_formats(),
+  std::vector<std::pair<std::string, TokenizeFormat>> formats;
+  for (const TokenizeFormat& f : tokenize_formats()) formats.emplace_back(f.name, f);
+  add_choice<TokenizeFormat>(*sub, "--format", [cmd](TokenizeFormat f) { cmd->format = f; }, formats,
                           "json: config, tokens, input_ids and attention_mask, as encode writes them (npy: "
                           "input_ids; jsonl, npz, safetensors: both); ids, pieces: one line per text",
                           "from --output's extension, else json");

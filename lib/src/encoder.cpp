@@ -581,4 +581,21 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
   out.commit();
 }
 
+std::vector<TokenizeFormat> tokenize_formats() {
+  std::vector<TokenizeFormat> all;
+  for (const SinkFormat* f : sink_formats()) {
+    if (!f->traits.view) all.push_back({f->name, std::nullopt, f});
+  }
+  all.push_back({"ids", TokenText::ids});
+  all.push_back({"pieces", TokenText::pieces});
+  return all;
+}
+
+void tokenize_to(const Tokenizer& tokenizer, TextSource& source, const TokenizeFormat& format,
+                 const std::string& output, const TokenizeRunOptions& options) {
+  if (format.text) return tokenize_to_text(tokenizer, source, *format.text, output, options);
+  std::unique_ptr<TensorSink> sink = format.sink->make(output);
+  tokenize(tokenizer, source, *format.sink, *sink, options);
+}
+
 }  // namespace embedpe

@@ -183,6 +183,19 @@ enum class TokenText { ids, pieces };
 void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText text, const std::string& output,
                       const TokenizeRunOptions& options);
 
+// What tokenize writes: lines of ids or pieces, or a sink's file holding
+// input_ids and attention_mask.
+struct TokenizeFormat {
+  std::string name;
+  std::optional<TokenText> text;       // lines of text
+  const SinkFormat* sink = nullptr;    // else this format's file
+};
+// Every sink format that holds data (not a view), then ids and pieces.
+std::vector<TokenizeFormat> tokenize_formats();
+// tokenize() through `format`'s sink into `output`, or tokenize_to_text().
+void tokenize_to(const Tokenizer& tokenizer, TextSource& source, const TokenizeFormat& format,
+                 const std::string& output, const TokenizeRunOptions& options);
+
 // As encode, into a parts directory (parts_dir.h): each part the directory
 // asks for is computed and written, except those a resumed run keeps.
 // `source` reads files (its reader is not null); of `options`, allow_empty
