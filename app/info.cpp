@@ -1,5 +1,6 @@
 // embedpe info: what a SentencePiece model and a weight file hold.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "clikit/usage.h"
@@ -20,20 +21,11 @@ struct InfoCommand {
 
 void run_info(const InfoCommand& cmd) {
   refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.weights}});
-  const bool model = !cmd.model.empty() || cmd.weights.empty();
-  std::string text;
-  if (cmd.format == ReportFormat::json && !cmd.weights.empty()) {
-    // Both in one document; just the model's fields when only the model was asked about.
-    nlohmann::ordered_json doc = nlohmann::ordered_json::object();
-    if (model) doc["model"] = model_report_json(load_tokenizer(cmd.model));
-    doc["weights"] = weights_report_json(*WeightFile::open(cmd.weights), cmd.weights);
-    text = doc.dump(2) + "\n";
-  } else {
-    if (model) text = model_report(load_tokenizer(cmd.model), cmd.format);
-    if (!cmd.weights.empty()) {
-      text += (text.empty() ? "" : "\n") + weights_report(*WeightFile::open(cmd.weights), cmd.weights, cmd.format);
-    }
-  }
+  // The default model when nothing is named.
+  std::optional<Tokenizer> model;
+  if (!cmd.model.empty() || cmd.weights.empty()) model = load_tokenizer(cmd.model);
+  const std::shared_ptr<const WeightFile> weights = cmd.weights.empty() ? nullptr : WeightFile::open(cmd.weights);
+  const std::string text = info_report(model ? &*model : nullptr, weights.get(), cmd.weights, cmd.format);
   OutputFile out("-");
   out.write(text);
   out.commit();

@@ -214,3 +214,20 @@ TEST_CASE("the weights report offers a .npy as the table only when it is 2-D, as
     CHECK_THROWS_AS(open_table(TableSpec{.weights = path}, nullptr), Error);
   }
 }
+
+TEST_CASE("info_report: the model, the weights, or both in one document") {
+  const Tokenizer tok = Tokenizer::default_model();
+  const std::string path = write_table("report-info.npy", 4, 3, 4.0f);
+  const auto file = WeightFile::open(path);
+  // The model alone: its own fields, not nested.
+  CHECK(nlohmann::ordered_json::parse(info_report(&tok, nullptr, "", ReportFormat::json)) == model_report_json(tok));
+  // Both: one document with both members.
+  const auto both = nlohmann::ordered_json::parse(info_report(&tok, file.get(), path, ReportFormat::json));
+  CHECK(both["model"] == model_report_json(tok));
+  CHECK(both["weights"] == weights_report_json(*file, path));
+  const auto weights = nlohmann::ordered_json::parse(info_report(nullptr, file.get(), path, ReportFormat::json));
+  CHECK_FALSE(weights.contains("model"));
+  // Text: one report after the other, a blank line between.
+  CHECK(info_report(&tok, file.get(), path, ReportFormat::text) ==
+        model_report(tok, ReportFormat::text) + "\n" + weights_report(*file, path, ReportFormat::text));
+}

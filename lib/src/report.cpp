@@ -294,4 +294,17 @@ std::string quantize_report(const QuantizeReport& r, const std::string& input, c
   return "wrote " + printable(output) + text;
 }
 
+std::string info_report(const Tokenizer* model, const WeightFile* weights, const std::string& weights_path,
+                        ReportFormat format) {
+  if (format == ReportFormat::json && weights) {
+    nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+    if (model) doc["model"] = model_report_json(*model);
+    doc["weights"] = weights_report_json(*weights, weights_path);
+    return doc.dump(2) + "\n";
+  }
+  std::string text = model ? model_report(*model, format) : "";
+  if (weights) text += (text.empty() ? "" : "\n") + weights_report(*weights, weights_path, format);
+  return text;
+}
+
 }  // namespace embedpe

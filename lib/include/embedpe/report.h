@@ -39,6 +39,12 @@ std::string model_report(const Tokenizer& tokenizer, ReportFormat format);
 nlohmann::ordered_json weights_report_json(const WeightFile& file, const std::string& path);
 std::string weights_report(const WeightFile& file, const std::string& path, ReportFormat format);
 
+// A model, a weight file, or both, as one report: text one after the other;
+// JSON {"model": ..., "weights": ...} with a weight file, else the model's
+// fields alone. Either may be null, not both.
+std::string info_report(const Tokenizer* model, const WeightFile* weights, const std::string& weights_path,
+                        ReportFormat format);
+
 // Columns [first, first + count) of a row of `d_model` values. UsageError
 // naming parameter `dims` if they go beyond d_model.
 struct Dims {
