@@ -64,12 +64,11 @@ std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& 
   }
 }
 
-std::string ids_origin(std::size_t i) { return "--ids " + std::to_string(i + 1); }
-
 void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokenizer) {
   for (std::size_t i = 0; i < ids.size(); ++i) {
     try {
-      tokenizer.check_ids(parse_id_text(ids[i], ids_origin(i)), ids_origin(i));
+      const std::string origin = "--ids " + std::to_string(i + 1);
+      tokenizer.check_ids(parse_id_text(ids[i], origin), origin);
     } catch (const Error& e) {
       throw UsageError(e.what());
     }

@@ -85,9 +85,6 @@ CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::stri
 // (embedpe::parse_id_text); a bad value is a CLI::ValidationError naming `flag`.
 std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text);
 
-// "--ids N": where the N-th --ids value (from 0) came from, as "--text N" for texts.
-std::string ids_origin(std::size_t i);
-
 // --ids values are command-line values: an id outside the model's
 // vocabulary is a usage error (exit 2), as a malformed one is.
 void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokenizer);

@@ -16,7 +16,6 @@
 #include "common.h"
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
-#include "embedpe/output_file.h"
 
 namespace embedpe::cli {
 namespace {
@@ -43,20 +42,7 @@ void run_decode(DecodeCommand cmd) {
   refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   const Tokenizer tokenizer = load_tokenizer(cmd.model);
   check_ids_flag(cmd.ids, tokenizer);
-  OutputFile out(cmd.output);
-  auto put = [&](const std::vector<int>& ids, const std::string& origin) {
-    tokenizer.check_ids(ids, origin);  // naming the line
-    std::string text;
-    try {
-      text = tokenizer.decode(ids);
-    } catch (const Error& e) {
-      throw Error(origin + ": " + e.what());
-    }
-    out.write(text + '\n');
-  };
-  for (std::size_t i = 0; i < cmd.ids.size(); ++i) put(parse_id_text(cmd.ids[i], ids_origin(i)), ids_origin(i));
-  for (const std::string& path : cmd.files) read_id_rows(path, tokenizer.sha256(), put);
-  out.commit();
+  decode_to(tokenizer, cmd.ids, "--ids", cmd.files, cmd.output);
 }
 
 }  // namespace

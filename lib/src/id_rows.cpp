@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/text_input.h"
+#include "embedpe/tokenizer.h"
 #include "embedpe/weights.h"
 
 namespace embedpe {
@@ -296,6 +298,27 @@ void read_id_rows(const std::string& path, const std::string& model_sha256, cons
   } else {
     decode_lines(d, path, InputOptions::kDefaultMaxLineBytes);
   }
+}
+
+void decode_to(const Tokenizer& tokenizer, const std::vector<std::string>& given, const std::string& label,
+               const std::vector<std::string>& files, const std::string& output) {
+  OutputFile out(output);
+  auto put = [&](const std::vector<int>& ids, const std::string& origin) {
+    tokenizer.check_ids(ids, origin);  // naming the line
+    std::string text;
+    try {
+      text = tokenizer.decode(ids);
+    } catch (const Error& e) {
+      throw Error(origin + ": " + e.what());
+    }
+    out.write(text + '\n');
+  };
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    const std::string origin = label + " " + std::to_string(i + 1);
+    put(parse_id_text(given[i], origin), origin);
+  }
+  for (const std::string& path : files) read_id_rows(path, tokenizer.sha256(), put);
+  out.commit();
 }
 
 }  // namespace embedpe

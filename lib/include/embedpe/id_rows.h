@@ -36,4 +36,14 @@ void read_id_rows(const std::string& path, const std::string& model_sha256, cons
 // as a usage error. A blank line is an empty sequence.
 std::vector<int> parse_id_text(std::string_view text, const std::string& origin);
 
+class Tokenizer;
+
+// Decodes into `output` ("-": standard output), one text per line: each of
+// `given` (sequences of ids, named "LABEL 1", "LABEL 2", ...), then every
+// row of each of `files` (read_id_rows). Ids outside the vocabulary are an
+// error naming where they came from; `output` is committed only when all
+// are decoded.
+void decode_to(const Tokenizer& tokenizer, const std::vector<std::string>& given, const std::string& label,
+               const std::vector<std::string>& files, const std::string& output);
+
 }  // namespace embedpe
