@@ -18,8 +18,6 @@
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
-#include "embedpe/parts_dir.h"
-#include "embedpe/shards.h"
 #include "embedpe/weights.h"
 #include "layer_flags.h"
 #include "parallel.h"
@@ -57,40 +55,14 @@ const SinkFormat& infer_format(const EncodeCommand& cmd) {
     if (cmd.output_dir.empty()) refuse_contradicting_extension(cmd.output, cmd.format->name, sink_extensions());
     return *cmd.format;
   }
+  if (!cmd.output_dir.empty()) return *find_sink_format("npz");  // its parts
   // A person at a terminal gets a summary; a pipe or a file gets the data.
-  if (cmd.output == "-" && cmd.output_dir.empty() && ::isatty(STDOUT_FILENO)) return *find_sink_format("summary");
+  if (cmd.output == "-" && ::isatty(STDOUT_FILENO)) return *find_sink_format("summary");
   std::vector<std::pair<std::string, const SinkFormat*>> extensions;
   for (const SinkFormat* f : sink_formats()) {
     for (const std::string& e : f->extensions) extensions.emplace_back(e, f);
   }
   return *format_from_extension(cmd.output, extensions).value_or(find_sink_format("json"));
-}
-
-// Refuses (before any work) inputs, as (flag, PATH[:TENSOR]) pairs, that
-// are or would be one of the files a run writes in --output-dir `dir`.
-void refuse_inputs_in_output_dir(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs) {
-  for (const auto& [flag, spec] : inputs) {
-    if (spec.empty() || spec == "-") continue;
-    const std::string path = parse_tensor_spec(spec).path;
-    if (is_parts_dir_file(dir, path)) {
-      throw UsageError(flag + " " + path + " is one of the files --output-dir " + dir +
-                       " writes (manifest, journal, lock or part), so the run would replace it; choose another "
-                       "--output-dir");
-    }
-  }
-}
-
-// --output-dir with what it cannot do, and --resume without it.
-void check_output_dir_flags(const EncodeCommand& cmd) {
-  if (!cmd.output_dir.empty()) {
-    if (cmd.output != "-") throw UsageError("give --output or --output-dir, not both");
-    if (cmd.format && std::string_view(cmd.format->name) != "npz") {
-      throw UsageError("--output-dir writes .npz parts; drop --format");
-    }
-    if (!cmd.text.texts.empty()) throw UsageError("--output-dir is for --input corpora");
-  } else if (cmd.resume) {
-    throw UsageError("--resume continues an --output-dir run");
-  }
 }
 
 void run_encode(const EncodeCommand& cmd) {
@@ -100,18 +72,14 @@ void run_encode(const EncodeCommand& cmd) {
   if (cmd.output_dir.empty()) {
     refuse_outputs_over_inputs({cmd.output}, inputs);
   } else {
-    refuse_inputs_in_output_dir(cmd.output_dir, inputs);
+    refuse_inputs_in_parts_dir(cmd.output_dir, inputs);
   }
   const SinkFormat& format = infer_format(cmd);
+  const EncodeOutput output{.path = cmd.output, .format = &format, .output_dir = cmd.output_dir,
+                            .shard_rows = cmd.shard_rows, .resume = cmd.resume};
   // --output-dir writes .npz parts, which hold any number of tensors.
   const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output_dir.empty() ? &format : nullptr);
-  // --output-dir's parts are .npz files.
-  if (cmd.dtype == DType::bfloat16 && (!cmd.output_dir.empty() || !format.traits.bfloat16)) {
-    throw UsageError(std::string("--dtype bf16: NumPy has no bfloat16 dtype, so ") +
-                     (cmd.output_dir.empty() ? ".npy/.npz cannot hold it" : "--output-dir's .npz parts cannot hold it") +
-                     "; use --format json, jsonl or safetensors, or --dtype f32 and convert (e.g. "
-                     "torch.from_numpy(a).bfloat16())");
-  }
+  check_encode_output(output, cmd.dtype, cmd.precision, !cmd.text.texts.empty(), cmd.text.reading.shard_seek && cmd.text.shard_given);
   if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
   std::optional<Dropout> dropout;
   if (cmd.train) {
@@ -124,14 +92,7 @@ void run_encode(const EncodeCommand& cmd) {
     throw UsageError("--seed draws the generated table (and with --train the dropout mask), and --weights gives the "
                      "table: drop --seed");
   }
-  check_output_dir_flags(cmd);
   if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
-  if (cmd.precision && (format.traits.binary || !cmd.output_dir.empty())) {
-    throw UsageError("--precision rounds floats written as text (json, jsonl); " +
-                     (cmd.output_dir.empty() ? "." + std::string(format.name) + " keeps"
-                                             : std::string("--output-dir's .npz parts keep")) +
-                     " them exact: drop --precision");
-  }
   check_seq_len(cmd.layer.spec, cmd.tokenize.seq_len, cmd.tokenize.pad_to_multiple_of);
   // --threads is a request, refused if a thread cannot start; the default takes what can run.
   const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
@@ -160,34 +121,12 @@ void run_encode(const EncodeCommand& cmd) {
                              .precision = cmd.precision,
                              .allow_empty = cmd.text.shard_given,
                              .on_batch = [&](const Batch& b) { progress.add(b); }};
-  if (!cmd.output_dir.empty()) {
-    const PartsDirStats stats =
-        encode_parts(encoder, source, {.output_dir = cmd.output_dir, .shard_rows = cmd.shard_rows, .resume = cmd.resume}, run);
-    progress.finish();
-    if (cmd.summary) {
-      std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
-                   stats.parts, stats.manifest_seconds, stats.part_hash_seconds);
-    }
-    return;
-  }
-  // JSON Lines from a --shard-seek shard number lines from the shard's start;
-  // only merge, reading the record beside a file, makes them the file's.
-  if (cmd.text.reading.shard_seek && cmd.text.shard_given && format.name == std::string("jsonl") &&
-      !output_is_replaced_file(cmd.output)) {
-    throw UsageError(
-        "--shard-seek numbers JSON Lines from the part's first line, which embedpe merge turns into the "
-        "file's from the record it writes beside -o FILE: give -o FILE, or leave out --shard-seek");
-  }
-  // A shard's output records which part of which input it holds, for merge.
-  std::optional<ShardRecorder> record;
-  if (cmd.text.shard_given && source.reader()) record.emplace(*source.reader());
-  // Hashed before the run reads them, so that the record says what was used.
-  nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
-  if (record && cmd.precision) identity["precision"] = cmd.precision;  // text's digits: shards must agree on them
-  std::unique_ptr<TensorSink> sink = format.make(cmd.output);
-  encode(encoder, source, format, *sink, run);
-  if (record) record->write(cmd.output, format.name, identity);
+  const std::optional<PartsDirStats> stats = encode_to(encoder, source, output, run, cmd.text.shard_given);
   progress.finish();
+  if (stats && cmd.summary) {
+    std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
+                 stats->parts, stats->manifest_seconds, stats->part_hash_seconds);
+  }
 }
 
 }  // namespace

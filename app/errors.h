@@ -17,7 +17,7 @@ std::string flag_for(std::string_view parameter);
 
 // e.what() with each mention of a listed parameter respelled as its flag. A
 // mention opens the message or follows a space or bracket, and ends it or is
-// followed by a space, punctuation or '/': the same name inside a path or a
+// followed by a space, punctuation, "'s" or '/': the same name inside a path or a
 // quoted value is the user's text and stays as it is, and so is every span
 // the error marks verbatim() (a directory path next to parameter names).
 std::string user_message(const Error& e);

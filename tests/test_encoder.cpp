@@ -253,3 +253,39 @@ TEST_CASE("encode: several token types are one per given text, refused for files
   embedpe::encode(encoder, three, *jsonl, sink, {});
   CHECK(sink.rows_seen == 3);
 }
+
+TEST_CASE("check_encode_output: what an output cannot hold, refused in parameter names before any work") {
+  using embedpe::DType;
+  using embedpe::EncodeOutput;
+  auto refusal = [](const EncodeOutput& out, DType dtype, int precision, bool given, bool seek) -> std::string {
+    try {
+      embedpe::check_encode_output(out, dtype, precision, given, seek);
+    } catch (const embedpe::UsageError& e) {
+      return embedpe::cli::user_message(e);
+    }
+    return "";
+  };
+  const auto* npy = embedpe::find_sink_format("npy");
+  const auto* npz = embedpe::find_sink_format("npz");
+  const auto* json = embedpe::find_sink_format("json");
+  const auto* jsonl = embedpe::find_sink_format("jsonl");
+  CHECK(refusal({.format = json}, DType::bfloat16, 0, false, false).empty());
+  CHECK(refusal({.format = npy}, DType::bfloat16, 0, false, false).starts_with(
+      "--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json"));
+  CHECK(refusal({.format = npz, .output_dir = "d"}, DType::bfloat16, 0, false, false)
+            .starts_with("--dtype bf16: NumPy has no bfloat16 dtype, so --output-dir's .npz parts cannot"));
+  CHECK(refusal({.path = "x.npz", .format = npz, .output_dir = "d"}, DType::float32, 0, false, false) ==
+        "give --output or --output-dir, not both");
+  CHECK(refusal({.format = json, .output_dir = "d"}, DType::float32, 0, false, false) ==
+        "--output-dir writes .npz parts; drop --format");
+  CHECK(refusal({.format = npz, .output_dir = "d"}, DType::float32, 0, true, false) ==
+        "--output-dir is for --input corpora");
+  CHECK(refusal({.format = json, .resume = true}, DType::float32, 0, false, false) ==
+        "--resume continues an --output-dir run");
+  CHECK(refusal({.format = npz}, DType::float32, 4, false, false) ==
+        "--precision rounds floats written as text (json, jsonl); .npz keeps them exact: drop --precision");
+  CHECK(refusal({.format = json}, DType::float32, 4, false, false).empty());
+  // JSON Lines of a seeking shard need a file beside which merge finds the record.
+  CHECK(refusal({.format = jsonl}, DType::float32, 0, false, true).starts_with("--shard-seek numbers JSON Lines"));
+  CHECK(refusal({.format = npy}, DType::float32, 0, false, true).empty());
+}

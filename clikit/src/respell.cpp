@@ -12,6 +12,7 @@ bool closes(const std::string& text, std::size_t at) {
   switch (text[at]) {
     case ' ': case ')': case ']': case ',': case ';': case ':': case '/': case '=': return true;
     case '.': return at + 1 == text.size() || text[at + 1] == ' ';  // a full stop, not a file suffix
+    case '\'': return text.compare(at, 2, "'s") == 0;  // a possessive: "output_dir's parts"
     default: return false;
   }
 }

@@ -26,6 +26,7 @@
 #include "embedpe/shards.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
+#include "embedpe/weights.h"
 #include "message.h"
 #include "sha256.h"
 
@@ -1048,6 +1049,19 @@ JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<Joine
   out.commit();
   stats.parts = joined.parts.size();
   return stats;
+}
+
+void refuse_inputs_in_parts_dir(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs) {
+  for (const auto& [name, spec] : inputs) {
+    if (spec.empty() || spec == "-") continue;
+    const std::string path = parse_tensor_spec(spec).path;
+    if (is_parts_dir_file(dir, path)) {
+      throw (Message() << Verbatim{name + " " + path} << " is one of the files output_dir " << Verbatim{dir}
+                       << " writes (manifest, journal, lock or part), so the run would replace it; choose another "
+                          "output_dir")
+          .usage_error({"output_dir"});
+    }
+  }
 }
 
 }  // namespace embedpe

@@ -20,7 +20,7 @@ std::string kebab_flag(std::string_view parameter);
 
 // `text` with each mention of one of `parameters` replaced by flag_for(it).
 // A mention opens the text or follows a space, bracket or comma, and ends
-// the text or is followed by a space, punctuation or '/' ("a/b" names
+// the text or is followed by a space, punctuation, "'s" or '/' ("a/b" names
 // alternatives, so a mention may also follow '/' right after another). The
 // same name inside a path ("/tmp/pad_id"), a quoted value or a longer name
 // stays as it is, and so does every (begin, size) span in `verbatim` (in

@@ -203,6 +203,31 @@ void tokenize_to(const Tokenizer& tokenizer, TextSource& source, const TokenizeF
 PartsDirStats encode_parts(const Encoder& encoder, TextSource& source, const PartsDirOptions& dir,
                            const EncodeRunOptions& options);
 
+// Where an encode run writes, as a front end gathers it: a file in one
+// format, or a parts directory.
+struct EncodeOutput {
+  std::string path = "-";              // output_path: a file; "-" is standard output
+  const SinkFormat* format = nullptr;  // path's format (the front end's choice, or its extension's)
+  std::string output_dir;              // instead of path: .npz parts and a manifest (parts_dir.h)
+  std::size_t shard_rows = 1024;       // rows per part
+  bool resume = false;                 // continue the output_dir run
+};
+
+// Refuses (UsageError naming parameters), before any file is read, what
+// `output` cannot hold: both a path and an output_dir; with output_dir, a
+// format but npz or given texts; resume without it; bfloat16 where NumPy has
+// no such dtype; precision in a binary format, whose floats stay exact. With
+// `shard_seek`, JSON Lines (numbered from the part's first line) not written
+// to a file beside which merge finds the record.
+void check_encode_output(const EncodeOutput& output, DType dtype, int precision, bool given_texts, bool shard_seek);
+
+// encode() into output.path, or encode_parts() into output.output_dir (whose
+// stats it returns). With `record_shard`, a reader's shard (source reads
+// files), the output's record for merge is written beside it (shards.h):
+// which part of which input it holds, and the config it was made with.
+std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& source, const EncodeOutput& output,
+                                       const EncodeRunOptions& options, bool record_shard);
+
 // The model's identity in a config: source, SHA-256, type, sizes, special ids.
 nlohmann::ordered_json model_config(const Tokenizer& tokenizer);
 

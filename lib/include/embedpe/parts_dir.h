@@ -47,6 +47,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "embedpe/sink.h"
@@ -115,6 +116,11 @@ std::vector<std::string> parts_dir_files(const std::string& dir, std::size_t par
 // (any part number; also a hard link or symlink to one): an input there
 // would be replaced by the run.
 bool is_parts_dir_file(const std::string& dir, const std::string& path);
+
+// Refuses (UsageError), before any work, an input that is or would be one of
+// the files a run writes in `dir`. `inputs` are (name, PATH[:TENSOR]) pairs,
+// named as the caller spells them ("--weights").
+void refuse_inputs_in_parts_dir(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs);
 
 // embedpe merge --output-dir: the complete parts directories of shards 1..N
 // of one run, in order (merge_shards has checked that they belong together),

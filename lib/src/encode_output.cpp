@@ -1,0 +1,66 @@
+// Where an encode run writes: check_encode_output and encode_to (encoder.h).
+#include <memory>
+#include <string>
+
+#include "embedpe/encoder.h"
+#include "embedpe/error.h"
+#include "embedpe/output_file.h"
+#include "embedpe/shards.h"
+#include "message.h"
+
+namespace embedpe {
+
+void check_encode_output(const EncodeOutput& output, DType dtype, int precision, bool given_texts, bool shard_seek) {
+  const bool dir = !output.output_dir.empty();
+  if (dtype == DType::bfloat16 && (dir || !output.format->traits.bfloat16)) {
+    Message m;
+    m << "dtype bf16: " << Verbatim{"NumPy has no bfloat16 dtype"} << ", so "
+      << (dir ? "output_dir's .npz parts cannot hold it" : ".npy/.npz cannot hold it")
+      << "; use format json, jsonl or safetensors, or dtype f32 and convert (e.g. torch.from_numpy(a).bfloat16())";
+    throw m.usage_error({"dtype", "output_dir", "format"});
+  }
+  if (dir) {
+    if (output.path != "-") throw UsageError("give output_path or output_dir, not both", {"output_path", "output_dir"});
+    if (output.format && std::string_view(output.format->name) != "npz") {
+      throw UsageError("output_dir writes .npz parts; drop format", {"output_dir", "format"});
+    }
+    if (given_texts) throw UsageError("output_dir is for input corpora", {"output_dir", "input"});
+  } else if (output.resume) {
+    throw UsageError("resume continues an output_dir run", {"resume", "output_dir"});
+  }
+  if (precision && (dir || output.format->traits.binary)) {
+    throw UsageError("precision rounds floats written as text (json, jsonl); " +
+                         (dir ? std::string("output_dir's .npz parts keep") : "." + std::string(output.format->name) + " keeps") +
+                         " them exact: drop precision",
+                     {"precision", "output_dir"});
+  }
+  // JSON Lines from a shard_seek shard number lines from the shard's start;
+  // only merge, reading the record beside a file, makes them the file's.
+  if (shard_seek && !dir && output.format->name == std::string("jsonl") && !output_is_replaced_file(output.path)) {
+    throw UsageError(
+        "shard_seek numbers JSON Lines from the part's first line, which embedpe merge turns into the "
+        "file's from the record it writes beside -o FILE: give -o FILE, or leave out shard_seek",
+        {"shard_seek"});
+  }
+}
+
+std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& source, const EncodeOutput& output,
+                                       const EncodeRunOptions& options, bool record_shard) {
+  if (!output.output_dir.empty()) {
+    return encode_parts(encoder, source,
+                        {.output_dir = output.output_dir, .shard_rows = output.shard_rows, .resume = output.resume},
+                        options);
+  }
+  // A shard's output records which part of which input it holds, for merge.
+  std::optional<ShardRecorder> record;
+  if (record_shard && source.reader()) record.emplace(*source.reader());
+  // Hashed before the run reads them, so that the record says what was used.
+  nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
+  if (record && options.precision) identity["precision"] = options.precision;  // text's digits: shards must agree
+  std::unique_ptr<TensorSink> sink = output.format->make(output.path);
+  encode(encoder, source, *output.format, *sink, options);
+  if (record) record->write(output.path, output.format->name, identity);
+  return std::nullopt;
+}
+
+}  // namespace embedpe
