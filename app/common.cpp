@@ -11,6 +11,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/sink.h"
 #include "embedpe/text_input.h"
+#include "errors.h"
 #include "embedpe/weights.h"
 
 namespace embedpe::cli {
@@ -22,6 +23,11 @@ void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
     if (!spec.empty()) paths.emplace_back(flag, parse_tensor_spec(spec).path);
   }
   for (const auto& output : outputs) refuse_output_over_inputs(output, paths);
+}
+
+std::vector<std::pair<std::string, std::string>> as_flags(std::vector<std::pair<std::string, std::string>> inputs) {
+  for (auto& [name, path] : inputs) name = flag_for(name);
+  return inputs;
 }
 
 std::vector<std::pair<std::string, std::string>> sink_extensions() {

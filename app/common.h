@@ -92,6 +92,9 @@ void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokeni
 // (extension, format name) of every sink format: what encode and decode check outputs against.
 std::vector<std::pair<std::string, std::string>> sink_extensions();
 
+// (parameter, path) pairs from the library as (flag, path): layer_inputs(), PeKind::inputs().
+std::vector<std::pair<std::string, std::string>> as_flags(std::vector<std::pair<std::string, std::string>> inputs);
+
 // Refuses, before any work, outputs that are the same file as an input
 // (see embedpe::refuse_output_over_inputs). `inputs` holds (flag, PATH or
 // PATH:TENSOR) pairs; tensor names are dropped.

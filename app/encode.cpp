@@ -68,7 +68,7 @@ const SinkFormat& infer_format(const EncodeCommand& cmd) {
 void run_encode(const EncodeCommand& cmd) {
   // An output that would overwrite an input is the first thing refused.
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
-  for (auto& input : layer_inputs(cmd.layer.spec)) inputs.push_back(std::move(input));
+  for (auto& input : as_flags(layer_inputs(cmd.layer.spec))) inputs.push_back(std::move(input));
   if (cmd.output_dir.empty()) {
     refuse_outputs_over_inputs({cmd.output}, inputs);
   } else {

@@ -102,14 +102,4 @@ LayerSpec layer_spec(const LayerFlags& flags) {
   return spec;
 }
 
-std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec) {
-  std::vector<std::pair<std::string, std::string>> inputs = {{"--weights", spec.table.weights},
-                                                             {"--projection", spec.table.projection},
-                                                             {"--pe-weights", spec.pe_weights},
-                                                             {"--layernorm-weight", spec.layernorm_weight},
-                                                             {"--layernorm-bias", spec.layernorm_bias}};
-  for (auto& input : pe_arg_inputs(*spec.pe, spec.pe_args)) inputs.push_back(std::move(input));
-  return inputs;
-}
-
 }  // namespace embedpe::cli

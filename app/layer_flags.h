@@ -26,8 +26,4 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 // The spec the flags describe.
 LayerSpec layer_spec(const LayerFlags& flags);
 
-// The files the layer reads, as (flag, PATH[:TENSOR]) pairs, so that no
-// output replaces one of them.
-std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec);
-
 }  // namespace embedpe::cli

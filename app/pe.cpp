@@ -50,7 +50,7 @@ PeFormat infer_format(const PeCommand& cmd) {
 
 void run_pe(const PeCommand& cmd) {
   // An output that would overwrite an input (T5's --weights table) is the first thing refused.
-  refuse_outputs_over_inputs({cmd.output}, pe_arg_inputs(*cmd.kind, cmd.args));
+  refuse_outputs_over_inputs({cmd.output}, as_flags(cmd.kind->inputs(cmd.args)));
   const PeFormat format = infer_format(cmd);
   if (format.binary()) refuse_binary_to_terminal(cmd.output, format.binary_name());
   if (int(cmd.stats) + int(cmd.show_similarity) + int(cmd.audit) > 1) {

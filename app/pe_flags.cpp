@@ -90,15 +90,6 @@ void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::fun
   }
 }
 
-std::vector<std::pair<std::string, std::string>> pe_arg_inputs(const PeKind& kind, const PeArgs& args) {
-  std::vector<std::pair<std::string, std::string>> inputs;
-  for (const PeParam& p : kind.params()) {
-    const PeValue* v = p.type == PeParam::Type::path ? args.find(p.name) : nullptr;
-    if (v) inputs.emplace_back(flag_for(p.name), std::get<std::string>(*v));
-  }
-  return inputs;
-}
-
 std::string pe_kind_list(const std::function<bool(const PeKind&)>& offered) {
   std::vector<std::string> names;
   for (const PeKind* kind : pe_kinds()) {

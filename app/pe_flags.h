@@ -23,10 +23,6 @@ void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::fun
 CLI::Option* add_pe_kind_option(CLI::App& cmd, const std::string& flag, const PeKind*& kind,
                                 const std::function<bool(const PeKind&)>& offered, const std::string& help);
 
-// The files `kind`'s path parameters in `args` name, as (flag, PATH[:TENSOR])
-// pairs, so that no output replaces one of them.
-std::vector<std::pair<std::string, std::string>> pe_arg_inputs(const PeKind& kind, const PeArgs& args);
-
 // "a, b or c": the kinds `offered` selects (the first is the default).
 std::string pe_kind_list(const std::function<bool(const PeKind&)>& offered);
 

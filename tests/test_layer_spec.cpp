@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "embedpe/error.h"
 #include "embedpe/layer_spec.h"
@@ -76,4 +78,16 @@ TEST_CASE("build_layer: files for a kind that reads none, and LayerNorm files wi
   } catch (const embedpe::UsageError& e) {
     CHECK(embedpe::cli::user_message(e) == "--layernorm-weight and --layernorm-bias need --layernorm");
   }
+}
+
+TEST_CASE("layer_inputs: the files the spec names, by parameter, the PE kind's too") {
+  embedpe::LayerSpec spec;
+  CHECK(embedpe::layer_inputs(spec).empty());
+  spec.table.weights = "w.safetensors:emb";
+  spec.layernorm_bias = "b.npy";
+  using Files = std::vector<std::pair<std::string, std::string>>;
+  CHECK(embedpe::layer_inputs(spec) == Files{{"weights", "w.safetensors:emb"}, {"layernorm_bias", "b.npy"}});
+  spec.pe = &embedpe::find_pe_kind("t5");
+  spec.pe_args.set("weights", std::string("t5.npy"));
+  CHECK(embedpe::layer_inputs(spec).back() == std::pair<std::string, std::string>{"weights", "t5.npy"});
 }

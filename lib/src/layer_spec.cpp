@@ -144,12 +144,21 @@ void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len,
                    {"pad_to_multiple_of", "max_len", "position_offset"});
 }
 
+std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [name, given] : {std::pair{"weights", &spec.table.weights}, {"projection", &spec.table.projection},
+                                    {"pe_weights", &spec.pe_weights}, {"layernorm_weight", &spec.layernorm_weight},
+                                    {"layernorm_bias", &spec.layernorm_bias}}) {
+    if (!given->empty()) files.emplace_back(name, *given);
+  }
+  for (auto& file : spec.pe->inputs(spec.pe_args)) files.push_back(std::move(file));
+  return files;
+}
+
 nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
   std::vector<std::string> paths;
-  for (const std::string* given : {&spec.table.weights, &spec.table.projection, &spec.pe_weights,
-                                   &spec.layernorm_weight, &spec.layernorm_bias}) {
-    if (given->empty()) continue;
-    std::string path = parse_tensor_spec(*given).path;
+  for (const auto& [name, given] : layer_inputs(spec)) {
+    std::string path = parse_tensor_spec(given).path;
     if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(std::move(path));
   }
   if (paths.empty()) return nullptr;

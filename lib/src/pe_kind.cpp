@@ -57,6 +57,15 @@ bool takes(const PeKind& kind, std::string_view name, PeParam::Use use) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> PeKind::inputs(const PeArgs& args) const {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const PeParam& p : params()) {
+    const PeValue* v = p.type == PeParam::Type::path ? args.find(p.name) : nullptr;
+    if (v) files.emplace_back(p.name, std::get<std::string>(*v));
+  }
+  return files;
+}
+
 void check_pe_args(const PeArgs& args, const std::vector<const PeKind*>& in_use, PeParam::Use use,
                    const std::string& what) {
   for (const std::string& name : args.names()) {

@@ -124,6 +124,11 @@ class Layer {
   nlohmann::ordered_json config_;
 };
 
+// The files the spec names, as (parameter, PATH[:TENSOR]) pairs: weights,
+// projection, pe_weights, layernorm_weight, layernorm_bias and the PE kind's
+// (PeKind::inputs); none is empty. What an output must not replace.
+std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec);
+
 // The SHA-256 of each weight file the spec reads (weights, projection,
 // pe_weights, layernorm_weight and _bias), {path: hex}, or null when it
 // reads none. A run whose pieces are joined later (a resumed output_dir, the

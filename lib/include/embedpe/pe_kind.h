@@ -183,6 +183,9 @@ class PeKind {
   // position_offset) at or beyond kMaxPePosition; then the kind's own
   // (check_inspect: sizes it cannot hold).
   void check_inspection(const PeArgs& args, const PeInspectRequest& request) const;
+  // The files the path parameters given in `args` name, as (parameter,
+  // PATH[:TENSOR]) pairs: what an output must not replace.
+  std::vector<std::pair<std::string, std::string>> inputs(const PeArgs& args) const;
   // The float columns of the table view, to check memory before it is computed.
   virtual std::size_t view_columns(const PeArgs& args, const PeInspectRequest& request) const;
 
