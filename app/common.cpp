@@ -183,24 +183,25 @@ void add_model_option(CLI::App& cmd, std::string& model) {
 }
 
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
+  EncodeOptions& o = flags.options;
   option_group(cmd, kTokenizationGroup);
   add_model_option(cmd, flags.model);
-  cmd.add_flag("--no-bos", flags.no_bos, "Do not add the model's BOS id");
-  cmd.add_flag("--no-eos", flags.no_eos, "Do not add the model's EOS id");
-  add_number(cmd, "--pad-id", flags.pad_id, 0, std::numeric_limits<int>::max(),
+  cmd.add_flag_callback("--no-bos", [&o] { o.add_bos = false; }, "Do not add the model's BOS id");
+  cmd.add_flag_callback("--no-eos", [&o] { o.add_eos = false; }, "Do not add the model's EOS id");
+  add_number(cmd, "--pad-id", o.pad_id, 0, std::numeric_limits<int>::max(),
              "Padding id")
       ->default_str("the model's pad id, else 0");
-  add_number(cmd, "--seq-len", flags.seq_len, 1, kMaxSeqLen, "Pad and truncate every sequence to N tokens, keeping BOS/EOS")
+  add_number(cmd, "--seq-len", o.seq_len, 1, kMaxSeqLen, "Pad and truncate every sequence to N tokens, keeping BOS/EOS")
       ->default_str("pad to the longest");
-  add_choice<Side>(cmd, "--padding-side", [&flags](Side s) { flags.padding_side = s; },
+  add_choice<Side>(cmd, "--padding-side", [&o](Side s) { o.padding_side = s; },
                    {{"right", Side::right}, {"left", Side::left}},
                    "Where padding goes; with left, tokens keep positions 0..n-1, as HF numbers them from the "
                    "attention mask",
                    "right");
-  add_choice<Side>(cmd, "--truncation-side", [&flags](Side s) { flags.truncation_side = s; },
+  add_choice<Side>(cmd, "--truncation-side", [&o](Side s) { o.truncation_side = s; },
                    {{"right", Side::right}, {"left", Side::left}},
                    "Which end of a text --seq-len cuts; BOS and EOS are kept either way", "right");
-  add_number(cmd, "--pad-to-multiple-of", flags.pad_to_multiple_of, 1, kMaxSeqLen,
+  add_number(cmd, "--pad-to-multiple-of", o.pad_to_multiple_of, 1, kMaxSeqLen,
              "Pad the longest sequence (a record or line of its own: itself) up to a multiple of N (with "
              "--seq-len, it must be a multiple of N)");
 }
@@ -217,16 +218,8 @@ Tokenizer load_tokenizer(const std::string& model) {
 }
 
 EncodeOptions encode_options(const TokenizeFlags& flags) {
-  EncodeOptions o;
-  o.add_bos = !flags.no_bos;
-  o.add_eos = !flags.no_eos;
-  o.pad_id = flags.pad_id;
-  o.seq_len = flags.seq_len;
-  o.padding_side = flags.padding_side;
-  o.truncation_side = flags.truncation_side;
-  o.pad_to_multiple_of = flags.pad_to_multiple_of;
-  check_padding(o);  // before any file is read
-  return o;
+  check_padding(flags.options);
+  return flags.options;
 }
 
 }  // namespace embedpe::cli

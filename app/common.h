@@ -45,14 +45,8 @@ inline constexpr const char* kOutputGroup = "Output";
 inline constexpr const char* kPipelineGroup = "Pipeline";
 
 struct TokenizeFlags {
-  std::string model;  // empty: the embedded default
-  bool no_bos = false;
-  bool no_eos = false;
-  std::optional<int> pad_id;
-  std::optional<std::size_t> seq_len;
-  Side padding_side = Side::right;
-  Side truncation_side = Side::right;
-  std::optional<std::size_t> pad_to_multiple_of;
+  std::string model;      // --model; empty: the embedded default
+  EncodeOptions options;  // BOS/EOS, padding and truncation
 };
 
 // ---------------------------------------------------------------- limits

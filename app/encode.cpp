@@ -93,7 +93,7 @@ void run_encode(const EncodeCommand& cmd) {
                      "table: drop --seed");
   }
   if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
-  check_seq_len(cmd.layer.spec, cmd.tokenize.seq_len, cmd.tokenize.pad_to_multiple_of);
+  check_seq_len(cmd.layer.spec, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
   // --threads is a request, refused if a thread cannot start; the default takes what can run.
   const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
