@@ -84,11 +84,6 @@ int main(int argc, char** argv) {
   clikit::set_examples(app, {"embedpe encode --text \"Hello world\"                     # the input layer's tensors",
                              "embedpe tokenize --input corpus.txt --format ids",
                              "embedpe help encode                                     # a command's options and examples"});
-  clikit::set_examples(*app.get_subcommand("help"), {"embedpe help", "embedpe help encode"});
-  clikit::set_examples(*app.get_subcommand("completion"),
-                       {"embedpe completion bash > /etc/bash_completion.d/embedpe",
-                        "embedpe completion zsh > \"${fpath[1]}/_embedpe\"",
-                        "embedpe completion fish > ~/.config/fish/completions/embedpe.fish"});
 
   return clikit::run(app, argc, argv, print, report);
 }

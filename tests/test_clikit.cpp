@@ -135,6 +135,15 @@ TEST_CASE("help lists the groups in the given order, with placeholders, defaults
   CHECK_MESSAGE(help.ends_with("\nExamples:\n  toy run --count 2\n\n"), help);
 }
 
+TEST_CASE("help and completion come with examples in the program's name") {
+  Toy toy;
+  const std::string help = toy.app.get_subcommand("help")->help();
+  CHECK_MESSAGE(help.ends_with("\nExamples:\n  toy help\n  toy help run\n\n"), help);
+  const std::string completion = toy.app.get_subcommand("completion")->help();
+  CHECK_MESSAGE(completion.find("  toy completion zsh > \"${fpath[1]}/_toy\"\n") != std::string::npos, completion);
+  CHECK(completion.find("  toy completion fish > ~/.config/fish/completions/toy.fish\n") != std::string::npos);
+}
+
 TEST_CASE("completions and the man page are read off the definition") {
   Toy toy;
   toy.error({"completion", "bash"});

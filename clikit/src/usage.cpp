@@ -412,6 +412,9 @@ void setup_usage(CLI::App& app, ManPage page, std::function<void(const std::stri
   // before parsing. It is here to be listed and completed.
   auto* help = app.add_subcommand("help", "Show the help of " + app.get_name() + " or of a COMMAND (as --help does)");
   help->add_option("COMMAND", "A command")->type_name("COMMAND");
+  const std::string name = app.get_name();
+  const auto commands = app.get_subcommands([](const CLI::App* c) { return c->get_name() != "help"; });
+  clikit::set_examples(*help, {name + " help", name + " help " + (commands.empty() ? "COMMAND" : commands.front()->get_name())});
 
   auto shell = std::make_shared<std::string>();
   auto* completion = app.add_subcommand("completion", "Print a shell completion script (bash, zsh or fish)");
@@ -427,6 +430,9 @@ void setup_usage(CLI::App& app, ManPage page, std::function<void(const std::stri
   completion->callback([&app, shell, print] {
     print(*shell == "bash" ? bash_completion(app) : *shell == "zsh" ? zsh_completion(app) : fish_completion(app));
   });
+  clikit::set_examples(*completion, {name + " completion bash > /etc/bash_completion.d/" + name,
+                             name + " completion zsh > \"${fpath[1]}/_" + name + "\"",
+                             name + " completion fish > ~/.config/fish/completions/" + name + ".fish"});
   auto* manpage = app.add_subcommand("manpage", "Print the man page (roff)");
   manpage->group("");  // hidden: the build writes NAME.1 with it
   manpage->callback([&app, page = std::move(page), print] { print(man_page(app, page)); });

@@ -73,8 +73,9 @@ struct ManPage {
   std::vector<std::string> see_also;  // "spm_encode (1)"
 };
 
-// Adds `help`, `completion bash|zsh|fish` and the hidden `manpage` (what the
-// build writes NAME.1 with). Their text goes to `print`, which reports a
+// Adds `help`, `completion bash|zsh|fish` (each with examples: help of the
+// first command, where each shell's script is installed) and the hidden
+// `manpage` (what the build writes NAME.1 with). Their text goes to `print`, which reports a
 // failed write as the program reports any.
 void setup_usage(CLI::App& app, ManPage page, std::function<void(const std::string&)> print);
 
