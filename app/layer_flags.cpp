@@ -47,8 +47,9 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   flags.seed_option = add_table_flags(cmd, spec.table);
   add_scale_option(cmd, flags.scale);
   option_group(cmd, kPositionalGroup);
-  flags.max_len_option = add_number(cmd, "--max-len", spec.max_len, 1, kMaxPosition,
-             "Size of the PE table: positions 0..N-1 a sequence may use (--seq-len must fit in it)");
+  add_number(cmd, "--max-len", spec.max_len, 1, kMaxPosition,
+             "Size of the PE table: positions 0..N-1 a sequence may use (--seq-len must fit in it)")
+      ->default_str(number_text(LayerSpec::kDefaultMaxLen));
   const auto offered = [](const PeKind& k) { return k.layer_choice(); };
   add_pe_kind_option(cmd, "--pe", spec.pe, offered,
                      "Positional encoding (learned reads --pe-weights; none for RoPE models)");
@@ -91,13 +92,6 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
 
 LayerSpec layer_spec(const LayerFlags& flags) {
   LayerSpec spec = flags.spec;
-  if (flags.max_len_option->count() && !spec.pe->sized_by_max_len() && !spec.pe->acts_in_attention()) {
-    throw UsageError("--max-len sizes a PE table that embedpe computes (sinusoidal, block); --pe " +
-                     std::string(spec.pe->name()) +
-                     (spec.pe->reads_pe_weights() ? " reads its table, whose rows are the positions there are"
-                                                  : " has none") +
-                     ": drop --max-len");
-  }
   spec.scale = Scale::parse(flags.scale);
   return spec;
 }

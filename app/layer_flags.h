@@ -16,7 +16,6 @@ struct LayerFlags {
   LayerSpec spec;                       // every field but scale is set by its flag
   std::string scale = "sqrt";           // --scale, parsed into spec.scale by layer_spec()
   CLI::Option* seed_option = nullptr;   // to tell an explicit --seed
-  CLI::Option* max_len_option = nullptr;  // to tell an explicit --max-len
 };
 
 // --d-model, --seed, --init, --weights, --padding-idx, --factorize, --projection; returns --seed's option.

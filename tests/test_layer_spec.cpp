@@ -91,3 +91,24 @@ TEST_CASE("layer_inputs: the files the spec names, by parameter, the PE kind's t
   spec.pe_args.set("weights", std::string("t5.npy"));
   CHECK(embedpe::layer_inputs(spec).back() == std::pair<std::string, std::string>{"weights", "t5.npy"});
 }
+
+TEST_CASE("build_layer: max_len given for a kind whose table it does not size is refused, before any file") {
+  LayerSpec spec;
+  spec.max_len = 8;
+  spec.pe = &embedpe::find_pe_kind("learned");
+  spec.pe_weights = "/nonexistent/pe.npy";  // never opened: the refusal comes first
+  const embedpe::Tokenizer tok = embedpe::Tokenizer::default_model();
+  try {
+    embedpe::build_layer(spec, tok);
+    FAIL("no error");
+  } catch (const embedpe::UsageError& e) {
+    CHECK(embedpe::cli::user_message(e) ==
+          "--max-len sizes a PE table that embedpe computes (sinusoidal, block); --pe learned reads its table, whose "
+          "rows are the positions there are: drop --max-len");
+  }
+  spec.pe = &embedpe::find_pe_kind("none");
+  spec.pe_weights.clear();
+  CHECK_THROWS_WITH_AS(embedpe::build_layer(spec, tok), doctest::Contains("none has none"), embedpe::UsageError);
+  spec.max_len.reset();
+  CHECK_NOTHROW(embedpe::build_layer(spec, tok));
+}

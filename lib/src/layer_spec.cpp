@@ -13,9 +13,10 @@ namespace embedpe {
 namespace {
 
 std::size_t requested_d_model(const TableSpec& spec) { return spec.d_model.value_or(512); }
+std::size_t table_length(const LayerSpec& spec) { return spec.max_len.value_or(LayerSpec::kDefaultMaxLen); }
 
 LayerPeRequest pe_request(const LayerSpec& spec, std::size_t d_model) {
-  LayerPeRequest r{.d_model = d_model, .max_len = spec.max_len, .position_offset = spec.position_offset,
+  LayerPeRequest r{.d_model = d_model, .max_len = table_length(spec), .position_offset = spec.position_offset,
                    .pad_position = spec.pad_position, .weights = spec.table.weights, .pe_weights = spec.pe_weights};
   if (spec.table.padding_idx) r.padding_idx = static_cast<std::size_t>(*spec.table.padding_idx);
   return r;
@@ -129,9 +130,10 @@ void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len,
   // Without seq_len, pad_to_multiple_of M pads every sequence to at least M.
   const std::size_t shortest = seq_len.value_or(pad_to_multiple_of.value_or(0));
   const std::size_t offset = position_offset(spec);
-  const std::size_t room = spec.max_len > offset ? spec.max_len - offset : 0;
+  const std::size_t max_len = table_length(spec);
+  const std::size_t room = max_len > offset ? max_len - offset : 0;
   if (shortest <= room) return;
-  const std::string table = "the PE table (max_len " + std::to_string(spec.max_len) +
+  const std::string table = "the PE table (max_len " + std::to_string(max_len) +
                             (offset ? ", less position_offset " + std::to_string(offset) : "") + ")";
   if (seq_len) {
     throw UsageError("seq_len " + std::to_string(*seq_len) + " is longer than " + table +
@@ -170,6 +172,14 @@ nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
 Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   // A kind that acts inside attention says where it goes (layer() throws) before any file is read.
   if (spec.pe->acts_in_attention()) spec.pe->layer(spec.pe_args, {});
+  if (spec.max_len && !spec.pe->sized_by_max_len()) {
+    throw UsageError("max_len sizes a PE table that embedpe computes (sinusoidal, block); pe " +
+                         std::string(spec.pe->name()) +
+                         (spec.pe->reads_pe_weights() ? " reads its table, whose rows are the positions there are"
+                                                      : " has none") +
+                         ": drop max_len",
+                     {"max_len", "pe"});
+  }
   Layer built;
   FactorizedTable factorized = open_factorized_table(spec.table, &tokenizer);
   const ProjectionOrder order = spec.projection_order.value_or(ProjectionOrder::first);

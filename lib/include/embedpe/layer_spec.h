@@ -54,7 +54,10 @@ struct FactorizedTable {
 
 struct LayerSpec {
   TableSpec table;
-  std::size_t max_len = 5000;  // positions in a table that max_len sizes (sinusoidal)
+  // Positions in a table that max_len sizes (sinusoidal); default
+  // kDefaultMaxLen. Given for a kind whose table is not sized by it, it is refused.
+  std::optional<std::size_t> max_len;
+  static constexpr std::size_t kDefaultMaxLen = 5000;
   Scale scale;
   const PeKind* pe = pe_kinds().front();  // sinusoidal
   PeArgs pe_args;                          // the kind's parameters (convention, rope_theta, ...)
