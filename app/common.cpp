@@ -81,6 +81,20 @@ void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokeni
   }
 }
 
+CLI::Option* add_ids_option(CLI::App& cmd, std::vector<std::string>& ids, const std::string& help) {
+  // Checked as it is parsed, by the parser every id input uses: a usage error naming the flag.
+  return cmd
+      .add_option_function<std::vector<std::string>>(
+          "--ids",
+          [&ids](const std::vector<std::string>& values) {
+            for (const auto& v : values) parse_ids("--ids", v);
+            ids.insert(ids.end(), values.begin(), values.end());
+          },
+          help)
+      ->type_name("IDS")
+      ->allow_extra_args(false);
+}
+
 void add_text_options(CLI::App& cmd, TextSpec& options) {
   option_group(cmd, kInputGroup);
   options.texts_label = "--text";  // origins read "--text 2"
@@ -102,16 +116,8 @@ void add_text_options(CLI::App& cmd, TextSpec& options) {
                        "Input files, as --input (none, and no --text: standard input when it is not a terminal)")
                    ->type_name("FILE")
                    ->check(non_empty_path());
-  // Checked as it is parsed, by the parser every id input uses: a usage error naming the flag.
-  auto* ids = cmd.add_option_function<std::vector<std::string>>(
-                     "--ids",
-                     [&options](const std::vector<std::string>& values) {
-                       for (const auto& v : values) parse_ids("--ids", v);
-                       options.ids.insert(options.ids.end(), values.begin(), values.end());
-                     },
-                     "One sequence of token ids, e.g. 1,262,2 (repeat for a batch): no tokenizer, no BOS/EOS")
-                 ->type_name("IDS")
-                 ->allow_extra_args(false);
+  auto* ids = add_ids_option(
+      cmd, options.ids, "One sequence of token ids, e.g. 1,262,2 (repeat for a batch): no tokenizer, no BOS/EOS");
   cmd.add_option("--text-pair", options.pairs,
                  "Second text of a pair, one per --text: [CLS] A [SEP] B [SEP], token types 0 and 1 "
                  "(BERT-style models)")

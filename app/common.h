@@ -96,6 +96,8 @@ void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
                                 const std::vector<std::pair<std::string, std::string>>& inputs);
 
 void add_text_options(CLI::App& cmd, TextSpec& options);
+// --ids IDS, repeatable: each value checked as it is parsed, and appended to `ids`.
+CLI::Option* add_ids_option(CLI::App& cmd, std::vector<std::string>& ids, const std::string& help);
 // --output/-o PATH, default "-" (standard output).
 void add_output_option(CLI::App& cmd, std::string& output);
 // Throws UsageError if binary `what` (".npy") would go to a terminal.

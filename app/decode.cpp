@@ -56,15 +56,7 @@ void setup_decode(CLI::App& app) {
                   "(.json, .jsonl, .npy, .npz, .safetensors: input_ids, padding dropped by attention_mask)")
       ->type_name("FILE")
       ->check(non_empty_path());
-  sub->add_option_function<std::vector<std::string>>(
-         "--ids",
-         [cmd](const std::vector<std::string>& values) {
-           for (const auto& v : values) parse_ids("--ids", v);  // a usage error naming the flag
-           cmd->ids.insert(cmd->ids.end(), values.begin(), values.end());
-         },
-         "One sequence of ids, e.g. 1,262,2 (repeat for several)")
-      ->type_name("IDS")
-      ->allow_extra_args(false)
+  add_ids_option(*sub, cmd->ids, "One sequence of ids, e.g. 1,262,2 (repeat for several)")
       ->excludes(files);
   option_group(*sub, kTokenizationGroup);
   add_model_option(*sub, cmd->model);

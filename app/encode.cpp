@@ -172,14 +172,7 @@ void setup_encode(CLI::App& app) {
       ->delimiter(',')
       ->type_name("NAME,...")
       ->default_str("output for npy; input_ids,attention_mask,output otherwise");
-  std::vector<std::string> tensor_words;
-  for (TensorName t : {TensorName::input_ids, TensorName::attention_mask, TensorName::token_embeddings,
-                       TensorName::positional_encoding, TensorName::output, TensorName::rope_cos, TensorName::rope_sin,
-                       TensorName::token_type_ids}) {
-    tensor_words.emplace_back(name_of(t));
-  }
-  tensor_words.emplace_back("all");
-  clikit::set_completion_words(emit, std::move(tensor_words));
+  clikit::set_completion_words(emit, tensor_words());
   add_precision_option(*sub, cmd->precision, "json and jsonl");
   option_group(*sub, kPipelineGroup);
   add_number(*sub, "--batch-size", cmd->batch_size, 1, kMaxBatchRows, "Lines encoded at a time when streaming (1 to 1048576)");

@@ -55,6 +55,26 @@ const char* name_of(TensorName t) {
   return "?";
 }
 
+namespace {
+
+bool in_all(TensorName t) {
+  return t != TensorName::rope_cos && t != TensorName::rope_sin && t != TensorName::token_type_ids;
+}
+
+}  // namespace
+
+std::vector<std::string> tensor_words() {
+  std::vector<std::string> words;
+  for (const auto& [name, t] : kTensorNames) {
+    if (in_all(t)) words.emplace_back(name);
+  }
+  words.emplace_back("all");
+  for (TensorName t : {TensorName::rope_cos, TensorName::rope_sin, TensorName::token_type_ids}) {
+    words.emplace_back(name_of(t));
+  }
+  return words;
+}
+
 std::vector<TensorName> select_tensors(const std::vector<std::string>& names, const SinkFormat* format) {
   const bool one_tensor = format && format->traits.one_tensor;
   if (names.empty()) {
@@ -65,19 +85,16 @@ std::vector<TensorName> select_tensors(const std::vector<std::string>& names, co
   for (const auto& name : names) {
     if (name == "all") {
       for (const auto& entry : kTensorNames) {
-        if (entry.second != TensorName::rope_cos && entry.second != TensorName::rope_sin &&
-            entry.second != TensorName::token_type_ids) {
-          out.push_back(entry.second);
-        }
+        if (in_all(entry.second)) out.push_back(entry.second);
       }
       continue;
     }
     auto it = std::find_if(std::begin(kTensorNames), std::end(kTensorNames),
                            [&](const auto& entry) { return name == entry.first; });
     if (it == std::end(kTensorNames)) {
-      throw UsageError("emit: unknown tensor '" + name +
-                           "'; choose from input_ids, attention_mask, token_embeddings, positional_encoding, output, "
-                           "all, rope_cos, rope_sin, token_type_ids",
+      std::string words;
+      for (const std::string& w : tensor_words()) words += (words.empty() ? "" : ", ") + w;
+      throw UsageError("emit: unknown tensor '" + name + "'; choose from " + words,
                        {"emit"});
     }
     out.push_back(it->second);

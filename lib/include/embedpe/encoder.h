@@ -52,6 +52,10 @@ enum class TensorName {
 // "output" for TensorName::output.
 const char* name_of(TensorName t);
 
+// The words select_tensors takes, as messages list them: the tensors of
+// "all", then "all", then rope_cos, rope_sin and token_type_ids.
+std::vector<std::string> tensor_words();
+
 // The tensors `names` ask for ("all" is every one but token_type_ids,
 // rope_cos and rope_sin), in canonical order without repeats; with no names, the
 // default: output alone for a one-tensor `format`, else input_ids,
