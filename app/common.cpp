@@ -39,18 +39,7 @@ std::vector<std::pair<std::string, std::string>> sink_extensions() {
 }
 
 CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help) {
-  auto* opt = cmd.add_option_function<std::string>(
-      "--scale",
-      [&scale](const std::string& text) {
-        const NumberRange<double> range{-1e6, 1e6};
-        if (text != "sqrt" && text != "none" && !try_parse_number(text, range)) {
-          throw CLI::ValidationError("--scale", "expected sqrt, none or " + range_text(range) + ", not '" +
-                                                    echo_value(text) + "'");
-        }
-        scale = text;
-      },
-      help);
-  return opt->type_name("sqrt|none|X")->default_str(scale);
+  return clikit::add_word_or_number(cmd, "--scale", scale, {"sqrt", "none"}, {-1e6, 1e6}, help);
 }
 
 CLI::Option* add_precision_option(CLI::App& cmd, int& precision, const std::string& where) {
@@ -145,19 +134,9 @@ void add_text_options(CLI::App& cmd, TextSpec& options) {
   cmd.add_option_function<std::string>(
          "--shard",
          [&options](const std::string& v) {
-           const NumberRange<std::size_t> parts{1, kMaxShards};
-           const auto slash = v.find('/');
-           std::optional<std::size_t> k, n;
-           if (slash != std::string::npos) {
-             k = try_parse_number(std::string_view(v).substr(0, slash), parts);
-             n = try_parse_number(std::string_view(v).substr(slash + 1), parts);
-           }
-           if (!k || !n || *k > *n) {
-             throw CLI::ValidationError("--shard", "expected K/N with whole numbers 1 <= K <= N <= " +
-                                                       std::to_string(kMaxShards) + ", not '" + echo_value(v) + "'");
-           }
-           options.reading.shard_index = *k;
-           options.reading.shard_count = *n;
+           const clikit::Part part = clikit::parse_part("--shard", v, kMaxShards);
+           options.reading.shard_index = part.index;
+           options.reading.shard_count = part.count;
            options.shard_given = true;
          },
          "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")

@@ -35,15 +35,12 @@ struct EncodeCommand {
   std::optional<double> dropout;
   const SinkFormat* format = nullptr;  // --format; null: from --output's extension
   DType dtype = DType::float32;  // of the float tensors: float32, float16 or bfloat16
-  std::string output = "-";
+  EncodeOutput output;  // --output, --output-dir, --shard-rows, --resume; its format is inferred
   std::vector<std::string> emit;
   std::vector<std::int64_t> token_types;  // --token-type-ids
   bool no_token_type = false;
   std::size_t batch_size = 128;
   std::optional<std::size_t> threads;
-  std::string output_dir;
-  std::size_t shard_rows = 1024;
-  bool resume = false;
   bool quiet = false;
   bool summary = false;
   int precision = 0;  // --precision: significant digits of floats in json/jsonl; 0: shortest round-trip
@@ -52,34 +49,37 @@ struct EncodeCommand {
 
 const SinkFormat& infer_format(const EncodeCommand& cmd) {
   if (cmd.format) {
-    if (cmd.output_dir.empty()) refuse_contradicting_extension(cmd.output, cmd.format->name, sink_extensions());
+    if (cmd.output.output_dir.empty()) {
+      refuse_contradicting_extension(cmd.output.path, cmd.format->name, sink_extensions());
+    }
     return *cmd.format;
   }
-  if (!cmd.output_dir.empty()) return *find_sink_format("npz");  // its parts
+  if (!cmd.output.output_dir.empty()) return *find_sink_format("npz");  // its parts
   // A person at a terminal gets a summary; a pipe or a file gets the data.
-  if (cmd.output == "-" && ::isatty(STDOUT_FILENO)) return *find_sink_format("summary");
+  if (cmd.output.path == "-" && ::isatty(STDOUT_FILENO)) return *find_sink_format("summary");
   std::vector<std::pair<std::string, const SinkFormat*>> extensions;
   for (const SinkFormat* f : sink_formats()) {
     for (const std::string& e : f->extensions) extensions.emplace_back(e, f);
   }
-  return *format_from_extension(cmd.output, extensions).value_or(find_sink_format("json"));
+  return *format_from_extension(cmd.output.path, extensions).value_or(find_sink_format("json"));
 }
 
 void run_encode(const EncodeCommand& cmd) {
   // An output that would overwrite an input is the first thing refused.
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
   for (auto& input : as_flags(layer_inputs(cmd.layer.spec))) inputs.push_back(std::move(input));
-  if (cmd.output_dir.empty()) {
-    refuse_outputs_over_inputs({cmd.output}, inputs);
+  if (cmd.output.output_dir.empty()) {
+    refuse_outputs_over_inputs({cmd.output.path}, inputs);
   } else {
-    refuse_inputs_in_parts_dir(cmd.output_dir, inputs);
+    refuse_inputs_in_parts_dir(cmd.output.output_dir, inputs);
   }
   const SinkFormat& format = infer_format(cmd);
-  const EncodeOutput output{.path = cmd.output, .format = &format, .output_dir = cmd.output_dir,
-                            .shard_rows = cmd.shard_rows, .resume = cmd.resume};
+  EncodeOutput output = cmd.output;
+  output.format = &format;
   // --output-dir writes .npz parts, which hold any number of tensors.
-  const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output_dir.empty() ? &format : nullptr);
-  check_encode_output(output, cmd.dtype, cmd.precision, !cmd.text.texts.empty(), cmd.text.reading.shard_seek && cmd.text.shard_given);
+  const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output.output_dir.empty() ? &format : nullptr);
+  check_encode_output(output, cmd.dtype, cmd.precision, !cmd.text.texts.empty(),
+                      cmd.text.reading.shard_seek && cmd.text.shard_given);
   if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
   std::optional<Dropout> dropout;
   if (cmd.train) {
@@ -92,7 +92,9 @@ void run_encode(const EncodeCommand& cmd) {
     throw UsageError("--seed draws the generated table (and with --train the dropout mask), and --weights gives the "
                      "table: drop --seed");
   }
-  if (format.traits.binary && cmd.output_dir.empty()) refuse_binary_to_terminal(cmd.output, "." + std::string(format.name));
+  if (format.traits.binary && cmd.output.output_dir.empty()) {
+    refuse_binary_to_terminal(cmd.output.path, "." + std::string(format.name));
+  }
   check_seq_len(cmd.layer.spec, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
   // --threads is a request, refused if a thread cannot start; the default takes what can run.
   const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
@@ -165,7 +167,7 @@ void setup_encode(CLI::App& app) {
   add_choice<DType>(*sub, "--dtype", [cmd](DType d) { cmd->dtype = d; },
                     {{"f32", DType::float32}, {"f16", DType::float16}, {"bf16", DType::bfloat16}},
                     "Float tensors as float32, float16, or bfloat16 (bfloat16 only in " + bf16_formats + ")", "f32");
-  add_output_option(*sub, cmd->output);
+  add_output_option(*sub, cmd->output.path);
   auto* emit = sub->add_option("--emit", cmd->emit,
                   "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all; "
                   "also rope_cos, rope_sin, token_type_ids")
@@ -180,12 +182,12 @@ void setup_encode(CLI::App& app) {
              "Threads for tokenizing, embedding and JSON text (when streaming, one core is left to the writer; at "
              "most 1024)")
       ->default_str("the cores available");
-  sub->add_option("--output-dir", cmd->output_dir,
+  sub->add_option("--output-dir", cmd->output.output_dir,
                   "Write part-00000.npz, ... of --shard-rows sequences each, plus manifest.json")
       ->type_name("DIR")
       ->check(non_empty_path());
-  add_number(*sub, "--shard-rows", cmd->shard_rows, 1, kMaxBatchRows, "Sequences per part with --output-dir (1 to 1048576)");
-  sub->add_flag("--resume", cmd->resume,
+  add_number(*sub, "--shard-rows", cmd->output.shard_rows, 1, kMaxBatchRows, "Sequences per part with --output-dir (1 to 1048576)");
+  sub->add_flag("--resume", cmd->output.resume,
                 "With --output-dir: continue a run; refused unless the options, model and input are the same; keeps "
                 "the parts that still match the manifest, does the rest");
   sub->add_flag("--quiet,-q", cmd->quiet, "No progress line on a terminal");

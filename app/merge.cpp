@@ -26,11 +26,6 @@ struct MergeCommand {
 };
 
 void run_merge(const MergeCommand& cmd) {
-  if (cmd.output_dir.empty() && (cmd.output.empty() || cmd.output == "-")) {
-    throw UsageError(
-        "merge writes a file: give --output OUT.npy, OUT.npz or OUT.jsonl (or --output-dir DIR for "
-        "--output-dir shards)");
-  }
   const MergeStats stats =
       merge_shards({.output = cmd.output, .output_dir = cmd.output_dir, .input = cmd.input, .shards = cmd.shards});
   if (cmd.summary) {

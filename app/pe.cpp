@@ -1,8 +1,8 @@
 // embedpe pe: inspect the positional encodings of the library's registry
 // (embedpe/pe_kind.h) — tables, biases, statistics — as a table, CSV or PNG
 // heatmap (embedpe/pe_view.h), or through a sink (embedpe/sink.h: JSON, .npy,
-// .npz, .safetensors). The kinds compute and the library writes; this file
-// parses the flags, checks what fits in memory and picks the writer.
+// .npz, .safetensors). The kinds compute and the library checks and writes
+// (write_pe_inspection); this file parses the flags.
 #include <algorithm>
 #include <memory>
 #include <optional>

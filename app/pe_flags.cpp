@@ -65,10 +65,7 @@ void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::fun
   // Kinds may share a parameter (head): it is offered once, the first kind's
   // description prefixed with the labels of every kind that takes it.
   std::vector<std::pair<PeParam, std::vector<std::string>>> params;  // (parameter, labels of its kinds)
-  std::string rope_label;
-  for (const PeKind* kind : pe_kinds()) {
-    if (kind->name() == std::string_view("rope")) rope_label = kind->label();
-  }
+  const std::string rope_label(find_pe_kind("rope").label());
   for (const PeKind* kind : pe_kinds()) {
     if (!offered(*kind)) continue;
     for (const PeParam& p : kind->params()) {

@@ -249,3 +249,35 @@ TEST_CASE("run: parse, the command, and every way it ends as one line and a stat
   CHECK(status == 141);
   CHECK(seen == "broken pipe");
 }
+
+TEST_CASE("parse_part: K/N with 1 <= K <= N <= hi, else one line naming the flag") {
+  const clikit::Part p = clikit::parse_part("--shard", "3/8", 100);
+  CHECK(p.index == 3);
+  CHECK(p.count == 8);
+  for (const char* bad : {"0/3", "4/3", "3", "/3", "3/", "1/101", "-1/3", "1/3/5", "a/b", ""}) {
+    try {
+      clikit::parse_part("--shard", bad, 100);
+      FAIL("accepted " << bad);
+    } catch (const CLI::ValidationError& e) {
+      CHECK(std::string(e.what()) ==
+            "--shard: expected K/N with whole numbers 1 <= K <= N <= 100, not '" + std::string(bad) + "'");
+    }
+  }
+}
+
+TEST_CASE("add_word_or_number: a word or a number in range, kept as given") {
+  CLI::App app;
+  std::string scale = "sqrt";
+  clikit::add_word_or_number(app, "--scale", scale, {"sqrt", "none"}, {-1e6, 1e6}, "Scale");
+  app.parse(std::vector<std::string>{"none", "--scale"});  // CLI11 takes them last first
+  CHECK(scale == "none");
+  app.parse(std::vector<std::string>{"0.5", "--scale"});
+  CHECK(scale == "0.5");
+  CHECK(app.help().find("--scale sqrt|none|X") != std::string::npos);
+  try {
+    app.parse(std::vector<std::string>{"2e6", "--scale"});
+    FAIL("2e6 accepted");
+  } catch (const CLI::ValidationError& e) {
+    CHECK(std::string(e.what()).starts_with("--scale: expected sqrt, none or a number from"));
+  }
+}

@@ -1,5 +1,7 @@
 #include "clikit/values.h"
 
+#include <algorithm>
+
 namespace clikit {
 
 std::string echo_value(std::string_view text) {
@@ -21,6 +23,42 @@ Span parse_span(const std::string& flag, const std::string& text, std::uint64_t 
                                          " (B excluded), not '" + echo_value(text) + "'");
   }
   return {*a, *b - *a};
+}
+
+Part parse_part(const std::string& flag, const std::string& text, std::uint64_t hi) {
+  const NumberRange<std::size_t> parts{1, static_cast<std::size_t>(hi)};
+  const auto slash = text.find('/');
+  std::optional<std::size_t> k, n;
+  if (slash != std::string::npos) {
+    k = try_parse_number(std::string_view(text).substr(0, slash), parts);
+    n = try_parse_number(std::string_view(text).substr(slash + 1), parts);
+  }
+  if (!k || !n || *k > *n) {
+    throw CLI::ValidationError(flag, "expected K/N with whole numbers 1 <= K <= N <= " + std::to_string(hi) +
+                                         ", not '" + echo_value(text) + "'");
+  }
+  return {*k, *n};
+}
+
+CLI::Option* add_word_or_number(CLI::App& cmd, const std::string& flag, std::string& value,
+                                const std::vector<std::string>& words, NumberRange<double> range,
+                                const std::string& help) {
+  std::string expected, placeholder;
+  for (const std::string& w : words) {
+    expected += w + (&w == &words.back() ? " or " : ", ");
+    placeholder += w + "|";
+  }
+  auto* opt = cmd.add_option_function<std::string>(
+      flag,
+      [&value, words, range, flag, expected](const std::string& text) {
+        if (std::find(words.begin(), words.end(), text) == words.end() && !try_parse_number(text, range)) {
+          throw CLI::ValidationError(flag, "expected " + expected + range_text(range) + ", not '" + echo_value(text) +
+                                               "'");
+        }
+        value = text;
+      },
+      help);
+  return opt->type_name(placeholder + "X")->default_str(value);
 }
 
 const CLI::Validator& non_empty_path() {

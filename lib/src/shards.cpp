@@ -910,6 +910,11 @@ MergeStats merge_into_directory(const MergeOptions& options) {
 }  // namespace
 
 MergeStats merge_shards(const MergeOptions& options) {
+  if (options.output_dir.empty() && (options.output.empty() || options.output == "-")) {
+    throw UsageError("merge writes a file: give output_path OUT.npy, OUT.npz or OUT.jsonl (or output_dir DIR for "
+                     "output_dir shards)",
+                     {"output_path", "output_dir"});
+  }
   if (options.shards.empty()) throw UsageError("merge needs the shards to join");
   if (!options.output_dir.empty()) return merge_into_directory(options);
   std::string ext = options.output.substr(std::min(options.output.size(), options.output.rfind('.')));

@@ -143,6 +143,12 @@ struct Span {
 };
 Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi);
 
+// "K/N", the K-th of N parts, with 1 <= K <= N <= hi; a CLI::ValidationError otherwise.
+struct Part {
+  std::size_t index = 1, count = 1;
+};
+Part parse_part(const std::string& flag, const std::string& text, std::uint64_t hi);
+
 // ---------------------------------------------------------------- words
 
 // An option that takes one of a few words and stores the matching value
@@ -167,6 +173,13 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& flag, std::function<vo
   if (!default_word.empty()) opt->default_str(default_word);
   return opt->type_name(names);
 }
+
+// An option that takes one of `words` or a number in `range`, kept as the
+// text given ("sqrt", "0.5"); `value` holds the default. The placeholder
+// lists the words and X: --scale sqrt|none|X.
+CLI::Option* add_word_or_number(CLI::App& cmd, const std::string& flag, std::string& value,
+                                const std::vector<std::string>& words, NumberRange<double> range,
+                                const std::string& help);
 
 // For options that name a file: an empty value (--weights "$UNSET") is an
 // error, never silently the default.
