@@ -22,17 +22,14 @@ namespace embedpe::cli {
 // The value checks every command shares (clikit/values.h).
 using clikit::add_choice;
 using clikit::add_number;
-using clikit::echo_value;
 using clikit::format_from_extension;
 using clikit::non_empty_path;
 using clikit::number_text;
 using clikit::NumberRange;
 using clikit::option_group;
 using clikit::parse_span;
-using clikit::range_text;
 using clikit::refuse_contradicting_extension;
 using clikit::Span;
-using clikit::try_parse_number;
 
 // The help groups, in the order --help and the man page list them
 // (main.cpp gives the order); a command shows only those its options use.
@@ -53,18 +50,12 @@ struct TokenizeFlags {
 //
 // Every numeric option is added with clikit::add_number (a bad value is one
 // line naming the flag and the accepted range); these are embedpe's ranges.
-
-// Positions are kept below 2^53, where every whole number is exact in a
-// float64 (the PE's angle pos / base^(2i/d) is computed in float64).
-inline constexpr std::uint64_t kMaxPosition = std::uint64_t(1) << 53;
+// Positions stay below the library's kMaxPePosition (2^53).
 inline constexpr std::size_t kMaxThreads = 1024;
 inline constexpr std::size_t kMaxBatchRows = std::size_t(1) << 20;  // --batch-size, --shard-rows
 inline constexpr std::size_t kMaxDModel = 2147483647;
 inline constexpr std::size_t kMaxSeqLen = 2147483647;
 inline constexpr std::size_t kMaxShards = 1000000;
-// --base and --rope-theta: above 1 (base^(2i/d) must grow), at most 1e12.
-inline constexpr double kMinBase = 1.001;
-inline constexpr double kMaxBase = 1e12;
 
 // --precision N: significant digits of floats in the text formats `where`
 // ("json and jsonl"); 0, the default, is the shortest text that reads back

@@ -47,7 +47,7 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   flags.seed_option = add_table_flags(cmd, spec.table);
   add_scale_option(cmd, flags.scale);
   option_group(cmd, kPositionalGroup);
-  add_number(cmd, "--max-len", spec.max_len, 1, kMaxPosition,
+  add_number(cmd, "--max-len", spec.max_len, 1, kMaxPePosition,
              "Size of the PE table: positions 0..N-1 a sequence may use (--seq-len must fit in it)")
       ->default_str(number_text(LayerSpec::kDefaultMaxLen));
   const auto offered = [](const PeKind& k) { return k.layer_choice(); };
@@ -60,11 +60,11 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
       ->type_name("PATH[:TENSOR]")
       ->check(non_empty_path())
       ->default_str("found in --weights");
-  add_number(cmd, "--position-offset", spec.position_offset, 0, kMaxPosition - 1,
+  add_number(cmd, "--position-offset", spec.position_offset, 0, kMaxPePosition - 1,
              "Token l is at position l+K (BART: 2; fairseq/RoBERTa: padding_idx+1)")
       ->type_name("K")
       ->default_str("the PE kind's: 0, fairseq convention padding_idx+1");
-  add_number(cmd, "--pad-position", spec.pad_position, 0, kMaxPosition - 1,
+  add_number(cmd, "--pad-position", spec.pad_position, 0, kMaxPePosition - 1,
              "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)")
       ->default_str("their own column's, or 0 with --padding-side left");
   option_group(cmd, kEmbeddingGroup);

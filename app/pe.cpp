@@ -87,11 +87,11 @@ void setup_pe(CLI::App& app) {
   option_group(*sub, kPositionalGroup);
   add_pe_kind_option(*sub, "--kind", cmd->kind, inspectable, "What to inspect: " + pe_kind_list(inspectable));
   add_number(*sub, "--d-model", cmd->d_model, 1, kMaxDModel, "Width (the rotary dimension for RoPE)");
-  add_number(*sub, "--max-len", cmd->max_len, 1, kMaxPosition,
+  add_number(*sub, "--max-len", cmd->max_len, 1, kMaxPePosition,
              "Positions shown: 0..N-1 (encode's --max-len is the size of its PE table)")
       ->default_str("50");
   sub->add_option_function<std::string>(
-         "--positions", [cmd](const std::string& v) { cmd->positions = parse_span("--positions", v, kMaxPosition); },
+         "--positions", [cmd](const std::string& v) { cmd->positions = parse_span("--positions", v, kMaxPePosition); },
          "Positions shown: A..B-1 (B excluded), e.g. 999990:1000000; instead of --max-len")
       ->type_name("A:B");
   sub->add_option_function<std::string>(
@@ -99,7 +99,7 @@ void setup_pe(CLI::App& app) {
          "Dimensions shown: A..B-1 (B excluded)")
       ->type_name("A:B")
       ->default_str("0:8 in a table, else all");
-  add_number(*sub, "--position-offset", cmd->position_offset, 0, kMaxPosition - 1, "Row l shows position l+K")
+  add_number(*sub, "--position-offset", cmd->position_offset, 0, kMaxPePosition - 1, "Row l shows position l+K")
       ->type_name("K");
   add_pe_params(*sub, cmd->args, PeParam::Use::inspect, inspectable);
   add_output_option(*sub, cmd->output);

@@ -25,11 +25,7 @@ struct QuantizeCommand {
 };
 
 void run_quantize(const QuantizeCommand& cmd) {
-  std::string ext = cmd.output.substr(cmd.output.size() > 12 ? cmd.output.size() - 12 : 0);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext != ".safetensors" || cmd.output.back() == '/' || cmd.output.ends_with("/.safetensors")) {
-    throw UsageError("--output " + cmd.output + ": quantize writes .safetensors; name the file OUT.safetensors");
-  }
+  check_quantize_output(cmd.output);
   refuse_outputs_over_inputs({cmd.output, "-"}, {{"--weights", cmd.weights}});
   const TensorSpec spec = parse_tensor_spec(cmd.weights);
   auto file = WeightFile::open(spec.path);

@@ -206,3 +206,16 @@ TEST_CASE("safetensors: I64 tensors (encode's ids and mask) are listed, not read
   CHECK(tensors[0].dtype == DType::int64);
   CHECK(tensors[0].size_bytes == 16);
 }
+
+TEST_CASE("check_quantize_output: a file named *.safetensors, in any case, and nothing else") {
+  CHECK_NOTHROW(embedpe::check_quantize_output("emb-int8.safetensors"));
+  CHECK_NOTHROW(embedpe::check_quantize_output("dir/EMB.SafeTensors"));
+  for (const char* bad : {"", "emb.npy", "safetensors", ".safetensors", "dir/.safetensors", "emb.safetensors/"}) {
+    try {
+      embedpe::check_quantize_output(bad);
+      FAIL("accepted '" << bad << "'");
+    } catch (const embedpe::UsageError& e) {
+      CHECK(e.parameters() == std::vector<std::string>{"output_path"});
+    }
+  }
+}

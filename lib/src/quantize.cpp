@@ -1,6 +1,7 @@
 #include "embedpe/quantize.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -10,8 +11,20 @@
 
 #include "embedpe/error.h"
 #include "memory.h"
+#include "message.h"
 
 namespace embedpe {
+
+void check_quantize_output(const std::string& path) {
+  std::string ext = path.substr(path.size() > 12 ? path.size() - 12 : 0);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // A name, not only the extension: "x.safetensors", never ".safetensors" or "dir/.safetensors".
+  if (ext != ".safetensors" || path.size() == ext.size() || path.ends_with("/.safetensors")) {
+    throw (Message() << "output_path " << Verbatim{path} << ": quantize writes .safetensors; name the file "
+                     << "OUT.safetensors")
+        .usage_error({"output_path"});
+  }
+}
 
 QuantizeReport quantize_table(const WeightFile& file, const WeightTensor& tensor, OutputFile& out, float output_scale) {
   if (tensor.shape.size() != 2 || tensor.shape[0] == 0 || tensor.shape[1] == 0) {

@@ -32,4 +32,8 @@ struct QuantizeReport {
 
 QuantizeReport quantize_table(const WeightFile& file, const WeightTensor& tensor, OutputFile& out, float output_scale);
 
+// Refuses (UsageError naming output_path) an output that is not a file
+// named *.safetensors (in any case): what quantize_table writes.
+void check_quantize_output(const std::string& output_path);
+
 }  // namespace embedpe
