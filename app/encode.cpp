@@ -83,14 +83,10 @@ void run_encode(const EncodeCommand& cmd) {
   if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
   std::optional<Dropout> dropout;
   if (cmd.train) {
-    if (cmd.layer.seed_option->count() == 0) {
+    if (!cmd.layer.spec.table.seed) {
       throw UsageError("--train needs an explicit --seed, so that the dropout mask can be reproduced");
     }
-    dropout = Dropout{cmd.dropout.value_or(0.1), cmd.layer.spec.table.seed};
-  }
-  if (cmd.layer.seed_option->count() && !cmd.layer.spec.table.weights.empty() && !cmd.train) {
-    throw UsageError("--seed draws the generated table (and with --train the dropout mask), and --weights gives the "
-                     "table: drop --seed");
+    dropout = Dropout{cmd.dropout.value_or(0.1), *cmd.layer.spec.table.seed};
   }
   if (format.traits.binary && cmd.output.output_dir.empty()) {
     refuse_binary_to_terminal(cmd.output.path, "." + std::string(format.name));

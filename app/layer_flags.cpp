@@ -7,12 +7,13 @@
 
 namespace embedpe::cli {
 
-CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table) {
+void add_table_flags(CLI::App& cmd, TableSpec& table) {
   option_group(cmd, kEmbeddingGroup);
   add_number(cmd, "--d-model", table.d_model, 1, kMaxDModel, "Embedding width")
       ->default_str("512, or the --weights table's");
-  auto* seed = add_number(cmd, "--seed", table.seed, 0, std::numeric_limits<std::uint64_t>::max(),
-                          "Seed of the generated table (and of the dropout mask)");
+  add_number(cmd, "--seed", table.seed, 0, std::numeric_limits<std::uint64_t>::max(),
+             "Seed of the generated table (and of the dropout mask)")
+      ->default_str("0");
   add_choice<Init>(cmd, "--init", [&table](Init i) { table.init = i; },
                    {{"normal", Init::normal}, {"scaled-normal", Init::scaled_normal},
                     {"xavier-uniform", Init::xavier_uniform}, {"uniform", Init::uniform}},
@@ -39,12 +40,11 @@ CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table) {
       ->default_str("found in --weights (encoder.embedding_hidden_mapping_in.weight)");
   cmd.add_flag_function("--no-projection", [&table](std::int64_t) { table.use_projection = false; },
                         "Do not apply the projection found in --weights: the (vocab, E) rows as they are");
-  return seed;
 }
 
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   LayerSpec& spec = flags.spec;
-  flags.seed_option = add_table_flags(cmd, spec.table);
+  add_table_flags(cmd, spec.table);
   add_scale_option(cmd, flags.scale);
   option_group(cmd, kPositionalGroup);
   add_number(cmd, "--max-len", spec.max_len, 1, kMaxPePosition,

@@ -15,11 +15,10 @@ namespace embedpe::cli {
 struct LayerFlags {
   LayerSpec spec;                       // every field but scale is set by its flag
   std::string scale = "sqrt";           // --scale, parsed into spec.scale by layer_spec()
-  CLI::Option* seed_option = nullptr;   // to tell an explicit --seed
 };
 
-// --d-model, --seed, --init, --weights, --padding-idx, --factorize, --projection; returns --seed's option.
-CLI::Option* add_table_flags(CLI::App& cmd, TableSpec& table);
+// --d-model, --seed, --init, --weights, --padding-idx, --factorize, --projection.
+void add_table_flags(CLI::App& cmd, TableSpec& table);
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 
 // The spec the flags describe.

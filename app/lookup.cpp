@@ -22,15 +22,11 @@ struct LookupCommand {
   TableSpec table;
   std::optional<Span> dims;  // --dims A:B, B excluded (as pe's --dims and --positions)
   ReportFormat format = ReportFormat::text;
-  CLI::Option* seed_option = nullptr;  // to tell an explicit --seed
 };
 
 void run_lookup(const LookupCommand& cmd) {
   refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.table.weights},
                                      {"--projection", cmd.table.projection}});
-  if (cmd.seed_option->count() && !cmd.table.weights.empty()) {
-    throw UsageError("--seed draws the generated table, and --weights gives the table: drop --seed");
-  }
   // A weight table is looked up on its own; the tokenizer (given, or the
   // default one for the N(0,1) table) names the pieces.
   std::optional<Tokenizer> tokenizer;
@@ -54,7 +50,7 @@ void setup_lookup(CLI::App& app) {
       ->type_name("ID,...")
       ->required();
   add_model_option(*sub, cmd->model);
-  cmd->seed_option = add_table_flags(*sub, cmd->table);
+  add_table_flags(*sub, cmd->table);
   option_group(*sub, kOutputGroup);
   sub->add_option_function<std::string>(
          "--dims", [cmd](const std::string& v) { cmd->dims = parse_span("--dims", v, kMaxDModel); },

@@ -112,3 +112,26 @@ TEST_CASE("build_layer: max_len given for a kind whose table it does not size is
   spec.max_len.reset();
   CHECK_NOTHROW(embedpe::build_layer(spec, tok));
 }
+
+TEST_CASE("a seed with weights draws nothing and is refused, before the file is read, unless it seeds dropout") {
+  const embedpe::Tokenizer tok = embedpe::Tokenizer::default_model();
+  LayerSpec spec;
+  spec.table.weights = "/nonexistent/emb.npy";  // never opened: the refusal comes first
+  spec.table.seed = 0;                          // given, even as the default value
+  auto message = [&](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const embedpe::UsageError& e) {
+      return embedpe::cli::user_message(e);
+    }
+    return "";
+  };
+  CHECK(message([&] { embedpe::build_layer(spec, tok); }) ==
+        "--seed draws the generated table (and with --train the dropout mask), and --weights gives the table: "
+        "drop --seed");
+  CHECK(message([&] { embedpe::open_table(spec.table, &tok); }) ==
+        "--seed draws the generated table, and --weights gives the table: drop --seed");
+  // Training: the seed draws the dropout mask, so it is the file that is missing now.
+  spec.dropout = embedpe::Dropout{0.1, 0};
+  CHECK_THROWS_WITH_AS(embedpe::build_layer(spec, tok), doctest::Contains("cannot open weight file"), embedpe::Error);
+}

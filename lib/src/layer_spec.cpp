@@ -82,10 +82,13 @@ FactorizedTable open_factorized_table(const TableSpec& spec, const Tokenizer* to
     const std::int64_t vocab = tokenizer->info().vocab_size;
     const std::size_t d = requested_d_model(spec);
     const std::size_t width = spec.factorize.value_or(d);
-    f.table = std::make_unique<RandomNormalTable>(vocab, width, spec.seed,
+    f.table = std::make_unique<RandomNormalTable>(vocab, width, spec.seed.value_or(0),
                                                   InitScheme{spec.init.value_or(Init::normal), spec.init_range.value_or(0)});
-    if (spec.factorize) f.projection = generated_projection(vocab, width, d, spec.seed);
+    if (spec.factorize) f.projection = generated_projection(vocab, width, d, spec.seed.value_or(0));
   } else {
+    if (spec.seed) {
+      throw UsageError("seed draws the generated table, and weights gives the table: drop seed", {"seed", "weights"});
+    }
     if (spec.init) {
       throw UsageError("init chooses how the generated table is drawn, and weights gives the table: drop init",
                        {"init", "weights"});
@@ -181,7 +184,17 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
                      {"max_len", "pe"});
   }
   Layer built;
-  FactorizedTable factorized = open_factorized_table(spec.table, &tokenizer);
+  // With dropout (training), seed draws the mask too, and may come with weights.
+  TableSpec table = spec.table;
+  if (table.seed && !table.weights.empty()) {
+    if (!spec.dropout) {
+      throw UsageError("seed draws the generated table (and with train the dropout mask), and weights gives the "
+                       "table: drop seed",
+                       {"seed", "train", "weights"});
+    }
+    table.seed.reset();
+  }
+  FactorizedTable factorized = open_factorized_table(table, &tokenizer);
   const ProjectionOrder order = spec.projection_order.value_or(ProjectionOrder::first);
   const bool project_last = order == ProjectionOrder::albert;
   if (spec.projection_order && !spec.table.use_projection) {
@@ -295,7 +308,7 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   built.config_ = {
       {"d_model", built.d_model_},
       {"embedding", built.table_->describe()},
-      {"seed", spec.table.weights.empty() ? json(spec.table.seed) : json()},
+      {"seed", spec.table.weights.empty() ? json(spec.table.seed.value_or(0)) : json()},
       {"padding_idx", spec.table.padding_idx ? json(*spec.table.padding_idx) : json()},
       {"scale", options.scale.to_string()},
       {"scale_factor", float_json(options.scale.factor(built.d_model_))},

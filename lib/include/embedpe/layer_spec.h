@@ -33,7 +33,7 @@ namespace embedpe {
 
 struct TableSpec {
   std::optional<std::size_t> d_model;       // default 512, or the weights' width
-  std::uint64_t seed = 0;                   // of the generated rows
+  std::optional<std::uint64_t> seed;        // of the generated rows, default 0; refused with weights
   std::optional<Init> init;                 // of the generated rows (embedding.h); default normal, N(0, 1)
   std::optional<double> init_range;         // init uniform: U(-R, R)
   std::string weights;                      // PATH[:TENSOR]; empty: generated rows
