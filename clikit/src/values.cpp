@@ -10,34 +10,38 @@ std::string echo_value(std::string_view text) {
   return std::string(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " characters)";
 }
 
+namespace {
+
+// The whole numbers A and B of "A<sep>B", each in [lo, hi]; nullopt unless both are.
+std::optional<std::pair<std::size_t, std::size_t>> number_pair(const std::string& text, char sep, std::size_t lo,
+                                                               std::uint64_t hi) {
+  const NumberRange<std::size_t> bound{lo, static_cast<std::size_t>(hi)};
+  const auto at = text.find(sep);
+  if (at == std::string::npos) return std::nullopt;
+  const auto a = try_parse_number(std::string_view(text).substr(0, at), bound);
+  const auto b = try_parse_number(std::string_view(text).substr(at + 1), bound);
+  if (!a || !b) return std::nullopt;
+  return std::pair{*a, *b};
+}
+
+}  // namespace
+
 Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi) {
-  const NumberRange<std::size_t> bound{0, static_cast<std::size_t>(hi)};
-  const auto colon = text.find(':');
-  std::optional<std::size_t> a, b;
-  if (colon != std::string::npos) {
-    a = try_parse_number(std::string_view(text).substr(0, colon), bound);
-    b = try_parse_number(std::string_view(text).substr(colon + 1), bound);
-  }
-  if (!a || !b || *b <= *a) {
+  const auto ab = number_pair(text, ':', 0, hi);
+  if (!ab || ab->second <= ab->first) {
     throw CLI::ValidationError(flag, "expected A:B with whole numbers 0 <= A < B <= " + std::to_string(hi) +
                                          " (B excluded), not '" + echo_value(text) + "'");
   }
-  return {*a, *b - *a};
+  return {ab->first, ab->second - ab->first};
 }
 
 Part parse_part(const std::string& flag, const std::string& text, std::uint64_t hi) {
-  const NumberRange<std::size_t> parts{1, static_cast<std::size_t>(hi)};
-  const auto slash = text.find('/');
-  std::optional<std::size_t> k, n;
-  if (slash != std::string::npos) {
-    k = try_parse_number(std::string_view(text).substr(0, slash), parts);
-    n = try_parse_number(std::string_view(text).substr(slash + 1), parts);
-  }
-  if (!k || !n || *k > *n) {
+  const auto kn = number_pair(text, '/', 1, hi);
+  if (!kn || kn->first > kn->second) {
     throw CLI::ValidationError(flag, "expected K/N with whole numbers 1 <= K <= N <= " + std::to_string(hi) +
                                          ", not '" + echo_value(text) + "'");
   }
-  return {*k, *n};
+  return {kn->first, kn->second};
 }
 
 CLI::Option* add_word_or_number(CLI::App& cmd, const std::string& flag, std::string& value,
