@@ -7,6 +7,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/text_input.h"
+#include "errors.h"
 #include "test_support.h"
 
 using embedpe::find_invalid_utf8;
@@ -304,6 +305,15 @@ TEST_CASE("open_text_source: given texts with their label; options that would do
   jsonl_ids.ids = {"1,2"};
   jsonl_ids.reading.format = embedpe::InputFormat::jsonl;
   CHECK_THROWS_AS(jsonl_ids.ids_input(), embedpe::UsageError);
+  TextSpec texts_as_ids = given;
+  texts_as_ids.reading.format = embedpe::InputFormat::ids;
+  try {
+    embedpe::open_text_source(texts_as_ids);
+    FAIL("--text read as ids");
+  } catch (const embedpe::UsageError& e) {
+    CHECK(embedpe::cli::user_message(e) ==
+          "--input-format ids reads input files; --text values are used as given: give sequences of ids with --ids");
+  }
   TextSpec ids;
   ids.ids = {"1,2"};
   CHECK(ids.ids_input());

@@ -419,6 +419,12 @@ TextSource open_text_source(const TextSpec& spec) {
     if (reading.format == InputFormat::jsonl && spec.ids.empty()) {  // given ids: ids_input() says it
       throw UsageError("input_format jsonl reads input files; text values are used as given", {"input_format", "text"});
     }
+    if (reading.format == InputFormat::ids && spec.ids.empty()) {  // text would be read as ids
+      throw (Message() << "input_format " << Verbatim{"ids"}
+                       << " reads input files; text values are used as given: " << Verbatim{"give sequences of ids"}
+                       << " with ids")
+          .usage_error({"input_format", "text", "ids"});
+    }
   }
   if (!spec.pairs.empty() && spec.pairs.size() != spec.texts.size()) {
     Message m;

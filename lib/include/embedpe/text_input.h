@@ -206,8 +206,9 @@ struct TextSpec {
 
 // The source `spec` describes. UsageError (naming parameters: field,
 // input_format, shard, shard_seek, skip_empty, text_pair) for options that
-// would do nothing with the texts given, never ignored; and when nothing is
-// given and standard input is a terminal.
+// would do nothing with the texts given, never ignored (input_format ids
+// would read given texts as ids); and when nothing is given and standard
+// input is a terminal.
 TextSource open_text_source(const TextSpec& spec);
 
 // All lines of a file ("-" reads standard input), checked as above.
