@@ -270,6 +270,7 @@ TEST_CASE("check_encode_output: what an output cannot hold, refused in parameter
   const auto* json = embedpe::find_sink_format("json");
   const auto* jsonl = embedpe::find_sink_format("jsonl");
   CHECK(refusal({.format = json}, DType::bfloat16, 0, false, false).empty());
+  CHECK(refusal({}, DType::float32, 0, false, false) == "give --format for a file output");
   CHECK(refusal({.format = npy}, DType::bfloat16, 0, false, false).starts_with(
       "--dtype bf16: NumPy has no bfloat16 dtype, so .npy/.npz cannot hold it; use --format json"));
   CHECK(refusal({.format = npz, .output_dir = "d"}, DType::bfloat16, 0, false, false)

@@ -414,7 +414,8 @@ void setup_usage(CLI::App& app, ManPage page, std::function<void(const std::stri
   help->add_option("COMMAND", "A command")->type_name("COMMAND");
   const std::string name = app.get_name();
   const auto commands = app.get_subcommands([](const CLI::App* c) { return c->get_name() != "help"; });
-  clikit::set_examples(*help, {name + " help", name + " help " + (commands.empty() ? "COMMAND" : commands.front()->get_name())});
+  const std::string first = commands.empty() ? "COMMAND" : commands.front()->get_name();
+  clikit::set_examples(*help, {name + " help", name + " help " + first});
 
   auto shell = std::make_shared<std::string>();
   auto* completion = app.add_subcommand("completion", "Print a shell completion script (bash, zsh or fish)");

@@ -12,6 +12,7 @@ namespace embedpe {
 
 void check_encode_output(const EncodeOutput& output, DType dtype, int precision, bool given_texts, bool shard_seek) {
   const bool dir = !output.output_dir.empty();
+  if (!dir && !output.format) throw UsageError("give format for a file output", {"format"});
   if (dtype == DType::bfloat16 && (dir || !output.format->traits.bfloat16)) {
     Message m;
     m << "dtype bf16: " << Verbatim{"NumPy has no bfloat16 dtype"} << ", so "
@@ -29,9 +30,9 @@ void check_encode_output(const EncodeOutput& output, DType dtype, int precision,
     throw UsageError("resume continues an output_dir run", {"resume", "output_dir"});
   }
   if (precision && (dir || output.format->traits.binary)) {
-    throw UsageError("precision rounds floats written as text (json, jsonl); " +
-                         (dir ? std::string("output_dir's .npz parts keep") : "." + std::string(output.format->name) + " keeps") +
-                         " them exact: drop precision",
+    const std::string keeps =
+        dir ? std::string("output_dir's .npz parts keep") : "." + std::string(output.format->name) + " keeps";
+    throw UsageError("precision rounds floats written as text (json, jsonl); " + keeps + " them exact: drop precision",
                      {"precision", "output_dir"});
   }
   // JSON Lines from a shard_seek shard number lines from the shard's start;
@@ -51,6 +52,7 @@ std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& sourc
                         {.output_dir = output.output_dir, .shard_rows = output.shard_rows, .resume = output.resume},
                         options);
   }
+  if (!output.format) throw UsageError("give format for a file output", {"format"});
   // A shard's output records which part of which input it holds, for merge.
   std::optional<ShardRecorder> record;
   if (record_shard && source.reader()) record.emplace(*source.reader());

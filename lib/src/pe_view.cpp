@@ -249,7 +249,8 @@ void write_pe_inspection(const PeKind& kind, const PeArgs& args, PeInspectJob jo
     // A text table or CSV is built whole: about 16 bytes a value on top of its floats.
     const std::size_t text = request.text_table || request.csv ? checked_product({request.count, cols, 16}, what) : 0;
     check_allocation(checked_sum({checked_product({request.count, cols, sizeof(float)}, what), text}, what), what,
-                     Message() << "lower d_model, " << Verbatim{"show fewer positions"} << " (max_len, positions) or fewer dims",
+                     Message() << "lower d_model, " << Verbatim{"show fewer positions"}
+                               << " (max_len, positions) or fewer dims",
                      {"d_model", "max_len", "positions", "dims"}, /*what_is_text=*/true);
   }
   // The output is opened before computing, so that an unwritable one is

@@ -211,7 +211,7 @@ PartsDirStats encode_parts(const Encoder& encoder, TextSource& source, const Par
 // format, or a parts directory.
 struct EncodeOutput {
   std::string path = "-";              // output_path: a file; "-" is standard output
-  const SinkFormat* format = nullptr;  // path's format (the front end's choice, or its extension's)
+  const SinkFormat* format = nullptr;  // path's format (the front end's choice, or its extension's); required
   std::string output_dir;              // instead of path: .npz parts and a manifest (parts_dir.h)
   std::size_t shard_rows = 1024;       // rows per part
   bool resume = false;                 // continue the output_dir run
