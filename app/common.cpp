@@ -2,10 +2,6 @@
 
 #include <unistd.h>
 
-#include <charconv>
-#include <cstdio>
-#include <cstdlib>
-
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"

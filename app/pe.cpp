@@ -3,7 +3,6 @@
 // heatmap (embedpe/pe_view.h), or through a sink (embedpe/sink.h: JSON, .npy,
 // .npz, .safetensors). The kinds compute and the library checks and writes
 // (write_pe_inspection); this file parses the flags.
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
