@@ -47,7 +47,8 @@ int report(std::exception_ptr error) {
   } catch (const std::bad_alloc&) {
     return clikit::fail("out of memory; encode fewer lines at a time or lower --seq-len / --d-model", 1, "embedpe: ");
   } catch (const std::exception& e) {
-    return clikit::fail(std::string("internal error: ") + e.what(), 1, "embedpe: ");
+    return clikit::fail(std::string("internal error: ") + e.what() + " (a bug in embedpe; please report it)",
+                        embedpe::InternalError::kExitCode, "embedpe: ");
   }
 }
 

@@ -9,6 +9,7 @@
 #include "embedpe/embedding.h"
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
+#include "embedpe/pe_kind.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/tokenizer.h"
 #include "errors.h"
@@ -137,4 +138,14 @@ TEST_CASE("issue 12 – a path spelled like a parameter is the user's text, neve
         "max_len:3 is long; raise --max-len");
   // An empty or out-of-range span changes nothing.
   CHECK(user_message(UsageError("raise max_len", {"max_len"}, {{0, 0}, {100, 3}})) == "raise --max-len");
+}
+
+TEST_CASE("a broken invariant is an InternalError: exit status 70, not a user's runtime error (1) or usage error (2)") {
+  const embedpe::InternalError e("two parts claimed one index");
+  CHECK(e.exit_code() == 70);
+  CHECK(std::string(e.what()) == "internal error: two parts claimed one index (a bug in embedpe; please report it)");
+  const embedpe::Error& as_error = e;  // caught where every library error is
+  CHECK(as_error.exit_code() == 70);
+  // The registry's own invariant: a kind asked for a parameter it does not have.
+  CHECK_THROWS_AS(embedpe::pe_kinds().front()->param("no_such_parameter"), embedpe::InternalError);
 }

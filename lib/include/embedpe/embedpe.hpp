@@ -14,12 +14,14 @@
 #pragma once
 
 #include "embedpe/alibi.h"
+#include "embedpe/dims.h"
 #include "embedpe/dtype.h"
 #include "embedpe/embedding.h"
 #include "embedpe/projection.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
+#include "embedpe/heatmap_look.h"
 #include "embedpe/id_rows.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/layer_spec.h"

@@ -232,9 +232,6 @@ void check_encode_output(const EncodeOutput& output, DType dtype, int precision,
 std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& source, const EncodeOutput& output,
                                        const EncodeRunOptions& options, bool record_shard);
 
-// The model's identity in a config: source, SHA-256, type, sizes, special ids.
-nlohmann::ordered_json model_config(const Tokenizer& tokenizer);
-
 // The tokenization part of a run's config, what was done rather than what
 // was asked (a model without BOS gets none; ids in get no BOS/EOS): input
 // ("text" or "ids"), add_bos, add_eos, pad_id, seq_len, padding_side,

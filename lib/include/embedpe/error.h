@@ -80,4 +80,15 @@ class UsageError : public Error {
   int exit_code() const noexcept override { return 2; }
 };
 
+// A broken invariant inside embedpe: a bug, never the user's input. Its exit
+// status is 70 (EX_SOFTWARE in sysexits.h), so that a script can tell a bug
+// from bad input (1) and bad usage (2).
+class InternalError : public Error {
+ public:
+  explicit InternalError(const std::string& message)
+      : Error("internal error: " + message + " (a bug in embedpe; please report it)") {}
+  int exit_code() const noexcept override { return kExitCode; }
+  static constexpr int kExitCode = 70;
+};
+
 }  // namespace embedpe

@@ -26,29 +26,10 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "embedpe/heatmap_look.h"
 #include "embedpe/output_file.h"
 
 namespace embedpe {
-
-enum class ColourScale {
-  diverging,   // [-max|v|, +max|v|], white at 0
-  sequential,  // [min v, max v]
-};
-
-// A group of columns drawn as one panel, under its own title.
-struct HeatmapPanel {
-  std::string title;                 // "sin (even dims)"
-  std::vector<std::size_t> columns;  // indices into the matrix's columns, in drawing order
-};
-
-// How a matrix is drawn, beyond its values and labels.
-struct HeatmapLook {
-  ColourScale scale = ColourScale::diverging;
-  // Cells whose column label is above their row label (a key after its
-  // query) are masked, as in causal attention: drawn hatched, left out of the range.
-  bool causal_mask = false;
-  std::vector<HeatmapPanel> panels;  // empty: one panel of every column in order
-};
 
 struct Heatmap {
   xt::xtensor<float, 2> values;  // (rows, cols)

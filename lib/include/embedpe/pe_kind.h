@@ -29,7 +29,7 @@
 #include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "embedpe/heatmap.h"
+#include "embedpe/heatmap_look.h"
 #include "embedpe/positional_encoding.h"
 
 namespace embedpe {

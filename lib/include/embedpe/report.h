@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "embedpe/dims.h"
 #include "embedpe/embedding.h"
 #include "embedpe/quantize.h"
 #include "embedpe/tokenizer.h"
@@ -44,13 +45,6 @@ std::string weights_report(const WeightFile& file, const std::string& path, Repo
 // fields alone. Either may be null, not both.
 std::string info_report(const Tokenizer* model, const WeightFile* weights, const std::string& weights_path,
                         ReportFormat format);
-
-// Columns [first, first + count) of a row of `d_model` values. UsageError
-// naming parameter `dims` if they go beyond d_model.
-struct Dims {
-  std::size_t first = 0, count = 0;
-};
-void check_dims(Dims dims, std::size_t d_model);
 
 // Rows E[ids] of `table`, `dims` of each (default: all). As text, one line
 // per id, tab-separated: the id, its piece when a tokenizer is given, the

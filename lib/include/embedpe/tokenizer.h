@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
 #include <xtensor/xtensor.hpp>
 
 namespace embedpe {
@@ -193,5 +194,8 @@ class Tokenizer {
             const EncodeOptions& options) const;
   std::unique_ptr<Impl> impl_;
 };
+
+// The model's identity in a config: source, SHA-256, type, sizes, special ids.
+nlohmann::ordered_json model_config(const Tokenizer& tokenizer);
 
 }  // namespace embedpe

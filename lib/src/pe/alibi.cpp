@@ -1,79 +1,48 @@
-// The alibi kind (Press et al. 2022): a bias on attention scores linear in
-// the distance, one slope per head. Nothing is added to the input; the
-// inspection views are the slopes and the (heads, query, key) bias.
-#include <cmath>
-#include <string>
-#include <vector>
-
 #include "embedpe/alibi.h"
+
+#include <cmath>
+
 #include "embedpe/error.h"
-#include "embedpe/pe_kind.h"
-#include "embedpe/version.h"
-#include "pe/kind_support.h"
+#include "memory.h"
 
 namespace embedpe {
 namespace {
 
-using Type = PeParam::Type;
-using Use = PeParam::Use;
-
-class Alibi final : public PeKind {
- public:
-  Alibi()
-      : PeKind({.name = "alibi", .label = "ALiBi", .inspectable = true, .needs_d_model = false,
-                .views = {PeViewKind::table, PeViewKind::stats}, .acts_in_attention = true}) {}
-
-  const std::vector<PeParam>& params() const override {
-    static const std::vector<PeParam> p = {
-        {.name = "heads", .type = Type::integer, .default_value = std::uint64_t(0), .min = 1, .max = 65536,
-         .help = "ALiBi: attention heads", .value_name = "H", .use = Use::inspect},
-        {.name = "head", .type = Type::integer, .default_value = std::uint64_t(0), .min = 0, .max = 65535,
-         .help = "the head drawn by table/png", .value_name = "H", .use = Use::inspect},
-    };
-    return p;
-  }
-
-  PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
-    const std::size_t heads = integer(args, "heads");
-    if (heads == 0) throw UsageError("kind alibi needs heads H", {"kind", "heads"});
-    const auto slopes = alibi_slopes(heads);
-    PeInspection v;
-    v.config = {{"embedpe_version", version()}, {"kind", "alibi"}, {"heads", heads},
-                {"bias", "slope_h * (j - i); j > i is masked in causal attention"}};
-    // The slopes are the whole of ALiBi: CSV lists them rather than one head's bias.
-    if (r.view == PeViewKind::stats || r.csv) {
-      PeRecords rec{{"head", "slope"}, {}, "slopes"};
-      for (std::size_t h = 0; h < slopes.size(); ++h) rec.rows.push_back({std::to_string(h), pe_support::fmt(slopes[h], "%.9g")});
-      v.records = std::move(rec);
-      v.records_as_json = true;
-      v.title = "ALiBi slopes for " + std::to_string(heads) + " heads";
-      return v;
-    }
-    const std::size_t head = integer(args, "head");
-    if (head >= heads) throw UsageError("head must be below heads", {"head", "heads"});
-    auto bias = alibi_bias(slopes, r.count);  // (heads, count, count)
-    auto s = xt::xtensor<float, 1>::from_shape({slopes.size()});  // (heads,)
-    for (std::size_t h = 0; h < slopes.size(); ++h) s(h) = static_cast<float>(slopes[h]);
-    v.matrix = PeMatrix{pe_support::head_of(bias, head), "query", "key", r.first, r.first};
-    // ALiBi biases causal attention (Press et al. 2022): a picture masks the keys after the query, which
-    // attention never sees, and spreads its colours over the penalties that remain (slope * distance, to 0).
-    v.matrix->look = {.scale = ColourScale::sequential, .causal_mask = true};
-    v.matrix_name = "bias";
-    v.title = "ALiBi bias, head " + std::to_string(head) + " of " + std::to_string(heads) + ", slope " +
-              pe_support::fmt(slopes[head]) + " (2^-" + pe_support::fmt(-std::log2(slopes[head])) +
-              "), bias slope * (key - query), causal";
-    v.tensors.push_back({"slopes", std::move(s)});
-    v.tensors.push_back({"bias", std::move(bias)});
-    v.npy_tensor = 1;
-    return v;
-  }
-};
+std::vector<double> power_of_two_slopes(std::size_t n) {
+  const double start = std::pow(2.0, -8.0 / static_cast<double>(n));
+  std::vector<double> slopes(n);
+  for (std::size_t h = 0; h < n; ++h) slopes[h] = std::pow(start, static_cast<double>(h + 1));
+  return slopes;
+}
 
 }  // namespace
 
-const PeKind& alibi_kind() {
-  static const Alibi kind;
-  return kind;
+std::vector<double> alibi_slopes(std::size_t heads) {
+  if (heads == 0) throw UsageError("heads must be at least 1", {"heads"});
+  if (heads > 65536) throw UsageError("heads " + std::to_string(heads) + " is implausibly many (at most 65536)", {"heads"});
+  std::size_t p = 1;
+  while (p * 2 <= heads) p *= 2;
+  std::vector<double> slopes = power_of_two_slopes(p);
+  if (p != heads) {
+    const std::vector<double> extra = power_of_two_slopes(2 * p);
+    for (std::size_t k = 0; slopes.size() < heads; k += 2) slopes.push_back(extra[k]);
+  }
+  return slopes;
+}
+
+xt::xtensor<float, 3> alibi_bias(const std::vector<double>& slopes, std::size_t count) {
+  const std::size_t heads = slopes.size();
+  check_allocation(checked_product({heads, count, count, sizeof(float)}, "ALiBi bias"), "ALiBi bias",
+                   "lower heads or the number of positions", {"heads"});
+  auto bias = xt::xtensor<float, 3>::from_shape({heads, count, count});
+  for (std::size_t h = 0; h < heads; ++h) {
+    for (std::size_t i = 0; i < count; ++i) {
+      for (std::size_t j = 0; j < count; ++j) {
+        bias(h, i, j) = static_cast<float>(slopes[h] * (static_cast<double>(j) - static_cast<double>(i)));
+      }
+    }
+  }
+  return bias;
 }
 
 }  // namespace embedpe

@@ -1,189 +1,135 @@
-// The rope kind (RoFormer, with Hugging Face's scalings): parameters, the
-// options they give (also for encode's rope_cos/rope_sin), the JSON
-// description, the refusal to be added to the input, and the inspection
-// views (cos or sin table, every table, per-pair stats).
+#include "embedpe/rope.h"
+
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "embedpe/error.h"
-#include "embedpe/pe_analysis.h"
-#include "embedpe/pe_kind.h"
-#include "embedpe/rope.h"
-#include "embedpe/version.h"
-#include "message.h"
-#include "pe/kind_support.h"
+#include "memory.h"
 
 namespace embedpe {
-namespace {
 
-using Type = PeParam::Type;
-using Use = PeParam::Use;
-
-constexpr const char* kScalings[] = {"none", "linear", "dynamic", "yarn", "llama3"};
-
-class Rope final : public PeKind {
- public:
-  // Offered to a layer so that asking for it explains where RoPE goes.
-  Rope()
-      : PeKind({.name = "rope", .label = "RoPE", .layer_choice = true, .inspectable = true,
-                .views = {PeViewKind::table, PeViewKind::stats}, .acts_in_attention = true}) {}
-
-  const std::vector<PeParam>& params() const override {
-    static const RopeOptions d;
-    static const std::vector<PeParam> p = {
-        {.name = "rope_theta", .default_value = d.theta, .min = 1.001, .max = 1e12, .help = "RoPE base (rope_theta)"},
-        {.name = "rope_scaling", .type = Type::choice, .choices = {std::begin(kScalings), std::end(kScalings)},
-         .help = "RoPE scaling as in HF transformers", .default_text = "none"},
-        {.name = "rope_factor", .default_value = d.factor, .min = 1e-6, .max = 1e6, .help = "Scaling factor"},
-        {.name = "rope_original_max_positions", .type = Type::integer,
-         .default_value = std::uint64_t(d.original_max_positions), .min = 1, .max = double(kMaxPePosition),
-         .help = "Original context (max_position_embeddings / original_max_position_embeddings)"},
-        {.name = "rope_beta_fast", .default_value = d.beta_fast, .min = 1e-6, .max = 1e6, .help = "yarn beta_fast"},
-        {.name = "rope_beta_slow", .default_value = d.beta_slow, .min = 1e-6, .max = 1e6, .help = "yarn beta_slow"},
-        {.name = "rope_low_freq_factor", .default_value = d.low_freq_factor, .min = 1e-6, .max = 1e6,
-         .help = "llama3 low_freq_factor"},
-        {.name = "rope_high_freq_factor", .default_value = d.high_freq_factor, .min = 1e-6, .max = 1e6,
-         .help = "llama3 high_freq_factor"},
-        {.name = "rope_table", .type = Type::choice, .choices = {"cos", "sin"},
-         .help = "RoPE table for table/csv/npy/png (json and npz hold inv_freq, cos and sin)", .default_text = "cos",
-         .use = Use::inspect},
-    };
-    return p;
+RopeFrequencies rope_frequencies(const RopeOptions& o) {
+  if (o.dim == 0 || o.dim % 2 != 0) {
+    // pe takes the rotary dimension from --d-model, encode from --rope-dim
+    // (default: d_model): name both rather than one that may not exist.
+    throw UsageError("RoPE needs an even, positive rotary dimension, not " + std::to_string(o.dim) +
+                         " (pe d_model; encode rope_dim, which defaults to the model width)",
+                     {"d_model", "rope_dim"});
   }
-
-  LayerPe layer(const PeArgs&, const LayerPeRequest&) const override {
-    throw UsageError("RoPE is not added to the input: it rotates queries and keys inside attention. Use pe none "
-                     "for a RoPE model, and emit rope_cos,rope_sin to see its tables for the batch's positions",
-                     {"pe", "emit"});
+  if (!(o.theta > 1.0) || !std::isfinite(o.theta)) throw UsageError("rope_theta must be a finite number above 1", {"rope_theta"});
+  if (o.scaling != RopeScaling::none && (!(o.factor > 0.0) || !std::isfinite(o.factor))) {
+    throw UsageError("rope_factor must be a positive number", {"rope_factor"});
   }
-
-  std::size_t view_columns(const PeArgs&, const PeInspectRequest& r) const override {
-    // JSON and .npz hold both tables whole.
-    return r.whole ? 2 * r.d_model.value_or(0) : r.dims_count;
-  }
-
-  void check_inspect(const PeArgs&, const PeInspectRequest& r) const override {
-    if (r.view == PeViewKind::stats) pe_support::check_pair_records(r.d_model.value_or(0));
-  }
-
-  PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
-    RopeOptions o = rope_options(args);
-    o.dim = r.d_model.value_or(0);
-    if (o.seq_len == 0) o.seq_len = r.first + r.count;
-    const RopeFrequencies f = rope_frequencies(o);
-    PeInspection v;
-    v.config = {{"embedpe_version", version()}, {"rope", to_json(o, f)},
-                {"note", "RoPE is not added to the input: it rotates Q and K in attention"}};
-    if (r.view == PeViewKind::stats) {
-      PeRecords rec{{"pair", "inv_freq", "wavelength", "aliases", "incomplete"}, {}, "pairs"};
-      for (const auto& s : rope_pair_stats(f, r.count)) {
-        rec.rows.push_back({std::to_string(s.pair), pe_support::fmt(s.inv_freq, "%.9g"), pe_support::fmt(s.wavelength),
-                            pe_support::yes_no(s.aliases), pe_support::yes_no(s.incomplete)});
+  const std::size_t half = o.dim / 2;
+  check_allocation(checked_product({half, sizeof(double)}, "RoPE frequencies"), "RoPE frequencies",
+                   "lower the rotary dimension");
+  const double dim = static_cast<double>(o.dim);
+  // default: inv_freq = 1 / (base ** (arange(0, dim, 2) / dim))
+  auto base_inv_freq = [&](double base) {
+    std::vector<double> f(half);
+    for (std::size_t i = 0; i < half; ++i) f[i] = 1.0 / std::pow(base, static_cast<double>(2 * i) / dim);
+    return f;
+  };
+  RopeFrequencies out;
+  switch (o.scaling) {
+    case RopeScaling::none:
+      out.inv_freq = base_inv_freq(o.theta);
+      break;
+    case RopeScaling::linear:
+      // _compute_linear_scaling_rope_parameters: inv_freq /= factor
+      out.inv_freq = base_inv_freq(o.theta);
+      for (double& f : out.inv_freq) f /= o.factor;
+      break;
+    case RopeScaling::dynamic: {
+      // _compute_dynamic_ntk_parameters:
+      //   seq_len = max(seq_len, max_position_embeddings)
+      //   base = base * ((factor * seq_len / max_position_embeddings) - (factor - 1)) ** (dim / (dim - 2))
+      if (o.dim <= 2) throw UsageError("dynamic RoPE scaling needs a rotary dimension above 2");
+      const double max_pos = static_cast<double>(o.original_max_positions);
+      const double seq = std::max(static_cast<double>(o.seq_len), max_pos);
+      const double base = o.theta * std::pow(o.factor * seq / max_pos - (o.factor - 1.0), dim / (dim - 2.0));
+      out.inv_freq = base_inv_freq(base);
+      break;
+    }
+    case RopeScaling::yarn: {
+      // _compute_yarn_parameters:
+      //   attention_factor = 0.1 * ln(factor) + 1 (1 if factor <= 1)
+      //   find_correction_dim(r) = dim * ln(max_pos / (r * 2π)) / (2 ln(base))
+      //   low = max(floor(corr(beta_fast)), 0); high = min(ceil(corr(beta_slow)), dim - 1)
+      //   ramp(i) = clamp((i - low) / (high - low), 0, 1)  (high += 0.001 if equal), i < dim/2
+      //   extrapolation_factor = 1 - ramp
+      //   inv_freq = interpolation * (1 - extrapolation_factor) + extrapolation * extrapolation_factor
+      //   with extrapolation = 1 / base^(2i/dim), interpolation = extrapolation / factor
+      const double max_pos = static_cast<double>(o.original_max_positions);
+      auto correction_dim = [&](double rotations) {
+        return dim * std::log(max_pos / (rotations * 2.0 * std::numbers::pi)) / (2.0 * std::log(o.theta));
+      };
+      double low = std::max(std::floor(correction_dim(o.beta_fast)), 0.0);
+      double high = std::min(std::ceil(correction_dim(o.beta_slow)), dim - 1.0);
+      if (low == high) high += 0.001;
+      const auto extrapolation = base_inv_freq(o.theta);
+      out.inv_freq.resize(half);
+      for (std::size_t i = 0; i < half; ++i) {
+        const double ramp = std::clamp((static_cast<double>(i) - low) / (high - low), 0.0, 1.0);
+        const double extra_factor = 1.0 - ramp;
+        const double interpolation = extrapolation[i] / o.factor;
+        out.inv_freq[i] = interpolation * (1.0 - extra_factor) + extrapolation[i] * extra_factor;
       }
-      v.records = std::move(rec);
-      v.title = "RoPE inv_freq (attention_factor " + pe_support::fmt(f.attention_factor) + ")";
-      return v;
+      out.attention_factor = o.factor <= 1.0 ? 1.0 : 0.1 * std::log(o.factor) + 1.0;
+      break;
     }
-    // RoPE positions are the rows shown: position_offset is a layer's, not the model's.
-    auto [cos, sin] = rope_tables(f, r.first, r.count);  // (count, dim) each
-    if (r.whole) {
-      auto inv = xt::xtensor<float, 1>::from_shape({f.inv_freq.size()});  // (dim/2,)
-      for (std::size_t i = 0; i < f.inv_freq.size(); ++i) inv(i) = static_cast<float>(f.inv_freq[i]);
-      v.tensors.push_back({"inv_freq", std::move(inv)});
-      v.tensors.push_back({"cos", std::move(cos)});
-      v.tensors.push_back({"sin", std::move(sin)});
-      return v;
-    }
-    const bool is_cos = text(args, "rope_table") != "sin";
-    v.matrix = PeMatrix{pe_support::columns_of(is_cos ? cos : sin, r.dims_first, r.dims_count), "position", "dim",
-                        r.first, r.dims_first};
-    v.title = std::string("RoPE ") + (is_cos ? "cos" : "sin") + " dim=" + std::to_string(o.dim) + ", " +
-              describe(o, f);
-    v.matrix_name = is_cos ? "cos" : "sin";
-    return v;
-  }
-
-  // The parameters a title carries: theta, and the scaling with its own parameters.
-  static std::string describe(const RopeOptions& o, const RopeFrequencies& f) {
-    using pe_support::fmt;
-    std::string text = "theta " + fmt(o.theta);
-    if (o.scaling == RopeScaling::none) return text;
-    text += std::string(", ") + kScalings[static_cast<int>(o.scaling)] + " scaling factor " + fmt(o.factor);
-    if (o.scaling != RopeScaling::linear) text += ", original " + std::to_string(o.original_max_positions) + " positions";
-    if (o.scaling == RopeScaling::yarn) text += ", beta_fast " + fmt(o.beta_fast) + ", beta_slow " + fmt(o.beta_slow);
-    if (o.scaling == RopeScaling::llama3) {
-      text += ", low_freq_factor " + fmt(o.low_freq_factor) + ", high_freq_factor " + fmt(o.high_freq_factor);
-    }
-    if (f.attention_factor != 1.0) text += ", attention_factor " + fmt(f.attention_factor);
-    return text;
-  }
-
-  RopeOptions options(const PeArgs& args) const {
-    RopeOptions o;
-    o.theta = number(args, "rope_theta");
-    const std::string scaling = text(args, "rope_scaling");
-    for (std::size_t i = 0; i < std::size(kScalings); ++i) {
-      if (scaling == kScalings[i]) o.scaling = static_cast<RopeScaling>(i);
-    }
-    o.factor = number(args, "rope_factor");
-    o.original_max_positions = integer(args, "rope_original_max_positions");
-    o.beta_fast = number(args, "rope_beta_fast");
-    o.beta_slow = number(args, "rope_beta_slow");
-    o.low_freq_factor = number(args, "rope_low_freq_factor");
-    o.high_freq_factor = number(args, "rope_high_freq_factor");
-    check_scaling_args(args, o.scaling);
-    return o;
-  }
-
-  // A scaling parameter the chosen scaling does not read would be ignored
-  // (and yet recorded in the config): refused, as check_pe_args refuses
-  // another kind's parameters.
-  static void check_scaling_args(const PeArgs& args, RopeScaling scaling) {
-    using S = RopeScaling;
-    static const std::pair<const char*, std::vector<S>> kReadBy[] = {
-        {"rope_factor", {S::linear, S::dynamic, S::yarn, S::llama3}},
-        {"rope_original_max_positions", {S::dynamic, S::yarn, S::llama3}},
-        {"rope_beta_fast", {S::yarn}},
-        {"rope_beta_slow", {S::yarn}},
-        {"rope_low_freq_factor", {S::llama3}},
-        {"rope_high_freq_factor", {S::llama3}}};
-    for (const auto& [name, readers] : kReadBy) {
-      if (!args.find(name) || std::find(readers.begin(), readers.end(), scaling) != readers.end()) continue;
-      std::vector<std::string> takers;
-      for (S s : readers) takers.emplace_back(kScalings[static_cast<int>(s)]);
-      throw UsageError(std::string(name) + " applies to rope_scaling " + or_list(takers) + ", not " +
-                           kScalings[static_cast<int>(scaling)] + ": it would be ignored, so drop " + name,
-                       {name, "rope_scaling"});
+    case RopeScaling::llama3: {
+      // _compute_llama3_parameters:
+      //   low_freq_wavelen = old_context_len / low_freq_factor
+      //   high_freq_wavelen = old_context_len / high_freq_factor
+      //   wavelen = 2π / inv_freq
+      //   wavelen > low_freq_wavelen:  inv_freq / factor
+      //   wavelen < high_freq_wavelen: inv_freq
+      //   otherwise: smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+      //              (1 - smooth) * inv_freq / factor + smooth * inv_freq
+      if (!(o.high_freq_factor > o.low_freq_factor)) {
+        throw UsageError("rope_high_freq_factor must be larger than rope_low_freq_factor",
+                         {"rope_high_freq_factor", "rope_low_freq_factor"});
+      }
+      const double old_len = static_cast<double>(o.original_max_positions);
+      const double low_wavelen = old_len / o.low_freq_factor;
+      const double high_wavelen = old_len / o.high_freq_factor;
+      out.inv_freq = base_inv_freq(o.theta);
+      for (double& f : out.inv_freq) {
+        const double wavelen = 2.0 * std::numbers::pi / f;
+        if (wavelen > low_wavelen) {
+          f = f / o.factor;
+        } else if (wavelen >= high_wavelen) {
+          const double smooth = (old_len / wavelen - o.low_freq_factor) / (o.high_freq_factor - o.low_freq_factor);
+          f = (1.0 - smooth) * f / o.factor + smooth * f;
+        }
+      }
+      break;
     }
   }
-};
-
-const Rope& rope() {
-  static const Rope kind;
-  return kind;
+  return out;
 }
 
-}  // namespace
-
-const PeKind& rope_kind() { return rope(); }
-
-RopeOptions rope_options(const PeArgs& args) { return rope().options(args); }
-
-nlohmann::ordered_json to_json(const RopeOptions& o, const RopeFrequencies& f) {
-  return {{"kind", "rope"},
-          {"dim", o.dim},
-          {"theta", o.theta},
-          {"scaling", kScalings[static_cast<int>(o.scaling)]},
-          {"factor", o.factor},
-          {"original_max_positions", o.original_max_positions},
-          {"beta_fast", o.beta_fast},
-          {"beta_slow", o.beta_slow},
-          {"low_freq_factor", o.low_freq_factor},
-          {"high_freq_factor", o.high_freq_factor},
-          {"attention_factor", f.attention_factor},
-          {"layout", "rotate_half: cos = cos(cat(freqs, freqs)) * attention_factor"}};
+std::pair<xt::xtensor<float, 2>, xt::xtensor<float, 2>> rope_tables(const RopeFrequencies& f, std::size_t first,
+                                                                     std::size_t count) {
+  const std::size_t half = f.inv_freq.size(), dim = 2 * half;
+  check_allocation(checked_product({count, dim, sizeof(float), 2}, "RoPE tables"), "RoPE tables",
+                   "lower the rotary dimension or the number of positions");
+  auto cos = xt::xtensor<float, 2>::from_shape({count, dim});
+  auto sin = xt::xtensor<float, 2>::from_shape({count, dim});
+  for (std::size_t r = 0; r < count; ++r) {
+    const double pos = static_cast<double>(first + r);
+    for (std::size_t i = 0; i < half; ++i) {
+      const double angle = pos * f.inv_freq[i];
+      const auto c = static_cast<float>(std::cos(angle) * f.attention_factor);
+      const auto s = static_cast<float>(std::sin(angle) * f.attention_factor);
+      cos(r, i) = cos(r, i + half) = c;
+      sin(r, i) = sin(r, i + half) = s;
+    }
+  }
+  return {std::move(cos), std::move(sin)};
 }
 
 }  // namespace embedpe

@@ -28,7 +28,7 @@ class FileSink : public TensorSink {
   }
   // Formats that hold tables override this (SinkTraits::tables).
   void add_tables(const SinkTables&) override {
-    throw Error("internal error: tables given to a format that holds rows of text only");
+    throw InternalError("tables given to a format that holds rows of text only");
   }
 
  protected:
@@ -38,7 +38,7 @@ class FileSink : public TensorSink {
   virtual void complete() {}
   // For formats that hold the whole input: refuses a second batch.
   void only_once() {
-    if (batches_++) throw Error("internal error: a whole-input format was given several batches");
+    if (batches_++) throw InternalError("a whole-input format was given several batches");
   }
 
   // The run's config with the rows the batch holds: what the whole-input

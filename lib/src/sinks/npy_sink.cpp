@@ -29,14 +29,14 @@ class NpySink : public FileSink {
       empty.shape[0] = 0;
       out().write(npy_header(empty, header_size_));
     } else if (!std::equal(t.shape.begin() + 1, t.shape.end(), proto_->shape.begin() + 1, proto_->shape.end())) {
-      throw Error("internal error: streamed batches differ in shape");
+      throw InternalError("streamed batches differ in shape");
     }
     out().write(t.data, t.bytes());
     rows_ += t.shape[0];
   }
 
   void add_tables(const SinkTables& t) override {
-    if (t.tensors.size() != 1) throw Error("internal error: a .npy holds one tensor, not " + std::to_string(t.tensors.size()));
+    if (t.tensors.size() != 1) throw InternalError("a .npy holds one tensor, not " + std::to_string(t.tensors.size()));
     write_npy(out(), t.tensors.front());
   }
 

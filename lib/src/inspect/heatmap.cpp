@@ -221,7 +221,7 @@ Image render_heatmap(const Heatmap& hm) {
   std::size_t shown_cols = 0;
   for (const HeatmapPanel& p : panels) {
     for (std::size_t c : p.columns) {
-      if (c >= cols) throw Error("internal error: a heatmap panel names column " + std::to_string(c) + " of " +
+      if (c >= cols) throw InternalError("a heatmap panel names column " + std::to_string(c) + " of " +
                                  std::to_string(cols));
     }
     shown_cols += p.columns.size();

@@ -19,7 +19,7 @@
 #include "embedpe/pe_kind.h"
 #include "embedpe/version.h"
 #include "embedpe/weights.h"
-#include "pe/kind_support.h"
+#include "pe/kinds/kind_support.h"
 
 namespace embedpe {
 namespace {

@@ -154,7 +154,7 @@ void write_pe_view(OutputFile& out, PeView view, const PeInspection& v, int prec
 }
 
 void write_pe_records(OutputFile& out, const SinkFormat& format, const PeInspection& v) {
-  if (!v.records) throw Error("internal error: an inspection without records written as records");
+  if (!v.records) throw InternalError("an inspection without records written as records");
   if (format.traits.binary) refuse_records(v);
   write_records_json(out, v);
 }

@@ -1,7 +1,7 @@
 // The none kind: nothing is added to the input (RoPE and ALiBi models, whose
 // positions act inside attention).
 #include "embedpe/pe_kind.h"
-#include "pe/kind_support.h"
+#include "pe/kinds/kind_support.h"
 
 namespace embedpe {
 namespace {

@@ -6,6 +6,8 @@
 
 #include <sentencepiece_processor.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -597,6 +599,13 @@ Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const E
     for (int id : sequences[b]) pieces[b].emplace_back(id_to_piece(id));
   }
   return pad(std::move(sequences), std::move(pieces), -1, -1, options);
+}
+
+nlohmann::ordered_json model_config(const Tokenizer& tokenizer) {
+  const ModelInfo& info = tokenizer.info();
+  return {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
+          {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},        {"bos_id", info.bos_id},
+          {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
 }
 
 }  // namespace embedpe

@@ -200,7 +200,7 @@ ShardRecorder::~ShardRecorder() {
 void ShardRecorder::write(const std::string& output, const std::string& format, const Json& config) const {
   if (!output_is_replaced_file(output)) return;
   const LineReader& r = s_->reader;
-  if (r.paths().size() != 1) throw Error("internal error: a shard record needs exactly one input");
+  if (r.paths().size() != 1) throw InternalError("a shard record needs exactly one input");
   const std::string& input = r.paths().front();
   if (input == "-") return;  // shard 1/1 of standard input: nothing to identify it by
   const InputOptions& o = r.options();

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "embedpe/error.h"
-#include "embedpe/report.h"
+#include "embedpe/dims.h"
 #include "message.h"
 
 namespace embedpe {
@@ -158,7 +158,7 @@ const PeParam& PeKind::param(std::string_view name) const {
     if (p.name == name) return p;
   }
   // A kind asking for a parameter it does not declare is a bug in the kind.
-  throw std::logic_error("positional encoding " + std::string(this->name()) + " has no parameter " + std::string(name));
+  throw InternalError("positional encoding " + std::string(this->name()) + " has no parameter " + std::string(name));
 }
 
 namespace {
@@ -168,7 +168,7 @@ std::optional<T> value_of(const PeArgs& args, const PeParam& p) {
   if (!v) v = p.default_value ? &*p.default_value : nullptr;
   if (!v) return std::nullopt;
   if (const T* t = std::get_if<T>(v)) return *t;
-  throw std::logic_error("parameter " + p.name + " holds a value of another type");
+  throw InternalError("parameter " + p.name + " holds a value of another type");
 }
 }  // namespace
 

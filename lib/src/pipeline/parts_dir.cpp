@@ -157,7 +157,7 @@ std::string manifest_text(Manifest& m) {
   std::string text = head.dump(1, ' ', false, Json::error_handler_t::replace);  // paths need not be UTF-8
   const std::string empty = "[]\n}";
   if (text.size() < empty.size() || text.compare(text.size() - empty.size(), empty.size(), empty) != 0) {
-    throw Error("internal error: unexpected manifest layout");
+    throw InternalError("unexpected manifest layout");
   }
   text.resize(text.size() - empty.size());
   text += "[";
@@ -813,7 +813,7 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
 
 std::optional<Part> PartsDirSink::next() {
   State& s = *s_;
-  if (s.pending) throw Error("internal error: a part of the parts directory was not added");
+  if (s.pending) throw InternalError("a part of the parts directory was not added");
   std::vector<TextLine> lines = s.reader.next(s.options.shard_rows);
   if (!s.journal) {
     // The first part's lines are read before anything is written: an input
@@ -852,7 +852,7 @@ std::optional<Part> PartsDirSink::next() {
 
 void PartsDirSink::add(const SinkBatch& batch) {
   State& s = *s_;
-  if (!s.pending) throw Error("internal error: a batch for the parts directory without a part to hold it");
+  if (!s.pending) throw InternalError("a batch for the parts directory without a part to hold it");
   PartRecord& p = *s.pending;
   const std::string path = s.dir + "/" + p.file;
   {
@@ -881,12 +881,12 @@ void PartsDirSink::add(const SinkBatch& batch) {
 }
 
 void PartsDirSink::add_tables(const SinkTables&) {
-  throw Error("internal error: tables given to the parts directory, which holds rows of text only");
+  throw InternalError("tables given to the parts directory, which holds rows of text only");
 }
 
 void PartsDirSink::finish() {
   State& s = *s_;
-  if (s.pending) throw Error("internal error: a part of the parts directory was not added");
+  if (s.pending) throw InternalError("a part of the parts directory was not added");
   if (!s.journal) s.start();  // no part: an empty shard of many is a run of zero parts
   Stopwatch w(s.stats.manifest_seconds);
   // Parts an earlier, longer run left beyond this run's end.
@@ -1006,7 +1006,7 @@ void link_or_copy(const std::string& from, const std::string& to, const std::str
 
 JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<JoinedShard>& shards,
                           const std::optional<std::string>& input_sha256) {
-  if (shards.empty()) throw Error("internal error: no parts directory to join");
+  if (shards.empty()) throw InternalError("no parts directory to join");
   OutputDirectory out(output_dir);
   const std::string& dir = out.temp_path();
   // One run over the whole input, as the manifest of an unsharded run says it.
@@ -1014,7 +1014,7 @@ JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<Joine
   JoinStats stats;
   for (const JoinedShard& shard : shards) {
     Manifest m = load_manifest(shard.dir + "/" + kManifest, shard.dir + "/" + kJournal);
-    if (!m.complete || m.inputs.size() != 1) throw Error("internal error: " + shard.dir + " is not a complete shard");
+    if (!m.complete || m.inputs.size() != 1) throw InternalError(shard.dir + " is not a complete shard");
     if (&shard == &shards.front()) {
       joined.embedpe_version = version();
       joined.config = m.config;

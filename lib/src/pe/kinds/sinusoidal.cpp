@@ -10,7 +10,7 @@
 #include "embedpe/pe_kind.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/version.h"
-#include "pe/kind_support.h"
+#include "pe/kinds/kind_support.h"
 
 namespace embedpe {
 

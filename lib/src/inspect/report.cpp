@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <vector>
 
-#include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/projection.h"
 #include "json_writer.h"
@@ -75,10 +74,6 @@ std::string shortest(float v) {
   char buf[32];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
-}
-
-std::string dims_text(Dims d) {
-  return std::to_string(d.first) + ":" + std::to_string(d.first + d.count);
 }
 
 }  // namespace
@@ -190,15 +185,6 @@ std::string weights_report(const WeightFile& file, const std::string& path, Repo
             " " + padded(dtype_info(t.dtype).safetensors, 5) + " " + std::to_string(t.size_bytes) + " bytes\n";
   }
   return text;
-}
-
-void check_dims(Dims dims, std::size_t d_model) {
-  if (dims.first + dims.count <= d_model) return;
-  // The second "dims" is prose: only the first names the parameter.
-  Message m;
-  m << "dims " << dims_text(dims) << " goes beyond d_model " << std::to_string(d_model) << "; choose "
-    << Verbatim{"dims"} << " below " << std::to_string(d_model);
-  throw m.usage_error({"dims"});
 }
 
 std::string table_rows_report(const EmbeddingTable& table, std::span<const std::int64_t> ids, std::optional<Dims> dims,

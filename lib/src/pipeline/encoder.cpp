@@ -137,13 +137,6 @@ Batch batch_from_id_lines(const Tokenizer& tokenizer, const std::vector<std::str
   return tokenizer.batch_from_ids(std::move(sequences), options, origins);
 }
 
-nlohmann::ordered_json model_config(const Tokenizer& tokenizer) {
-  const ModelInfo& info = tokenizer.info();
-  return {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
-          {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},        {"bos_id", info.bos_id},
-          {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
-}
-
 Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
     : tokenizer_(std::move(tokenizer)),
       spec_(std::move(spec)),

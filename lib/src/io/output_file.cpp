@@ -442,7 +442,7 @@ void OutputDirectory::check_target() const {
 }
 
 void OutputDirectory::commit() {
-  if (committed_) throw Error("internal error: output_dir committed twice");
+  if (committed_) throw InternalError("output_dir committed twice");
   auto sync = [&](const std::string& dir) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     const int synced = fd >= 0 ? ::fsync(fd) : -1;

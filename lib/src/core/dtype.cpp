@@ -42,7 +42,7 @@ TensorRef convert(const TensorRef& tensor, DType to, TensorBuffer& keep) {
     return keep.ref();
   }
   if (tensor.dtype != DType::float32 || !dtype_info(to).is_float) {
-    throw Error(std::string("internal error: no conversion from ") + dtype_name(tensor.dtype) + " to " +
+    throw InternalError(std::string("no conversion from ") + dtype_name(tensor.dtype) + " to " +
                 dtype_name(to));
   }
   keep.name = tensor.name;
