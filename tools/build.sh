@@ -2,10 +2,20 @@
 # Installs missing Debian packages, then configures and builds embedpe.
 #
 #   tools/build.sh [BUILD_DIR [extra cmake arguments...]]    (default: build)
+#
+# CXX chooses the compiler (clang++ for the sanitizer and fuzzing trees).
+# Compiles go through ccache where it is installed: a second tree, or the
+# same tree after a branch switch, recompiles only what changed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 shift || true
 "$here/tools/install_deps.sh"
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBEDPE_WERROR=ON "$@" >/dev/null
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Precompiled headers (EMBEDPE_PCH) are cached only with these.
+  export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+fi
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBEDPE_WERROR=ON "${launcher[@]}" "$@" >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a
-# while, starting from the committed seed corpus in fuzz/corpus/.
+# Runs each libFuzzer target for a while, starting from the committed seed
+# corpus in fuzz/corpus/.
 #
-#   tools/fuzz.sh [SECONDS_PER_TARGET]     (default 60; docs/RELIABILITY.md has a longer run)
+#   tools/fuzz.sh [SECONDS_PER_TARGET [BUILD_DIR]]     (default 60, build-fuzz)
 #
-# New inputs found go to build-fuzz/corpus/, crashes to build-fuzz/crashes/;
-# the committed corpus is not modified. Exits non-zero if a target crashes.
+# BUILD_DIR is a clang tree configured with -DEMBEDPE_FUZZ=ON and
+# -DEMBEDPE_SANITIZE=address,undefined,fuzzer-no-link (tools/run_tests.sh's
+# sanitizer tree is one); without one, build-fuzz is configured so and built.
+# New inputs found go to BUILD_DIR/corpus/, crashes to BUILD_DIR/crashes/; the
+# committed corpus is not modified. Exits non-zero if a target crashes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
-build=$here/build-fuzz
+build=${2:-}
 
-"$here/tools/install_deps.sh" clang libclang-rt-14-dev
-CXX=clang++ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBEDPE_FUZZ=ON \
-  -DEMBEDPE_BUILD_TESTS=OFF -DEMBEDPE_WERROR=ON -DEMBEDPE_SANITIZE=address,undefined,fuzzer-no-link >/dev/null
-cmake --build "$build" -j "$(nproc)"
+if [ -z "$build" ]; then
+  build=$here/build-fuzz
+  "$here/tools/install_deps.sh" clang libclang-rt-14-dev
+  CXX=clang++ "$here/tools/build.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBEDPE_FUZZ=ON \
+    -DEMBEDPE_BUILD_TESTS=OFF -DEMBEDPE_SANITIZE=address,undefined,fuzzer-no-link
+fi
 
 status=0
-for target in npy_header weights jsonl encode segment_cache; do
+for target in $(sed -n 's/^set(EMBEDPE_FUZZ_TARGETS \(.*\))$/\1/p' "$here/fuzz/CMakeLists.txt"); do
   corpus=$build/corpus/$target
   crashes=$build/crashes/$target
   mkdir -p "$corpus" "$crashes"
