@@ -9,7 +9,6 @@
 #include "embedpe/embedding.h"
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
-#include "embedpe/pe_kind.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/tokenizer.h"
 #include "errors.h"
@@ -146,6 +145,4 @@ TEST_CASE("a broken invariant is an InternalError: exit status 70, not a user's 
   CHECK(std::string(e.what()) == "internal error: two parts claimed one index (a bug in embedpe; please report it)");
   const embedpe::Error& as_error = e;  // caught where every library error is
   CHECK(as_error.exit_code() == 70);
-  // The registry's own invariant: a kind asked for a parameter it does not have.
-  CHECK_THROWS_AS(embedpe::pe_kinds().front()->param("no_such_parameter"), embedpe::InternalError);
 }
