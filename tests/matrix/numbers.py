@@ -33,18 +33,21 @@ ROPE = [("--rope-theta", "float", 1.001, 1e12), ("--rope-factor", "float", 1e-6,
         ("--rope-beta-slow", "float", 1e-6, 1e6), ("--rope-low-freq-factor", "float", 1e-6, 1e6),
         ("--rope-high-freq-factor", "float", 1e-6, 1e6)]
 SINUSOIDAL = [("--base", "float", 1.001, 1e12), ("--position-scale", "float", 1e-6, 1e6)]
-TOKENIZE = [("--pad-id", "int", 0, INT), ("--seq-len", "int", 1, INT), ("--max-line-bytes", "int", 1, U64)]
-TABLE_FLAGS = [("--d-model", "int", 1, INT), ("--seed", "int", 0, U64), ("--padding-idx", "int", 0, INT)]
+TOKENIZE = [("--pad-id", "int", 0, INT), ("--seq-len", "int", 1, INT), ("--max-line-bytes", "int", 1, U64),
+            ("--pad-to-multiple-of", "int", 1, INT)]
+TABLE_FLAGS = [("--d-model", "int", 1, INT), ("--seed", "int", 0, U64), ("--padding-idx", "int", 0, INT),
+               ("--init-range", "float", 1e-30, 1e6), ("--factorize", "int", 1, INT)]
 FLAGS = (
     [("encode", *f) for f in TOKENIZE + TABLE_FLAGS + SINUSOIDAL + ROPE + [
         ("--max-len", "int", 1, POS), ("--position-offset", "int", 0, POS - 1),
         ("--pad-position", "int", 0, POS - 1), ("--layernorm-eps", "float", 1e-30, 1.0),
         ("--rope-dim", "int", 2, INT), ("--dropout", "float<", 0.0, 1.0), ("--batch-size", "int", 1, 2 ** 20),
-        ("--threads", "int", 1, 1024), ("--shard-rows", "int", 1, 2 ** 20)]]
+        ("--threads", "int", 1, 1024), ("--shard-rows", "int", 1, 2 ** 20), ("--precision", "int", 1, 9)]]
     + [("tokenize", *f) for f in TOKENIZE]
     + [("pe", *f) for f in SINUSOIDAL + ROPE + [
         ("--d-model", "int", 1, INT), ("--max-len", "int", 1, POS), ("--position-offset", "int", 0, POS - 1),
-        ("--padding-idx", "int", 0, POS - 1), ("--heads", "int", 1, 65536), ("--head", "int", 0, 65535)]]
+        ("--padding-idx", "int", 0, POS - 1), ("--heads", "int", 1, 65536), ("--head", "int", 0, 65535),
+        ("--precision", "int", 1, 9)]]
     + [("lookup", *f) for f in TABLE_FLAGS]
 )
 
