@@ -19,6 +19,17 @@
 
 namespace {
 
+// The line main() would print for `args` given to `app`, or "" when they parse.
+std::string error_line(CLI::App& app, const std::vector<std::string>& args) {
+  if (auto line = clikit::unknown_option_line(app, args)) return *line;
+  try {
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+  } catch (const CLI::ParseError& e) {
+    return clikit::parse_error_line(app, args, e);
+  }
+  return "";
+}
+
 struct Toy {
   CLI::App app{"toy — a program that exists for this test"};
   std::size_t count = 3;
@@ -46,15 +57,7 @@ struct Toy {
   }
 
   // The line main() would print for `args`, or "" when they parse.
-  std::string error(std::vector<std::string> args) {
-    if (auto line = clikit::unknown_option_line(app, args)) return *line;
-    try {
-      app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
-    } catch (const CLI::ParseError& e) {
-      return clikit::parse_error_line(app, args, e);
-    }
-    return "";
-  }
+  std::string error(const std::vector<std::string>& args) { return error_line(app, args); }
 };
 
 }  // namespace
@@ -311,13 +314,7 @@ struct NumberFlag {
   // The line main() would print for `run ARGS...`, or "" when they parse.
   std::string error(std::vector<std::string> args) {
     args.insert(args.begin(), "run");
-    if (auto line = clikit::unknown_option_line(app, args)) return *line;
-    try {
-      app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
-    } catch (const CLI::ParseError& e) {
-      return clikit::parse_error_line(app, args, e);
-    }
-    return "";
+    return error_line(app, args);
   }
 };
 
