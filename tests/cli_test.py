@@ -5,15 +5,19 @@
 Needs NumPy only (Debian's python3-numpy). Outputs are compared with the
 goldens in golden/ (made by tools/make_goldens.py from PyTorch and Python
 SentencePiece) and with reference.py, a NumPy implementation of the
-documented formulas.
+documented formulas. reference.random_normal_rows, the default table, is our
+own NumPy port of our own generator; DefaultTableTests checks the table
+against N(0,1) itself.
 """
 import io
 import json
+import math
 import os
 import pathlib
 import re
 import subprocess
 import tempfile
+import threading
 import unittest
 
 import numpy as np
@@ -105,7 +109,9 @@ class EncodeTests(CliCase):
         np.testing.assert_allclose(got["output"], want["output"], rtol=1e-5, atol=1e-5)
 
     def test_output_equals_the_numpy_reference_formula(self):
-        """Odd d_model, a fixed seq_len, another seed and scale: the documented formulas in NumPy."""
+        """Odd d_model, a fixed seq_len, another seed and scale: the documented formulas in NumPy. The table's
+        rows come from reference.random_normal_rows, our own port of our own generator (checked against N(0,1)
+        by DefaultTableTests.test_the_table_is_standard_normal)."""
         out = self.tmp / "o.npz"
         self.ok("encode", *text_args(GOLDEN_TEXTS), "--d-model", "9", "--seq-len", "6", "--seed", "7",
                 "--scale", "0.5", "--emit", "input_ids,output,positional_encoding,token_embeddings", "-o", str(out))
@@ -164,13 +170,19 @@ class EncodeTests(CliCase):
         self.assertEqual(doc["config"]["pad_id"], 5)
 
     def test_other_model(self):
+        # encode with T5's model feeds the embedding SentencePiece's ids
+        # (golden/encodings.json, from python3-sentencepiece), then T5's EOS
+        # and no BOS (T5's model has none).
         model = HERE / "models" / "t5-spiece.model"
-        doc = json.loads(self.ok("encode", "--model", str(model), "--text", "Hello", "--d-model", "4").stdout)
         enc = json.loads((GOLDEN / "encodings.json").read_text())["models"]["tests/models/t5-spiece.model"]
-        hello = next(c for c in enc["cases"] if c["text"].startswith("Hello, this"))  # any case will do
+        self.assertEqual(enc["bos_id"], -1)
+        texts = [c["text"] for c in enc["cases"]]
+        doc = json.loads(self.ok("encode", "--model", str(model), *text_args(texts), "--d-model", "4",
+                                 "--emit", "input_ids,attention_mask").stdout)
         self.assertEqual(doc["config"]["model"]["vocab_size"], enc["vocab_size"])
-        self.assertEqual(doc["input_ids"][0][-1], enc["eos_id"])  # T5: EOS, no BOS
-        self.assertTrue(hello["ids"])
+        for i, case in enumerate(enc["cases"]):
+            n = sum(doc["attention_mask"][i])
+            self.assertEqual(doc["input_ids"][i][:n], case["ids"] + [enc["eos_id"]], case["text"])
 
 
 class FormatsTests(CliCase):
@@ -216,6 +228,8 @@ class FormatsTests(CliCase):
         r = self.ok("encode", "--text", "hi", "--d-model", "6", "--format", "npy")
         arr = np.load(io.BytesIO(r.stdout))
         self.assertEqual(arr.shape[2], 6)
+        ids = json.loads(self.ok("tokenize", "--text", "hi").stdout)["input_ids"]
+        np.testing.assert_array_equal(arr, reference.input_layer(ids, 6, seed=0))
 
     def test_binary_formats_refuse_a_terminal(self):
         import pty
@@ -230,10 +244,38 @@ class FormatsTests(CliCase):
         self.assertIn(b"refusing to write binary .npy to a terminal", r.stderr)
 
     def test_overwrites_atomically(self):
+        # A reader that opens the output again and again while it is being
+        # overwritten sees the old file or the whole new one, never a part;
+        # afterwards no temporary is left beside it.
         out = self.tmp / "o.npy"
-        out.write_bytes(b"old")
-        self.ok("encode", "--text", "hi", "--d-model", "6", "-o", str(out))
-        self.assertEqual(np.load(out).shape[2], 6)
+        old = b"old"
+        out.write_bytes(old)
+        texts = [f"sentence number {i} with some words in it" for i in range(400)]
+        sizes, samples, stop = [], [], threading.Event()
+
+        def read_loop():  # a read takes milliseconds; hashing each would leave few reads during the run
+            while not stop.is_set():
+                data = out.read_bytes()
+                sizes.append(len(data))
+                if data != old and len(samples) < 4:
+                    samples.append(data)
+
+        reader = threading.Thread(target=read_loop)
+        reader.start()
+        try:
+            r = run("encode", "--d-model", "512", "--seq-len", "32", "-o", str(out), stdin="\n".join(texts).encode())
+        finally:
+            stop.set()
+            reader.join()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        new = out.read_bytes()
+        self.assertEqual(np.load(out).shape, (400, 32, 512))
+        self.assertGreater(len(new), 20 << 20)  # 26 MB: written in many pieces
+        self.assertGreaterEqual(len(sizes), 3, "the reader hardly ran during the overwrite")
+        self.assertLessEqual(set(sizes), {len(old), len(new)}, "a reader saw a partly written output")
+        for data in samples:
+            self.assertTrue(data == new, "a reader saw a partly written output")
+        self.assertEqual([p.name for p in self.tmp.iterdir()], ["o.npy"])
 
 
 class TokenizeTests(CliCase):
@@ -692,7 +734,7 @@ def read_safetensors(path):
     n = int.from_bytes(raw[:8], "little")
     header = json.loads(raw[8:8 + n])
     meta = header.pop("__metadata__", {})
-    kinds = {"F32": np.float32, "F16": np.float16, "I8": np.int8, "F64": np.float64}
+    kinds = {"F32": np.float32, "F16": np.float16, "I8": np.int8, "F64": np.float64, "I32": np.int32, "I64": np.int64}
     out = {}
     for name, e in header.items():
         b, end = e["data_offsets"]
@@ -904,8 +946,48 @@ class InitTests(CliCase):
                    "--init", "kaiming")
 
 
+def normal_cdf(x):
+    """The standard normal distribution function, elementwise (math.erf; NumPy has no erf)."""
+    return 0.5 * (1.0 + np.frompyfunc(math.erf, 1, 1)(np.asarray(x, dtype=np.float64) / math.sqrt(2.0)).astype(
+        np.float64))
+
+
 class DefaultTableTests(CliCase):
-    """The default N(0,1) table (generator splitmix64+box-muller/2) is what README's NumPy recipe computes."""
+    """The default N(0,1) table (generator splitmix64+box-muller/2) is what README's NumPy recipe computes.
+
+    reference.random_normal_rows and README's recipe are our own NumPy ports of our own generator: equal bits
+    show that the program computes what they do, not that it is N(0,1). test_the_table_is_standard_normal
+    anchors the values to the normal distribution itself."""
+
+    def test_the_table_is_standard_normal(self):
+        # The default table's 8000 rows at d_model 64 (512,000 values, seed 0,
+        # so the result never changes from run to run) against N(0,1): mean,
+        # variance, correlation of neighbouring values (within a row and
+        # between rows) and the Kolmogorov-Smirnov distance. Each bound is
+        # one a truly N(0,1) i.i.d. sample exceeds with probability below
+        # 1e-6 (5 standard deviations: 5.7e-7 each; KS: P(sqrt(n) D > 2.69)
+        # ~ 2 exp(-2 * 2.69^2) = 1e-6), so together they fail a correct
+        # generator for fewer than 1 seed in 200,000.
+        vocab, d = 8000, 64
+        doc = json.loads(self.ok("lookup", "--ids", ",".join(map(str, range(vocab))), "--d-model", str(d),
+                                 "--format", "json").stdout)
+        table = np.array(doc["rows"], dtype=np.float64)
+        self.assertEqual(table.shape, (vocab, d))
+        x = table.reshape(-1)
+        n = x.size
+        self.assertLess(abs(x.mean()), 5 / math.sqrt(n))
+        self.assertLess(abs(x.var() - 1.0), 5 * math.sqrt(2.0 / n))
+        for name, a, b in (("along a row", table[:, :-1], table[:, 1:]), ("between rows", table[:-1], table[1:])):
+            r = float(np.mean(a * b))  # E[XY] = 0 for independent N(0,1); sd 1/sqrt(count)
+            self.assertLess(abs(r), 5 / math.sqrt(a.size), f"correlation {name}: {r}")
+        s = np.sort(x)
+        cdf = normal_cdf(s)
+        i = np.arange(1, n + 1)
+        ks = max(float(np.max(i / n - cdf)), float(np.max(cdf - (i - 1) / n)))
+        self.assertLess(math.sqrt(n) * ks, 2.69, f"Kolmogorov-Smirnov distance {ks}")
+        # Tails: the share beyond 3 sigma (0.27%) within 5 binomial standard deviations.
+        p3 = 2 * (1 - normal_cdf([3.0])[0])
+        self.assertLess(abs(np.mean(np.abs(x) > 3) - p3), 5 * math.sqrt(p3 * (1 - p3) / n))
 
     def test_readme_recipe_gives_the_rows_bit_for_bit(self):
         rows = readme_default_table_rows()

@@ -8,11 +8,13 @@ position_ids = attention_mask.cumsum(-1) - 1, and HF's truncation sides.
 """
 import json
 import pathlib
+import unicodedata
 import unittest
 
 import numpy as np
 
-from cli_test import GOLDEN, CliCase, text_args, write_safetensors
+import reference
+from cli_test import GOLDEN, CliCase, read_safetensors, text_args, write_safetensors
 
 PADDING = GOLDEN / "padding"
 CASES = json.loads((PADDING / "cases.json").read_text())
@@ -197,10 +199,24 @@ class IdsInTests(CliCase):
         piped = json.loads(self.ok("encode", "--input-format", "ids", "--d-model", "8", "--format", "json",
                                    stdin=f.read_bytes()).stdout)
         self.assertEqual(piped["output"], want["output"])
+        # The documented formula in NumPy (reference.py) at the ids given, where the mask is 1.
+        ids, mask = np.array(want["input_ids"]), np.array(want["attention_mask"]) == 1
+        output = np.array(want["output"], dtype=np.float32)
+        np.testing.assert_allclose(output[mask], reference.input_layer(ids, 8, seed=0)[mask], rtol=1e-6, atol=1e-6)
         for fmt in ("npz", "safetensors", "jsonl", "npy"):
             out = self.tmp / f"o.{fmt}"
             self.ok("encode", "--input-format", "ids", str(f), "--d-model", "8", "--seq-len", "4", "-o", str(out))
-            self.assertGreater(out.stat().st_size, 0, fmt)
+            if fmt == "npz":
+                got = np.load(out)["output"]
+            elif fmt == "npy":
+                got = np.load(out)
+            elif fmt == "safetensors":
+                got = read_safetensors(out)[0]["output"]
+            else:
+                recs = [json.loads(line) for line in out.read_text().splitlines()]
+                self.assertEqual([r["input_ids"] for r in recs], want["input_ids"])  # padded to --seq-len
+                got = np.array([r["output"] for r in recs], dtype=np.float32)
+            np.testing.assert_array_equal(got, output, err_msg=fmt)
         out = self.tmp / "o.npz"
         self.ok("encode", "--input-format", "ids", str(f), "--d-model", "8", "-o", str(out))
         np.testing.assert_array_equal(np.load(out)["output"], np.array(want["output"], dtype=np.float32))
@@ -266,11 +282,25 @@ class IdsInTests(CliCase):
 
 class DecodeInputsTests(CliCase):
     def test_int32_safetensors_ids_are_read(self):
+        # SentencePiece's ids for the golden texts (golden/encodings.json, from
+        # python3-sentencepiece), laid out by NumPy as int32 rows of different
+        # lengths with BOS, EOS, padding and a mask: decode must give back the
+        # texts. Only texts SentencePiece's normalizer (NFKC, whitespace runs
+        # collapsed) leaves as they are, so that decode(encode(t)) == t.
+        cases = [c for c in json.loads((GOLDEN / "encodings.json").read_text())["models"]["data/default.model"]["cases"]
+                 if c["text"] and c["text"] == " ".join(c["text"].split())
+                 and unicodedata.normalize("NFKC", c["text"]) == c["text"]]
+        self.assertGreaterEqual(len(cases), 5)
+        rows = [[1, *c["ids"], 2] for c in cases]
+        width = max(map(len, rows)) + 2
+        ids = np.zeros((len(rows), width), dtype=np.int32)
+        mask = np.zeros_like(ids)
+        for i, row in enumerate(rows):
+            ids[i, :len(row)] = row
+            mask[i, :len(row)] = 1
         st = self.tmp / "ids.safetensors"
-        write_safetensors(st, {"input_ids": ("I32", np.array([[1, 262, 2, 0]], dtype=np.int32)),
-                                    "attention_mask": ("I32", np.array([[1, 1, 1, 0]], dtype=np.int32))})
-        want = self.ok("decode", "--ids", "1,262,2").stdout
-        self.assertEqual(self.ok("decode", str(st)).stdout, want)
+        write_safetensors(st, {"input_ids": ("I32", ids), "attention_mask": ("I32", mask)})
+        self.assertEqual(self.ok("decode", str(st)).stdout.decode(), "".join(c["text"] + "\n" for c in cases))
 
     def test_safetensors_errors_talk_about_ids(self):
         st = self.tmp / "ids.safetensors"

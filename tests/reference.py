@@ -4,6 +4,14 @@ Independent of the C++ code: written from the formulas in
 lib/include/embedpe/embedding.h (the default N(0,1) table) and
 lib/include/embedpe/positional_encoding.h (sinusoidal PE). Used by
 tools/make_goldens.py and by the CLI tests; needs only NumPy.
+
+random_normal_rows() is NOT an independent reference for the default table:
+it is our own NumPy port of our own generator ("splitmix64+box-muller/2"),
+so agreeing with it shows only that the C++ code and the port compute the
+same bits. What anchors the generator to N(0,1) is a statistical check
+against the normal distribution itself (cli_test.py,
+DefaultTableTests.test_the_table_is_standard_normal) and the comparison with
+libm's Box-Muller (test_recipe_values_are_box_muller_with_libm_rounded_to_float32).
 """
 import math
 
@@ -39,7 +47,9 @@ def random_normal_rows(ids, d_model, seed):
     """Rows E[ids] of the default table: float32 array (len(ids), d_model).
 
     Generator "splitmix64+box-muller/2", every float64 operation in the
-    C++ code's order, so the bits are the same.
+    C++ code's order, so the bits are the same. Our own port of our own
+    generator (see the module's docstring): a test that compares the program
+    with it checks that the two agree, not that the values are N(0,1).
     """
     ids = np.asarray(ids, dtype=np.uint64).reshape(-1, 1)
     key = splitmix64(splitmix64(np.uint64(seed)) ^ ids)           # (n, 1)

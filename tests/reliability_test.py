@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import tempfile
 import time
@@ -58,7 +59,9 @@ class ShrinkingInputTests(Case):
 
     def test_an_output_dir_run_cut_short_is_not_complete(self):
         # The same with --output-dir, cut from another thread of time: the
-        # manifest must never say complete for a run whose input shrank.
+        # manifest must never say complete for a run whose input shrank. The
+        # run is stopped (SIGSTOP) once it has written its third part, the
+        # file cut, and the run continued, so the cut always comes mid-run.
         src = self.corpus(200000)  # ~5 MB, a few seconds of parts
         out = self.tmp / "dir"
         p = subprocess.Popen([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--emit", "input_ids",
@@ -67,10 +70,11 @@ class ShrinkingInputTests(Case):
         try:
             deadline = time.monotonic() + 60
             while not (out / "part-00002.npz").exists() and p.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.005)
-            if p.poll() is not None:
-                self.skipTest("the run finished before the input could be cut")
+                time.sleep(0.001)
+            p.send_signal(signal.SIGSTOP)
+            self.assertIsNone(p.poll(), "the run ended before it could be stopped")
             os.truncate(src, 1 << 20)
+            p.send_signal(signal.SIGCONT)
             _, err = p.communicate(timeout=120)
         finally:
             if p.poll() is None:
@@ -78,7 +82,9 @@ class ShrinkingInputTests(Case):
                 p.wait()
         err = err.decode()
         if p.returncode == 0:
-            self.skipTest("the reader had passed the cut already")  # it reads ahead; rare on a 5 MB file
+            # It reads ahead in 64 KiB chunks: three parts in, it cannot be
+            # near byte 1 MiB, but should that change, this says so.
+            self.skipTest("the reader had passed the cut already")
         self.assertEqual(p.returncode, 1, err)
         self.assertIn("it ended at byte", err)
         self.assertFalse(json.loads((out / "manifest.json").read_text())["complete"])
@@ -93,19 +99,22 @@ class ConcurrentRunTests(Case):
         first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             deadline = time.monotonic() + 60
-            while not (out / "part-00000.npz").exists() and time.monotonic() < deadline:
-                time.sleep(0.002)
+            while not (out / "part-00000.npz").exists() and first.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+            # Stopped (SIGSTOP) while it holds the directory, so that the
+            # second run always meets it running, however fast it would end.
+            first.send_signal(signal.SIGSTOP)
+            self.assertIsNone(first.poll(), "the first run ended before it could be stopped")
             for extra in ([], ["--resume"]):
                 with self.subTest(extra=extra):
                     start = time.monotonic()
                     second = subprocess.run(args + extra, capture_output=True, timeout=60)
-                    if first.poll() is not None:
-                        self.skipTest("the first run finished before the second started")
                     err = second.stderr.decode()
                     self.assertEqual(second.returncode, 1, err)
                     self.assertEqual(err.count("\n"), 1, err)
                     self.assertIn(f"another embedpe run is writing to --output-dir {out}", err)
                     self.assertLess(time.monotonic() - start, 10)
+            first.send_signal(signal.SIGCONT)
             _, err = first.communicate(timeout=300)
         finally:
             if first.poll() is None:

@@ -3,9 +3,11 @@
 // names nothing of embedpe.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -16,6 +18,17 @@
 #include "clikit/values.h"
 
 namespace {
+
+// The line main() would print for `args` given to `app`, or "" when they parse.
+std::string error_line(CLI::App& app, const std::vector<std::string>& args) {
+  if (auto line = clikit::unknown_option_line(app, args)) return *line;
+  try {
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+  } catch (const CLI::ParseError& e) {
+    return clikit::parse_error_line(app, args, e);
+  }
+  return "";
+}
 
 struct Toy {
   CLI::App app{"toy — a program that exists for this test"};
@@ -44,15 +57,7 @@ struct Toy {
   }
 
   // The line main() would print for `args`, or "" when they parse.
-  std::string error(std::vector<std::string> args) {
-    if (auto line = clikit::unknown_option_line(app, args)) return *line;
-    try {
-      app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
-    } catch (const CLI::ParseError& e) {
-      return clikit::parse_error_line(app, args, e);
-    }
-    return "";
-  }
+  std::string error(const std::vector<std::string>& args) { return error_line(app, args); }
 };
 
 }  // namespace
@@ -254,13 +259,14 @@ TEST_CASE("parse_part: K/N with 1 <= K <= N <= hi, else one line naming the flag
   const clikit::Part p = clikit::parse_part("--shard", "3/8", 100);
   CHECK(p.index == 3);
   CHECK(p.count == 8);
-  for (const char* bad : {"0/3", "4/3", "3", "/3", "3/", "1/101", "-1/3", "1/3/5", "a/b", ""}) {
+  for (const char* bad : {"0/3", "4/3", "3", "/3", "3/", "1/101", "-1/3", "1/3/5", "a/b", "", "1/2x",
+                          "1/99999999999999999999999"}) {
     try {
       clikit::parse_part("--shard", bad, 100);
       FAIL("accepted " << bad);
     } catch (const CLI::ValidationError& e) {
       CHECK(std::string(e.what()) ==
-            "--shard: expected K/N with whole numbers 1 <= K <= N <= 100, not '" + std::string(bad) + "'");
+            "--shard: expected K/N with whole numbers 1 <= K <= N <= 100, not '" + clikit::echo_value(bad) + "'");
     }
   }
 }
@@ -274,10 +280,147 @@ TEST_CASE("add_word_or_number: a word or a number in range, kept as given") {
   app.parse(std::vector<std::string>{"0.5", "--scale"});
   CHECK(scale == "0.5");
   CHECK(app.help().find("--scale sqrt|none|X") != std::string::npos);
-  try {
-    app.parse(std::vector<std::string>{"2e6", "--scale"});
-    FAIL("2e6 accepted");
-  } catch (const CLI::ValidationError& e) {
-    CHECK(std::string(e.what()).starts_with("--scale: expected sqrt, none or a number from"));
+  const std::string huge = "1" + std::string(308, '0');
+  for (const std::string bad : {"2e6", "nan", "inf", "2x", "1e7", "-1e7", "", "sqrtx", huge.c_str()}) {
+    CAPTURE(bad);
+    try {
+      app.parse(std::vector<std::string>{bad, "--scale"});
+      FAIL("accepted " << bad);
+    } catch (const CLI::ValidationError& e) {
+      CHECK(std::string(e.what()) ==
+            "--scale: expected sqrt, none or a number from -1e+06 to 1e+06, not '" + clikit::echo_value(bad) + "'");
+    }
   }
+  CHECK(scale == "0.5");  // a refused value leaves the last one
+}
+
+namespace {
+
+// One numeric flag, added as a command adds it: clikit::add_number on a
+// target of type T. tests/matrix/numbers.py runs a few of these ways end to
+// end, one row per flag of the real commands; here every way, per kind of range.
+template <class T>
+struct NumberFlag {
+  CLI::App app{"toy"};
+  T target{};
+
+  NumberFlag(T lo, T hi, bool hi_open = false) {
+    app.name("toy");
+    app.require_subcommand(1);
+    auto* run = app.add_subcommand("run", "Run the toy");
+    clikit::add_number(*run, "--n", target, lo, hi, "The number", hi_open);
+  }
+
+  // The line main() would print for `run ARGS...`, or "" when they parse.
+  std::string error(std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    return error_line(app, args);
+  }
+};
+
+const std::string kHuge = "1" + std::string(308, '0');  // 1e308: 309 digits
+
+// The values every numeric flag refuses, whatever its range: name -> value.
+std::vector<std::pair<std::string, std::string>> always_bad() {
+  return {{"non-numeric", "abc"}, {"overflow", "99999999999999999999999"}, {"309 digits", kHuge},
+          {"trailing junk", "5x"}, {"space", " 5"}, {"hex", "0x10"}, {"empty argument", ""}, {"negative", "-1"}};
+}
+
+// Checks that `flag` refuses each of `values`, given as --n=V (and as --n V
+// for the empty argument: "--n=" with nothing after '=' is a missing value),
+// with the one line naming the flag, its range and the value as typed (cut
+// when long); that it needs a value; and that "-3" in its own argument is a
+// value refused, never an option.
+template <class T>
+void check_refuses(T lo, T hi, bool hi_open, std::vector<std::pair<std::string, std::string>> values) {
+  const std::string range = clikit::range_text(clikit::NumberRange<T>{lo, hi, hi_open});
+  auto line = [&](const std::string& v) {
+    return "toy run: --n: expected " + range + ", not '" + clikit::echo_value(v) + "' (see 'toy run --help')";
+  };
+  for (const auto& [what, value] : values) {
+    CAPTURE(what);
+    CAPTURE(value);
+    NumberFlag<T> flag(lo, hi, hi_open);
+    const auto args = what == "empty argument" ? std::vector<std::string>{"--n", value}
+                                               : std::vector<std::string>{"--n=" + value};
+    CHECK(flag.error(args) == line(value));
+  }
+  CHECK(NumberFlag<T>(lo, hi, hi_open).error({"--n"}).starts_with("toy run: --n: needs a value"));
+  CHECK(NumberFlag<T>(lo, hi, hi_open).error({"--n", "-3"}) == line("-3"));
+}
+
+}  // namespace
+
+TEST_CASE("numbers: every numeric flag refuses every bad value with one line naming it and its range") {
+  // The kinds of range embedpe's flags have (tests/matrix/numbers.py FLAGS).
+  SUBCASE("whole numbers from 1") {
+    auto bad = always_bad();
+    bad.insert(bad.end(), {{"above", "2147483648"}, {"fraction", "1.5"}, {"double sign", "+-1"}, {"below", "0"}});
+    check_refuses<std::size_t>(1, 2147483647, false, bad);
+    NumberFlag<std::size_t> ok(1, 2147483647);
+    CHECK(ok.error({"--n", "2147483647"}) == "");
+    CHECK(ok.target == 2147483647u);
+  }
+  SUBCASE("whole numbers from 0 to 2^53 - 1 (positions)") {
+    auto bad = always_bad();
+    bad.insert(bad.end(), {{"above", "9007199254740992"}, {"fraction", "1.5"}, {"double sign", "+-1"}});
+    check_refuses<std::size_t>(0, (std::size_t{1} << 53) - 1, false, bad);
+    NumberFlag<std::size_t> ok(0, (std::size_t{1} << 53) - 1);
+    CHECK(ok.error({"--n=0"}) == "");
+    CHECK(ok.target == 0u);
+  }
+  SUBCASE("whole numbers up to 2^64 - 1 (seeds, byte counts)") {
+    auto bad = always_bad();
+    bad.insert(bad.end(), {{"above", "18446744073709551616"}, {"fraction", "1.5"}, {"double sign", "+-1"}});
+    check_refuses<std::uint64_t>(0, std::numeric_limits<std::uint64_t>::max(), false, bad);
+    NumberFlag<std::uint64_t> ok(0, std::numeric_limits<std::uint64_t>::max());
+    CHECK(ok.error({"--n", "18446744073709551615"}) == "");
+    CHECK(ok.target == std::numeric_limits<std::uint64_t>::max());
+  }
+  SUBCASE("signed whole numbers from 0 (ids)") {
+    auto bad = always_bad();
+    bad.insert(bad.end(), {{"above", "2147483648"}, {"fraction", "1.5"}, {"double sign", "+-1"}});
+    check_refuses<int>(0, 2147483647, false, bad);
+  }
+  SUBCASE("numbers in a closed range") {
+    auto bad = always_bad();
+    bad.insert(bad.end(), {{"nan", "nan"}, {"inf", "inf"}, {"minus inf", "-inf"}, {"above", "1e+13"},
+                           {"1e999", "1e999"}, {"below", "0.1001"}});
+    check_refuses<double>(1.001, 1e12, false, bad);
+    NumberFlag<double> ok(1.001, 1e12);
+    CHECK(ok.error({"--n", "1e12"}) == "");
+    CHECK(ok.target == 1e12);
+    CHECK(ok.error({"--n=+2.5"}) == "");
+    CHECK(ok.target == 2.5);
+  }
+  SUBCASE("numbers up to, not including, the top (probabilities)") {
+    auto bad = always_bad();
+    bad.insert(bad.end(), {{"nan", "nan"}, {"inf", "inf"}, {"minus inf", "-inf"}, {"above", "1"},
+                           {"1e999", "1e999"}});
+    check_refuses<double>(0.0, 1.0, true, bad);
+    NumberFlag<double> ok(0.0, 1.0, true);
+    CHECK(ok.error({"--n", "0"}) == "");
+    CHECK(ok.error({"--n", "0.999"}) == "");
+    CHECK(ok.target == 0.999);
+  }
+}
+
+TEST_CASE("spans: A:B with whole numbers 0 <= A < B <= hi, else one line quoting the value") {
+  const std::uint64_t pos = std::uint64_t{1} << 53;
+  const std::string huge = "0:" + kHuge;
+  for (const std::string bad : {"10:5", "-5:10", "0:9007199254740993", "18446744073709551000:18446744073709551615",
+                                "0:5x", "5", "3:3", huge.c_str()}) {
+    CAPTURE(bad);
+    try {
+      clikit::parse_span("--positions", bad, pos);
+      FAIL("accepted " << bad);
+    } catch (const CLI::ValidationError& e) {
+      CHECK(std::string(e.what()) ==
+            "--positions: expected A:B with whole numbers 0 <= A < B <= 9007199254740992 (B excluded), not '" +
+                clikit::echo_value(bad) + "'");
+    }
+  }
+  const clikit::Span whole = clikit::parse_span("--positions", "0:9007199254740992", pos);
+  CHECK(whole.first == 0);
+  CHECK(whole.count == pos);
 }

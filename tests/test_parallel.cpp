@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <stdexcept>
@@ -128,20 +129,28 @@ TEST_CASE("BatchPipeline rethrows a write error and writes nothing after it") {
 }
 
 TEST_CASE("BatchPipeline destroyed after a failed fill waits for the write in progress") {
+  // The write is under way (it has begun and sleeps) when the fill fails;
+  // the destructor must block until it ends, and must not write the slot
+  // that was queued behind it. Were it not to wait, `finished` would still
+  // be false when it returns.
   std::atomic<int> writes{0};
-  std::atomic<bool> writing_done{false};
+  std::atomic<bool> started{false};
+  std::atomic<bool> finished{false};
   try {
     embedpe::BatchPipeline<int> pipe([&](int&) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      started = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
       ++writes;
-      writing_done = true;
+      finished = true;
     });
     pipe.next() = 1;
     pipe.submit();
+    pipe.next() = 2;  // the other slot is free: queued behind the write
+    pipe.submit();
+    while (!started) std::this_thread::yield();
     throw std::runtime_error("fill failed");
   } catch (const std::runtime_error&) {
   }
-  // The destructor returned: the write that had begun is over.
-  CHECK(writes.load() <= 1);
-  CHECK((writes.load() == 0 || writing_done.load()));
+  CHECK(finished.load());      // the destructor returned only once the write had ended
+  CHECK(writes.load() == 1);   // and the queued slot was not written
 }

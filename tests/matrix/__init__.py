@@ -15,7 +15,8 @@ Strings in `args`, `files` and `stdin_file` may name "{tmp}" (a fresh
 directory per case), "{tests}" (this tests/ directory) and "{models}".
 `setup(tmp)` prepares input files; `limits` sets resource limits in the child
 (e.g. {"AS": 256 << 20, "FSIZE": 4096}); `check(result, tmp)` may add
-assertions and returns an error message or None.
+assertions and returns an error message or None. A row that cannot run here
+(needs root, or ulimit -v in a sanitizer build) is reported as skipped.
 """
 import dataclasses
 import os
@@ -48,3 +49,7 @@ class Case:
     check: Optional[Callable] = None       # check(result, tmp) -> error message or None
     timeout: float = 120
     root_only: bool = False                # needs root (chown, tmpfs)
+    # limits["AS"] only guards against one large allocation: under
+    # AddressSanitizer, which cannot run under ulimit -v, the row runs with
+    # ASan's max_allocation_size_mb at the same bound instead of being skipped.
+    address_space_guard: bool = False

@@ -7,10 +7,12 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 
 import numpy as np
 
-from matrix import ABSENT, PRESENT, UNCHANGED, Case, TESTS
+from cli_test import read_safetensors
+from matrix import ABSENT, EMBEDPE, PRESENT, UNCHANGED, Case, TESTS
 
 WEIGHTS = TESTS / "golden" / "weights"
 MODEL = TESTS / "models" / "sp-test.model"
@@ -44,6 +46,35 @@ def is_json(path):
 
 def is_npy(path):
     return None if path.read_bytes()[:6] == b"\x93NUMPY" else "not a .npy file"
+
+
+def quantized_from(source):
+    """The quantized file, read back by lookup, is the table in `source` (beside it; read with NumPy) within
+    half an int8 step of each row (scale = max|row|/127): a quantized table, not merely a file of that name."""
+    def check(path):
+        name = [n for n in read_safetensors(path)[0] if not n.endswith(".scale")][0]
+        original = read_safetensors(path.parent / source)[0][name].astype(np.float64)
+        rows = [0, 1, original.shape[0] // 2, original.shape[0] - 1]
+        r = subprocess.run([EMBEDPE, "lookup", "--weights", str(path), "--ids", ",".join(map(str, rows)),
+                            "--format", "json"], capture_output=True)
+        if r.returncode != 0:
+            return "lookup failed: " + r.stderr.decode(errors="replace")
+        got = np.array(json.loads(r.stdout)["rows"], dtype=np.float64)
+        step = np.abs(original[rows]).max(axis=1, keepdims=True) / 127
+        worst = float((np.abs(got - original[rows]) / step).max())
+        return None if worst <= 0.5 + 1e-3 else f"rows differ from the table by {worst:.3f} int8 steps"
+    return check
+
+
+def same_as_stdout(name):
+    """The file `name` holds what the same command prints without -o."""
+    def check(result, tmp):
+        args = list(result.args)
+        i = args.index("-o")
+        del args[i:i + 2]
+        shown = subprocess.run(args, capture_output=True, check=True).stdout
+        return None if (tmp / name).read_bytes() == shown else f"{name} is not what the command prints"
+    return check
 
 
 def mode_is(want):
@@ -240,12 +271,12 @@ CASES = [
     Case("pe -o x.bmp is refused", ["pe", "--d-model", "8", "-o", "{tmp}/x.bmp"],
          exit=2, stderr="cannot tell the format", files={"{tmp}/x.bmp": ABSENT}),
     Case("pe -o x.txt is the table", ["pe", "--d-model", "8", "-o", "{tmp}/x.txt"],
-         exit=0, files={"{tmp}/x.txt": PRESENT}),
+         exit=0, check=same_as_stdout("x.txt")),
     Case("quantize -o x.npy is refused", ["quantize", "--weights", "{tmp}/t.safetensors", "-o", "{tmp}/x.npy"],
          exit=2, stderr="quantize writes .safetensors", setup=files, files={"{tmp}/x.npy": ABSENT}),
     Case("quantize -o X.SAFETENSORS is fine", ["quantize", "--weights", "{tmp}/t.safetensors",
                                                "-o", "{tmp}/X.SAFETENSORS"],
-         exit=0, setup=files, files={"{tmp}/X.SAFETENSORS": PRESENT}),
+         exit=0, setup=files, files={"{tmp}/X.SAFETENSORS": quantized_from("t.safetensors")}),
 
     # Faults while writing.
     Case("the file-size limit is 'file too large'", ["encode", *SMALL[:2], "--d-model", "64", "--text", "hi " * 200,
