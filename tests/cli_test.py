@@ -740,11 +740,14 @@ class WeightsTests(CliCase):
         self.assertIn("model.embed_tokens.weight", text)
         self.assertIn("BF16", text)
 
-    def test_padding_idx_row_is_zero(self):
+    def test_padding_idx_keeps_a_loaded_row(self):
+        # nn.Embedding applies padding_idx only at init: the stored row is what the model uses.
         got = self.encode_case(["--weights", "weights/table_f32.npy", "--padding-idx", "0", "--scale", "none"])
         pad = got["input_ids"] == 0
-        np.testing.assert_array_equal(got["token_embeddings"][pad], 0)
+        table = np.load(WEIGHTS / "table_f32.npy")
         self.assertTrue(pad.any())
+        self.assertTrue(np.abs(table[0]).sum() > 0)
+        np.testing.assert_array_equal(got["token_embeddings"][pad], np.broadcast_to(table[0], (pad.sum(), table.shape[1])))
 
     def test_pe_none_adds_nothing(self):
         got = self.encode_case(["--weights", "weights/table_f32.npy", "--pe", "none"])

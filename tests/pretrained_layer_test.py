@@ -206,6 +206,40 @@ class ReadmeRecipeTests(CliCase):
         self.assertEqual(doc["rows"], [[0.0, 0.0, 0.0, 0.0]])
 
 
+class PretrainedRopeTests(CliCase):
+    def table(self, *args):
+        out = self.tmp / "r.npy"
+        self.ok("pe", *args, "--max-len", "40", "-o", str(out))
+        return np.load(out)
+
+    def test_the_models_own_rope_table(self):
+        d = MODELS / "mistral-7b-instruct-v0.3"  # rope_theta 1e6, head_dim 16 / 2 heads
+        got = self.table("--pretrained", str(d))
+        # HF's LlamaRotaryEmbedding (Mistral's is a copy): inv_freq = 1 / base^(arange(0, dim, 2) / dim),
+        # emb = cat(freqs, freqs), cos.
+        dim, base = 8, 1e6
+        inv_freq = 1.0 / (base ** (np.arange(0, dim, 2) / dim))
+        freqs = np.outer(np.arange(40), inv_freq)
+        want = np.cos(np.concatenate([freqs, freqs], axis=1))
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+        np.testing.assert_array_equal(got, self.table("--kind", "rope", "--d-model", "8", "--rope-theta", "1e6"))
+
+    def test_rope_scaling_with_the_old_type_key(self):
+        d = self.tmp / "llama"
+        shutil.copytree(MODELS / "llama-openllama-3b-subst-mistralv1", d)
+        cfg = json.loads((d / "config.json").read_text())
+        cfg["rope_scaling"] = {"type": "linear", "factor": 2.0}
+        (d / "config.json").write_text(json.dumps(cfg))
+        got = self.table("--pretrained", str(d))
+        want = self.table("--kind", "rope", "--d-model", "8", "--rope-scaling", "linear", "--rope-factor", "2")
+        np.testing.assert_array_equal(got, want)
+        self.assertFalse(np.array_equal(got, self.table("--kind", "rope", "--d-model", "8")))
+        self.assertIn("--rope-scaling linear --rope-factor 2", self.ok("info", "--pretrained", str(d)).stdout.decode())
+
+    def test_a_model_without_rope_is_refused(self):
+        self.fails(2, "model_type t5 does not use RoPE", "pe", "--pretrained", str(MODELS / "t5-base-tarjimon"))
+
+
 class PretrainedWeightsTests(CliCase):
     def test_sharded_opens_only_the_shards_it_needs(self):
         src = MODELS / "xlm-roberta-sharded"
