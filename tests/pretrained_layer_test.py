@@ -251,6 +251,10 @@ class PretrainedWeightsTests(CliCase):
         self.ok("encode", "--pretrained", str(d), "--model", SPM, *ids_args(g["ids_right"], g["mask_right"]),
                 "--pad-id", str(int(g["pad_id"])), "--emit", "output", "-o", str(out))
         np.testing.assert_allclose(np.load(out)["output"], g["out_right"], rtol=1e-5, atol=2e-5)
+        text = self.ok("info", "--pretrained", str(d)).stdout.decode()
+        self.assertIn("lm_head.bias (in " + str(d / "model-00003-of-00003.safetensors") + ", not opened)", text)
+        self.assertIn("roberta.embeddings.LayerNorm.bias (16,) F32 in " + str(d / "model-00002-of-00003.safetensors"),
+                      text)
 
     def test_index_and_shards_must_agree(self):
         d = self.tmp / "sharded"
