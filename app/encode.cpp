@@ -133,6 +133,10 @@ void run_encode(const EncodeCommand& cmd) {
   spec.text_pairs = cmd.text.pairs;
   spec.token_type_ids = cmd.token_types;
   spec.layer.token_types = !cmd.no_token_type;
+  // --no-token-type overrides the directory's token type table (not one given by flag: build_layer refuses that).
+  if (cmd.no_token_type && !cmd.layer.pretrained.empty() && !cmd.layer.cmd->count("--token-type-weights")) {
+    spec.layer.token_type_weights.clear();
+  }
   spec.layer.dropout = dropout;
   const Encoder encoder(std::move(tokenizer), std::move(spec));
 

@@ -53,14 +53,14 @@ class PretrainedLayerTests(CliCase):
         out = self.tmp / "out.npz"
         self.ok("encode", "--pretrained", str(directory or MODELS / name), "--model", SPM,
                 *ids_args(g["ids_" + side], g["mask_" + side]), "--pad-id", str(int(g["pad_id"])),
-                "--padding-side", side, "--emit", "input_ids,attention_mask,output", *extra, "-o", str(out))
+                "--padding-side", "left" if side == "left" else "right", "--emit", "input_ids,attention_mask,output", *extra, "-o", str(out))
         return g, np.load(out)
 
     def test_every_model_type_equals_the_port_of_its_hf_module(self):
         names = model_names()
         self.assertGreaterEqual(len(names), 17)
         for name in names:
-            for side in ("right", "left"):
+            for side in ("right", "left", "inner"):
                 with self.subTest(name=name, side=side):
                     g, got = self.encode(name, side)
                     np.testing.assert_array_equal(got["input_ids"], g["ids_" + side])
@@ -89,6 +89,12 @@ class PretrainedLayerTests(CliCase):
         self.assertFalse(np.allclose(base["output"], scaled["output"]))
         _, eps = self.encode(name, "right", "--layernorm-eps", "0.5")
         self.assertFalse(np.allclose(base["output"], eps["output"]))
+
+    def test_no_token_type_leaves_the_directorys_table_out(self):
+        name = "xlm-roberta-base-subst-hfsample"
+        g, base = self.encode(name, "right")
+        _, without = self.encode(name, "right", "--no-token-type")
+        self.assertFalse(np.allclose(base["output"], without["output"]))
 
     def test_info_lists_what_was_understood(self):
         d = MODELS / "xlm-roberta-base-subst-hfsample"

@@ -8,7 +8,7 @@ its SOURCES.md) this writes tests/models/hf_layer/<name>/: config.json with
 small sizes, and model.safetensors, a random checkpoint under the exact tensor
 names that the config's `architectures` class saves (its base_model_prefix
 included). Then it computes, for fixed batches of ids padded on the right and
-on the left, the tensor that model's code produces (an encoder's
+on the left (and one holding the pad id inside a sequence), the tensor that model's code produces (an encoder's
 hidden_states[0], a decoder-only model's inputs_embeds after its normalizer),
 with a port of the upstream embedding modules in PyTorch, and writes
 tests/golden/hf_layer/<name>.npz (ids, attention masks, outputs).
@@ -343,6 +343,10 @@ def batches(cfg, rng):
             else:
                 ids[i, width - len(r):], mask[i, width - len(r):] = r, 1
         out[side] = (ids, mask)
+    # The pad id inside a sequence, no padding: RoBERTa's and M2M100's positions skip it (they count ids, not
+    # the attention mask), and give it position padding_idx.
+    inner = np.array([np.concatenate([rows[0][:2], [pad], rows[0][2:]])], dtype=np.int64)
+    out['inner'] = (inner, np.ones(inner.shape, dtype=np.int64))
     return pad, out
 
 

@@ -431,7 +431,6 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
   LayerSpec& s = m.spec;
   s.scale = Scale{ScaleKind::none};
   s.pe = &kind("none");
-  s.token_types = false;
   const auto pad = [&](std::int64_t fallback) {
     const std::int64_t p = m.pad_token_id.value_or(fallback);
     if (p < 0 || p >= m.vocab_size) {
@@ -458,7 +457,6 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
         s.position_ids = PositionIds::padding_idx;
         m.max_positions = max_pos > static_cast<std::size_t>(p) + 1 ? max_pos - static_cast<std::size_t>(p) - 1 : 0;
       }
-      s.token_types = true;
       s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, h},
                                    "type_vocab_size × hidden_size");
       s.layernorm = true;
@@ -536,7 +534,6 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
                            "max_position_embeddings × embedding_size");
       s.position_ids = PositionIds::column;
       m.max_positions = max_pos;
-      s.token_types = true;
       s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, e},
                                    "type_vocab_size × embedding_size");
       s.layernorm = true;
@@ -562,7 +559,6 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
         m.max_positions = max_pos;
       }
       if (types > 0) {
-        s.token_types = true;
         s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, e},
                                      "type_vocab_size × embedding_size");
       }
