@@ -118,7 +118,6 @@ void run_encode(const EncodeCommand& cmd) {
   const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
 
-  if (!cmd.quiet && cmd.layer.pretrained.empty()) warn_unused_tensors(layer);
   Tokenizer tokenizer = encode_tokenizer(cmd);
   check_ids_flag(cmd.text.ids, tokenizer);
   TextSource source = open_text_source(cmd.text);
@@ -148,6 +147,8 @@ void run_encode(const EncodeCommand& cmd) {
                              .on_batch = [&](const Batch& b) { progress.add(b); }};
   const std::optional<PartsDirStats> stats = encode_to(encoder, source, output, run, cmd.text.shard_given);
   progress.finish();
+  // After the run, so that a refusal stays the one line on stderr.
+  if (!cmd.quiet && cmd.layer.pretrained.empty()) warn_unused_tensors(layer);
   if (stats && cmd.summary) {
     std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
                  stats->parts, stats->manifest_seconds, stats->part_hash_seconds);
