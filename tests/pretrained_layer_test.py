@@ -309,6 +309,15 @@ class PretrainedRefusalTests(CliCase):
         self.refused("has no config.json (it holds nothing)", d)
         self.refused("does not exist", self.tmp / "nowhere")
 
+    def test_unreadable_files(self):
+        d = self.copy("t5-base-tarjimon")
+        (d / "config.json").write_text("{not json")
+        self.refused("config.json is not valid JSON", d)
+        d = self.copy("llama-openllama-3b-subst-mistralv1")
+        w = d / "model.safetensors"
+        w.write_bytes(w.read_bytes()[:200])
+        self.refused(str(w), d)
+
     def test_unknown_model_type_lists_the_supported(self):
         d = self.copy("t5-base-tarjimon")
         self.edit_config(d, model_type="gpt2")
