@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "common.h"
-#include "embedpe/error.h"
 #include "embedpe/pretrained_model.h"
 #include "pe_flags.h"
 
@@ -119,8 +118,15 @@ LayerSpec layer_spec(const LayerFlags& flags) {
   LayerSpec given = flags.spec;
   given.scale = Scale::parse(flags.scale);
   const auto set = [&flags](const char* flag) { return flags.cmd && flags.cmd->count(flag) > 0; };
+  // The LayerNorm flags apply with a LayerNorm: --layernorm's, or the directory's. Refused as the
+  // parser refuses a flag that needs another, never ignored.
+  const auto check_layernorm = [&set](const LayerSpec& spec) {
+    for (const char* flag : {"--layernorm-eps", "--layernorm-weight", "--layernorm-bias"}) {
+      if (set(flag) && !spec.layernorm) throw CLI::RequiresError(flag, "--layernorm");
+    }
+  };
   if (flags.pretrained.empty()) {
-    if (set("--layernorm-eps") && !given.layernorm) throw UsageError("--layernorm-eps needs --layernorm");
+    check_layernorm(given);
     return given;
   }
   LayerSpec spec = read_pretrained_model(flags.pretrained).spec;
@@ -154,9 +160,7 @@ LayerSpec layer_spec(const LayerFlags& flags) {
   if (set("--layernorm-weight")) spec.layernorm_weight = given.layernorm_weight;
   if (set("--layernorm-bias")) spec.layernorm_bias = given.layernorm_bias;
   if (set("--mask-output")) spec.mask_output = true;
-  if (set("--layernorm-eps") && !spec.layernorm) {
-    throw UsageError("--layernorm-eps needs a LayerNorm: add --layernorm (" + flags.pretrained + " has none)");
-  }
+  check_layernorm(spec);
   return spec;
 }
 
