@@ -86,7 +86,7 @@ Tokenizer encode_tokenizer(const EncodeCommand& cmd) { return load_tokenizer(cmd
 
 void run_encode(const EncodeCommand& cmd) {
   // --pretrained's directory is read first: a bad one is refused before anything else.
-  const LayerSpec layer = layer_spec(cmd.layer);
+  const LayerSpec layer = layer_spec(cmd.layer, cmd.dtype);
   // An output that would overwrite an input is the first thing refused.
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
   for (auto& input : as_flags(layer_inputs(layer))) inputs.push_back(std::move(input));

@@ -114,7 +114,7 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
                "Multiply each token's output by its attention mask: padding gives zeros (DeBERTa-v2)");
 }
 
-LayerSpec layer_spec(const LayerFlags& flags) {
+LayerSpec layer_spec(const LayerFlags& flags, DType dtype) {
   LayerSpec given = flags.spec;
   given.scale = Scale::parse(flags.scale);
   const auto set = [&flags](const char* flag) { return flags.cmd && flags.cmd->count(flag) > 0; };
@@ -129,7 +129,9 @@ LayerSpec layer_spec(const LayerFlags& flags) {
     check_layernorm(given);
     return given;
   }
-  LayerSpec spec = read_pretrained_model(flags.pretrained).spec;
+  const PretrainedModel model = read_pretrained_model(flags.pretrained);
+  LayerSpec spec = model.spec;
+  spec.scale = pretrained_scale(model, dtype);
   // Each flag given replaces its own part of the directory's layer.
   if (set("--d-model")) spec.table.d_model = given.table.d_model;
   if (set("--seed")) spec.table.seed = given.table.seed;

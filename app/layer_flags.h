@@ -27,7 +27,8 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help);
 
 // The spec the flags describe: with --pretrained, the directory's, each
-// flag given overriding its own part.
-LayerSpec layer_spec(const LayerFlags& flags);
+// flag given overriding its own part; `dtype`, the output's, is the one the
+// model is taken to run in (pretrained_scale).
+LayerSpec layer_spec(const LayerFlags& flags, DType dtype = DType::float32);
 
 }  // namespace embedpe::cli

@@ -10,7 +10,8 @@ the left. The ids go in with --ids, so no tokenizer is involved; --model names
 a 1000-piece SentencePiece model only so that the ids (all below 1000) are
 accepted.
 
-Tolerances: float32 throughout. A plain lookup, Gemma's × √hidden_size and
+Tolerances: float32 (and, for Gemma, the weights' bfloat16 and float16,
+exact). A plain lookup, Gemma's × √hidden_size and
 the static sinusoid of Marian/Pegasus (computed in float64 and rounded, as
 NumPy computes it there) are exact. LayerNorm (embedpe sums in float64,
 PyTorch in float32), ALBERT's and DeBERTa's projections (likewise) and
@@ -32,7 +33,7 @@ GOLDENS = GOLDEN / "hf_layer"
 SPM = str(HERE / "models" / "sp-test.model")  # 1000 pieces: accepts the golden ids
 
 EXACT = {"t5-base-tarjimon", "mt5-small-subst-t5spiece", "llama-openllama-3b-subst-mistralv1",
-         "mistral-7b-instruct-v0.3", "gemma-2b-it-subst-mistralv3", "xlnet-base-cased",
+         "mistral-7b-instruct-v0.3", "gemma-2b-it-subst-mistralv3", "gemma-h24", "xlnet-base-cased",
          "marian-opus-mt-en-mg", "pegasus-autonlp-subst-hfsample"}
 
 
@@ -70,6 +71,22 @@ class PretrainedLayerTests(CliCase):
                         np.testing.assert_array_equal(got["output"], want)
                     else:
                         np.testing.assert_allclose(got["output"], want, rtol=1e-5, atol=2e-5)
+
+    def test_gemma_in_the_weights_dtype(self):
+        # torch_dtype=bfloat16 or float16: the normalizer √24 rounded to that dtype (bfloat16 4.90625),
+        # the product rounded once. Exact.
+        name = "gemma-h24"
+        g = np.load(GOLDENS / (name + ".npz"))
+        for dtype in ("bf16", "f16"):
+            with self.subTest(dtype):
+                doc = json.loads(self.ok("encode", "--pretrained", str(MODELS / name), "--model", SPM,
+                                         *ids_args(g["ids_right"], g["mask_right"]), "--pad-id", "0",
+                                         "--dtype", dtype, "--format", "json").stdout)
+                np.testing.assert_array_equal(np.array(doc["output"], dtype=np.float32), g["out_right_" + dtype])
+        doc = json.loads(self.ok("encode", "--pretrained", str(MODELS / name), "--model", SPM,
+                                 *ids_args(g["ids_right"], g["mask_right"]), "--pad-id", "0", "--dtype", "bf16",
+                                 "--scale", "sqrt", "--format", "json").stdout)  # float32's normalizer: not HF's
+        self.assertFalse(np.array_equal(np.array(doc["output"], dtype=np.float32), g["out_right_bf16"]))
 
     def test_positions_differ_by_model_type_under_left_padding(self):
         # RoBERTa counts positions over ids != pad, BART by column: with left

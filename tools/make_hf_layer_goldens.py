@@ -37,7 +37,8 @@ Sizes: hidden 16 (ALBERT embedding_size 8); vocab_size above 2048 is set to
 start id, vocab_size - 1, moves with it). Also written: xlm-roberta-sharded
 (the same checkpoint in three shards with model.safetensors.index.json; the
 third holds only tensors the input layer does not use), deberta-v2-embproj
-(embedding_size 8, position_biased_input, two token types), and
+(embedding_size 8, position_biased_input, two token types), gemma-h24 (hidden 24,
+with the outputs of torch_dtype bfloat16 and float16 too), and
 xlm-roberta-pickle (only pytorch_model.bin: to be refused, never read).
 """
 import json
@@ -450,6 +451,20 @@ def main():
     cfg.update({'embedding_size': 8, 'position_biased_input': True, 'type_vocab_size': 2,
                 'architectures': ['DebertaV2ForMaskedLM']})
     make('deberta-v2-embproj', cfg, 101)
+    # Gemma run with torch_dtype=bfloat16 / float16 (hidden 24: √24 is not a bfloat16): the normalizer is
+    # torch.tensor(hidden_size**0.5, dtype=hidden_states.dtype), the product rounded to that dtype.
+    with open(os.path.join(SHARED, 'gemma-2b-it-subst-mistralv3', 'config.json')) as f:
+        cfg = small_config(json.load(f))
+    cfg['hidden_size'] = 24
+    tensors = make('gemma-h24', cfg, 102)
+    golden = dict(np.load(os.path.join(OUT_GOLDEN, 'gemma-h24.npz')))
+    with torch.no_grad():
+        for dtype, key in ((torch.bfloat16, 'bf16'), (torch.float16, 'f16')):
+            word = tensors['model.embed_tokens.weight'].to(dtype)  # from_pretrained(torch_dtype=dtype)
+            hidden_states = F.embedding(torch.from_numpy(golden['ids_right']), word)
+            normalizer = torch.tensor(cfg['hidden_size'] ** 0.5, dtype=hidden_states.dtype)
+            golden['out_right_' + key] = (hidden_states * normalizer).float().numpy()
+    np.savez(os.path.join(OUT_GOLDEN, 'gemma-h24.npz'), **golden)
     # Only a pickle: refused, never read.
     d = os.path.join(OUT_MODELS, 'xlm-roberta-pickle')
     os.makedirs(d)

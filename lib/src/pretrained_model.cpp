@@ -11,6 +11,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
+#include "half.h"
 #include "message.h"
 
 namespace embedpe {
@@ -407,6 +408,15 @@ PretrainedRope pretrained_rope(const std::string& dir) {
   return r;
 }
 
+Scale pretrained_scale(const PretrainedModel& m, DType dtype) {
+  if (!m.normalizer_in_dtype || dtype == DType::float32) return m.spec.scale;
+  const float root = static_cast<float>(std::sqrt(static_cast<double>(m.hidden_size)));
+  const float rounded = dtype == DType::bfloat16 ? bfloat16_to_float(float_to_bfloat16(root))
+                        : dtype == DType::float16 ? half_to_float(float_to_half(root))
+                                                  : root;
+  return Scale{ScaleKind::value, static_cast<double>(rounded)};
+}
+
 PretrainedModel read_pretrained_model(const std::string& dir) {
   const json j = read_config(dir);
   const Config c{j, dir};
@@ -586,7 +596,10 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
       } else {  // T5: shared, tied to encoder.embed_tokens
         s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
       }
-      if (type.family == Family::gemma) s.scale = Scale{};
+      if (type.family == Family::gemma) {
+        s.scale = Scale{};
+        m.normalizer_in_dtype = true;
+      }
       if (type.rope) m.rope = rope_of(c);
       m.description = type.family == Family::gemma ? "word × √hidden_size (Gemma's normalizer)"
                       : type.rope ? "word (positions are RoPE, inside attention)"

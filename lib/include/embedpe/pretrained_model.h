@@ -44,6 +44,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "embedpe/dtype.h"
 #include "embedpe/layer_spec.h"
 
 namespace embedpe {
@@ -77,7 +78,17 @@ struct PretrainedModel {
   std::vector<std::pair<std::string, std::string>> rope;
   // The weights' dtype (config.json torch_dtype), "" when it names none.
   std::string torch_dtype;
+  // Gemma's normalizer multiplies in the weights' dtype: HF makes it
+  // torch.tensor(hidden_size**0.5, dtype=hidden_states.dtype).
+  bool normalizer_in_dtype = false;
 };
+
+// The scale of a model run in `dtype` (torch_dtype=): Gemma's normalizer
+// rounded to that dtype, as HF rounds it (√3072 = 55.43 is 55.5 in
+// bfloat16); for every other model, and in float32, spec.scale. With
+// float16 or bfloat16 weights, E[ids] × normalizer is then exact before the
+// output's one rounding, as HF's is.
+Scale pretrained_scale(const PretrainedModel& m, DType dtype);
 
 // The model types read_pretrained_model supports.
 const std::vector<std::string>& pretrained_model_types();
