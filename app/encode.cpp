@@ -63,10 +63,33 @@ const SinkFormat& infer_format(const EncodeCommand& cmd) {
   return *format_from_extension(cmd.output.path, extensions).value_or(find_sink_format("json"));
 }
 
+// One line when --weights holds position or LayerNorm tensors the flags leave
+// out: a sum no model computes is otherwise silent.
+void warn_unused_tensors(const LayerSpec& layer) {
+  const std::vector<UnusedLayerTensor> unused = unused_layer_tensors(layer);
+  if (unused.empty()) return;
+  std::string names, uses;
+  for (const auto& u : unused) {
+    names += (names.empty() ? "" : ", ") + u.name;
+    const std::string flag = "--" + u.use;
+    if (uses.find(flag) == std::string::npos) uses += (uses.empty() ? "" : " and ") + flag;
+  }
+  std::fprintf(stderr,
+               "embedpe: note: %s also holds %s, which these flags leave out (%s would use them; or --pretrained "
+               "DIR for the model's whole input layer; --quiet silences this)\n",
+               parse_tensor_spec(layer.table.weights).path.c_str(), names.c_str(), uses.c_str());
+}
+
+// The one place encode chooses its tokenizer: --model, or the default model.
+// (--pretrained sets the input layer; its tokenizer is the tokenizer half's.)
+Tokenizer encode_tokenizer(const EncodeCommand& cmd) { return load_tokenizer(cmd.tokenize.model); }
+
 void run_encode(const EncodeCommand& cmd) {
+  // --pretrained's directory is read first: a bad one is refused before anything else.
+  const LayerSpec layer = layer_spec(cmd.layer, cmd.dtype);
   // An output that would overwrite an input is the first thing refused.
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
-  for (auto& input : as_flags(layer_inputs(cmd.layer.spec))) inputs.push_back(std::move(input));
+  for (auto& input : as_flags(layer_inputs(layer))) inputs.push_back(std::move(input));
   if (cmd.output.output_dir.empty()) {
     refuse_outputs_over_inputs({cmd.output.path}, inputs);
   } else {
@@ -82,24 +105,24 @@ void run_encode(const EncodeCommand& cmd) {
   if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
   std::optional<Dropout> dropout;
   if (cmd.train) {
-    if (!cmd.layer.spec.table.seed) {
+    if (!layer.table.seed) {
       throw UsageError("--train needs an explicit --seed, so that the dropout mask can be reproduced");
     }
-    dropout = Dropout{cmd.dropout.value_or(0.1), *cmd.layer.spec.table.seed};
+    dropout = Dropout{cmd.dropout.value_or(0.1), *layer.table.seed};
   }
   if (format.traits.binary && cmd.output.output_dir.empty()) {
     refuse_binary_to_terminal(cmd.output.path, "." + std::string(format.name));
   }
-  check_seq_len(cmd.layer.spec, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
+  check_seq_len(layer, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
   // --threads is a request, refused if a thread cannot start; the default takes what can run.
   const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
 
-  Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
+  Tokenizer tokenizer = encode_tokenizer(cmd);
   check_ids_flag(cmd.text.ids, tokenizer);
   TextSource source = open_text_source(cmd.text);
   EncoderSpec spec{.tokenize = encode_options(cmd.tokenize),
-                   .layer = layer_spec(cmd.layer),
+                   .layer = layer,
                    .emit = emit,
                    .dtype = cmd.dtype,
                    .rope_dim = cmd.rope_dim,
@@ -109,6 +132,10 @@ void run_encode(const EncodeCommand& cmd) {
   spec.text_pairs = cmd.text.pairs;
   spec.token_type_ids = cmd.token_types;
   spec.layer.token_types = !cmd.no_token_type;
+  // --no-token-type overrides the directory's token type table (not one given by flag: build_layer refuses that).
+  if (cmd.no_token_type && !cmd.layer.pretrained.empty() && !cmd.layer.cmd->count("--token-type-weights")) {
+    spec.layer.token_type_weights.clear();
+  }
   spec.layer.dropout = dropout;
   const Encoder encoder(std::move(tokenizer), std::move(spec));
 
@@ -120,6 +147,8 @@ void run_encode(const EncodeCommand& cmd) {
                              .on_batch = [&](const Batch& b) { progress.add(b); }};
   const std::optional<PartsDirStats> stats = encode_to(encoder, source, output, run, cmd.text.shard_given);
   progress.finish();
+  // After the run, so that a refusal stays the one line on stderr.
+  if (!cmd.quiet && cmd.layer.pretrained.empty()) warn_unused_tensors(layer);
   if (stats && cmd.summary) {
     std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
                  stats->parts, stats->manifest_seconds, stats->part_hash_seconds);

@@ -1,4 +1,5 @@
 // embedpe info: what a SentencePiece model and a weight file hold.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -6,9 +7,12 @@
 #include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
+#include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/pretrained_model.h"
 #include "embedpe/report.h"
 #include "embedpe/weights.h"
+#include "layer_flags.h"
 
 namespace embedpe::cli {
 namespace {
@@ -16,10 +20,92 @@ namespace {
 struct InfoCommand {
   std::string model;
   std::string weights;
+  std::string pretrained;
   ReportFormat format = ReportFormat::text;
 };
 
+// A word of a command line as a POSIX shell reads it back.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_-+=.,:/@%") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The flags of parameters (snake_case) as the command line spells them.
+std::string flags_text(const std::vector<std::pair<std::string, std::string>>& parameters) {
+  std::string text;
+  for (const auto& [name, value] : parameters) {
+    std::string flag = "--" + name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    text += (text.empty() ? "" : " ") + flag + (value.empty() ? "" : " " + shell_word(value));
+  }
+  return text;
+}
+
+nlohmann::ordered_json tensor_json(const PretrainedTensor& t) {
+  nlohmann::ordered_json j = {{"name", t.name}, {"file", t.file}};
+  if (!t.role.empty()) j["role"] = t.role;
+  if (!t.dtype.empty()) j["dtype"] = t.dtype;
+  if (!t.dtype.empty()) j["shape"] = t.shape;
+  return j;
+}
+
+// info --pretrained DIR: what was understood of the model directory.
+std::string pretrained_report(const PretrainedModel& m, ReportFormat format) {
+  if (format == ReportFormat::json) {
+    nlohmann::ordered_json j = {{"pretrained", m.dir},
+                                {"model_type", m.model_type},
+                                {"architecture", m.architecture},
+                                {"input_layer", m.description},
+                                {"hidden_size", m.hidden_size},
+                                {"vocab_size", m.vocab_size},
+                                {"max_positions", m.max_positions ? nlohmann::ordered_json(*m.max_positions) : nullptr},
+                                {"torch_dtype", m.torch_dtype}};
+    j["used"] = nlohmann::ordered_json::array();
+    for (const auto& t : m.used) j["used"].push_back(tensor_json(t));
+    j["parameters"] = m.parameters;
+    j["flags"] = flags_text(m.parameters);
+    if (!m.rope.empty()) j["rope"] = m.rope;
+    j["unused"] = nlohmann::ordered_json::array();
+    for (const auto& t : m.unused) j["unused"].push_back(tensor_json(t));
+    return j.dump(2) + "\n";
+  }
+  std::string text = "model directory: " + m.dir + "\n";
+  text += "model_type: " + m.model_type + (m.architecture.empty() ? " (no architectures: base model names)" : "") + "\n";
+  if (!m.architecture.empty()) text += "architecture: " + m.architecture + "\n";
+  text += "input layer: " + m.description + "\n";
+  text += "hidden_size: " + std::to_string(m.hidden_size) + ", vocab_size: " + std::to_string(m.vocab_size) +
+          ", positions: " + (m.max_positions ? std::to_string(*m.max_positions) : std::string("no bound")) + "\n";
+  if (!m.torch_dtype.empty()) text += "torch_dtype: " + m.torch_dtype + " (computed in float32, as from_pretrained)\n";
+  text += "tensors used:\n";
+  for (const auto& t : m.used) {
+    text += "  " + t.role + ": " + t.name + " " + shape_text(t.shape) + " " + t.dtype + " in " + t.file + "\n";
+  }
+  text += "equivalent flags: " + flags_text(m.parameters) + "\n";
+  if (!m.rope.empty()) text += "RoPE (inside attention): " + flags_text(m.rope) + "\n";
+  text += "tensors the input layer does not use: " + std::to_string(m.unused.size()) + "\n";
+  for (const auto& t : m.unused) {
+    text += "  " + t.name + (t.dtype.empty() ? " (in " + t.file + ", not opened)" : " " + shape_text(t.shape) + " " + t.dtype) +
+            "\n";
+  }
+  return text;
+}
+
 void run_info(const InfoCommand& cmd) {
+  if (!cmd.pretrained.empty()) {
+    if (!cmd.model.empty() || !cmd.weights.empty()) {
+      throw UsageError("--pretrained describes a model directory; --model and --weights describe single files: "
+                       "give one or the other");
+    }
+    const std::string text = pretrained_report(read_pretrained_model(cmd.pretrained), cmd.format);
+    OutputFile out("-");
+    out.write(text);
+    out.commit();
+    return;
+  }
   refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.weights}});
   // The default model when nothing is named.
   std::optional<Tokenizer> model;
@@ -41,13 +127,17 @@ void setup_info(CLI::App& app) {
   add_model_option(*sub, cmd->model);
   sub->add_option("--weights", cmd->weights, "A .npy or .safetensors file: list its tensors")->type_name("PATH")
       ->check(non_empty_path());
+  add_pretrained_option(*sub, cmd->pretrained,
+                        "A Hugging Face model directory: its architecture, the tensors its input layer uses, the "
+                        "equivalent flags, and the tensors it does not use");
   option_group(*sub, kOutputGroup);
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
                            {{"text", ReportFormat::text}, {"json", ReportFormat::json}}, "text or json", "text");
   clikit::set_examples(*sub, {
                        "embedpe info",
                        "embedpe info --model llama2-tokenizer.model",
-                       "embedpe info --weights model.safetensors"});
+                       "embedpe info --weights model.safetensors",
+                       "embedpe info --pretrained xlm-roberta-base"});
   sub->callback([cmd] { run_info(*cmd); });
 }
 

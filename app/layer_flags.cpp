@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "common.h"
+#include "embedpe/pretrained_model.h"
 #include "pe_flags.h"
 
 namespace embedpe::cli {
@@ -28,7 +29,8 @@ void add_table_flags(CLI::App& cmd, TableSpec& table) {
       ->type_name("PATH[:TENSOR]")
       ->check(non_empty_path());
   add_number(cmd, "--padding-idx", table.padding_idx, 0, std::numeric_limits<int>::max(),
-             "This row of the table reads as zeros (nn.Embedding padding_idx)");
+             "This row of a generated table is zeros (nn.Embedding padding_idx; a --weights table's stored row is "
+             "used as it is, as the model does)");
   add_number(cmd, "--factorize", table.factorize, 1, kMaxDModel,
              "Factorized table (ALBERT): generated (vocab, E) rows and a generated projection to --d-model")
       ->type_name("E");
@@ -42,8 +44,17 @@ void add_table_flags(CLI::App& cmd, TableSpec& table) {
                         "Do not apply the projection found in --weights: the (vocab, E) rows as they are");
 }
 
+void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help) {
+  cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path());
+}
+
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   LayerSpec& spec = flags.spec;
+  flags.cmd = &cmd;
+  option_group(cmd, kEmbeddingGroup);
+  add_pretrained_option(cmd, flags.pretrained,
+                        "A Hugging Face model directory (config.json, model.safetensors): its input layer, as the "
+                        "model computes it; each layer flag given overrides its part");
   add_table_flags(cmd, spec.table);
   add_scale_option(cmd, flags.scale);
   option_group(cmd, kPositionalGroup);
@@ -67,32 +78,91 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   add_number(cmd, "--pad-position", spec.pad_position, 0, kMaxPePosition - 1,
              "Padding tokens use this position (RoBERTa: padding_idx, with --position-offset padding_idx+1)")
       ->default_str("their own column's, or 0 with --padding-side left");
+  add_choice<PositionIds>(cmd, "--position-ids", [&spec](PositionIds p) { spec.position_ids = p; },
+                          {{"auto", PositionIds::automatic}, {"column", PositionIds::column},
+                           {"mask", PositionIds::mask}, {"padding-idx", PositionIds::padding_idx}},
+                          "Token positions: column, l whatever the padding (BART, ALBERT); mask, counted over the "
+                          "attention mask; padding-idx, counted over ids other than --padding-idx, which sit at "
+                          "--pad-position (RoBERTa, M2M100); auto, column, or mask with --padding-side left",
+                          "auto");
   option_group(cmd, kEmbeddingGroup);
   add_choice<ProjectionOrder>(cmd, "--projection-order", [&spec](ProjectionOrder o) { spec.projection_order = o; },
-                              {{"first", ProjectionOrder::first}, {"albert", ProjectionOrder::albert}},
+                              {{"first", ProjectionOrder::first}, {"albert", ProjectionOrder::albert},
+                               {"deberta", ProjectionOrder::deberta}},
                               "Where a factorized table's projection applies: first, (E[ids]·P+b)×scale+PE; albert, "
-                              "after the sum and LayerNorm in E dimensions, as ALBERT",
+                              "after the sum and LayerNorm in E dimensions, as ALBERT; deberta, after the sum in E "
+                              "dimensions and before LayerNorm, as DeBERTa-v2's embed_proj",
                               "first");
   CLI::Option* layernorm =
       cmd.add_flag("--layernorm", spec.layernorm, "LayerNorm after the sum (BERT, BART layernorm_embedding)");
-  // Refused without --layernorm, never ignored.
-  add_number(cmd, "--layernorm-eps", spec.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)")
-      ->needs(layernorm);
+  // Refused without a LayerNorm (--layernorm, or --pretrained's), never ignored: layer_spec().
+  add_number(cmd, "--layernorm-eps", spec.layernorm_eps, 1e-30, 1.0, "LayerNorm epsilon (BERT: 1e-12)");
   cmd.add_option("--layernorm-weight", spec.layernorm_weight, "LayerNorm gamma")
       ->type_name("PATH[:TENSOR]")
       ->check(non_empty_path())
-      ->default_str("found in --weights, else 1")
-      ->needs(layernorm);
+      ->default_str("found in --weights, else 1");
   cmd.add_option("--layernorm-bias", spec.layernorm_bias, "LayerNorm beta")
       ->type_name("PATH[:TENSOR]")
       ->check(non_empty_path())
-      ->default_str("found in --weights, else 0")
-      ->needs(layernorm);
+      ->default_str("found in --weights, else 0");
+  (void)layernorm;
+  cmd.add_option("--token-type-weights", spec.token_type_weights, "Token type table (types, d_model)")
+      ->type_name("PATH[:TENSOR]")
+      ->check(non_empty_path())
+      ->default_str("found in --weights");
+  cmd.add_flag("--mask-output", spec.mask_output,
+               "Multiply each token's output by its attention mask: padding gives zeros (DeBERTa-v2)");
 }
 
-LayerSpec layer_spec(const LayerFlags& flags) {
-  LayerSpec spec = flags.spec;
-  spec.scale = Scale::parse(flags.scale);
+LayerSpec layer_spec(const LayerFlags& flags, DType dtype) {
+  LayerSpec given = flags.spec;
+  given.scale = Scale::parse(flags.scale);
+  const auto set = [&flags](const char* flag) { return flags.cmd && flags.cmd->count(flag) > 0; };
+  // The LayerNorm flags apply with a LayerNorm: --layernorm's, or the directory's. Refused as the
+  // parser refuses a flag that needs another, never ignored.
+  const auto check_layernorm = [&set](const LayerSpec& spec) {
+    for (const char* flag : {"--layernorm-eps", "--layernorm-weight", "--layernorm-bias"}) {
+      if (set(flag) && !spec.layernorm) throw CLI::RequiresError(flag, "--layernorm");
+    }
+  };
+  if (flags.pretrained.empty()) {
+    check_layernorm(given);
+    return given;
+  }
+  const PretrainedModel model = read_pretrained_model(flags.pretrained);
+  LayerSpec spec = model.spec;
+  spec.scale = pretrained_scale(model, dtype);
+  // Each flag given replaces its own part of the directory's layer.
+  if (set("--d-model")) spec.table.d_model = given.table.d_model;
+  if (set("--seed")) spec.table.seed = given.table.seed;
+  if (set("--init")) spec.table.init = given.table.init;
+  if (set("--init-range")) spec.table.init_range = given.table.init_range;
+  if (set("--weights")) spec.table.weights = given.table.weights;
+  if (set("--padding-idx")) spec.table.padding_idx = given.table.padding_idx;
+  if (set("--factorize")) spec.table.factorize = given.table.factorize;
+  if (set("--projection")) spec.table.projection = given.table.projection;
+  if (set("--no-projection")) spec.table.use_projection = false;
+  if (set("--projection-order")) spec.projection_order = given.projection_order;
+  if (set("--scale")) spec.scale = given.scale;
+  if (set("--pe") && given.pe != spec.pe) {  // another kind: the directory's parameters were its kind's
+    spec.pe = given.pe;
+    spec.pe_args = PeArgs{};
+    spec.pe_weights.clear();
+    spec.max_len.reset();
+  }
+  for (const std::string& name : given.pe_args.names()) spec.pe_args.set(name, *given.pe_args.find(name));
+  if (set("--max-len")) spec.max_len = given.max_len;
+  if (set("--pe-weights")) spec.pe_weights = given.pe_weights;
+  if (set("--position-offset")) spec.position_offset = given.position_offset;
+  if (set("--pad-position")) spec.pad_position = given.pad_position;
+  if (set("--position-ids")) spec.position_ids = given.position_ids;
+  if (set("--token-type-weights")) spec.token_type_weights = given.token_type_weights;
+  if (set("--layernorm")) spec.layernorm = true;
+  if (set("--layernorm-eps")) spec.layernorm_eps = given.layernorm_eps;
+  if (set("--layernorm-weight")) spec.layernorm_weight = given.layernorm_weight;
+  if (set("--layernorm-bias")) spec.layernorm_bias = given.layernorm_bias;
+  if (set("--mask-output")) spec.mask_output = true;
+  check_layernorm(spec);
   return spec;
 }
 

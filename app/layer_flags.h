@@ -15,13 +15,20 @@ namespace embedpe::cli {
 struct LayerFlags {
   LayerSpec spec;                       // every field but scale is set by its flag
   std::string scale = "sqrt";           // --scale, parsed into spec.scale by layer_spec()
+  std::string pretrained;               // --pretrained DIR: the spec read from a model directory
+  const CLI::App* cmd = nullptr;        // the command the flags belong to: which were given
 };
 
 // --d-model, --seed, --init, --weights, --padding-idx, --factorize, --projection.
 void add_table_flags(CLI::App& cmd, TableSpec& table);
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 
-// The spec the flags describe.
-LayerSpec layer_spec(const LayerFlags& flags);
+// --pretrained DIR: a Hugging Face model directory (embedpe/pretrained_model.h).
+void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help);
+
+// The spec the flags describe: with --pretrained, the directory's, each
+// flag given overriding its own part; `dtype`, the output's, is the one the
+// model is taken to run in (pretrained_scale).
+LayerSpec layer_spec(const LayerFlags& flags, DType dtype = DType::float32);
 
 }  // namespace embedpe::cli

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/pretrained_model.h"
 #include "embedpe/report.h"
 #include "layer_flags.h"
 
@@ -20,18 +21,38 @@ struct LookupCommand {
   std::vector<std::int64_t> ids;
   std::string model;
   TableSpec table;
+  std::string pretrained;
+  const CLI::App* sub = nullptr;
   std::optional<Span> dims;  // --dims A:B, B excluded (as pe's --dims and --positions)
   ReportFormat format = ReportFormat::text;
 };
 
+// The table the flags name: with --pretrained, the directory's, each table flag given overriding its part.
+TableSpec lookup_table(const LookupCommand& cmd) {
+  if (cmd.pretrained.empty()) return cmd.table;
+  TableSpec table = read_pretrained_model(cmd.pretrained).spec.table;
+  const auto set = [&cmd](const char* flag) { return cmd.sub->count(flag) > 0; };
+  if (set("--d-model")) table.d_model = cmd.table.d_model;
+  if (set("--seed")) table.seed = cmd.table.seed;
+  if (set("--init")) table.init = cmd.table.init;
+  if (set("--init-range")) table.init_range = cmd.table.init_range;
+  if (set("--weights")) table.weights = cmd.table.weights;
+  if (set("--padding-idx")) table.padding_idx = cmd.table.padding_idx;
+  if (set("--factorize")) table.factorize = cmd.table.factorize;
+  if (set("--projection")) table.projection = cmd.table.projection;
+  if (set("--no-projection")) table.use_projection = false;
+  return table;
+}
+
 void run_lookup(const LookupCommand& cmd) {
-  refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.table.weights},
-                                     {"--projection", cmd.table.projection}});
+  const TableSpec spec = lookup_table(cmd);
+  refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", spec.weights},
+                                     {"--projection", spec.projection}});
   // A weight table is looked up on its own; the tokenizer (given, or the
   // default one for the N(0,1) table) names the pieces.
   std::optional<Tokenizer> tokenizer;
-  if (!cmd.model.empty() || cmd.table.weights.empty()) tokenizer = load_tokenizer(cmd.model);
-  const auto table = open_table(cmd.table, tokenizer ? &*tokenizer : nullptr);
+  if (!cmd.model.empty() || spec.weights.empty()) tokenizer = load_tokenizer(cmd.model);
+  const auto table = open_table(spec, tokenizer ? &*tokenizer : nullptr);
   std::optional<Dims> dims;
   if (cmd.dims) dims = Dims{cmd.dims->first, cmd.dims->count};
   OutputFile out("-");
@@ -50,6 +71,11 @@ void setup_lookup(CLI::App& app) {
       ->type_name("ID,...")
       ->required();
   add_model_option(*sub, cmd->model);
+  cmd->sub = sub;
+  option_group(*sub, kEmbeddingGroup);
+  add_pretrained_option(*sub, cmd->pretrained,
+                        "A Hugging Face model directory: its token embedding table; each table flag given overrides "
+                        "its part");
   add_table_flags(*sub, cmd->table);
   option_group(*sub, kOutputGroup);
   sub->add_option_function<std::string>(

@@ -15,6 +15,7 @@
 #include "embedpe/error.h"
 #include "embedpe/pe_kind.h"
 #include "embedpe/pe_view.h"
+#include "embedpe/pretrained_model.h"
 #include "embedpe/sink.h"
 #include "pe_flags.h"
 
@@ -30,6 +31,8 @@ struct PeCommand {
   std::optional<PeFormat> format;
   std::string output = "-";
   PeArgs args;  // the kinds' parameters (--convention, --rope-theta, --heads, ...)
+  std::string pretrained;  // --pretrained DIR: the model's RoPE
+  const CLI::App* sub = nullptr;
   std::size_t position_offset = 0;
   bool stats = false, show_similarity = false, audit = false;
   int precision = 0;  // --precision: significant digits in table, csv and json; 0: the default
@@ -47,7 +50,30 @@ PeFormat infer_format(const PeCommand& cmd) {
   return format_from_extension(cmd.output, pe_format_extensions()).value_or(pe_formats().front());
 }
 
-void run_pe(const PeCommand& cmd) {
+// pe --pretrained DIR: the RoPE of the model's config.json, each flag given overriding its part.
+PeCommand with_pretrained(const PeCommand& given) {
+  PeCommand cmd = given;
+  const PeKind& rope = find_pe_kind("rope");
+  if (given.sub->count("--kind") && given.kind != &rope) {
+    throw UsageError("--pretrained shows a model's RoPE tables: drop --kind " + std::string(given.kind->name()));
+  }
+  cmd.kind = &rope;
+  const PretrainedRope r = pretrained_rope(given.pretrained);
+  if (!cmd.d_model) cmd.d_model = r.head_dim;
+  for (const auto& [name, value] : r.parameters) {
+    if (given.args.find(name)) continue;  // given on the command line
+    for (const PeParam& p : rope.params()) {
+      if (p.name != name) continue;
+      if (p.type == PeParam::Type::integer) cmd.args.set(name, static_cast<std::uint64_t>(std::stoull(value)));
+      else if (p.type == PeParam::Type::number) cmd.args.set(name, std::stod(value));
+      else cmd.args.set(name, value);
+    }
+  }
+  return cmd;
+}
+
+void run_pe(const PeCommand& given) {
+  const PeCommand cmd = given.pretrained.empty() ? given : with_pretrained(given);
   // An output that would overwrite an input (T5's --weights table) is the first thing refused.
   refuse_outputs_over_inputs({cmd.output}, as_flags(cmd.kind->inputs(cmd.args)));
   const PeFormat format = infer_format(cmd);
@@ -101,6 +127,12 @@ void setup_pe(CLI::App& app) {
   add_number(*sub, "--position-offset", cmd->position_offset, 0, kMaxPePosition - 1, "Row l shows position l+K")
       ->type_name("K");
   add_pe_params(*sub, cmd->args, PeParam::Use::inspect, inspectable);
+  cmd->sub = sub;
+  sub->add_option("--pretrained", cmd->pretrained,
+                  "A Hugging Face model directory whose positions are RoPE: its tables (rope_theta, rope_scaling; "
+                  "--d-model defaults to its head_dim)")
+      ->type_name("DIR")
+      ->check(non_empty_path());
   add_output_option(*sub, cmd->output);
   std::vector<std::pair<std::string, PeFormat>> formats;
   for (const PeFormat& f : pe_formats()) formats.emplace_back(f.name, f);

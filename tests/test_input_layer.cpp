@@ -234,6 +234,53 @@ TEST_CASE("positions_from_mask: left-padded tokens sit at 0..n-1, padding at pad
   CHECK(same.output == InputLayer(table, pe, {}).forward(right_ids).output);
 }
 
+TEST_CASE("positions_skip_id: positions count the ids other than the pad id, which sits at pad_position") {
+  // HF create_position_ids_from_input_ids(ids, padding_idx 1): cumsum(ids != 1) * (ids != 1) + 1.
+  RandomNormalTable table(100, 4, 2);
+  SinusoidalEncoding pe({.d_model = 4, .max_len = 50});
+  const xt::xtensor<std::int64_t, 2> ids = {{1, 1, 7, 8}, {7, 1, 8, 9}};
+  const auto out = InputLayer(table, pe, {.scale = Scale{ScaleKind::none}, .position_offset = 2, .pad_position = 1,
+                                          .positions_skip_id = 1})
+                       .forward(ids);  // no mask: the ids alone decide
+  const std::size_t want_positions[2][4] = {{1, 1, 2, 3}, {2, 1, 3, 4}};
+  for (std::size_t b = 0; b < 2; ++b) {
+    for (std::size_t l = 0; l < 4; ++l) {
+      std::vector<float> e(4), p(4);
+      table.row(ids(b, l), e.data());
+      pe.row(want_positions[b][l], p.data());
+      for (std::size_t j = 0; j < 4; ++j) CHECK(out.output(b, l, j) == e[j] + p[j]);
+    }
+  }
+}
+
+TEST_CASE("mask_output zeroes padding; DeBERTa's order normalizes the projected sum") {
+  const std::int64_t vocab = 20;
+  const std::size_t e = 3, d = 5;
+  RandomNormalTable table(vocab, e, 4);
+  const Projection proj = generated_projection(vocab, e, d, 4);
+  LayerNorm ln{std::vector<float>(d, 1.5f), std::vector<float>(d, 0.25f), 1e-5};
+  const xt::xtensor<std::int64_t, 2> ids = {{3, 4, 0}};
+  const xt::xtensor<std::int64_t, 2> mask = {{1, 1, 0}};
+  const auto out = InputLayer(table, nullptr,
+                              {.scale = Scale{ScaleKind::none}, .mask_output = true, .layer_norm = ln,
+                               .projection = &proj, .layer_norm_after_projection = true})
+                       .forward(ids, mask);
+  for (std::size_t l = 0; l < 2; ++l) {
+    std::vector<float> x(e), y(d);
+    table.row(ids(0, l), x.data());
+    proj.apply(x.data(), y.data());
+    double mean = 0, var = 0;
+    for (float v : y) mean += v;
+    mean /= d;
+    for (float v : y) var += (v - mean) * (v - mean);
+    var /= d;
+    for (std::size_t j = 0; j < d; ++j) {
+      CHECK(out.output(0, l, j) == doctest::Approx((y[j] - mean) / std::sqrt(var + 1e-5) * 1.5 + 0.25).epsilon(1e-6));
+    }
+  }
+  for (std::size_t j = 0; j < d; ++j) CHECK(out.output(0, 2, j) == 0.0f);
+}
+
 TEST_CASE("factorized: a projected table's rows, and ALBERT's order projecting each token's sum last") {
   const std::int64_t vocab = 50;
   const std::size_t e = 5, d = 7;

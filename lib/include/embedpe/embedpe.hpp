@@ -25,6 +25,7 @@
 #include "embedpe/id_rows.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/layer_spec.h"
+#include "embedpe/pretrained_model.h"
 #include "embedpe/output_file.h"
 #include "embedpe/parts_dir.h"
 #include "embedpe/shards.h"

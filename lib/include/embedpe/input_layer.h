@@ -78,6 +78,14 @@ struct InputLayerOptions {
   // 0..n-1 wherever its padding is, and padding at pad_position, else at 0.
   // Without it token l sits at l, padding too unless pad_position is set.
   bool positions_from_mask = false;
+  // Positions from the ids, as HF's create_position_ids_from_input_ids: a
+  // token's is the count of tokens up to it whose id is not this one, less
+  // one (then position_offset added); tokens of this id sit at pad_position.
+  // Takes precedence over positions_from_mask.
+  std::optional<std::int64_t> positions_skip_id;
+  // Each token's output multiplied by its attention mask (DeBERTa-v2's
+  // embeddings * mask): padding tokens give zeros. Needs the mask.
+  bool mask_output = false;
   // BERT's token type (segment) embeddings, (types, d_model): token t adds
   // row token_type_ids[t] (0 when none are given), as BertEmbeddings does:
   // (E[ids] × scale + T[types]) + PE, then LayerNorm. Must outlive the layer.
@@ -89,6 +97,8 @@ struct InputLayerOptions {
   // last. Must outlive the layer. (A projection applied first is a
   // ProjectedTable instead.)
   const Projection* projection = nullptr;
+  // DeBERTa's order: layer_norm applies to the projected sum (out values).
+  bool layer_norm_after_projection = false;
   bool want_token_embeddings = false;   // also return E[ids] × scale
 };
 

@@ -52,6 +52,17 @@ struct FactorizedTable {
   std::optional<Projection> projection;
 };
 
+// Which position each token takes (l: its column):
+//   automatic    l, or from the attention mask with left padding (positions_from_mask)
+//   column       l, whatever the padding (HF's position_ids buffer: BART, ALBERT, Marian)
+//   mask         the count of real tokens before it (attention_mask.cumsum(-1) - 1)
+//   padding_idx  the count of tokens before it whose id is not table.padding_idx, and
+//                tokens of that id at pad_position (HF create_position_ids_from_input_ids:
+//                RoBERTa, XLM-R, M2M100)
+// position_offset is added to each (not to pad_position).
+enum class PositionIds { automatic, column, mask, padding_idx };
+const char* position_ids_name(PositionIds p);  // "auto", "column", "mask", "padding-idx"
+
 struct LayerSpec {
   TableSpec table;
   // Positions in a table that max_len sizes (sinusoidal); default
@@ -65,14 +76,17 @@ struct LayerSpec {
   std::optional<std::size_t> position_offset;  // default: the kind's (fairseq: padding_idx + 1)
   std::optional<std::size_t> pad_position;
   bool positions_from_mask = false;  // left padding: InputLayerOptions::positions_from_mask
+  PositionIds position_ids = PositionIds::automatic;
   // BERT's token type embeddings, found in table.weights under the usual
   // names (kTokenTypeNames): added (type 0 unless the batch says) when
   // present; false leaves them out.
   bool token_types = true;
+  std::string token_type_weights;  // PATH[:TENSOR] of the token type table; default: found in table.weights
   bool layernorm = false;
   double layernorm_eps = 1e-5;
   std::string layernorm_weight;  // PATH[:TENSOR]; default: found in weights, else 1
   std::string layernorm_bias;    // PATH[:TENSOR]; default: found in weights, else 0
+  bool mask_output = false;            // each token's output × its attention mask (DeBERTa-v2)
   std::optional<Dropout> dropout;      // training mode only
   bool want_token_embeddings = false;  // forward() also returns E[ids] × scale
   // Where a factorized table's projection applies (projection.h); unset:
@@ -131,6 +145,16 @@ class Layer {
 // projection, pe_weights, layernorm_weight, layernorm_bias and the PE kind's
 // (PeKind::inputs); none is empty. What an output must not replace.
 std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec);
+
+// The position and LayerNorm tensors that spec.table.weights holds under
+// the usual names (weights.h) and the spec leaves unused, each with the
+// parameter that would use it ("pe learned", "layernorm"): a checkpoint
+// whose input layer is only partly built is easy to miss.
+struct UnusedLayerTensor {
+  std::string name;
+  std::string use;  // "pe learned" or "layernorm"
+};
+std::vector<UnusedLayerTensor> unused_layer_tensors(const LayerSpec& spec);
 
 // The SHA-256 of each weight file the spec reads (weights, projection,
 // pe_weights, layernorm_weight and _bias), {path: hex}, or null when it

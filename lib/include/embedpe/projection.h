@@ -14,7 +14,9 @@
 //           AlbertTransformer projects the result. Position, token type and
 //           LayerNorm tables are then E wide, as ALBERT's checkpoints hold
 //           them; token_embeddings and positional_encoding are the E-wide terms.
-// In both, scale's sqrt is of d_model, the output's width.
+//   deberta output = LayerNorm(((E[ids] × scale + T) + PE) · Wᵀ + b): DebertaV2Embeddings
+//           sums in E dimensions, applies embed_proj, then LayerNorm in d_model.
+// In all, scale's sqrt is of d_model, the output's width.
 //
 //   auto inner = embedpe::open_embedding_table("albert.safetensors");          // (30000, 128)
 //   auto proj = embedpe::read_projection("", "albert.safetensors", 128);        // (768, 128) and bias
@@ -33,8 +35,8 @@
 
 namespace embedpe {
 
-enum class ProjectionOrder { first, albert };
-const char* projection_order_name(ProjectionOrder order);  // "first", "albert"
+enum class ProjectionOrder { first, albert, deberta };
+const char* projection_order_name(ProjectionOrder order);  // "first", "albert", "deberta"
 
 struct Projection {
   std::size_t in = 0;         // E

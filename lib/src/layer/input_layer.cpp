@@ -63,8 +63,11 @@ InputLayer::InputLayer(const EmbeddingTable& table, const PositionTable* pe, Inp
   }
   if (options_.layer_norm) {
     const auto& ln = *options_.layer_norm;
-    if (ln.gamma.size() != table.d_model() || ln.beta.size() != table.d_model()) {
-      throw UsageError("LayerNorm weight and bias must have d_model = " + std::to_string(table.d_model()) +
+    // After the projection (DeBERTa's order), LayerNorm has the projection's width.
+    const std::size_t width =
+        options_.layer_norm_after_projection && options_.projection ? options_.projection->out : table.d_model();
+    if (ln.gamma.size() != width || ln.beta.size() != width) {
+      throw UsageError("LayerNorm weight and bias must have d_model = " + std::to_string(width) +
                        " values, not " + std::to_string(ln.gamma.size()) + " and " + std::to_string(ln.beta.size()));
     }
     if (!(ln.eps > 0.0) || !std::isfinite(ln.eps)) throw UsageError("layer_norm.eps must be a positive number", {"layer_norm.eps"});
@@ -216,7 +219,15 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   // from the mask (cumsum - 1 for tokens; kPad for padding).
   constexpr std::size_t kPad = static_cast<std::size_t>(-1);
   std::vector<std::size_t> from_mask;
-  if (options_.positions_from_mask && mask.size() == ids.size()) {
+  if (options_.positions_skip_id) {  // HF create_position_ids_from_input_ids
+    from_mask.resize(batch * seq_len);
+    for (std::size_t b = 0; b < batch; ++b) {
+      std::size_t next = 0;
+      for (std::size_t l = 0; l < seq_len; ++l) {
+        from_mask[b * seq_len + l] = ids(b, l) != *options_.positions_skip_id ? next++ : kPad;
+      }
+    }
+  } else if (options_.positions_from_mask && mask.size() == ids.size()) {
     from_mask.resize(batch * seq_len);
     for (std::size_t b = 0; b < batch; ++b) {
       std::size_t next = 0;
@@ -250,13 +261,26 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
                                       ? token_type_ids->data()
                                       : nullptr;  // type 0 everywhere
   const std::int64_t type_count = types ? types->vocab_size() : 0;
-  const bool stream = !tok && !types && !options_.layer_norm && !dropping && !projection &&
+  const bool stream = !tok && !types && !options_.layer_norm && !dropping && !projection && !options_.mask_output &&
                       batch * seq_len * d * sizeof(float) >= kStreamingStoreBytes;
 
   // Tokens (b, l) flattened, so that a short batch of long sequences still
   // spreads over the threads. Streamed outputs go position by position (the
   // PE row stays in L1 across the batch: ~15% faster on the kernel bench),
   // others sequence by sequence.
+  const auto normalize = [this](float* row, std::size_t width) {
+    const auto& ln = *options_.layer_norm;
+    double mean = 0;
+    for (std::size_t j = 0; j < width; ++j) mean += row[j];
+    mean /= static_cast<double>(width);
+    double var = 0;
+    for (std::size_t j = 0; j < width; ++j) var += (row[j] - mean) * (row[j] - mean);
+    var /= static_cast<double>(width);
+    const double inv = 1.0 / std::sqrt(var + ln.eps);
+    for (std::size_t j = 0; j < width; ++j) {
+      row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
+    }
+  };
   parallel_for(batch * seq_len, threads, [&](std::size_t i_begin, std::size_t i_end) {
     std::vector<float> scratch, type_scratch;  // for tables whose rows are converted or computed
     std::vector<float> sum(projection ? d : 0);  // a token's sum in E dimensions, before the projection
@@ -309,19 +333,7 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
       } else {
         scale_and_add(e, scale, pe_row, row, tok ? tok + t * d : nullptr, d);
       }
-      if (options_.layer_norm) {
-        const auto& ln = *options_.layer_norm;
-        double mean = 0;
-        for (std::size_t j = 0; j < d; ++j) mean += row[j];
-        mean /= static_cast<double>(d);
-        double var = 0;
-        for (std::size_t j = 0; j < d; ++j) var += (row[j] - mean) * (row[j] - mean);
-        var /= static_cast<double>(d);
-        const double inv = 1.0 / std::sqrt(var + ln.eps);
-        for (std::size_t j = 0; j < d; ++j) {
-          row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
-        }
-      }
+      if (options_.layer_norm && !options_.layer_norm_after_projection) normalize(row, d);
       if (dropping) {
         const std::uint64_t base = ((first_row + b) * seq_len + l) * d;
         for (std::size_t j = 0; j < d; ++j) {
@@ -330,6 +342,11 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
         }
       }
       if (projection) projection->apply(row, dst + t * d_out);
+      if (options_.layer_norm && options_.layer_norm_after_projection) normalize(dst + t * d_out, d_out);
+      if (options_.mask_output && mask.size() == ids.size() && mask(b, l) == 0) {
+        float* o = dst + t * d_out;
+        for (std::size_t j = 0; j < d_out; ++j) o[j] *= 0.0f;  // as embeddings * mask computes it (-0 for x < 0)
+      }
       if (stream) {  // the next token
         if (++b == batch) {
           b = 0;

@@ -49,6 +49,16 @@ std::vector<float> layernorm_vector(const std::string& spec, const std::string& 
 
 }  // namespace
 
+const char* position_ids_name(PositionIds p) {
+  switch (p) {
+    case PositionIds::column: return "column";
+    case PositionIds::mask: return "mask";
+    case PositionIds::padding_idx: return "padding-idx";
+    case PositionIds::automatic: break;
+  }
+  return "auto";
+}
+
 FactorizedTable open_factorized_table(const TableSpec& spec, const Tokenizer* tokenizer) {
   if (spec.init_range && spec.init != Init::uniform) {
     throw UsageError("init_range is the bound R of init uniform, U(-R, R): add init uniform, or drop init_range",
@@ -115,7 +125,11 @@ FactorizedTable open_factorized_table(const TableSpec& spec, const Tokenizer* to
                   " pieces; give the weights that belong to this tokenizer");
     }
   }
-  if (spec.padding_idx) f.table = std::make_unique<PaddingIdxTable>(std::move(f.table), *spec.padding_idx);
+  // nn.Embedding applies padding_idx at init (and in the gradient): a loaded
+  // table's stored row is what the model uses, so only generated rows are zeroed.
+  if (spec.padding_idx && spec.weights.empty()) {
+    f.table = std::make_unique<PaddingIdxTable>(std::move(f.table), *spec.padding_idx);
+  }
   return f;
 }
 
@@ -152,12 +166,33 @@ void check_seq_len(const LayerSpec& spec, std::optional<std::size_t> seq_len,
 std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec) {
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [name, given] : {std::pair{"weights", &spec.table.weights}, {"projection", &spec.table.projection},
-                                    {"pe_weights", &spec.pe_weights}, {"layernorm_weight", &spec.layernorm_weight},
+                                    {"pe_weights", &spec.pe_weights}, {"token_type_weights", &spec.token_type_weights},
+                                    {"layernorm_weight", &spec.layernorm_weight},
                                     {"layernorm_bias", &spec.layernorm_bias}}) {
     if (!given->empty()) files.emplace_back(name, *given);
   }
   for (auto& file : spec.pe->inputs(spec.pe_args)) files.push_back(std::move(file));
   return files;
+}
+
+std::vector<UnusedLayerTensor> unused_layer_tensors(const LayerSpec& spec) {
+  std::vector<UnusedLayerTensor> unused;
+  if (spec.table.weights.empty()) return unused;
+  const auto file = WeightFile::open(parse_tensor_spec(spec.table.weights).path);
+  if (file->format() != WeightFormat::safetensors) return unused;
+  // A learned table read from this file (found, or named) uses it.
+  const TensorSpec pe = parse_tensor_spec(spec.pe_weights);
+  for (auto name : kPositionNames) {
+    const bool read = spec.pe->reads_pe_weights() &&
+                      (spec.pe_weights.empty() || (pe.path == file->path() && pe.tensor == name));
+    if (!read && file->find(name)) unused.push_back({std::string(name), "pe learned"});
+  }
+  for (const auto* names : {&kLayerNormWeightNames, &kLayerNormBiasNames}) {
+    for (auto name : *names) {
+      if (!spec.layernorm && file->find(name)) unused.push_back({std::string(name), "layernorm"});
+    }
+  }
+  return unused;
 }
 
 nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
@@ -196,7 +231,9 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   }
   FactorizedTable factorized = open_factorized_table(table, &tokenizer);
   const ProjectionOrder order = spec.projection_order.value_or(ProjectionOrder::first);
-  const bool project_last = order == ProjectionOrder::albert;
+  // ALBERT's and DeBERTa's orders sum in the table's width E and project the sum.
+  const bool project_last = order != ProjectionOrder::first;
+  const bool norm_after_projection = order == ProjectionOrder::deberta;
   if (spec.projection_order && !spec.table.use_projection) {
     throw UsageError("projection_order and no_projection contradict: drop one", {"projection_order", "no_projection"});
   }
@@ -256,15 +293,41 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   options.scale = spec.scale;
   options.position_offset = pe.position_offset;
   options.pad_position = pe.pad_position;
-  options.positions_from_mask = spec.positions_from_mask;
+  switch (spec.position_ids) {
+    case PositionIds::automatic: options.positions_from_mask = spec.positions_from_mask; break;
+    case PositionIds::column: break;
+    case PositionIds::mask: options.positions_from_mask = true; break;
+    case PositionIds::padding_idx:
+      if (!spec.table.padding_idx) {
+        throw UsageError("position_ids padding-idx counts the tokens whose id is not padding_idx: give padding_idx",
+                         {"position_ids", "padding_idx"});
+      }
+      options.positions_skip_id = *spec.table.padding_idx;
+      break;
+  }
+  options.mask_output = spec.mask_output;
   std::string gamma_source, beta_source;
   if (spec.layernorm) {
     LayerNorm ln;
-    ln.gamma = layernorm_vector(spec.layernorm_weight, spec.table.weights, kLayerNormWeightNames, d, 1.0f, gamma_source);
-    ln.beta = layernorm_vector(spec.layernorm_bias, spec.table.weights, kLayerNormBiasNames, d, 0.0f, beta_source);
+    // DeBERTa's order normalizes the projected sum: d_model values.
+    const std::size_t ln_width = norm_after_projection ? built.d_model_ : d;
+    ln.gamma = layernorm_vector(spec.layernorm_weight, spec.table.weights, kLayerNormWeightNames, ln_width, 1.0f,
+                                gamma_source);
+    ln.beta = layernorm_vector(spec.layernorm_bias, spec.table.weights, kLayerNormBiasNames, ln_width, 0.0f,
+                               beta_source);
     ln.eps = spec.layernorm_eps;
-    check_width(gamma_source, ln.gamma.size(), "layernorm_weight", "give layernorm_weight of d_model values");
-    check_width(beta_source, ln.beta.size(), "layernorm_bias", "give layernorm_bias of d_model values");
+    if (norm_after_projection) {
+      for (const auto& [source, size] : {std::pair{&gamma_source, ln.gamma.size()}, {&beta_source, ln.beta.size()}}) {
+        if (size != ln_width) {
+          throw Error(*source + " is " + std::to_string(size) + " wide but DeBERTa's order normalizes the projected "
+                      "sum, of d_model " + std::to_string(ln_width));
+        }
+      }
+    } else {
+      check_width(gamma_source, ln.gamma.size(), "layernorm_weight", "give layernorm_weight of d_model values");
+      check_width(beta_source, ln.beta.size(), "layernorm_bias", "give layernorm_bias of d_model values");
+    }
+    options.layer_norm_after_projection = norm_after_projection;
     options.layer_norm = std::move(ln);
   } else if (!spec.layernorm_weight.empty() || !spec.layernorm_bias.empty()) {
     throw UsageError("layernorm_weight and layernorm_bias need layernorm",
@@ -273,13 +336,24 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   std::string token_type_source;
   std::vector<std::string> token_type_names;  // the usual names the weights hold
   std::shared_ptr<const WeightFile> weight_file;
-  if (!spec.table.weights.empty()) {
+  if (!spec.token_type_weights.empty()) {
+    if (!spec.token_types) {
+      throw UsageError("token_type_weights and no_token_type contradict: drop one",
+                       {"token_type_weights", "no_token_type"});
+    }
+  } else if (!spec.table.weights.empty()) {
     weight_file = WeightFile::open(parse_tensor_spec(spec.table.weights).path);
     for (auto name : kTokenTypeNames) {
       if (weight_file->find(name)) token_type_names.emplace_back(name);
     }
   }
-  if (!spec.token_types && token_type_names.empty()) {
+  if (!spec.token_type_weights.empty()) {
+    token_type_source = spec.token_type_weights;
+    built.token_types_ = open_embedding_table(token_type_source);
+    check_width(token_type_source, built.token_types_->d_model(), "token_type_weights",
+                "give token_type_weights of d_model values");
+    options.token_types = built.token_types_.get();
+  } else if (!spec.token_types && token_type_names.empty()) {
     throw UsageError("no_token_type leaves out a token type table, and there is none: " +
                          (spec.table.weights.empty() ? std::string("no weights are given")
                                                      : "weights has no embeddings.token_type_embeddings.weight") +
@@ -318,6 +392,8 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
   };
   // Only runs that add token types say so: the configs of others (and their --resume) are unchanged.
   if (options.token_types) built.config_["token_type_embeddings"] = token_type_source;
+  if (spec.position_ids != PositionIds::automatic) built.config_["position_ids"] = position_ids_name(spec.position_ids);
+  if (spec.mask_output) built.config_["mask_output"] = true;
   if (!projection_config.is_null()) built.config_["projection"] = std::move(projection_config);
   built.layer_ = std::make_unique<InputLayer>(*built.table_, built.pe_.get(), std::move(options));
   return built;

@@ -11,7 +11,12 @@
 namespace embedpe {
 
 const char* projection_order_name(ProjectionOrder order) {
-  return order == ProjectionOrder::albert ? "albert" : "first";
+  switch (order) {
+    case ProjectionOrder::albert: return "albert";
+    case ProjectionOrder::deberta: return "deberta";
+    case ProjectionOrder::first: break;
+  }
+  return "first";
 }
 
 void Projection::apply(const float* x, float* y) const {

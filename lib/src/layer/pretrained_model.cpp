@@ -1,0 +1,615 @@
+#include "embedpe/pretrained_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "embedpe/error.h"
+#include "embedpe/weights.h"
+#include "half.h"
+#include "message.h"
+
+namespace embedpe {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// The files a directory holds, for a message: "a, b and c".
+std::string holdings(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  if (names.empty()) return "nothing";
+  constexpr std::size_t kShown = 12;
+  std::string text;
+  for (std::size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + names[i];
+  if (names.size() > kShown) text += " and " + std::to_string(names.size() - kShown) + " more";
+  return text;
+}
+
+std::string join_path(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
+
+json read_json(const std::string& dir, const std::string& name) {
+  const std::string path = join_path(dir, name);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (fs::exists(path)) throw UsageError(path + " cannot be read");
+    throw UsageError(dir + " has no " + name + " (it holds " + holdings(dir) + ")");
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    json value = json::parse(text.str());
+    if (!value.is_object()) throw UsageError(path + " is not a JSON object");
+    return value;
+  } catch (const json::exception& e) {
+    throw UsageError(path + " is not valid JSON: " + e.what());
+  }
+}
+
+json read_config(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw UsageError("model directory " + dir + " does not exist");
+  if (!fs::is_directory(dir, ec)) throw UsageError(dir + " is not a directory: give the model's directory");
+  return read_json(dir, "config.json");
+}
+
+// config.json values, with the config class's default when absent or null.
+struct Config {
+  const json& j;
+  std::string dir;
+
+  bool has(const char* key) const { return j.contains(key) && !j[key].is_null(); }
+  std::int64_t integer(const char* key, std::int64_t fallback) const {
+    if (!has(key)) return fallback;
+    if (!j[key].is_number_integer()) throw UsageError(dir + "/config.json: " + key + " is not an integer");
+    return j[key].get<std::int64_t>();
+  }
+  std::optional<std::int64_t> optional_integer(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    return integer(key, 0);
+  }
+  double number(const char* key, double fallback) const {
+    if (!has(key)) return fallback;
+    if (!j[key].is_number()) throw UsageError(dir + "/config.json: " + key + " is not a number");
+    return j[key].get<double>();
+  }
+  bool boolean(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!j[key].is_boolean()) throw UsageError(dir + "/config.json: " + key + " is not true or false");
+    return j[key].get<bool>();
+  }
+  std::string text(const char* key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    if (!j[key].is_string()) throw UsageError(dir + "/config.json: " + key + " is not a string");
+    return j[key].get<std::string>();
+  }
+  // hidden_size, or d_model as the BART family and T5 call it.
+  std::size_t hidden_size() const {
+    const std::int64_t h = has("hidden_size") ? integer("hidden_size", 0) : integer("d_model", 0);
+    if (h <= 0) throw UsageError(dir + "/config.json gives no hidden_size (or d_model)");
+    return static_cast<std::size_t>(h);
+  }
+};
+
+// The shortest text that reads back as v.
+std::string format_number(double v) {
+  for (int digits = 1;; ++digits) {
+    std::ostringstream s;
+    s.precision(digits);
+    s << v;
+    if (digits >= 17 || std::stod(s.str()) == v) return s.str();
+  }
+}
+
+// The checkpoint's tensors: where each is, and the headers of the files opened.
+class Checkpoint {
+ public:
+  explicit Checkpoint(const std::string& dir) : dir_(dir) {
+    const std::string single = join_path(dir, "model.safetensors");
+    const std::string index = join_path(dir, "model.safetensors.index.json");
+    std::error_code ec;
+    if (fs::exists(single, ec)) {
+      for (const auto& e : entries_of(single)) where_[e.name] = single;
+      return;
+    }
+    if (fs::exists(index, ec)) {
+      read_index(index);
+      return;
+    }
+    if (fs::exists(join_path(dir, "pytorch_model.bin"), ec) ||
+        fs::exists(join_path(dir, "pytorch_model.bin.index.json"), ec)) {
+      throw UsageError(dir + " holds its weights only as pytorch_model.bin, a pickle, which can run code when "
+                             "loaded, so embedpe never reads it: convert it to model.safetensors (safetensors' "
+                             "convert.py, or save_pretrained(DIR, safe_serialization=True)) and try again");
+    }
+    throw UsageError(dir + " has no model.safetensors or model.safetensors.index.json (it holds " + holdings(dir) + ")");
+  }
+
+  bool sharded() const { return sharded_; }
+  bool has(const std::string& name) const { return where_.count(name) != 0; }
+
+  // The tensor's file and header entry; opens its shard (checked against the index) on first use.
+  PretrainedTensor tensor(const std::string& role, const std::string& name) {
+    const std::string& file = where_.at(name);
+    for (const auto& e : entries_of(file)) {
+      if (e.name == name) return {role, name, file, e.dtype, e.shape};
+    }
+    throw UsageError(index_path() + " names " + name + " in " + file + ", which does not hold it");
+  }
+
+  // Every tensor but the `used` ones; shards not opened list names only.
+  std::vector<PretrainedTensor> others(const std::vector<PretrainedTensor>& used) const {
+    std::set<std::string> taken;
+    for (const auto& t : used) taken.insert(t.name);
+    std::vector<PretrainedTensor> out;
+    for (const auto& [name, file] : where_) {
+      if (taken.count(name)) continue;
+      PretrainedTensor t{"", name, file, "", {}};
+      auto it = entries_.find(file);
+      if (it != entries_.end()) {
+        for (const auto& e : it->second) {
+          if (e.name == name) {
+            t.dtype = e.dtype;
+            t.shape = e.shape;
+          }
+        }
+      }
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+ private:
+  std::string index_path() const { return join_path(dir_, "model.safetensors.index.json"); }
+
+  const std::vector<SafetensorsEntry>& entries_of(const std::string& file) {
+    auto it = entries_.find(file);
+    if (it != entries_.end()) return it->second;
+    std::error_code ec;
+    if (!fs::exists(file, ec)) {
+      throw UsageError(index_path() + " names the shard " + fs::path(file).filename().string() + ", which " + dir_ +
+                       " does not hold (it holds " + holdings(dir_) + ")");
+    }
+    std::vector<SafetensorsEntry> entries;
+    try {
+      const MappedFile map(file);
+      entries = read_safetensors_entries(map.bytes(), file);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+    if (sharded_) {  // the shard and the index agree on what it holds
+      for (const auto& e : entries) {
+        auto w = where_.find(e.name);
+        if (w == where_.end()) {
+          throw UsageError(file + " holds " + e.name + ", which " + index_path() + " does not list");
+        }
+        if (w->second != file) {
+          throw UsageError(file + " holds " + e.name + ", which " + index_path() + " places in " +
+                           fs::path(w->second).filename().string());
+        }
+      }
+      for (const auto& [name, in] : where_) {
+        if (in != file) continue;
+        const bool held = std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
+        if (!held) throw UsageError(index_path() + " places " + name + " in " + file + ", which does not hold it");
+      }
+    }
+    return entries_.emplace(file, std::move(entries)).first->second;
+  }
+
+  void read_index(const std::string& index) {
+    sharded_ = true;
+    const json j = read_json(dir_, "model.safetensors.index.json");
+    if (!j.contains("weight_map") || !j["weight_map"].is_object()) {
+      throw UsageError(index + " has no weight_map object");
+    }
+    for (const auto& [name, shard] : j["weight_map"].items()) {
+      if (!shard.is_string()) throw UsageError(index + ": weight_map's " + name + " is not a file name");
+      const std::string s = shard.get<std::string>();
+      if (s.empty() || s.find('/') != std::string::npos || s == "." || s == "..") {
+        throw UsageError(index + ": weight_map's " + name + " names " + s + ", not a file beside the index");
+      }
+      where_[name] = join_path(dir_, s);
+    }
+    if (where_.empty()) throw UsageError(index + " lists no tensors");
+  }
+
+  std::string dir_;
+  bool sharded_ = false;
+  std::map<std::string, std::string> where_;  // tensor name → its file
+  std::map<std::string, std::vector<SafetensorsEntry>> entries_;
+};
+
+// Finds a model's tensors under the task model's prefix or the base model's names.
+class Tensors {
+ public:
+  Tensors(Checkpoint& checkpoint, PretrainedModel& model, std::string prefix)
+      : ck_(checkpoint), m_(model), prefix_(std::move(prefix)) {}
+
+  std::optional<std::string> find(std::initializer_list<const char*> names) const {
+    for (const char* rel : names) {
+      if (!prefix_.empty() && ck_.has(prefix_ + rel)) return prefix_ + rel;
+      if (ck_.has(rel)) return std::string(rel);
+    }
+    return std::nullopt;
+  }
+
+  // The tensor's PATH:TENSOR, recorded as used, its shape checked against `shape`.
+  std::string use(const std::string& role, std::initializer_list<const char*> names,
+                  const std::vector<std::size_t>& shape, const std::string& why) {
+    const std::optional<std::string> name = find(names);
+    if (!name) {
+      std::vector<std::string> looked;
+      for (const char* rel : names) {
+        if (!prefix_.empty()) looked.push_back(prefix_ + rel);
+        looked.emplace_back(rel);
+      }
+      throw UsageError(m_.dir + ": the checkpoint holds no " + role + " (looked for " + or_list(looked) + ")");
+    }
+    PretrainedTensor t = ck_.tensor(role, *name);
+    if (t.shape != shape) {
+      throw UsageError(m_.dir + ": " + t.name + " is " + shape_text(t.shape) + " but config.json says " +
+                       shape_text(shape) + " (" + why + ")");
+    }
+    if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16" && t.dtype != "F64") {
+      throw UsageError(m_.dir + ": " + t.name + " is " + t.dtype + ", not a float tensor");
+    }
+    std::string spec = t.file + ":" + t.name;
+    m_.used.push_back(std::move(t));
+    return spec;
+  }
+
+ private:
+  Checkpoint& ck_;
+  PretrainedModel& m_;
+  std::string prefix_;
+};
+
+const PeKind& kind(std::string_view name) { return find_pe_kind(name); }
+
+// The equivalent parameters of a spec, in the order a reader follows the layer.
+std::vector<std::pair<std::string, std::string>> spec_parameters(const LayerSpec& s) {
+  std::vector<std::pair<std::string, std::string>> p;
+  p.emplace_back("weights", s.table.weights);
+  if (s.table.padding_idx) p.emplace_back("padding_idx", std::to_string(*s.table.padding_idx));
+  if (!s.table.projection.empty()) p.emplace_back("projection", s.table.projection);
+  if (s.projection_order) p.emplace_back("projection_order", projection_order_name(*s.projection_order));
+  p.emplace_back("scale", s.scale.to_string());
+  p.emplace_back("pe", std::string(s.pe->name()));
+  for (const std::string& name : s.pe_args.names()) {
+    const PeValue& v = *s.pe_args.find(name);
+    std::string text;
+    if (const auto* str = std::get_if<std::string>(&v)) text = *str;
+    if (const auto* d = std::get_if<double>(&v)) text = format_number(*d);
+    if (const auto* u = std::get_if<std::uint64_t>(&v)) text = std::to_string(*u);
+    p.emplace_back(name, text);
+  }
+  if (!s.pe_weights.empty()) p.emplace_back("pe_weights", s.pe_weights);
+  if (s.max_len) p.emplace_back("max_len", std::to_string(*s.max_len));
+  if (s.position_offset) p.emplace_back("position_offset", std::to_string(*s.position_offset));
+  if (s.pad_position) p.emplace_back("pad_position", std::to_string(*s.pad_position));
+  if (s.position_ids != PositionIds::automatic) p.emplace_back("position_ids", position_ids_name(s.position_ids));
+  if (!s.token_type_weights.empty()) p.emplace_back("token_type_weights", s.token_type_weights);
+  if (s.layernorm) {
+    p.emplace_back("layernorm", "");
+    p.emplace_back("layernorm_eps", format_number(s.layernorm_eps));
+    if (!s.layernorm_weight.empty()) p.emplace_back("layernorm_weight", s.layernorm_weight);
+    if (!s.layernorm_bias.empty()) p.emplace_back("layernorm_bias", s.layernorm_bias);
+  }
+  if (s.mask_output) p.emplace_back("mask_output", "");
+  return p;
+}
+
+std::vector<std::pair<std::string, std::string>> rope_of(const Config& c) {
+  std::vector<std::pair<std::string, std::string>> r;
+  r.emplace_back("rope_theta", format_number(c.number("rope_theta", 10000.0)));
+  if (!c.has("rope_scaling")) return r;
+  const json& s = c.j["rope_scaling"];
+  if (!s.is_object()) throw UsageError(c.dir + "/config.json: rope_scaling is not an object");
+  // "rope_type" since transformers 4.43; "type" before.
+  const char* type_key = s.contains("rope_type") ? "rope_type" : "type";
+  if (s.contains(type_key) && !s[type_key].is_string()) {
+    throw UsageError(c.dir + "/config.json: rope_scaling's " + type_key + " is not a string");
+  }
+  const std::string type = s.contains(type_key) ? s[type_key].get<std::string>() : std::string("default");
+  if (type == "default") return r;
+  static const std::vector<std::string> known = {"linear", "dynamic", "yarn", "llama3"};
+  if (std::find(known.begin(), known.end(), type) == known.end()) {
+    throw UsageError(c.dir + "/config.json: rope_scaling type " + type + " is not supported; supported: " +
+                     or_list(known));
+  }
+  r.emplace_back("rope_scaling", type);
+  const auto add = [&](const char* key, const char* param) {
+    if (s.contains(key) && s[key].is_number()) r.emplace_back(param, format_number(s[key].get<double>()));
+  };
+  add("factor", "rope_factor");
+  if (s.contains("original_max_position_embeddings") && s["original_max_position_embeddings"].is_number_integer()) {
+    r.emplace_back("rope_original_max_positions",
+                   std::to_string(s["original_max_position_embeddings"].get<std::int64_t>()));
+  } else if (type == "llama3" || type == "yarn" || type == "dynamic") {
+    r.emplace_back("rope_original_max_positions", std::to_string(c.integer("max_position_embeddings", 2048)));
+  }
+  add("beta_fast", "rope_beta_fast");
+  add("beta_slow", "rope_beta_slow");
+  add("low_freq_factor", "rope_low_freq_factor");
+  add("high_freq_factor", "rope_high_freq_factor");
+  return r;
+}
+
+enum class Family { roberta, bart, m2m100, marian, albert, deberta, lookup, gemma };
+
+struct TypeInfo {
+  const char* model_type;
+  Family family;
+  const char* prefix;  // the task models' base_model_prefix
+  bool rope = false;
+};
+
+constexpr TypeInfo kTypes[] = {
+    {"xlm-roberta", Family::roberta, "roberta."}, {"camembert", Family::roberta, "roberta."},
+    {"roberta", Family::roberta, "roberta."},     {"bart", Family::bart, "model."},
+    {"mbart", Family::bart, "model."},            {"m2m_100", Family::m2m100, "model."},
+    {"marian", Family::marian, "model."},         {"pegasus", Family::marian, "model."},
+    {"albert", Family::albert, "albert."},        {"deberta-v2", Family::deberta, "deberta."},
+    {"t5", Family::lookup, ""},                   {"mt5", Family::lookup, ""},
+    {"llama", Family::lookup, "model.", true},    {"mistral", Family::lookup, "model.", true},
+    {"gemma", Family::gemma, "model.", true},     {"xlnet", Family::lookup, "transformer."},
+};
+
+const TypeInfo& type_of(const Config& c) {
+  const std::string type = c.text("model_type", "");
+  for (const TypeInfo& t : kTypes) {
+    if (type == t.model_type) return t;
+  }
+  throw UsageError(c.dir + "/config.json: " +
+                   (type.empty() ? std::string("no model_type") : "model_type " + type + " is not supported") +
+                   "; supported: " + or_list(pretrained_model_types()));
+}
+
+std::size_t to_size(std::int64_t v, const Config& c, const char* key) {
+  if (v < 0) throw UsageError(c.dir + "/config.json: " + key + " is negative");
+  return static_cast<std::size_t>(v);
+}
+
+}  // namespace
+
+const std::vector<std::string>& pretrained_model_types() {
+  static const std::vector<std::string> types = [] {
+    std::vector<std::string> t;
+    for (const TypeInfo& i : kTypes) t.emplace_back(i.model_type);
+    return t;
+  }();
+  return types;
+}
+
+PretrainedRope pretrained_rope(const std::string& dir) {
+  const json j = read_config(dir);
+  const Config c{j, dir};
+  if (!type_of(c).rope) {
+    throw UsageError(dir + ": model_type " + c.text("model_type", "") + " does not use RoPE");
+  }
+  PretrainedRope r{rope_of(c), 0};
+  const std::int64_t heads = c.integer("num_attention_heads", 0);
+  const std::int64_t head_dim = c.has("head_dim") ? c.integer("head_dim", 0)
+                                : heads > 0      ? static_cast<std::int64_t>(c.hidden_size()) / heads
+                                                 : 0;
+  if (head_dim <= 0) throw UsageError(dir + "/config.json gives no head_dim or num_attention_heads");
+  r.head_dim = static_cast<std::size_t>(head_dim);
+  return r;
+}
+
+Scale pretrained_scale(const PretrainedModel& m, DType dtype) {
+  if (!m.normalizer_in_dtype || dtype == DType::float32) return m.spec.scale;
+  const float root = static_cast<float>(std::sqrt(static_cast<double>(m.hidden_size)));
+  const float rounded = dtype == DType::bfloat16 ? bfloat16_to_float(float_to_bfloat16(root))
+                        : dtype == DType::float16 ? half_to_float(float_to_half(root))
+                                                  : root;
+  return Scale{ScaleKind::value, static_cast<double>(rounded)};
+}
+
+PretrainedModel read_pretrained_model(const std::string& dir) {
+  const json j = read_config(dir);
+  const Config c{j, dir};
+  const TypeInfo& type = type_of(c);
+  PretrainedModel m;
+  m.dir = dir;
+  m.model_type = type.model_type;
+  if (c.has("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
+      j["architectures"][0].is_string()) {
+    m.architecture = j["architectures"][0].get<std::string>();
+  }
+  m.torch_dtype = c.text("torch_dtype", "");
+  m.hidden_size = c.hidden_size();
+  m.vocab_size = c.integer("vocab_size", 0);
+  if (m.vocab_size <= 0) throw UsageError(dir + "/config.json gives no vocab_size");
+  m.pad_token_id = c.optional_integer("pad_token_id");
+  const std::size_t h = m.hidden_size;
+  const std::size_t vocab = static_cast<std::size_t>(m.vocab_size);
+
+  Checkpoint ck(dir);
+  Tensors t(ck, m, type.prefix);
+  LayerSpec& s = m.spec;
+  s.scale = Scale{ScaleKind::none};
+  s.pe = &kind("none");
+  const auto pad = [&](std::int64_t fallback) {
+    const std::int64_t p = m.pad_token_id.value_or(fallback);
+    if (p < 0 || p >= m.vocab_size) {
+      throw UsageError(dir + "/config.json: pad_token_id " + std::to_string(p) + " is outside vocab_size " +
+                       std::to_string(m.vocab_size));
+    }
+    return p;
+  };
+  const char* vocab_why = "vocab_size × hidden_size";
+
+  switch (type.family) {
+    case Family::roberta: {  // modeling_roberta.py RobertaEmbeddings (XLM-R and CamemBERT copy it)
+      const std::int64_t p = pad(1);
+      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+      const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
+      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, vocab_why);
+      s.table.padding_idx = p;
+      if (c.text("position_embedding_type", "absolute") == "absolute") {
+        s.pe = &kind("learned");
+        s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, h},
+                             "max_position_embeddings × hidden_size");
+        s.position_offset = static_cast<std::size_t>(p) + 1;
+        s.pad_position = static_cast<std::size_t>(p);
+        s.position_ids = PositionIds::padding_idx;
+        m.max_positions = max_pos > static_cast<std::size_t>(p) + 1 ? max_pos - static_cast<std::size_t>(p) - 1 : 0;
+      }
+      s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, h},
+                                   "type_vocab_size × hidden_size");
+      s.layernorm = true;
+      s.layernorm_eps = c.number("layer_norm_eps", 1e-12);
+      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "hidden_size");
+      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "hidden_size");
+      m.description = "(word + token type) + learned position (padding_idx + 1 + cumsum(ids != pad)), LayerNorm";
+      break;
+    }
+    case Family::bart: {  // modeling_bart.py / modeling_mbart.py encoder: embed_tokens × embed_scale + embed_positions
+      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 1024), c, "max_position_embeddings");
+      s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
+      s.table.padding_idx = pad(1);
+      if (c.boolean("scale_embedding", false)) s.scale = Scale{};
+      s.pe = &kind("learned");
+      s.pe_weights = t.use("position embedding", {"encoder.embed_positions.weight"}, {max_pos + 2, h},
+                           "(max_position_embeddings + 2) × d_model: BART's positions start at 2");
+      s.position_offset = 2;
+      s.position_ids = PositionIds::column;
+      m.max_positions = max_pos;
+      s.layernorm = true;
+      s.layernorm_eps = 1e-5;  // nn.LayerNorm(embed_dim)
+      s.layernorm_weight = t.use("LayerNorm weight", {"encoder.layernorm_embedding.weight"}, {h}, "d_model");
+      s.layernorm_bias = t.use("LayerNorm bias", {"encoder.layernorm_embedding.bias"}, {h}, "d_model");
+      m.description = "word × embed_scale + learned position (offset 2, by column), layernorm_embedding";
+      break;
+    }
+    case Family::m2m100: {  // modeling_m2m_100.py M2M100SinusoidalPositionalEmbedding
+      const std::int64_t p = pad(1);
+      s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
+      s.table.padding_idx = p;
+      if (c.boolean("scale_embedding", true)) s.scale = Scale{};
+      s.pe = &kind("sinusoidal");
+      s.pe_args.set("convention", std::string("fairseq"));
+      s.position_offset = static_cast<std::size_t>(p) + 1;
+      s.pad_position = static_cast<std::size_t>(p);
+      s.position_ids = PositionIds::padding_idx;
+      // make_weights grows the table as sequences need: no bound but embedpe's.
+      s.max_len = std::size_t(1) << 24;
+      m.description = "word × embed_scale + fairseq sinusoid (padding_idx + 1 + cumsum(ids != pad), row padding_idx zero)";
+      break;
+    }
+    case Family::marian: {  // modeling_marian.py / modeling_pegasus.py SinusoidalPositionalEmbedding
+      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 1024), c, "max_position_embeddings");
+      s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
+      s.table.padding_idx = pad(0);
+      if (c.boolean("scale_embedding", true)) s.scale = Scale{};
+      if (t.find({"encoder.embed_positions.weight"})) {  // from_pretrained loads a stored table over the computed one
+        s.pe = &kind("learned");
+        s.pe_weights = t.use("position embedding", {"encoder.embed_positions.weight"}, {max_pos, h},
+                             "max_position_embeddings × d_model");
+      } else {
+        s.pe = &kind("sinusoidal");
+        s.pe_args.set("convention", std::string("marian"));
+        s.max_len = max_pos;
+      }
+      s.position_ids = PositionIds::column;
+      m.max_positions = max_pos;
+      m.description = "word × embed_scale + static sinusoid (sin half, cos half), by column";
+      break;
+    }
+    case Family::albert: {  // modeling_albert.py AlbertEmbeddings, then AlbertTransformer.embedding_hidden_mapping_in
+      const std::size_t e = to_size(c.integer("embedding_size", 128), c, "embedding_size");
+      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+      const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
+      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, e},
+                              "vocab_size × embedding_size");
+      s.table.padding_idx = pad(0);
+      s.table.projection = t.use("projection", {"encoder.embedding_hidden_mapping_in.weight"}, {h, e},
+                                 "hidden_size × embedding_size");
+      t.use("projection bias", {"encoder.embedding_hidden_mapping_in.bias"}, {h}, "hidden_size");
+      s.projection_order = ProjectionOrder::albert;
+      s.pe = &kind("learned");
+      s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, e},
+                           "max_position_embeddings × embedding_size");
+      s.position_ids = PositionIds::column;
+      m.max_positions = max_pos;
+      s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, e},
+                                   "type_vocab_size × embedding_size");
+      s.layernorm = true;
+      s.layernorm_eps = c.number("layer_norm_eps", 1e-12);
+      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {e}, "embedding_size");
+      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {e}, "embedding_size");
+      m.description = "(word + token type) + learned position, LayerNorm, all in embedding_size; then "
+                      "embedding_hidden_mapping_in to hidden_size (hidden_states[0])";
+      break;
+    }
+    case Family::deberta: {  // modeling_deberta_v2.py DebertaV2Embeddings
+      const std::size_t e = to_size(c.integer("embedding_size", static_cast<std::int64_t>(h)), c, "embedding_size");
+      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+      const std::size_t types = to_size(c.integer("type_vocab_size", 0), c, "type_vocab_size");
+      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, e},
+                              "vocab_size × embedding_size");
+      s.table.padding_idx = pad(0);
+      if (c.boolean("position_biased_input", true)) {
+        s.pe = &kind("learned");
+        s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, e},
+                             "max_position_embeddings × embedding_size");
+        s.position_ids = PositionIds::column;
+        m.max_positions = max_pos;
+      }
+      if (types > 0) {
+        s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, e},
+                                     "type_vocab_size × embedding_size");
+      }
+      if (e != h) {
+        s.table.projection = t.use("projection", {"embeddings.embed_proj.weight"}, {h, e},
+                                   "hidden_size × embedding_size");
+        s.projection_order = ProjectionOrder::deberta;
+      }
+      s.layernorm = true;
+      s.layernorm_eps = c.number("layer_norm_eps", 1e-7);
+      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "hidden_size");
+      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "hidden_size");
+      s.mask_output = true;
+      m.description = std::string("word") + (s.pe_weights.empty() ? "" : " + learned position") +
+                      (types ? " + token type" : "") + (e != h ? ", embed_proj" : "") +
+                      ", LayerNorm, × attention_mask";
+      break;
+    }
+    case Family::gemma:  // modeling_gemma.py GemmaModel: inputs_embeds × normalizer (√hidden_size)
+    case Family::lookup: {
+      if (type.prefix == std::string("model.")) {
+        s.table.weights = t.use("token embedding", {"embed_tokens.weight"}, {vocab, h}, vocab_why);
+      } else if (type.prefix == std::string("transformer.")) {
+        s.table.weights = t.use("token embedding", {"word_embedding.weight"}, {vocab, h}, vocab_why);
+      } else {  // T5: shared, tied to encoder.embed_tokens
+        s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
+      }
+      if (type.family == Family::gemma) {
+        s.scale = Scale{};
+        m.normalizer_in_dtype = true;
+      }
+      if (type.rope) m.rope = rope_of(c);
+      m.description = type.family == Family::gemma ? "word × √hidden_size (Gemma's normalizer)"
+                      : type.rope ? "word (positions are RoPE, inside attention)"
+                                  : "word (positions act inside attention)";
+      break;
+    }
+  }
+  m.unused = ck.others(m.used);
+  m.parameters = spec_parameters(s);
+  return m;
+}
+
+}  // namespace embedpe

@@ -1,0 +1,363 @@
+"""encode --pretrained DIR: the input layer a Hugging Face model directory's own
+code computes (issue 30, items 3 to 6, the layer's half).
+
+The directories (tests/models/hf_layer/) and the goldens (golden/hf_layer/)
+come from tools/make_hf_layer_goldens.py: real config.json files of
+/work/shared/models with small sizes, random checkpoints under the exact HF
+tensor names, and the outputs of a PyTorch port of each upstream embedding
+module (named there, with the commit read) for ids padded on the right and on
+the left. The ids go in with --ids, so no tokenizer is involved; --model names
+a 1000-piece SentencePiece model only so that the ids (all below 1000) are
+accepted.
+
+Tolerances: float32 (and, for Gemma, the weights' bfloat16 and float16,
+exact). A plain lookup, Gemma's × √hidden_size and
+the static sinusoid of Marian/Pegasus (computed in float64 and rounded, as
+NumPy computes it there) are exact. LayerNorm (embedpe sums in float64,
+PyTorch in float32), ALBERT's and DeBERTa's projections (likewise) and
+M2M100's sinusoid (PyTorch computes exp, the product and sin in float32;
+embedpe in float64) differ by a few ulps: rtol 1e-5, atol 2e-5.
+"""
+import json
+import re
+import shlex
+import shutil
+import unittest
+
+import numpy as np
+
+from cli_test import GOLDEN, HERE, CliCase, run
+
+MODELS = HERE / "models" / "hf_layer"
+GOLDENS = GOLDEN / "hf_layer"
+SPM = str(HERE / "models" / "sp-test.model")  # 1000 pieces: accepts the golden ids
+
+EXACT = {"t5-base-tarjimon", "mt5-small-subst-t5spiece", "llama-openllama-3b-subst-mistralv1",
+         "mistral-7b-instruct-v0.3", "gemma-2b-it-subst-mistralv3", "gemma-h24", "xlnet-base-cased",
+         "marian-opus-mt-en-mg", "pegasus-autonlp-subst-hfsample"}
+
+
+def model_names():
+    return sorted(p.stem for p in GOLDENS.glob("*.npz"))
+
+
+def ids_args(ids, mask):
+    args = []
+    for row, m in zip(ids, mask):
+        args += ["--ids", ",".join(str(int(i)) for i in row[m == 1])]
+    return args
+
+
+class PretrainedLayerTests(CliCase):
+    def encode(self, name, side, *extra, directory=None):
+        g = np.load(GOLDENS / (name + ".npz"))
+        out = self.tmp / "out.npz"
+        self.ok("encode", "--pretrained", str(directory or MODELS / name), "--model", SPM,
+                *ids_args(g["ids_" + side], g["mask_" + side]), "--pad-id", str(int(g["pad_id"])),
+                "--padding-side", "left" if side == "left" else "right", "--emit", "input_ids,attention_mask,output", *extra, "-o", str(out))
+        return g, np.load(out)
+
+    def test_every_model_type_equals_the_port_of_its_hf_module(self):
+        names = model_names()
+        self.assertGreaterEqual(len(names), 17)
+        for name in names:
+            for side in ("right", "left", "inner"):
+                with self.subTest(name=name, side=side):
+                    g, got = self.encode(name, side)
+                    np.testing.assert_array_equal(got["input_ids"], g["ids_" + side])
+                    np.testing.assert_array_equal(got["attention_mask"], g["mask_" + side])
+                    want = g["out_" + side]
+                    if name in EXACT:
+                        np.testing.assert_array_equal(got["output"], want)
+                    else:
+                        np.testing.assert_allclose(got["output"], want, rtol=1e-5, atol=2e-5)
+
+    def test_gemma_in_the_weights_dtype(self):
+        # torch_dtype=bfloat16 or float16: the normalizer √24 rounded to that dtype (bfloat16 4.90625),
+        # the product rounded once. Exact.
+        name = "gemma-h24"
+        g = np.load(GOLDENS / (name + ".npz"))
+        for dtype in ("bf16", "f16"):
+            with self.subTest(dtype):
+                doc = json.loads(self.ok("encode", "--pretrained", str(MODELS / name), "--model", SPM,
+                                         *ids_args(g["ids_right"], g["mask_right"]), "--pad-id", "0",
+                                         "--dtype", dtype, "--format", "json").stdout)
+                np.testing.assert_array_equal(np.array(doc["output"], dtype=np.float32), g["out_right_" + dtype])
+        doc = json.loads(self.ok("encode", "--pretrained", str(MODELS / name), "--model", SPM,
+                                 *ids_args(g["ids_right"], g["mask_right"]), "--pad-id", "0", "--dtype", "bf16",
+                                 "--scale", "sqrt", "--format", "json").stdout)  # float32's normalizer: not HF's
+        self.assertFalse(np.array_equal(np.array(doc["output"], dtype=np.float32), g["out_right_bf16"]))
+
+    def test_positions_differ_by_model_type_under_left_padding(self):
+        # RoBERTa counts positions over ids != pad, BART by column: with left
+        # padding the real tokens of XLM-R keep their vectors, mBART's move.
+        for name, same in (("xlm-roberta-base-subst-hfsample", True), ("mbart-large-50-mmt-subst-hfsample", False)):
+            g, right = self.encode(name, "right")
+            _, left = self.encode(name, "left")
+            short = 1  # the row of 3 tokens
+            r = right["output"][short][g["mask_right"][short] == 1]
+            l_ = left["output"][short][g["mask_left"][short] == 1]
+            self.assertEqual(bool(np.allclose(r, l_, rtol=1e-5, atol=2e-5)), same, name)
+
+    def test_an_explicit_flag_overrides_its_part(self):
+        name = "mbart-large-50-mmt-subst-hfsample"
+        g, base = self.encode(name, "right")
+        _, scaled = self.encode(name, "right", "--scale", "none")
+        self.assertFalse(np.allclose(base["output"], scaled["output"]))
+        _, eps = self.encode(name, "right", "--layernorm-eps", "0.5")
+        self.assertFalse(np.allclose(base["output"], eps["output"]))
+
+    def test_no_token_type_leaves_the_directorys_table_out(self):
+        name = "xlm-roberta-base-subst-hfsample"
+        g, base = self.encode(name, "right")
+        _, without = self.encode(name, "right", "--no-token-type")
+        self.assertFalse(np.allclose(base["output"], without["output"]))
+
+    def test_info_lists_what_was_understood(self):
+        d = MODELS / "xlm-roberta-base-subst-hfsample"
+        text = self.ok("info", "--pretrained", str(d)).stdout.decode()
+        for word in ("xlm-roberta", "XLMRobertaForMaskedLM", "roberta.embeddings.word_embeddings.weight",
+                     "(1002, 16)", "F32", "--position-ids padding-idx", "--layernorm-eps 1e-05",
+                     "lm_head.bias", "roberta.encoder.layer.0.output.LayerNorm.weight"):
+            self.assertIn(word, text)
+        doc = json.loads(self.ok("info", "--pretrained", str(d), "--format", "json").stdout)
+        self.assertEqual(doc["model_type"], "xlm-roberta")
+        self.assertEqual(sorted(t["name"] for t in doc["unused"]),
+                         ["lm_head.bias", "roberta.encoder.layer.0.output.LayerNorm.weight"])
+
+    def test_info_flags_rebuild_the_same_layer(self):
+        # The equivalent explicit flags info prints give the same output as --pretrained.
+        for name in ("xlm-roberta-base-subst-hfsample", "albert-base-v2", "m2m100-418m", "deberta-v2-embproj"):
+            with self.subTest(name):
+                d = MODELS / name
+                doc = json.loads(self.ok("info", "--pretrained", str(d), "--format", "json").stdout)
+                flags = []
+                for k, v in doc["parameters"]:
+                    flags += ["--" + k.replace("_", "-")] + ([v] if v != "" else [])
+                g = np.load(GOLDENS / (name + ".npz"))
+                out = self.tmp / "flags.npz"
+                self.ok("encode", *flags, "--model", SPM, *ids_args(g["ids_left"], g["mask_left"]),
+                        "--pad-id", str(int(g["pad_id"])), "--padding-side", "left", "--emit", "output",
+                        "-o", str(out))
+                _, got = self.encode(name, "left")
+                np.testing.assert_array_equal(np.load(out)["output"], got["output"])
+
+    def test_lookup_reads_the_directorys_table(self):
+        d = MODELS / "t5-base-tarjimon"
+        g = np.load(GOLDENS / "t5-base-tarjimon.npz")
+        ids = [int(i) for i in g["ids_right"][0][:3]]
+        doc = json.loads(self.ok("lookup", "--pretrained", str(d), "--ids", ",".join(map(str, ids)),
+                                 "--format", "json").stdout)
+        np.testing.assert_array_equal(np.array(doc["rows"], dtype=np.float32), g["out_right"][0][:3])
+
+
+def readme_recipe_rows():
+    """(model, flags) of README's table of how common models map onto the flags, as written."""
+    readme = (HERE.parent / "README.md").read_text()
+    table = re.search(r"\| model \| flags \|\n\|---\|---\|\n((?:\|.*\n)+)", readme)
+    assert table, "README.md has no recipe table"
+    rows = []
+    for line in table.group(1).splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        flags = re.search(r"`([^`]*)`", cells[1]).group(1)
+        rows.append((cells[0], shlex.split(flags)))
+    return rows
+
+
+RECIPES = GOLDENS / "recipes"
+# Each README row: the checkpoint standing for W (or the directory for DIR), and its golden.
+RECIPE_CASES = {
+    '"Attention is all you need" (the Annotated Transformer)': (RECIPES / "annotated.safetensors", "annotated"),
+    "BERT": (RECIPES / "bert.safetensors", "bert"),
+    "RoBERTa / XLM-R / CamemBERT": (MODELS / "xlm-roberta-base-subst-hfsample" / "model.safetensors",
+                                    "xlm-roberta-base-subst-hfsample"),
+    "BART / mBART": (MODELS / "mbart-large-50-mmt-subst-hfsample" / "model.safetensors",
+                     "mbart-large-50-mmt-subst-hfsample"),
+    "GPT-2": (RECIPES / "gpt2.safetensors", "gpt2"),
+    "ALBERT (factorized)": (MODELS / "albert-base-v2" / "model.safetensors", "albert-base-v2"),
+    "LLaMA / Mistral (RoPE)": (MODELS / "llama-openllama-3b-subst-mistralv1" / "model.safetensors",
+                               "llama-openllama-3b-subst-mistralv1"),
+    "any model directory below": (MODELS / "deberta-v2-embproj", "deberta-v2-embproj"),
+}
+
+
+class ReadmeRecipeTests(CliCase):
+    def test_every_recipe_row_as_written(self):
+        rows = readme_recipe_rows()
+        self.assertEqual(sorted(name for name, _ in rows), sorted(RECIPE_CASES))
+        recipes = np.load(RECIPES / "recipes.npz")
+        for name, flags in rows:
+            path, golden = RECIPE_CASES[name]
+            with self.subTest(name):
+                args = [str(path) if a in ("W", "DIR") else a for a in flags]
+                if golden in recipes:
+                    ids, mask, pad, want = recipes["ids"], np.ones(recipes["ids"].shape, int), 0, recipes[golden]
+                else:
+                    g = np.load(GOLDENS / (golden + ".npz"))
+                    ids, mask, pad, want = g["ids_right"], g["mask_right"], int(g["pad_id"]), g["out_right"]
+                if "--pad-id" not in args:
+                    args += ["--pad-id", str(pad)]
+                out = self.tmp / "o.npz"
+                self.ok("encode", *args, "--model", SPM, *ids_args(ids, mask), "--emit", "output", "-o", str(out))
+                np.testing.assert_allclose(np.load(out)["output"], want, rtol=1e-5, atol=2e-5)
+
+    def test_weights_holding_unused_tensors_get_one_line(self):
+        w = MODELS / "xlm-roberta-base-subst-hfsample" / "model.safetensors"
+        out = self.tmp / "o.npz"
+        r = run("encode", "--weights", str(w), "--model", SPM, "--ids", "5,6", "-o", str(out))
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 0, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        for word in ("roberta.embeddings.position_embeddings.weight", "roberta.embeddings.LayerNorm.weight",
+                     "roberta.embeddings.LayerNorm.bias", "--pe learned", "--layernorm", "--pretrained"):
+            self.assertIn(word, err)
+        self.ok("encode", "--weights", str(w), "--model", SPM, "--ids", "5,6", "-o", str(out), "--quiet")
+        self.ok("encode", "--weights", str(w), "--model", SPM, "--ids", "5,6", "-o", str(out), "--pe", "learned",
+                "--layernorm")
+
+    def test_padding_idx_does_not_zero_a_loaded_row(self):
+        w = MODELS / "xlm-roberta-base-subst-hfsample" / "model.safetensors"
+        rows = []
+        for extra in ([], ["--padding-idx", "5"]):
+            doc = json.loads(self.ok("lookup", "--weights", str(w), "--ids", "5", "--format", "json",
+                                     *extra).stdout)
+            rows.append(np.array(doc["rows"], dtype=np.float32))
+        np.testing.assert_array_equal(rows[0], rows[1])
+        self.assertTrue(np.abs(rows[0]).sum() > 0)
+        doc = json.loads(self.ok("lookup", "--d-model", "4", "--ids", "5", "--padding-idx", "5",
+                                 "--format", "json").stdout)
+        self.assertEqual(doc["rows"], [[0.0, 0.0, 0.0, 0.0]])
+
+
+class PretrainedRopeTests(CliCase):
+    def table(self, *args):
+        out = self.tmp / "r.npy"
+        self.ok("pe", *args, "--max-len", "40", "-o", str(out))
+        return np.load(out)
+
+    def test_the_models_own_rope_table(self):
+        d = MODELS / "mistral-7b-instruct-v0.3"  # rope_theta 1e6, head_dim 16 / 2 heads
+        got = self.table("--pretrained", str(d))
+        # HF's LlamaRotaryEmbedding (Mistral's is a copy): inv_freq = 1 / base^(arange(0, dim, 2) / dim),
+        # emb = cat(freqs, freqs), cos.
+        dim, base = 8, 1e6
+        inv_freq = 1.0 / (base ** (np.arange(0, dim, 2) / dim))
+        freqs = np.outer(np.arange(40), inv_freq)
+        want = np.cos(np.concatenate([freqs, freqs], axis=1))
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+        np.testing.assert_array_equal(got, self.table("--kind", "rope", "--d-model", "8", "--rope-theta", "1e6"))
+
+    def test_rope_scaling_with_the_old_type_key(self):
+        d = self.tmp / "llama"
+        shutil.copytree(MODELS / "llama-openllama-3b-subst-mistralv1", d)
+        cfg = json.loads((d / "config.json").read_text())
+        cfg["rope_scaling"] = {"type": "linear", "factor": 2.0}
+        (d / "config.json").write_text(json.dumps(cfg))
+        got = self.table("--pretrained", str(d))
+        want = self.table("--kind", "rope", "--d-model", "8", "--rope-scaling", "linear", "--rope-factor", "2")
+        np.testing.assert_array_equal(got, want)
+        self.assertFalse(np.array_equal(got, self.table("--kind", "rope", "--d-model", "8")))
+        self.assertIn("--rope-scaling linear --rope-factor 2", self.ok("info", "--pretrained", str(d)).stdout.decode())
+
+    def test_a_model_without_rope_is_refused(self):
+        self.fails(2, "model_type t5 does not use RoPE", "pe", "--pretrained", str(MODELS / "t5-base-tarjimon"))
+
+
+class PretrainedWeightsTests(CliCase):
+    def test_sharded_opens_only_the_shards_it_needs(self):
+        src = MODELS / "xlm-roberta-sharded"
+        d = self.tmp / "sharded"
+        shutil.copytree(src, d)
+        (d / "model-00003-of-00003.safetensors").unlink()  # holds only tensors the layer does not use
+        g = np.load(GOLDENS / "xlm-roberta-sharded.npz")
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--pretrained", str(d), "--model", SPM, *ids_args(g["ids_right"], g["mask_right"]),
+                "--pad-id", str(int(g["pad_id"])), "--emit", "output", "-o", str(out))
+        np.testing.assert_allclose(np.load(out)["output"], g["out_right"], rtol=1e-5, atol=2e-5)
+        text = self.ok("info", "--pretrained", str(d)).stdout.decode()
+        self.assertIn("lm_head.bias (in " + str(d / "model-00003-of-00003.safetensors") + ", not opened)", text)
+        self.assertIn("roberta.embeddings.LayerNorm.bias (16,) F32 in " + str(d / "model-00002-of-00003.safetensors"),
+                      text)
+
+    def test_index_and_shards_must_agree(self):
+        d = self.tmp / "sharded"
+        shutil.copytree(MODELS / "xlm-roberta-sharded", d)
+        index = json.loads((d / "model.safetensors.index.json").read_text())
+        name = "roberta.embeddings.LayerNorm.weight"
+        index["weight_map"][name] = "model-00001-of-00003.safetensors"
+        (d / "model.safetensors.index.json").write_text(json.dumps(index))
+        out = self.tmp / "o.npz"
+        self.fails(2, "model-00001-of-00003.safetensors, which does not hold it", "encode", "--pretrained", str(d),
+                   "--model", SPM, "--ids", "5,6", "-o", str(out), output=out)
+        (d / "model-00001-of-00003.safetensors").unlink()
+        self.fails(2, "names the shard model-00001-of-00003.safetensors", "encode", "--pretrained", str(d),
+                   "--model", SPM, "--ids", "5,6", "-o", str(out), output=out)
+
+    def test_a_pickle_is_refused_and_never_read(self):
+        d = MODELS / "xlm-roberta-pickle"
+        out = self.tmp / "o.npz"
+        err = self.fails(2, "pytorch_model.bin, a pickle, which can run code", "encode", "--pretrained", str(d),
+                         "--model", SPM, "--ids", "5,6", "-o", str(out), output=out)
+        self.assertIn("convert", err)
+        self.fails(2, "pytorch_model.bin", "info", "--pretrained", str(d))
+
+
+class PretrainedRefusalTests(CliCase):
+    def copy(self, name):
+        d = self.tmp / name
+        shutil.copytree(MODELS / name, d)
+        return d
+
+    def edit_config(self, d, **changes):
+        cfg = json.loads((d / "config.json").read_text())
+        cfg.update(changes)
+        (d / "config.json").write_text(json.dumps(cfg))
+
+    def refused(self, message, d, *extra):
+        out = self.tmp / "o.npz"
+        return self.fails(2, message, "encode", "--pretrained", str(d), "--model", SPM, "--ids", "5,6,7",
+                          *extra, "-o", str(out), output=out)
+
+    def test_missing_files_name_what_is_there(self):
+        d = self.copy("t5-base-tarjimon")
+        (d / "model.safetensors").unlink()
+        self.refused("has no model.safetensors or model.safetensors.index.json (it holds config.json)", d)
+        (d / "config.json").unlink()
+        self.refused("has no config.json (it holds nothing)", d)
+        self.refused("does not exist", self.tmp / "nowhere")
+
+    def test_unreadable_files(self):
+        d = self.copy("t5-base-tarjimon")
+        (d / "config.json").write_text("{not json")
+        self.refused("config.json is not valid JSON", d)
+        d = self.copy("llama-openllama-3b-subst-mistralv1")
+        w = d / "model.safetensors"
+        w.write_bytes(w.read_bytes()[:200])
+        self.refused(str(w), d)
+
+    def test_unknown_model_type_lists_the_supported(self):
+        d = self.copy("t5-base-tarjimon")
+        self.edit_config(d, model_type="gpt2")
+        err = self.refused("model_type gpt2 is not supported; supported: ", d)
+        for t in ("xlm-roberta", "m2m_100", "deberta-v2", "gemma"):
+            self.assertIn(t, err)
+
+    def test_config_that_disagrees_with_the_weights(self):
+        d = self.copy("xlm-roberta-base-subst-hfsample")
+        self.edit_config(d, hidden_size=32)
+        self.refused("roberta.embeddings.word_embeddings.weight is (1002, 16) but config.json says (1002, 32)", d)
+        self.edit_config(d, hidden_size=16, vocab_size=1000)
+        self.refused("is (1002, 16) but config.json says (1000, 16)", d)
+        self.edit_config(d, vocab_size=1002, max_position_embeddings=600)
+        self.refused("roberta.embeddings.position_embeddings.weight is (514, 16) but config.json says (600, 16)", d)
+
+    def test_a_sequence_longer_than_the_position_table(self):
+        d = MODELS / "mbart-large-50-mmt-subst-hfsample"
+        ids = ",".join(["5"] * 1025)
+        out = self.tmp / "o.npz"
+        self.fails(2, "has 1026 rows; truncate with --seq-len (at most 1024)", "encode", "--pretrained", str(d), "--model", SPM,
+                   "--ids", ids, "-o", str(out), output=out)
+
+
+if __name__ == "__main__":
+    unittest.main()
