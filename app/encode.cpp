@@ -95,10 +95,10 @@ void run_encode(const EncodeCommand& cmd) {
   const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
 
-  Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
+  Tokenizer tokenizer = load_tokenizer(cmd.tokenize);
   check_ids_flag(cmd.text.ids, tokenizer);
   TextSource source = open_text_source(cmd.text);
-  EncoderSpec spec{.tokenize = encode_options(cmd.tokenize),
+  EncoderSpec spec{.tokenize = encode_options(cmd.tokenize, tokenizer),
                    .layer = layer_spec(cmd.layer),
                    .emit = emit,
                    .dtype = cmd.dtype,

@@ -139,9 +139,12 @@ Batch batch_from_id_lines(const Tokenizer& tokenizer, const std::vector<std::str
 
 nlohmann::ordered_json model_config(const Tokenizer& tokenizer) {
   const ModelInfo& info = tokenizer.info();
-  return {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
-          {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},        {"bos_id", info.bos_id},
-          {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
+  nlohmann::ordered_json out = {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
+                                {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},        {"bos_id", info.bos_id},
+                                {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
+  // sha256 is then the directory's SentencePiece file's
+  if (info.pretrained) out["tokenizer_class"] = info.pretrained->tokenizer_class;
+  return out;
 }
 
 Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
@@ -507,7 +510,10 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
   run.config = {{"embedpe_version", version()}, {"model", model_config(tokenizer)}};
   const nlohmann::ordered_json tokenization = tokenization_config(tokenizer, options.tokenize, options.ids_input);
   for (const auto& [key, value] : tokenization.items()) run.config[key] = value;
-  if (!options.text_pairs.empty()) run.config["pairs"] = kPairsConfig;
+  const auto& pretrained = tokenizer.info().pretrained;
+  if (!options.text_pairs.empty()) run.config["pairs"] = pretrained ? pretrained->tokenizer_class + "'s pair template" : kPairsConfig;
+  // A pretrained tokenizer's class says whether it gives token types (HF's model_input_names).
+  const bool types = pretrained ? pretrained->token_type_ids : !options.text_pairs.empty();
   run.sources = source.source_names();
   run.seq_len = options.tokenize.seq_len;
   run.pad_to_multiple_of = options.tokenize.pad_to_multiple_of.value_or(1);
@@ -519,7 +525,7 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
     const Batch batch = token_batch(tokenizer, source, lines, options);
     std::vector<TensorRef> tensors = {tensor_ref("input_ids", batch.input_ids)};
     if (!format.traits.one_tensor) tensors.push_back(tensor_ref("attention_mask", batch.attention_mask));
-    if (!format.traits.one_tensor && !options.text_pairs.empty()) {
+    if (!format.traits.one_tensor && types) {
       tensors.push_back(tensor_ref("token_type_ids", batch.token_type_ids));
     }
     sink.add({batch, lines, std::move(tensors)});
