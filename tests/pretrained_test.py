@@ -11,6 +11,7 @@ truncation. Neither torch nor transformers is needed here.
 """
 import json
 import pathlib
+import shutil
 import unittest
 
 from cli_test import HERE, CliCase, run
@@ -21,6 +22,23 @@ GOLDENS = HERE / "golden" / "hf_tokenizers"
 
 def goldens():
     return sorted(GOLDENS.glob("*.json"))
+
+
+def variant_goldens():
+    """Directories of tests/models/hf with tokenizer_config.json keys changed (VARIANTS in the generator)."""
+    return sorted((GOLDENS / "variants").glob("*.json"))
+
+
+def make_variant(golden, where):
+    """The directory a variant golden was made from: its base with the changed keys."""
+    directory = where / golden["model"]
+    if not directory.exists():
+        shutil.copytree(MODELS / golden["model"], directory)
+        path = directory / "tokenizer_config.json"
+        config = json.loads(path.read_text()) if path.exists() else {}
+        config.update(golden["tokenizer_config"])
+        path.write_text(json.dumps(config))
+    return directory
 
 
 def case_args(case):
@@ -41,30 +59,42 @@ def case_args(case):
     return args
 
 
-class GoldenTests(CliCase):
+class GoldenCase(CliCase):
+    def check_singles(self, golden, directory):
+        """Each text alone (no padding): one run, --format ids gives one line per text."""
+        singles = [c for c in golden["cases"] if c["name"].startswith("single ")]
+        self.assertGreater(len(singles), 15)
+        args = []
+        for c in singles:
+            args += ["--text", c["texts"][0]]
+        out = self.ok("tokenize", "--pretrained", str(directory), "--format", "ids", *args).stdout.decode()
+        lines = out.split("\n")[:-1]
+        self.assertEqual(len(lines), len(singles))
+        for c, line in zip(singles, lines):
+            self.assertEqual([int(x) for x in line.split()], c["rows"][0]["input_ids"], repr(c["texts"][0]))
+
+    def check_batch(self, golden, directory, case):
+        r = run("tokenize", "--pretrained", str(directory), "--format", "json", *case_args(case))
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        got = json.loads(r.stdout)
+        self.assertEqual(got["input_ids"], [row["input_ids"] for row in case["rows"]])
+        self.assertEqual(got["attention_mask"], [row["attention_mask"] for row in case["rows"]])
+        if golden["has_token_type_ids"]:
+            self.assertEqual(got["token_type_ids"], [row["token_type_ids"] for row in case["rows"]])
+        else:
+            self.assertNotIn("token_type_ids", got)
+
+
+class GoldenTests(GoldenCase):
     def test_every_model_directory_has_goldens(self):
         dirs = sorted(p.name for p in MODELS.iterdir() if p.is_dir())
         self.assertEqual(len(dirs), 16)
         self.assertEqual([g.stem for g in goldens()], dirs)
 
     def test_single_texts_equal_hugging_face(self):
-        """Each text alone (no padding): one run per model, --format ids gives one line per text."""
         for path in goldens():
-            golden = json.loads(path.read_text())
-            singles = [c for c in golden["cases"] if c["name"].startswith("single ")]
-            self.assertGreater(len(singles), 15)
-            args = []
-            for c in singles:
-                args += ["--text", c["texts"][0]]
             with self.subTest(path.stem):
-                out = self.ok("tokenize", "--pretrained", str(MODELS / path.stem), "--format", "ids",
-                              *args).stdout.decode()
-                lines = out.split("\n")[:-1]
-                self.assertEqual(len(lines), len(singles))
-                for c, line in zip(singles, lines):
-                    want = c["rows"][0]["input_ids"]
-                    got = [int(x) for x in line.split()]
-                    self.assertEqual(got, want, f"{path.stem}: {c['texts'][0]!r}")
+                self.check_singles(json.loads(path.read_text()), MODELS / path.stem)
 
     def test_batches_and_pairs_equal_hugging_face(self):
         """Padding longest / max_length, left and right padding and truncation, pairs."""
@@ -74,15 +104,7 @@ class GoldenTests(CliCase):
                 if c["name"].startswith("single "):
                     continue
                 with self.subTest(f"{path.stem}: {c['name']}"):
-                    r = run("tokenize", "--pretrained", str(MODELS / path.stem), "--format", "json", *case_args(c))
-                    self.assertEqual(r.returncode, 0, r.stderr.decode())
-                    got = json.loads(r.stdout)
-                    self.assertEqual(got["input_ids"], [row["input_ids"] for row in c["rows"]])
-                    self.assertEqual(got["attention_mask"], [row["attention_mask"] for row in c["rows"]])
-                    if golden["has_token_type_ids"]:
-                        self.assertEqual(got["token_type_ids"], [row["token_type_ids"] for row in c["rows"]])
-                    else:
-                        self.assertNotIn("token_type_ids", got)
+                    self.check_batch(golden, MODELS / path.stem, c)
 
     def test_decode_equals_hugging_face(self):
         for path in goldens():
@@ -97,6 +119,26 @@ class GoldenTests(CliCase):
                     out = self.ok("decode", "--pretrained", str(MODELS / path.stem), "--skip-special-tokens",
                                   "--ids", ids).stdout.decode()
                     self.assertEqual(out, d["skip_special"] + "\n")
+
+
+class VariantTests(GoldenCase):
+    """The code paths the directories' own files do not take: T5's and LLaMA's legacy=false, ALBERT
+    with accents kept, lowercasing XLNet and DeBERTa, other source languages, NLLB's legacy
+    template, a directory's padding and truncation sides."""
+
+    BATCHES = ("batch longest", "batch max_length 6 both left", "pairs longest", "pairs max_length 10 left trunc")
+
+    def test_variants_equal_hugging_face(self):
+        self.assertGreaterEqual(len(variant_goldens()), 10)
+        for path in variant_goldens():
+            golden = json.loads(path.read_text())
+            directory = make_variant(golden, self.tmp / path.stem)
+            with self.subTest(path.stem):
+                self.check_singles(golden, directory)
+            for c in golden["cases"]:
+                if c["name"] in self.BATCHES:
+                    with self.subTest(f"{path.stem}: {c['name']}"):
+                        self.check_batch(golden, directory, c)
 
 
 class FlagTests(CliCase):

@@ -1610,7 +1610,45 @@ def goldens_for(directory):
     }
 
 
+# Variants: a directory of tests/models/hf with keys of its tokenizer_config.json changed, for
+# the code paths its own files do not take (T5's and LLaMA's legacy=false, ALBERT's
+# keep_accents, other source languages, ...). The tests build the same directory.
+VARIANTS = {
+    "t5-legacy-false": ("t5-base-tarjimon", {"legacy": False}),
+    "mt5-legacy-false": ("mt5-small-subst-t5spiece", {"legacy": False}),
+    "openllama-legacy-false-eos": ("llama-openllama-3b-subst-mistralv1", {"legacy": False, "add_eos_token": True}),
+    "mistral-no-bos": ("mistral-7b-instruct-v0.3", {"add_bos_token": False, "add_eos_token": True}),
+    "albert-cased-accents": ("albert-base-v2", {"do_lower_case": False, "keep_accents": True, "remove_space": False}),
+    "xlnet-lower": ("xlnet-base-cased", {"do_lower_case": True}),
+    "deberta-lower": ("deberta-v3-large-subst-albertspiece", {"do_lower_case": True}),
+    "mbart50-fr": ("mbart-large-50-mmt-subst-hfsample", {"src_lang": "fr_XX"}),
+    "mbart-ro": ("mbart-large-cc25-de-pruned", {"src_lang": "ro_RO"}),
+    "nllb-fra-legacy": ("nllb-200-distilled-600m-subst-hfsample", {"src_lang": "fra_Latn", "legacy_behaviour": True}),
+    "m2m100-fr": ("m2m100-418m", {"src_lang": "fr"}),
+    "llama-left": ("llama-openllama-3b-subst-mistralv1", {"padding_side": "left", "truncation_side": "left"}),
+}
+
+
+def make_variant(models, base, overrides, directory):
+    """Copies tests/models/hf/BASE to DIRECTORY with OVERRIDES merged into its tokenizer_config.json."""
+    import shutil
+    shutil.copytree(os.path.join(models, base), directory)
+    path = os.path.join(directory, "tokenizer_config.json")
+    config = _read_json(path) if os.path.isfile(path) else {}
+    config.update(overrides)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(config, f)
+
+
+def write(out, name, golden):
+    with open(os.path.join(out, name + ".json"), "w", encoding="utf-8") as f:
+        json.dump(golden, f, ensure_ascii=False, indent=None, separators=(",", ":"))
+        f.write("\n")
+    print(f"{name}: {golden['class']}, {len(golden['cases'])} cases", file=sys.stderr)
+
+
 def main():
+    import tempfile
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     models = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "tests", "models", "hf")
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, "tests", "golden", "hf_tokenizers")
@@ -1621,10 +1659,16 @@ def main():
             continue
         golden = goldens_for(directory)
         golden["model"] = name
-        with open(os.path.join(out, name + ".json"), "w", encoding="utf-8") as f:
-            json.dump(golden, f, ensure_ascii=False, indent=None, separators=(",", ":"))
-            f.write("\n")
-        print(f"{name}: {golden['class']}, {len(golden['cases'])} cases", file=sys.stderr)
+        write(out, name, golden)
+    variants = os.path.join(out, "variants")
+    os.makedirs(variants, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (base, overrides) in sorted(VARIANTS.items()):
+            directory = os.path.join(tmp, name)
+            make_variant(models, base, overrides, directory)
+            golden = goldens_for(directory)
+            golden.update({"model": base, "tokenizer_config": overrides})
+            write(variants, name, golden)
 
 
 if __name__ == "__main__":

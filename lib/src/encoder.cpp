@@ -318,6 +318,8 @@ void Encoder::set_token_types(Batch& batch, std::size_t first_row) const {
     const std::size_t first = batch.first_token(b), end = first + batch.pieces[b].size();
     for (std::size_t l = first; l < end; ++l) {
       std::int64_t& t = batch.token_type_ids(b, l);
+      // A pretrained tokenizer's own segments beyond 0 and 1 (XLNet's <cls> is 2) are kept.
+      if (pairs && static_cast<std::size_t>(t) >= types.size()) continue;
       t = pairs ? types[static_cast<std::size_t>(t)] : types.size() == 1 ? types[0] : types.at(first_row + b);
     }
   }
