@@ -1516,6 +1516,9 @@ TEXTS = [
     "UPPER lower MiXeD",
     "a",
     "Ünïcödé 🚀 mixed with ASCII and 数字 123",
+    ">>fra<< Bonjour, Mr. O'Neil isn't here >>x<< ok",
+    "soft\u00adhyphen and zero\u200bwidth",
+    "word " * 40,
 ]
 
 

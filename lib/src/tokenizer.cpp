@@ -685,7 +685,12 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
       std::size_t remove = total - *options.seq_len;
       if (!y) {
         // HF leaves a text it cannot cut enough longer than max_length; embedpe cannot pad it.
-        if (x.size() <= remove) throw UsageError("seq_len too small for text " + std::to_string(i + 1), {"seq_len"});
+        if (x.size() <= remove) {
+          throw UsageError("seq_len " + std::to_string(*options.seq_len) + " cannot hold text " + std::to_string(i + 1) +
+                               ": its " + std::to_string(specials) + " special tokens and at least one of its " +
+                               std::to_string(x.size()) + " tokens need more (HF would leave it longer than max_length)",
+                           {"seq_len"});
+        }
         cut(x, remove);
       } else {
         // longest_first: the longer loses a token at a time, the second on a tie
