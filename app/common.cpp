@@ -5,6 +5,7 @@
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"
+#include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/sink.h"
 #include "embedpe/text_input.h"
 #include "errors.h"
@@ -163,10 +164,22 @@ void add_model_option(CLI::App& cmd, std::string& model) {
       ->default_str("the embedded model");
 }
 
+CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model) {
+  CLI::Option* option =
+      cmd.add_option("--pretrained", dir,
+                     "Hugging Face model directory: its tokenizer (tokenizer_config.json, special tokens, "
+                     "SentencePiece file) gives the ids, template and padding side HF's slow tokenizer gives")
+          ->type_name("DIR")
+          ->check(non_empty_path());
+  if (model) option->excludes(model);
+  return option;
+}
+
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
   EncodeOptions& o = flags.options;
   option_group(cmd, kTokenizationGroup);
   add_model_option(cmd, flags.model);
+  add_pretrained_option(cmd, flags.pretrained, cmd.get_option("--model"));
   cmd.add_flag_callback("--no-bos", [&o] { o.add_bos = false; }, "Do not add the model's BOS id");
   cmd.add_flag_callback("--no-eos", [&o] { o.add_eos = false; }, "Do not add the model's EOS id");
   add_number(cmd, "--pad-id", o.pad_id, 0, std::numeric_limits<int>::max(),
@@ -174,14 +187,15 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
       ->default_str("the model's pad id, else 0");
   add_number(cmd, "--seq-len", o.seq_len, 1, kMaxSeqLen, "Pad and truncate every sequence to N tokens, keeping BOS/EOS")
       ->default_str("pad to the longest");
-  add_choice<Side>(cmd, "--padding-side", [&o](Side s) { o.padding_side = s; },
+  add_choice<Side>(cmd, "--padding-side", [&flags](Side s) { flags.padding_side = s; },
                    {{"right", Side::right}, {"left", Side::left}},
                    "Where padding goes; with left, tokens keep positions 0..n-1, as HF numbers them from the "
                    "attention mask",
-                   "right");
-  add_choice<Side>(cmd, "--truncation-side", [&o](Side s) { o.truncation_side = s; },
+                   "right; with --pretrained, the directory's");
+  add_choice<Side>(cmd, "--truncation-side", [&flags](Side s) { flags.truncation_side = s; },
                    {{"right", Side::right}, {"left", Side::left}},
-                   "Which end of a text --seq-len cuts; BOS and EOS are kept either way", "right");
+                   "Which end of a text --seq-len cuts; BOS and EOS are kept either way",
+                   "right; with --pretrained, the directory's");
   add_number(cmd, "--pad-to-multiple-of", o.pad_to_multiple_of, 1, kMaxSeqLen,
              "Pad the longest sequence (a record or line of its own: itself) up to a multiple of N (with "
              "--seq-len, it must be a multiple of N)");
@@ -198,9 +212,19 @@ Tokenizer load_tokenizer(const std::string& model) {
   return model.empty() ? Tokenizer::default_model() : Tokenizer::from_file(model);
 }
 
-EncodeOptions encode_options(const TokenizeFlags& flags) {
-  check_padding(flags.options);
-  return flags.options;
+Tokenizer load_tokenizer(const TokenizeFlags& flags) {
+  // --model overrides the directory's tokenizer (encode: the layer is still the directory's).
+  if (flags.pretrained.empty() || !flags.model.empty()) return load_tokenizer(flags.model);
+  return load_pretrained_tokenizer(flags.pretrained);
+}
+
+EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer) {
+  EncodeOptions options = flags.options;
+  const EncodeOptions defaults = pretrained_encode_options(tokenizer);
+  options.padding_side = flags.padding_side.value_or(defaults.padding_side);
+  options.truncation_side = flags.truncation_side.value_or(defaults.truncation_side);
+  check_padding(options);
+  return options;
 }
 
 }  // namespace embedpe::cli

@@ -42,8 +42,11 @@ inline constexpr const char* kOutputGroup = "Output";
 inline constexpr const char* kPipelineGroup = "Pipeline";
 
 struct TokenizeFlags {
-  std::string model;      // --model; empty: the embedded default
-  EncodeOptions options;  // BOS/EOS, padding and truncation
+  std::string model;       // --model; empty: the embedded default
+  std::string pretrained;  // --pretrained DIR: a Hugging Face directory's tokenizer
+  EncodeOptions options;   // BOS/EOS, padding and truncation
+  // --padding-side / --truncation-side as given (else the directory's, with --pretrained)
+  std::optional<Side> padding_side, truncation_side;
 };
 
 // ---------------------------------------------------------------- limits
@@ -100,6 +103,11 @@ void add_model_option(CLI::App& cmd, std::string& model);
 // The files read for texts and tokens: each --input, and --model.
 std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& text, const std::string& model);
 Tokenizer load_tokenizer(const std::string& model);
-EncodeOptions encode_options(const TokenizeFlags& flags);
+// --pretrained DIR's tokenizer, else --model's.
+Tokenizer load_tokenizer(const TokenizeFlags& flags);
+// The flags' options over the tokenizer's defaults (a --pretrained directory's padding side).
+EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer);
+// --pretrained DIR (excludes --model).
+CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model);
 
 }  // namespace embedpe::cli

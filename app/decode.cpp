@@ -16,6 +16,7 @@
 #include "common.h"
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
+#include "embedpe/pretrained_tokenizer.h"
 
 namespace embedpe::cli {
 namespace {
@@ -24,6 +25,8 @@ struct DecodeCommand {
   std::vector<std::string> ids;    // --ids, repeatable
   std::vector<std::string> files;  // FILE...; "-" is standard input
   std::string model;
+  std::string pretrained;  // --pretrained DIR
+  bool skip_special_tokens = false;
   std::string output = "-";
 };
 
@@ -40,9 +43,14 @@ void run_decode(DecodeCommand cmd) {
   refuse_outputs_over_inputs({cmd.output}, inputs);
   // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
   refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
-  const Tokenizer tokenizer = load_tokenizer(cmd.model);
+  const Tokenizer tokenizer =
+      cmd.pretrained.empty() ? load_tokenizer(cmd.model) : load_pretrained_tokenizer(cmd.pretrained);
   check_ids_flag(cmd.ids, tokenizer);
-  decode_to(tokenizer, cmd.ids, "--ids", cmd.files, cmd.output);
+  if (cmd.skip_special_tokens && cmd.pretrained.empty()) {
+    throw UsageError("--skip-special-tokens needs --pretrained: a SentencePiece model's decode already drops its "
+                     "control pieces");
+  }
+  decode_to(tokenizer, cmd.ids, "--ids", cmd.files, cmd.output, cmd.skip_special_tokens);
 }
 
 }  // namespace
@@ -60,6 +68,9 @@ void setup_decode(CLI::App& app) {
       ->excludes(files);
   option_group(*sub, kTokenizationGroup);
   add_model_option(*sub, cmd->model);
+  add_pretrained_option(*sub, cmd->pretrained, sub->get_option("--model"));
+  sub->add_flag("--skip-special-tokens", cmd->skip_special_tokens,
+                "With --pretrained: leave out the special tokens, as HF's decode(skip_special_tokens=True)");
   add_output_option(*sub, cmd->output);
   clikit::set_examples(*sub, {
                        "embedpe decode --ids 1,262,6523,920,2",

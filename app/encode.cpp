@@ -80,10 +80,6 @@ void warn_unused_tensors(const LayerSpec& layer) {
                parse_tensor_spec(layer.table.weights).path.c_str(), names.c_str(), uses.c_str());
 }
 
-// The one place encode chooses its tokenizer: --model, or the default model.
-// (--pretrained sets the input layer; its tokenizer is the tokenizer half's.)
-Tokenizer encode_tokenizer(const EncodeCommand& cmd) { return load_tokenizer(cmd.tokenize.model); }
-
 void run_encode(const EncodeCommand& cmd) {
   // --pretrained's directory is read first: a bad one is refused before anything else.
   const LayerSpec layer = layer_spec(cmd.layer, cmd.dtype);
@@ -118,10 +114,10 @@ void run_encode(const EncodeCommand& cmd) {
   const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
 
-  Tokenizer tokenizer = encode_tokenizer(cmd);
+  Tokenizer tokenizer = load_tokenizer(cmd.tokenize);
   check_ids_flag(cmd.text.ids, tokenizer);
   TextSource source = open_text_source(cmd.text);
-  EncoderSpec spec{.tokenize = encode_options(cmd.tokenize),
+  EncoderSpec spec{.tokenize = encode_options(cmd.tokenize, tokenizer),
                    .layer = layer,
                    .emit = emit,
                    .dtype = cmd.dtype,

@@ -52,9 +52,17 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   LayerSpec& spec = flags.spec;
   flags.cmd = &cmd;
   option_group(cmd, kEmbeddingGroup);
-  add_pretrained_option(cmd, flags.pretrained,
-                        "A Hugging Face model directory (config.json, model.safetensors): its input layer, as the "
-                        "model computes it; each layer flag given overrides its part");
+  const char* help = "A Hugging Face model directory (config.json, model.safetensors): its input layer, as the "
+                     "model computes it; each layer flag given overrides its part";
+  if (CLI::Option* shared = cmd.get_option_no_throw("--pretrained")) {
+    // encode: one --pretrained gives the tokenizer (add_tokenize_flags) and the
+    // input layer; --model, given too, overrides only the tokenizer.
+    shared->each([&flags](const std::string& dir) { flags.pretrained = dir; });
+    if (CLI::Option* model = cmd.get_option_no_throw("--model")) shared->remove_excludes(model);
+    shared->description(std::string(help) + ", and its tokenizer gives the ids (--model overrides the tokenizer)");
+  } else {
+    add_pretrained_option(cmd, flags.pretrained, help);
+  }
   add_table_flags(cmd, spec.table);
   add_scale_option(cmd, flags.scale);
   option_group(cmd, kPositionalGroup);

@@ -41,9 +41,9 @@ void run_tokenize(const TokenizeCommand& cmd) {
   refuse_outputs_over_inputs({cmd.output}, text_inputs(cmd.text, cmd.tokenize.model));
   const TokenizeFormat format = infer_format(cmd);
   if (format.sink && format.sink->traits.binary) refuse_binary_to_terminal(cmd.output, "." + std::string(format.sink->name));
-  const Tokenizer tokenizer = load_tokenizer(cmd.tokenize.model);
+  const Tokenizer tokenizer = load_tokenizer(cmd.tokenize);
   check_ids_flag(cmd.text.ids, tokenizer);
-  const TokenizeRunOptions options{.tokenize = encode_options(cmd.tokenize), .ids_input = cmd.text.ids_input(),
+  const TokenizeRunOptions options{.tokenize = encode_options(cmd.tokenize, tokenizer), .ids_input = cmd.text.ids_input(),
                                    .threads = usable_threads(available_cores()), .allow_empty = cmd.text.shard_given,
                                    .text_pairs = cmd.text.pairs};
   TextSource source = open_text_source(cmd.text);

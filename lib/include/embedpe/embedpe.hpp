@@ -32,6 +32,7 @@
 #include "embedpe/pe_analysis.h"
 #include "embedpe/pe_kind.h"
 #include "embedpe/pe_view.h"
+#include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/positional_encoding.h"
 #include "embedpe/quantize.h"
 #include "embedpe/report.h"

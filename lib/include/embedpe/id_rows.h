@@ -42,8 +42,8 @@ class Tokenizer;
 // `given` (sequences of ids, named "LABEL 1", "LABEL 2", ...), then every
 // row of each of `files` (read_id_rows). Ids outside the vocabulary are an
 // error naming where they came from; `output` is committed only when all
-// are decoded.
+// are decoded. skip_special_tokens: Tokenizer::decode's (a pretrained tokenizer's).
 void decode_to(const Tokenizer& tokenizer, const std::vector<std::string>& given, const std::string& label,
-               const std::vector<std::string>& files, const std::string& output);
+               const std::vector<std::string>& files, const std::string& output, bool skip_special_tokens = false);
 
 }  // namespace embedpe

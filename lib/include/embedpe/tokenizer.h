@@ -25,6 +25,20 @@
 
 namespace embedpe {
 
+namespace detail {
+class HfTokenizer;
+}  // namespace detail
+
+// What a Hugging Face directory's tokenizer is (load_pretrained_tokenizer).
+struct PretrainedTokenizerInfo {
+  std::string directory;
+  std::string tokenizer_class;        // e.g. "XLMRobertaTokenizer"
+  bool padding_left = false;          // the directory's (or class's) padding_side
+  bool truncation_left = false;
+  bool token_type_ids = false;        // whether the class returns token_type_ids
+  std::optional<std::size_t> model_max_length;
+};
+
 // What a model file holds, read from its ModelProto.
 struct ModelInfo {
   std::string source;            // path, or "embedded default"
@@ -42,6 +56,9 @@ struct ModelInfo {
   // normalizer; see lib/src/segment_cache.h). Otherwise texts go to
   // SentencePiece whole.
   bool segment_cache = false;
+  // Set for a tokenizer from a Hugging Face directory; vocab_size is then len(tokenizer)
+  // and the ids are the HF class's.
+  std::optional<PretrainedTokenizerInfo> pretrained;
 };
 
 // One text as SentencePiece encodes it. pieces[i] is the piece of ids[i];
@@ -143,6 +160,8 @@ class Tokenizer {
   // turned back into spaces, control pieces (BOS, EOS, padding) dropped, byte
   // pieces reassembled. An id outside [0, vocab_size) is an Error naming it.
   std::string decode(std::span<const int> ids) const;
+  // With a pretrained tokenizer, HF's decode(ids, skip_special_tokens); otherwise decode(ids).
+  std::string decode(std::span<const int> ids, bool skip_special_tokens) const;
   // Throws Error "ORIGIN: id X is outside the vocabulary of model M (0 to V-1)"
   // for the first id outside [0, vocab_size); the one check of ids against the model.
   void check_ids(std::span<const int> ids, const std::string& origin) const;
@@ -182,8 +201,12 @@ class Tokenizer {
   int pad_id(const EncodeOptions& options) const;
 
  private:
+  friend Tokenizer load_pretrained_tokenizer(const std::string& dir);
   struct Impl;
   explicit Tokenizer(std::unique_ptr<Impl> impl);
+  // The HF path of encode_batch and encode_pair_batch (b null: single texts).
+  Batch hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b, const EncodeOptions& options,
+                 std::size_t threads) const;
   static Tokenizer load(std::unique_ptr<Impl> impl, const std::string& source);
   // Checks each text and encodes it, on up to `threads` threads.
   std::vector<Encoding> encode_texts(const std::vector<std::string>& texts, std::size_t threads,

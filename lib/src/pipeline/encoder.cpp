@@ -308,6 +308,8 @@ void Encoder::set_token_types(Batch& batch, std::size_t first_row) const {
     const std::size_t first = batch.first_token(b), end = first + batch.pieces[b].size();
     for (std::size_t l = first; l < end; ++l) {
       std::int64_t& t = batch.token_type_ids(b, l);
+      // A pretrained tokenizer's own segments beyond 0 and 1 (XLNet's <cls> is 2) are kept.
+      if (pairs && static_cast<std::size_t>(t) >= types.size()) continue;
       t = pairs ? types[static_cast<std::size_t>(t)] : types.size() == 1 ? types[0] : types.at(first_row + b);
     }
   }
@@ -500,7 +502,10 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
   run.config = {{"embedpe_version", version()}, {"model", model_config(tokenizer)}};
   const nlohmann::ordered_json tokenization = tokenization_config(tokenizer, options.tokenize, options.ids_input);
   for (const auto& [key, value] : tokenization.items()) run.config[key] = value;
-  if (!options.text_pairs.empty()) run.config["pairs"] = kPairsConfig;
+  const auto& pretrained = tokenizer.info().pretrained;
+  if (!options.text_pairs.empty()) run.config["pairs"] = pretrained ? pretrained->tokenizer_class + "'s pair template" : kPairsConfig;
+  // A pretrained tokenizer's class says whether it gives token types (HF's model_input_names).
+  const bool types = pretrained ? pretrained->token_type_ids : !options.text_pairs.empty();
   run.sources = source.source_names();
   run.seq_len = options.tokenize.seq_len;
   run.pad_to_multiple_of = options.tokenize.pad_to_multiple_of.value_or(1);
@@ -512,7 +517,7 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
     const Batch batch = token_batch(tokenizer, source, lines, options);
     std::vector<TensorRef> tensors = {tensor_ref("input_ids", batch.input_ids)};
     if (!format.traits.one_tensor) tensors.push_back(tensor_ref("attention_mask", batch.attention_mask));
-    if (!format.traits.one_tensor && !options.text_pairs.empty()) {
+    if (!format.traits.one_tensor && types) {
       tensors.push_back(tensor_ref("token_type_ids", batch.token_type_ids));
     }
     sink.add({batch, lines, std::move(tensors)});

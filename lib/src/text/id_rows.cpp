@@ -301,13 +301,13 @@ void read_id_rows(const std::string& path, const std::string& model_sha256, cons
 }
 
 void decode_to(const Tokenizer& tokenizer, const std::vector<std::string>& given, const std::string& label,
-               const std::vector<std::string>& files, const std::string& output) {
+               const std::vector<std::string>& files, const std::string& output, bool skip_special_tokens) {
   OutputFile out(output);
   auto put = [&](const std::vector<int>& ids, const std::string& origin) {
     tokenizer.check_ids(ids, origin);  // naming the line
     std::string text;
     try {
-      text = tokenizer.decode(ids);
+      text = tokenizer.decode(ids, skip_special_tokens);
     } catch (const Error& e) {
       throw Error(origin + ": " + e.what());
     }

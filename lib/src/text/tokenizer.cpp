@@ -16,6 +16,8 @@
 #include <sstream>
 
 #include "default_model.h"
+#include "embedpe/pretrained_tokenizer.h"
+#include "hf_tokenizer.h"
 #include "embedpe/error.h"
 #include "parallel.h"
 #include "sha256.h"
@@ -50,6 +52,9 @@ struct Tokenizer::Impl {
   // leave the text's leading space): the model as it is, loaded on first use.
   std::once_flag decoder_once;
   sentencepiece::SentencePieceProcessor decoder;
+  // A Hugging Face directory's tokenizer (load_pretrained_tokenizer): when set, it
+  // encodes, decodes and names the ids; sp is then its SentencePiece file, unused.
+  std::unique_ptr<detail::HfTokenizer> hf;
 
   // SentencePiece, loaded now if it was left until needed.
   const sentencepiece::SentencePieceProcessor& processor();
@@ -278,6 +283,12 @@ Encoding encode_whole(const sentencepiece::SentencePieceProcessor& sp, std::stri
 }  // namespace
 
 Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
+  if (impl_->hf) {
+    detail::HfTokenizer::Sequence seq = impl_->hf->encode(text);
+    Encoding e{std::move(seq.ids), std::move(seq.tokens)};
+    if (pieces == Pieces::drop) e.pieces.clear();
+    return e;
+  }
   Encoding e =
       impl_->segments
           ? impl_->segments->encode(
@@ -288,6 +299,7 @@ Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
 }
 
 std::string_view Tokenizer::id_to_piece(int id) const {
+  if (impl_->hf) return impl_->hf->token(id);
   if (const SegmentBpe* bpe = impl_->bpe()) return bpe->piece(id);
   return impl_->sp.IdToPiece(id);
 }
@@ -303,7 +315,14 @@ void Tokenizer::check_ids(std::span<const int> ids, const std::string& origin) c
   }
 }
 
+std::string Tokenizer::decode(std::span<const int> ids, bool skip_special_tokens) const {
+  if (!impl_->hf) return decode(ids);
+  check_ids(ids, "ids");
+  return impl_->hf->decode(std::vector<int>(ids.begin(), ids.end()), skip_special_tokens);
+}
+
 std::string Tokenizer::decode(std::span<const int> ids) const {
+  if (impl_->hf) return decode(ids, false);
   check_ids(ids, "ids");
   const sentencepiece::SentencePieceProcessor* sp = &impl_->sp;
   if (impl_->segments) {
@@ -465,6 +484,18 @@ std::vector<Encoding> Tokenizer::encode_texts(const std::vector<std::string>& te
 std::vector<Encoding> Tokenizer::encode_each(const std::vector<std::string>& texts, const EncodeOptions& options,
                                              std::size_t threads, Pieces pieces) const {
   if (options.seq_len) throw UsageError("encode_each neither truncates nor pads: seq_len needs encode_batch", {"seq_len"});
+  if (impl_->hf) {
+    const Batch batch = hf_batch(texts, nullptr, options, threads);
+    std::vector<Encoding> out(texts.size());
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      const std::size_t first = batch.first_token(b);
+      for (std::size_t l = 0; l < batch.pieces[b].size(); ++l) {
+        out[b].ids.push_back(static_cast<int>(batch.input_ids(b, first + l)));
+      }
+      if (pieces == Pieces::keep) out[b].pieces = batch.pieces[b];
+    }
+    return out;
+  }
   const ModelInfo& info = impl_->info;
   const int bos = options.add_bos ? info.bos_id : -1;
   const int eos = options.add_eos ? info.eos_id : -1;
@@ -486,6 +517,7 @@ std::vector<Encoding> Tokenizer::encode_each(const std::vector<std::string>& tex
 
 Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
                               std::size_t threads) const {
+  if (impl_->hf) return hf_batch(texts, nullptr, options, threads);
   const ModelInfo& info = impl_->info;
   const int bos = options.add_bos ? info.bos_id : -1;
   const int eos = options.add_eos ? info.eos_id : -1;
@@ -507,6 +539,7 @@ Batch Tokenizer::encode_pair_batch(const std::vector<std::string>& a, const std:
                          std::to_string(b.size()),
                      {"text_pair"});
   }
+  if (impl_->hf) return hf_batch(a, &b, options, threads);
   const ModelInfo& info = impl_->info;
   auto special = [&](const char* piece) {
     const int id = impl_->bpe() ? impl_->bpe()->piece_to_id(piece) : impl_->sp.PieceToId(piece);
@@ -601,11 +634,144 @@ Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const E
   return pad(std::move(sequences), std::move(pieces), -1, -1, options);
 }
 
+// prepare_for_model (longest_first truncation to max_length = seq_len), then _pad.
+Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b,
+                          const EncodeOptions& options, std::size_t threads) const {
+  const detail::HfTokenizer& hf = *impl_->hf;
+  const ModelInfo& info = impl_->info;
+  const bool pair = b != nullptr;
+  if (pair && (!options.add_bos || !options.add_eos)) {
+    throw UsageError("add_bos=false/add_eos=false: pairs take " + hf.class_name() + "'s whole template; drop them",
+                     {"add_bos=false", "add_eos=false"});
+  }
+  const std::size_t specials = hf.num_special_tokens_to_add(pair, options.add_bos, options.add_eos);
+  if (options.seq_len && *options.seq_len <= specials && (specials > 0 || *options.seq_len == 0)) {
+    throw UsageError("seq_len " + std::to_string(*options.seq_len) + " leaves no room for a text next to the " +
+                         std::to_string(specials) + " special tokens of " + hf.class_name() + "'s template; use at least " +
+                         std::to_string(specials + 1) + ", or add_bos=false/add_eos=false",
+                     {"seq_len", "add_bos=false", "add_eos=false"});
+  }
+  const int pad = pad_id(options);
+  check_options(info, options, pad, 0);
+  const std::size_t n = a.size();
+  std::vector<detail::HfTokenizer::Sequence> first(n), second(pair ? n : 0);
+  parallel_for(n, threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      check_text(a[i], "text " + std::to_string(i + 1));
+      first[i] = hf.encode(a[i]);
+      if (pair) {
+        check_text((*b)[i], "text pair " + std::to_string(i + 1));
+        second[i] = hf.encode((*b)[i]);
+      }
+    }
+  });
+  const bool left_cut = options.truncation_side == Side::left;
+  auto cut = [left_cut](std::vector<int>& ids, std::size_t remove) {
+    if (left_cut) {
+      ids.erase(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(remove));
+    } else {
+      ids.resize(ids.size() - remove);
+    }
+  };
+  Batch batch;
+  batch.pad_id = pad;
+  batch.padding_side = options.padding_side;
+  std::vector<detail::HfTokenizer::Built> built(n);
+  std::size_t longest = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<int>& x = first[i].ids;
+    std::vector<int>* y = pair ? &second[i].ids : nullptr;
+    const std::size_t total = x.size() + (y ? y->size() : 0) + specials;
+    batch.untruncated_lengths.push_back(total);
+    if (options.seq_len && total > *options.seq_len) {
+      std::size_t remove = total - *options.seq_len;
+      if (!y) {
+        // HF leaves a text it cannot cut enough longer than max_length; embedpe cannot pad it.
+        if (x.size() <= remove) {
+          throw UsageError("seq_len " + std::to_string(*options.seq_len) + " cannot hold text " + std::to_string(i + 1) +
+                               ": its " + std::to_string(specials) + " special tokens and at least one of its " +
+                               std::to_string(x.size()) + " tokens need more (HF would leave it longer than max_length)",
+                           {"seq_len"});
+        }
+        cut(x, remove);
+      } else {
+        // longest_first: the longer loses a token at a time, the second on a tie
+        std::size_t lx = x.size(), ly = y->size();
+        for (; remove > 0; --remove) {
+          if (lx > ly) {
+            --lx;
+          } else if (ly > 0) {
+            --ly;
+          }
+        }
+        cut(x, x.size() - lx);
+        cut(*y, y->size() - ly);
+      }
+    }
+    built[i] = hf.build(x, y, options.add_bos, options.add_eos);
+    longest = std::max(longest, built[i].ids.size());
+  }
+  std::size_t seq_len = options.seq_len.value_or(longest);
+  if (const auto m = options.pad_to_multiple_of; m && seq_len % *m != 0) seq_len = (seq_len / *m + 1) * *m;
+  if (seq_len > longest) check_padded_size(n, seq_len, options);
+  batch.input_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
+  batch.attention_mask = xt::zeros<std::int64_t>({n, seq_len});
+  batch.input_ids.fill(pad);
+  const bool types = hf.has_token_type_ids();
+  if (types) {
+    batch.token_type_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
+    batch.token_type_ids.fill(hf.pad_token_type_id());
+  }
+  batch.pieces.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int id : built[i].ids) batch.pieces[i].emplace_back(hf.token(id));
+    const std::size_t start = batch.first_token(i);
+    for (std::size_t l = 0; l < built[i].ids.size(); ++l) {
+      batch.input_ids(i, start + l) = built[i].ids[l];
+      batch.attention_mask(i, start + l) = 1;
+      if (types) batch.token_type_ids(i, start + l) = built[i].types[l];
+    }
+  }
+  return batch;
+}
+
+Tokenizer load_pretrained_tokenizer(const std::string& dir) {
+  std::unique_ptr<detail::HfTokenizer> hf = detail::HfTokenizer::load(dir);
+  Tokenizer tokenizer = Tokenizer::from_file(hf->main_model_path());
+  ModelInfo& info = tokenizer.impl_->info;
+  info.source = dir;
+  info.vocab_size = static_cast<std::int64_t>(hf->size());
+  info.pad_id = hf->pad_id().value_or(-1);
+  info.bos_id = hf->special_id("bos_token").value_or(-1);
+  info.eos_id = hf->special_id("eos_token").value_or(-1);
+  info.unk_id = hf->special_id("unk_token").value_or(-1);
+  info.pretrained = PretrainedTokenizerInfo{.directory = dir,
+                                            .tokenizer_class = hf->class_name(),
+                                            .padding_left = hf->padding_left(),
+                                            .truncation_left = hf->truncation_left(),
+                                            .token_type_ids = hf->has_token_type_ids(),
+                                            .model_max_length = hf->model_max_length()};
+  tokenizer.impl_->hf = std::move(hf);
+  return tokenizer;
+}
+
+EncodeOptions pretrained_encode_options(const Tokenizer& tokenizer) {
+  EncodeOptions options;
+  if (const auto& p = tokenizer.info().pretrained) {
+    options.padding_side = p->padding_left ? Side::left : Side::right;
+    options.truncation_side = p->truncation_left ? Side::left : Side::right;
+  }
+  return options;
+}
+
 nlohmann::ordered_json model_config(const Tokenizer& tokenizer) {
   const ModelInfo& info = tokenizer.info();
-  return {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
-          {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},        {"bos_id", info.bos_id},
-          {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
+  nlohmann::ordered_json out = {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
+                                {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},        {"bos_id", info.bos_id},
+                                {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
+  // A Hugging Face directory's: sha256 is then its SentencePiece file's.
+  if (info.pretrained) out["tokenizer_class"] = info.pretrained->tokenizer_class;
+  return out;
 }
 
 }  // namespace embedpe

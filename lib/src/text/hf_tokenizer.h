@@ -1,0 +1,73 @@
+// A Hugging Face slow (SentencePiece) tokenizer as AutoTokenizer.from_pretrained(DIR,
+// use_fast=False) builds it, read from the directory's files: the class's id mapping,
+// its added tokens (split out of the text before SentencePiece), its normalisation and
+// its template of special tokens. Behind embedpe::Tokenizer (pretrained_tokenizer.h);
+// tools/make_hf_tokenizer_goldens.py is the port of the upstream classes it is checked
+// against, and names the upstream files.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace embedpe::detail {
+
+// tokenization_utils_base.AddedToken
+struct AddedToken {
+  std::string content;
+  bool single_word = false, lstrip = false, rstrip = false, special = false, normalized = true;
+};
+
+class HfTokenizer {
+ public:
+  // Throws UsageError (one line) for a directory it cannot use.
+  static std::unique_ptr<HfTokenizer> load(const std::string& dir);
+  ~HfTokenizer();
+
+  struct Sequence {
+    std::vector<int> ids;
+    std::vector<std::string> tokens;
+  };
+  // tokenize + convert_tokens_to_ids: one text, no special tokens.
+  Sequence encode(std::string_view text) const;
+  // build_inputs_with_special_tokens and create_token_type_ids_from_sequences.
+  // prefix/suffix of the template are left out with add_prefix/add_suffix false.
+  struct Built {
+    std::vector<int> ids;
+    std::vector<int> types;
+  };
+  Built build(const std::vector<int>& a, const std::vector<int>* b, bool add_prefix, bool add_suffix) const;
+  std::size_t num_special_tokens_to_add(bool pair, bool add_prefix, bool add_suffix) const;
+
+  const std::string& class_name() const { return class_name_; }
+  std::size_t size() const { return id_to_token_.size(); }  // len(tokenizer): every id below it has a token
+  const std::string& token(int id) const;                   // convert_ids_to_tokens
+  std::optional<int> pad_id() const { return special_id("pad_token"); }
+  std::optional<int> special_id(const std::string& attribute) const;  // "bos_token", ...
+  bool is_special(int id) const;
+  bool has_token_type_ids() const { return token_type_ids_; }
+  int pad_token_type_id() const { return pad_token_type_id_; }
+  bool padding_left() const { return padding_left_; }
+  bool truncation_left() const { return truncation_left_; }
+  std::optional<std::size_t> model_max_length() const { return model_max_length_; }
+  std::string main_model_path() const { return main_model_; }
+  // decode(ids, skip_special_tokens)
+  std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const;
+
+  struct Impl;
+
+ private:
+  HfTokenizer();
+  std::unique_ptr<Impl> impl_;
+  std::string class_name_, main_model_;
+  std::vector<std::string> id_to_token_;
+  bool token_type_ids_ = false, padding_left_ = false, truncation_left_ = false;
+  int pad_token_type_id_ = 0;
+  std::optional<std::size_t> model_max_length_;
+};
+
+}  // namespace embedpe::detail

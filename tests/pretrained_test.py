@@ -1,0 +1,215 @@
+"""`--pretrained DIR`: the ids of Hugging Face's slow tokenizers (issue 30, items 2 and 6).
+
+Every test runs the built binary ($EMBEDPE) on the model directories in
+tests/models/hf/ (copies of ../shared/models, see tests/models/hf/SOURCES.md).
+The goldens (tests/golden/hf_tokenizers/*.json) come from
+tools/make_hf_tokenizer_goldens.py, a port of the upstream transformers classes
+(AutoTokenizer.from_pretrained(DIR, use_fast=False)) run with Debian's
+python3-sentencepiece: input_ids, attention_mask and token_type_ids for single
+texts and pairs, padding longest and max_length, left and right padding and
+truncation. Neither torch nor transformers is needed here.
+"""
+import json
+import pathlib
+import shutil
+import unittest
+
+from cli_test import HERE, CliCase, run
+
+MODELS = HERE / "models" / "hf"
+GOLDENS = HERE / "golden" / "hf_tokenizers"
+
+
+def goldens():
+    return sorted(GOLDENS.glob("*.json"))
+
+
+def variant_goldens():
+    """Directories of tests/models/hf with tokenizer_config.json keys changed (VARIANTS in the generator)."""
+    return sorted((GOLDENS / "variants").glob("*.json"))
+
+
+def make_variant(golden, where):
+    """The directory a variant golden was made from: its base with the changed keys."""
+    directory = where / golden["model"]
+    if not directory.exists():
+        shutil.copytree(MODELS / golden["model"], directory)
+        path = directory / "tokenizer_config.json"
+        config = json.loads(path.read_text()) if path.exists() else {}
+        config.update(golden["tokenizer_config"])
+        path.write_text(json.dumps(config))
+    return directory
+
+
+def case_args(case):
+    args = []
+    for text in case["texts"]:
+        args += ["--text", text]
+    for text in case.get("pairs", []):
+        args += ["--text-pair", text]
+    options = case["options"]
+    if options.get("padding") == "max_length":
+        args += ["--seq-len", str(options["max_length"])]
+    if options.get("padding_side"):
+        args += ["--padding-side", options["padding_side"]]
+    if options.get("truncation_side"):
+        args += ["--truncation-side", options["truncation_side"]]
+    if case.get("pad_id") is not None:
+        args += ["--pad-id", str(case["pad_id"])]
+    return args
+
+
+class GoldenCase(CliCase):
+    def check_singles(self, golden, directory):
+        """Each text alone (no padding): one run, --format ids gives one line per text."""
+        singles = [c for c in golden["cases"] if c["name"].startswith("single ")]
+        self.assertGreater(len(singles), 15)
+        args = []
+        for c in singles:
+            args += ["--text", c["texts"][0]]
+        out = self.ok("tokenize", "--pretrained", str(directory), "--format", "ids", *args).stdout.decode()
+        lines = out.split("\n")[:-1]
+        self.assertEqual(len(lines), len(singles))
+        for c, line in zip(singles, lines):
+            self.assertEqual([int(x) for x in line.split()], c["rows"][0]["input_ids"], repr(c["texts"][0]))
+
+    def check_batch(self, golden, directory, case):
+        r = run("tokenize", "--pretrained", str(directory), "--format", "json", *case_args(case))
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        got = json.loads(r.stdout)
+        self.assertEqual(got["input_ids"], [row["input_ids"] for row in case["rows"]])
+        self.assertEqual(got["attention_mask"], [row["attention_mask"] for row in case["rows"]])
+        if golden["has_token_type_ids"]:
+            self.assertEqual(got["token_type_ids"], [row["token_type_ids"] for row in case["rows"]])
+        else:
+            self.assertNotIn("token_type_ids", got)
+
+
+class GoldenTests(GoldenCase):
+    def test_every_model_directory_has_goldens(self):
+        dirs = sorted(p.name for p in MODELS.iterdir() if p.is_dir())
+        self.assertEqual(len(dirs), 16)
+        self.assertEqual([g.stem for g in goldens()], dirs)
+
+    def test_single_texts_equal_hugging_face(self):
+        for path in goldens():
+            with self.subTest(path.stem):
+                self.check_singles(json.loads(path.read_text()), MODELS / path.stem)
+
+    def test_batches_and_pairs_equal_hugging_face(self):
+        """Padding longest / max_length, left and right padding and truncation, pairs."""
+        for path in goldens():
+            golden = json.loads(path.read_text())
+            for c in golden["cases"]:
+                if c["name"].startswith("single "):
+                    continue
+                with self.subTest(f"{path.stem}: {c['name']}"):
+                    self.check_batch(golden, MODELS / path.stem, c)
+
+    def test_decode_equals_hugging_face(self):
+        for path in goldens():
+            golden = json.loads(path.read_text())
+            for d in golden["decodes"]:
+                if not d["ids"]:
+                    continue
+                with self.subTest(f"{path.stem}: {d['ids']}"):
+                    ids = ",".join(map(str, d["ids"]))
+                    out = self.ok("decode", "--pretrained", str(MODELS / path.stem), "--ids", ids).stdout.decode()
+                    self.assertEqual(out, d["text"] + "\n")
+                    out = self.ok("decode", "--pretrained", str(MODELS / path.stem), "--skip-special-tokens",
+                                  "--ids", ids).stdout.decode()
+                    self.assertEqual(out, d["skip_special"] + "\n")
+
+
+class VariantTests(GoldenCase):
+    """The code paths the directories' own files do not take: T5's and LLaMA's legacy=false, ALBERT
+    with accents kept, lowercasing XLNet and DeBERTa, other source languages, NLLB's legacy
+    template, a directory's padding and truncation sides."""
+
+    BATCHES = ("batch longest", "batch max_length 6 both left", "pairs longest", "pairs max_length 10 left trunc")
+
+    def test_variants_equal_hugging_face(self):
+        self.assertGreaterEqual(len(variant_goldens()), 10)
+        for path in variant_goldens():
+            golden = json.loads(path.read_text())
+            directory = make_variant(golden, self.tmp / path.stem)
+            with self.subTest(path.stem):
+                self.check_singles(golden, directory)
+            for c in golden["cases"]:
+                if c["name"] in self.BATCHES:
+                    with self.subTest(f"{path.stem}: {c['name']}"):
+                        self.check_batch(golden, directory, c)
+
+
+class FlagTests(CliCase):
+    def test_explicit_flags_override_the_directory(self):
+        xlnet = str(MODELS / "xlnet-base-cased")
+        got = json.loads(self.ok("tokenize", "--pretrained", xlnet, "--text", "a", "--text", "a b c").stdout)
+        self.assertEqual(got["attention_mask"][0][0], 0, "XLNet pads on the left by default")
+        got = json.loads(self.ok("tokenize", "--pretrained", xlnet, "--padding-side", "right", "--text", "a",
+                                 "--text", "a b c").stdout)
+        self.assertEqual(got["attention_mask"][0][-1], 0)
+        t5 = str(MODELS / "t5-base-tarjimon")
+        with_eos = self.ok("tokenize", "--pretrained", t5, "--format", "ids", "--text", "test").stdout.split()
+        without = self.ok("tokenize", "--pretrained", t5, "--format", "ids", "--no-eos", "--text", "test").stdout.split()
+        self.assertEqual(with_eos[:-1], without)
+        self.assertEqual(with_eos[-1], b"1")
+
+    def test_model_and_pretrained_exclude_each_other(self):
+        self.fails(2, "--pretrained", "tokenize", "--model", "x.model", "--pretrained", str(MODELS / "albert-base-v2"),
+                   "--text", "a")
+
+
+class BadDirectoryTests(CliCase):
+    def test_missing_directory(self):
+        self.fails(2, "is not a directory", "tokenize", "--pretrained", str(self.tmp / "none"), "--text", "a")
+
+    def test_missing_sentencepiece_file_names_what_is_there(self):
+        d = self.tmp / "m"
+        d.mkdir()
+        (d / "tokenizer_config.json").write_text('{"tokenizer_class": "T5Tokenizer"}')
+        err = self.fails(2, "spiece.model", "tokenize", "--pretrained", str(d), "--text", "a")
+        self.assertIn("tokenizer_config.json", err)
+
+    def test_unknown_class_lists_the_supported_ones(self):
+        d = self.tmp / "m"
+        d.mkdir()
+        (d / "tokenizer_config.json").write_text('{"tokenizer_class": "FancyTokenizer"}')
+        err = self.fails(2, "FancyTokenizer", "tokenize", "--pretrained", str(d), "--text", "a")
+        self.assertIn("XLMRobertaTokenizer", err)
+
+    def test_unknown_model_type_lists_the_supported_ones(self):
+        d = self.tmp / "m"
+        d.mkdir()
+        (d / "config.json").write_text('{"model_type": "fancy"}')
+        err = self.fails(2, "model_type fancy", "tokenize", "--pretrained", str(d), "--text", "a")
+        self.assertIn("xlm-roberta", err)
+
+    def test_wordpiece_bpe_and_tokenizer_json_are_not_sentencepiece(self):
+        for files, said in (({"vocab.txt": "[PAD]\n"}, "WordPiece"), ({"merges.txt": "#\n", "vocab.json": "{}"}, "byte-level BPE"),
+                            ({"tokenizer.json": "{}"}, "tokenizer.json")):
+            d = self.tmp / said.replace(" ", "_")
+            d.mkdir()
+            (d / "config.json").write_text('{"model_type": "bert"}' if said == "WordPiece" else '{"model_type": "gpt2"}')
+            for name, content in files.items():
+                (d / name).write_text(content)
+            with self.subTest(said):
+                err = self.fails(2, said, "tokenize", "--pretrained", str(d), "--text", "a")
+                self.assertIn("--ids", err)
+
+    def test_unreadable_json(self):
+        d = self.tmp / "m"
+        d.mkdir()
+        (d / "tokenizer_config.json").write_text("{not json")
+        self.fails(2, "tokenizer_config.json is not valid JSON", "tokenize", "--pretrained", str(d), "--text", "a")
+
+    def test_nothing_is_written(self):
+        d = self.tmp / "m"
+        d.mkdir()
+        out = self.tmp / "o.json"
+        self.fails(2, "names no tokenizer", "tokenize", "--pretrained", str(d), "--text", "a", "-o", str(out),
+                   output=out)
+
+
+if __name__ == "__main__":
+    unittest.main()
