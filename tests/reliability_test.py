@@ -146,5 +146,101 @@ class ConcurrentRunTests(Case):
             self.assertEqual(len(manifest["parts"]), 300)
 
 
+def write_safetensors(path, array, name="weight"):
+    """A one-tensor .safetensors file, written from the format's description (a little-endian
+    u64 header length, a JSON header, the raw data)."""
+    import numpy as np
+    data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+    header = json.dumps({name: {"dtype": "F32", "shape": list(array.shape), "data_offsets": [0, len(data)]}}).encode()
+    header += b" " * (-len(header) % 8)
+    path.write_bytes(len(header).to_bytes(8, "little") + header + data)
+
+
+class NothingReplacesAnInputTests(Case):
+    """Issue 28, item 1: every command that writes refuses an output that is one of its inputs,
+    however the output is spelled (the same name, ./NAME, a symbolic link). The table below must
+    name every command `embedpe --help` lists, so that a new command gets a row."""
+
+    READS_NOTHING = {"help", "completion"}  # they write standard output and read no file
+
+    def commands(self):
+        out = subprocess.run([EMBEDPE, "--help"], capture_output=True, text=True, check=True).stdout
+        names, listing = set(), False
+        for line in out.splitlines():
+            if line.startswith("Subcommands:"):
+                listing = True
+            elif listing and not line.strip():
+                break
+            elif listing:
+                names.add(line.split()[0])
+        return names
+
+    def cases(self):
+        """(command, the input file, argv with OUT where the output goes, whether OUT is standard output)."""
+        import numpy as np
+        t = self.tmp
+        (t / "c.txt").write_text("hello world\nsecond line\n")
+        (t / "c.jsonl").write_text("".join(json.dumps({"text": f"line {i} hello"}) + "\n" for i in range(40)))
+        (t / "ids.txt").write_text("1,262,2\n")
+        table = np.random.default_rng(0).standard_normal((1000, 8)).astype(np.float32)
+        write_safetensors(t / "table.safetensors", table)
+        np.save(t / "t5.npy", np.random.default_rng(1).standard_normal((32, 2)).astype(np.float32))
+        for k in (1, 2):
+            subprocess.run([EMBEDPE, "encode", "--input", str(t / "c.jsonl"), "--input-format", "jsonl",
+                            "--d-model", "4", "--shard", f"{k}/2", "-o", str(t / f"s{k}.jsonl")], check=True)
+        return [
+            ("encode", t / "c.jsonl", ["encode", "--input", str(t / "c.jsonl"), "--input-format", "jsonl",
+                                      "--d-model", "4", "-o", "OUT"], False),
+            ("tokenize", t / "c.txt", ["tokenize", "--input", str(t / "c.txt"), "--format", "ids", "-o", "OUT"], False),
+            ("decode", t / "ids.txt", ["decode", str(t / "ids.txt"), "-o", "OUT"], False),
+            ("merge", t / "c.jsonl", ["merge", "--input", str(t / "c.jsonl"), "-o", "OUT",
+                                     str(t / "s1.jsonl"), str(t / "s2.jsonl")], False),
+            ("merge", t / "s2.jsonl", ["merge", "-o", "OUT", str(t / "s1.jsonl"), str(t / "s2.jsonl")], False),
+            ("pe", t / "t5.npy", ["pe", "--kind", "t5", "--weights", str(t / "t5.npy"), "-o", "OUT"], False),
+            ("quantize", t / "table.safetensors", ["quantize", "--weights", str(t / "table.safetensors"),
+                                                   "-o", "OUT"], False),
+            ("lookup", t / "table.safetensors", ["lookup", "--ids", "1,2", "--weights",
+                                                 str(t / "table.safetensors")], True),
+            ("info", t / "table.safetensors", ["info", "--weights", str(t / "table.safetensors")], True),
+        ]
+
+    def test_every_writing_command_refuses_to_replace_an_input(self):
+        cases = self.cases()
+        self.assertEqual({c[0] for c in cases} | self.READS_NOTHING, self.commands(),
+                         "a command is missing from this table")
+        for command, source, argv, to_stdout in cases:
+            link = source.with_name("link-" + source.name)
+            if not link.exists():
+                link.symlink_to(source.name)
+            for spelling in (str(source), str(source.parent / "." / source.name), str(link)):
+                with self.subTest(command=command, output=spelling):
+                    before = source.read_bytes()
+                    args = [EMBEDPE] + [spelling if a == "OUT" else a for a in argv]
+                    if to_stdout:
+                        with open(spelling, "ab") as out:  # embedpe ... >> INPUT
+                            p = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, text=True, timeout=120)
+                    else:
+                        p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                    self.assertIn("is the same file as", p.stderr)
+                    self.assertEqual(source.read_bytes(), before)
+                    self.assertEqual([f for f in os.listdir(self.tmp) if ".embedpe-" in f], [])
+
+    def test_merge_never_removes_an_input_as_a_stale_record(self):
+        # The record beside merge's output is removed once the output is in place; when that
+        # name is (a hard link to) a shard's own record, it is an input and must stay.
+        self.cases()
+        t = self.tmp
+        os.link(t / "s1.jsonl.shard.json", t / "all.jsonl.shard.json")
+        before = (t / "s1.jsonl.shard.json").read_bytes()
+        p = subprocess.run([EMBEDPE, "merge", "-o", str(t / "all.jsonl"), str(t / "s1.jsonl"), str(t / "s2.jsonl")],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("is the same file as the input", p.stderr)
+        self.assertFalse((t / "all.jsonl").exists())
+        self.assertEqual((t / "all.jsonl.shard.json").read_bytes(), before)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "message.h"
 
 namespace embedpe {
@@ -189,10 +190,12 @@ bool LineReader::open_next() {
   end_offset_ = static_cast<std::size_t>(-1);
   if (path == "-") {
     fd_ = STDIN_FILENO;
+    note_input(fd_, path);
     return true;
   }
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw Error("cannot open input " + path + ": " + std::strerror(errno));
+  note_input(fd_, path);
   struct stat st;
   if (::fstat(fd_, &st) != 0) fail_read(std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw Error("input " + path + " is a directory; give a text file with one text per line");
