@@ -26,10 +26,9 @@ struct MergeCommand {
 };
 
 void run_merge(const MergeCommand& cmd) {
-  // Named by flag before any work; the library refuses it anyway (embedpe/output_file.h, note_input).
-  std::vector<std::pair<std::string, std::string>> inputs{{"--input", cmd.input}};
-  for (const auto& shard : cmd.shards) inputs.emplace_back("SHARD", shard);
-  refuse_outputs_over_inputs({cmd.output.empty() ? cmd.output_dir : cmd.output}, inputs);
+  // --input named by its flag before any work; the library refuses every
+  // input anyway (a shard: "... is shard S's own file"; embedpe/output_file.h, note_input).
+  refuse_outputs_over_inputs({cmd.output}, {{"--input", cmd.input}});
   const MergeStats stats =
       merge_shards({.output = cmd.output, .output_dir = cmd.output_dir, .input = cmd.input, .shards = cmd.shards});
   if (cmd.summary) {

@@ -223,7 +223,7 @@ class NothingReplacesAnInputTests(Case):
                         p = subprocess.run(args, capture_output=True, text=True, timeout=120)
                     self.assertEqual(p.returncode, 2, p.stderr)
                     self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
-                    self.assertIn("is the same file as", p.stderr)
+                    self.assertRegex(p.stderr, "is the same file as|is shard .*'s own file")
                     self.assertEqual(source.read_bytes(), before)
                     self.assertEqual([f for f in os.listdir(self.tmp) if ".embedpe-" in f], [])
 
@@ -240,6 +240,55 @@ class NothingReplacesAnInputTests(Case):
         self.assertIn("is the same file as the input", p.stderr)
         self.assertFalse((t / "all.jsonl").exists())
         self.assertEqual((t / "all.jsonl.shard.json").read_bytes(), before)
+
+
+def paused(env_point, fifo, action, popen_args, **kw):
+    """Runs popen_args with EMBEDPE_TEST_PAUSE=POINT:FIFO (lib/src/test_pause.h): once the run
+    reaches POINT it waits; action() runs; then the run goes on. Returns (exit status, stderr)."""
+    os.mkfifo(fifo)
+    env = dict(os.environ, EMBEDPE_TEST_PAUSE=f"{env_point}:{fifo}")
+    p = subprocess.Popen(popen_args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    try:
+        with open(fifo, "rb") as f:  # returns once the run is at POINT
+            f.read()
+        action()
+        with open(fifo, "wb"):  # lets it go on
+            pass
+        _, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, err
+
+
+class CheckedIsCopiedTests(Case):
+    """Issue 28, item 2: merge copies the bytes it checked. A shard replaced (by another run of
+    the same shard, renamed into place) after merge checked it and before it copied it is refused,
+    never copied unchecked into an output that exits 0."""
+
+    def test_a_shard_replaced_between_check_and_copy_is_refused(self):
+        src = self.corpus(200)
+        for ext in ("npy", "npz", "jsonl"):
+            with self.subTest(ext=ext):
+                d = self.tmp / ext
+                d.mkdir()
+                run = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--seq-len", "16", "--format", ext]
+                for k in (1, 2):
+                    subprocess.run(run + ["--seed", "5", "--shard", f"{k}/2", "-o", str(d / f"s{k}.{ext}")], check=True)
+                subprocess.run(run + ["--seed", "6", "--shard", "2/2", "-o", str(d / f"other.{ext}")], check=True)
+                out = d / f"all.{ext}"
+
+                def replace():
+                    os.replace(d / f"other.{ext}", d / f"s2.{ext}")
+                    os.replace(d / f"other.{ext}.shard.json", d / f"s2.{ext}.shard.json")
+
+                rc, err = paused("merge-copy", d / "fifo", replace,
+                                 [EMBEDPE, "merge", "-o", str(out), str(d / f"s1.{ext}"), str(d / f"s2.{ext}")])
+                self.assertEqual(rc, 1, err)
+                self.assertIn("changed while it was merged", err)
+                self.assertFalse(out.exists())
+                self.assertEqual([f for f in os.listdir(d) if ".embedpe-" in f], [])
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@
 #include "message.h"
 #include "parallel.h"
 #include "sha256.h"
+#include "test_pause.h"
 
 namespace embedpe {
 namespace {
@@ -991,10 +992,6 @@ MergeStats merge_shards(const MergeOptions& options) {
   MergeStats stats;
   std::vector<Shard> shards;
   for (const std::string& path : options.shards) shards.push_back(load_shard(path));
-  // Neither the output nor the record beside it (removed once the output is
-  // in place) may be a file just read; OutputFile checks again before its rename.
-  refuse_replacing_input(options.output);
-  refuse_replacing_input(shard_record_path(options.output));
   stats.shards = shards.size();
   const Kind kind = shards.front().kind;
   const bool fits = kind == target || (kind == Kind::parts_dir && (target == Kind::npy || target == Kind::npz));
@@ -1022,6 +1019,12 @@ MergeStats merge_shards(const MergeOptions& options) {
     }
   }
 
+  // Nor any other file read (--input, a record) nor the record beside the
+  // output, which is removed once the output is in place; OutputFile checks
+  // again before its rename.
+  refuse_replacing_input(options.output);
+  refuse_replacing_input(shard_record_path(options.output));
+  pause_for_test("merge-copy");  // the shards checked, none copied yet
   OutputFile out(options.output);
   if (target == Kind::jsonl) {
     const std::vector<std::size_t> offsets = line_offsets(shards);
