@@ -291,5 +291,50 @@ class CheckedIsCopiedTests(Case):
                 self.assertEqual([f for f in os.listdir(d) if ".embedpe-" in f], [])
 
 
+class ShardRecordPathTests(Case):
+    """Issue 28, item 5: an output and its record appear together, or neither does. A record path
+    that could not be written is refused before any work: no output is left without its record,
+    and a FIFO there never hangs the run."""
+
+    def test_a_record_path_that_cannot_be_written_is_refused_before_the_output(self):
+        src = self.corpus(50)
+        name_max = os.pathconf(self.tmp, "PC_NAME_MAX")
+        long_out = self.tmp / ("x" * (name_max - len(".npy") - 3) + ".npy")  # fits; + ".shard.json" does not
+        cases = {"name too long": long_out}
+        for what in ("directory", "dangling link", "/dev/full", "fifo"):
+            out = self.tmp / (what.replace(" ", "_").replace("/", "") + ".npy")
+            record = pathlib.Path(str(out) + ".shard.json")
+            if what == "directory":
+                record.mkdir()
+            elif what == "dangling link":
+                record.symlink_to("nowhere")
+            elif what == "/dev/full":
+                record.symlink_to("/dev/full")
+            else:
+                os.mkfifo(record)
+            cases[what] = out
+        for what, out in cases.items():
+            with self.subTest(what):
+                p = subprocess.run([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard", "1/2",
+                                    "-o", str(out)], capture_output=True, text=True, timeout=60)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                self.assertIn("cannot write the shard record", p.stderr)
+                self.assertFalse(out.exists())
+
+    def test_merge_refuses_a_stale_record_it_could_not_remove_before_any_work(self):
+        src = self.corpus(50)
+        for k in (1, 2):
+            subprocess.run([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard", f"{k}/2",
+                            "-o", str(self.tmp / f"s{k}.npy")], check=True)
+        out = self.tmp / "all.npy"
+        pathlib.Path(str(out) + ".shard.json").mkdir()
+        p = subprocess.run([EMBEDPE, "merge", "-o", str(out), str(self.tmp / "s1.npy"), str(self.tmp / "s2.npy")],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("it is a directory", p.stderr)
+        self.assertFalse(out.exists())
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -56,6 +56,7 @@ std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& sourc
   // A shard's output records which part of which input it holds, for merge.
   std::optional<ShardRecorder> record;
   if (record_shard && source.reader()) record.emplace(*source.reader());
+  if (record) check_shard_record_path(output.path);  // before any work: the output never stands without it
   // Hashed before the run reads them, so that the record says what was used.
   nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
   if (record && options.precision) identity["precision"] = options.precision;  // text's digits: shards must agree

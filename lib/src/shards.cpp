@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -187,6 +188,32 @@ std::string input_fingerprint(const std::string& path) {
     h.update(f.read_at(tail, f.size() - tail));
   }
   return h.hex();
+}
+
+void check_shard_record_path(const std::string& output) {
+  if (!output_is_replaced_file(output)) return;
+  const std::string record = shard_record_path(output);
+  const auto refuse_record = [&](const std::string& why) {
+    Message m;
+    m << "cannot write the shard record " << Verbatim{record} << " beside output_path: " << why
+      << "; remove it or choose another output_path";
+    throw m.error({"output_path"});
+  };
+  const std::size_t slash = record.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : record.substr(0, std::max<std::size_t>(slash, 1));
+  long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  if (base_name(record).size() > static_cast<std::size_t>(name_max)) refuse_record(std::strerror(ENAMETOOLONG));
+  struct stat st;
+  if (::lstat(record.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    refuse_record(std::strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode) && ::stat(record.c_str(), &st) != 0) {
+    refuse_record(errno == ENOENT ? std::string("it is a dangling symbolic link") : std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) refuse_record("it is a directory");
+  if (!S_ISREG(st.st_mode)) refuse_record("it is not a regular file (a device, a FIFO or a socket)");
 }
 
 struct ShardRecorder::State {
@@ -988,6 +1015,14 @@ MergeStats merge_shards(const MergeOptions& options) {
     Message m;
     m << "merge writes .npy, .npz or .jsonl; " << Verbatim{options.output} << " is none of them";
     throw m.usage_error();
+  }
+  // The stale record beside the output is removed once the output is in
+  // place: one that could not be removed is refused before any work.
+  if (struct stat st; ::lstat(shard_record_path(options.output).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    Message m;
+    m << "cannot remove " << Verbatim{shard_record_path(options.output)}
+      << " (the place of an earlier output's record): it is a directory; remove it or choose another output_path";
+    throw m.error({"output_path"});
   }
   MergeStats stats;
   std::vector<Shard> shards;

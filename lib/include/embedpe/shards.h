@@ -41,6 +41,13 @@ namespace embedpe {
 // Where a file output's shard record goes: OUTPUT + ".shard.json".
 std::string shard_record_path(const std::string& output);
 
+// Before any work: refuses (Error naming output_path) a shard record path
+// that could not be written once the output is in place, which would leave
+// an output without its record: a name too long, a directory, a dangling
+// symbolic link, a device or FIFO there. Nothing for outputs not replaced
+// (standard output, devices), which get no record.
+void check_shard_record_path(const std::string& output);
+
 // Hashes the bytes a sharded reader consumes, to record them with the output.
 class ShardRecorder {
  public:
