@@ -336,5 +336,44 @@ class ShardRecordPathTests(Case):
         self.assertFalse(out.exists())
 
 
+class AmbiguousInputTests(Case):
+    """Issue 28, items 7 and 9: ambiguous input is refused naming what is ambiguous, and
+    --skip-empty has one definition of white space, Unicode's White_Space property."""
+
+    def tokenize(self, stdin, *args):
+        return subprocess.run([EMBEDPE, "tokenize", "--format", "ids", *args], input=stdin, capture_output=True,
+                              timeout=60)
+
+    def test_a_jsonl_key_given_twice_is_refused_naming_it(self):
+        for record, key in ((b'{"text":"a","text":"b"}\n', '"text"'), (b'{"text":"a","m":{"y":1,"y":2}}\n', '"y"')):
+            with self.subTest(record=record):
+                p = self.tokenize(record, "--input-format", "jsonl")
+                err = p.stderr.decode()
+                self.assertEqual(p.returncode, 1, err)
+                self.assertEqual(err.count("\n"), 1, err)
+                self.assertIn(f"<stdin>:1: the key {key} is given twice", err)
+                self.assertEqual(p.stdout, b"")
+        # The same key in different objects is not ambiguous.
+        p = self.tokenize(b'{"text":"a","m":{"text":1}}\n', "--input-format", "jsonl")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_standard_input_given_twice_is_refused(self):
+        p = self.tokenize(b"a\n", "--input", "-", "--input", "-")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--input - (standard input) is given more than once", p.stderr.decode())
+
+    def test_skip_empty_drops_lines_of_unicode_white_space_only(self):
+        # Every White_Space character of Unicode's PropList.txt, each on a line of its own.
+        spaces = [0x09, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
+                  0x202F, 0x205F, 0x3000]
+        lines = ["first"] + [chr(c) for c in spaces] + [chr(0x3000) + " " + chr(0xA0), "last",
+                 chr(0x200B), chr(0xFEFF) + "x"]  # U+200B ZERO WIDTH SPACE is not White_Space
+        data = "".join(line + "\n" for line in lines).encode()
+        kept = self.tokenize(data, "--skip-empty").stdout.decode().splitlines()
+        every = self.tokenize(data).stdout.decode().splitlines()
+        self.assertEqual(len(every), len(lines))
+        self.assertEqual(len(kept), 4, kept)  # first, last, U+200B, U+FEFF x
+
+
 if __name__ == "__main__":
     unittest.main()
