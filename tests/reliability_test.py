@@ -375,5 +375,32 @@ class AmbiguousInputTests(Case):
         self.assertEqual(len(kept), 4, kept)  # first, last, U+200B, U+FEFF x
 
 
+class UntrustedSizeTests(Case):
+    """Issue 28, item 4: --shard cuts a file by its size; a file whose size cannot be trusted
+    (/proc says 0 bytes, /sys a page) is refused, never read as empty by every shard."""
+
+    def test_proc_and_sys_files_are_refused_for_shard(self):
+        files = [f for f in ("/proc/cpuinfo", "/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled")
+                 if os.path.exists(f)]
+        if not files:
+            self.skipTest("no /proc or /sys file to read")
+        for path in files:
+            for k in (1, 2):
+                with self.subTest(path=path, shard=k):
+                    p = subprocess.run([EMBEDPE, "tokenize", "--input", path, "--shard", f"{k}/2", "--format", "ids"],
+                                       capture_output=True, text=True, timeout=60)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertIn("cannot be trusted", p.stderr)
+                    self.assertEqual(p.stdout, "")
+
+    def test_a_really_empty_file_is_still_an_empty_shard(self):
+        empty = self.tmp / "empty.txt"
+        empty.write_bytes(b"")
+        p = subprocess.run([EMBEDPE, "tokenize", "--input", str(empty), "--shard", "1/2", "--format", "ids"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "")
+
+
 if __name__ == "__main__":
     unittest.main()

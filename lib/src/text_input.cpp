@@ -1,7 +1,9 @@
 #include "embedpe/text_input.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -103,6 +105,14 @@ bool blank(std::string_view s) {
 UsageError not_a_regular_file(const std::string& path) {
   const std::string head = "shard needs a regular file, and ";
   return UsageError(head + path + " is not one", {"shard"}, {{head.size(), path.size()}});
+}
+
+// A file whose size does not say how much it holds (/proc/cpuinfo says 0).
+UsageError untrusted_size(const std::string& path) {
+  const std::string head = "shard cuts a file by its size, and the size of ";
+  return UsageError(head + path + " cannot be trusted (a /proc or /sys file, or one that says 0 bytes but holds more)" +
+                        ": copy it to a regular file first",
+                    {"shard"}, {{head.size(), path.size()}});
 }
 
 }  // namespace
@@ -231,6 +241,16 @@ bool LineReader::open_next() {
   if (S_ISREG(st.st_mode)) expected_size_ = static_cast<std::size_t>(st.st_size);
   if (!sharded_) return true;
   if (!expected_size_) throw not_a_regular_file(path);
+  // Shards are cut by the size: one that cannot be trusted would give every
+  // shard nothing. /proc and /sys files report 0 or a page; any file that
+  // says 0 bytes and yet holds one is refused too (FUSE, ...).
+  if (struct statfs fs; ::fstatfs(fd_, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC)) {
+    throw untrusted_size(path);
+  }
+  if (*expected_size_ == 0) {
+    char byte;
+    if (::pread(fd_, &byte, 1, 0) > 0) throw untrusted_size(path);
+  }
 
   // This shard's byte range: lines whose first byte is in [begin, end).
   const std::size_t size = *expected_size_;
