@@ -322,6 +322,25 @@ class ShardRecordPathTests(Case):
                 self.assertIn("cannot write the shard record", p.stderr)
                 self.assertFalse(out.exists())
 
+    def test_a_run_without_shard_over_a_shard_output_removes_its_stale_record(self):
+        src = self.corpus(50)
+        out = self.tmp / "out.npy"
+        record = pathlib.Path(str(out) + ".shard.json")
+        base = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "-o", str(out)]
+        subprocess.run(base + ["--shard", "1/2"], check=True)
+        self.assertTrue(record.exists())
+        p = subprocess.run(base, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(out.exists())
+        self.assertFalse(record.exists(), "the record of the earlier shard describes another file")
+        # One that could not be removed is refused before any work.
+        out.unlink()
+        record.mkdir()
+        p = subprocess.run(base, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("it is a directory", p.stderr)
+        self.assertFalse(out.exists())
+
     def test_merge_refuses_a_stale_record_it_could_not_remove_before_any_work(self):
         src = self.corpus(50)
         for k in (1, 2):

@@ -216,6 +216,26 @@ void check_shard_record_path(const std::string& output) {
   if (!S_ISREG(st.st_mode)) refuse_record("it is not a regular file (a device, a FIFO or a socket)");
 }
 
+void check_stale_shard_record(const std::string& output) {
+  if (!output_is_replaced_file(output)) return;
+  if (struct stat st; ::lstat(shard_record_path(output).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    Message m;
+    m << "cannot remove " << Verbatim{shard_record_path(output)}
+      << " (the place of an earlier output's record): it is a directory; remove it or choose another output_path";
+    throw m.error({"output_path"});
+  }
+  refuse_replacing_input(shard_record_path(output));
+}
+
+void remove_stale_shard_record(const std::string& output) {
+  if (!output_is_replaced_file(output)) return;
+  refuse_replacing_input(shard_record_path(output));
+  if (::unlink(shard_record_path(output).c_str()) != 0 && errno != ENOENT) {
+    throw Error("cannot remove " + shard_record_path(output) + " (the record of an earlier file there): " +
+                std::strerror(errno));
+  }
+}
+
 struct ShardRecorder::State {
   LineReader& reader;
   Sha256 read;             // of every raw byte consumed, line endings included
@@ -1016,14 +1036,7 @@ MergeStats merge_shards(const MergeOptions& options) {
     m << "merge writes .npy, .npz or .jsonl; " << Verbatim{options.output} << " is none of them";
     throw m.usage_error();
   }
-  // The stale record beside the output is removed once the output is in
-  // place: one that could not be removed is refused before any work.
-  if (struct stat st; ::lstat(shard_record_path(options.output).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    Message m;
-    m << "cannot remove " << Verbatim{shard_record_path(options.output)}
-      << " (the place of an earlier output's record): it is a directory; remove it or choose another output_path";
-    throw m.error({"output_path"});
-  }
+  check_stale_shard_record(options.output);
   MergeStats stats;
   std::vector<Shard> shards;
   for (const std::string& path : options.shards) shards.push_back(load_shard(path));
@@ -1089,11 +1102,7 @@ MergeStats merge_shards(const MergeOptions& options) {
   }
   if (stats.rows == 0) refuse_no_rows(shards.front().name);
   out.commit();
-  // A record beside the output described an earlier shard written there, not this merge.
-  if (::unlink(shard_record_path(options.output).c_str()) != 0 && errno != ENOENT) {
-    throw Error("cannot remove " + shard_record_path(options.output) +
-                " (the record of an earlier file there): " + std::strerror(errno));
-  }
+  remove_stale_shard_record(options.output);  // it described an earlier shard written there, not this merge
   struct stat done;
   if (::stat(options.output.c_str(), &done) == 0) stats.bytes_written = static_cast<std::size_t>(done.st_size);
   return stats;

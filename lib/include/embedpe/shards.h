@@ -48,6 +48,14 @@ std::string shard_record_path(const std::string& output);
 // (standard output, devices), which get no record.
 void check_shard_record_path(const std::string& output);
 
+// An output written without a record (merge's, a run without shard) must
+// not keep the record of an earlier shard written at its path: before any
+// work, check_stale_shard_record refuses one that could not be removed (a
+// directory, an input); once the output is committed,
+// remove_stale_shard_record removes it.
+void check_stale_shard_record(const std::string& output);
+void remove_stale_shard_record(const std::string& output);
+
 // Hashes the bytes a sharded reader consumes, to record them with the output.
 class ShardRecorder {
  public:
