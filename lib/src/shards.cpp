@@ -230,7 +230,8 @@ void check_stale_shard_record(const std::string& output) {
 void remove_stale_shard_record(const std::string& output) {
   if (!output_is_replaced_file(output)) return;
   refuse_replacing_input(shard_record_path(output));
-  if (::unlink(shard_record_path(output).c_str()) != 0 && errno != ENOENT) {
+  // A name too long for a record is one no record can have: nothing to remove.
+  if (::unlink(shard_record_path(output).c_str()) != 0 && errno != ENOENT && errno != ENAMETOOLONG) {
     throw Error("cannot remove " + shard_record_path(output) + " (the record of an earlier file there): " +
                 std::strerror(errno));
   }
