@@ -26,6 +26,9 @@ struct MergeCommand {
 };
 
 void run_merge(const MergeCommand& cmd) {
+  // --input named by its flag before any work; the library refuses every
+  // input anyway (a shard: "... is shard S's own file"; embedpe/output_file.h, note_input).
+  refuse_outputs_over_inputs({cmd.output}, {{"--input", cmd.input}});
   const MergeStats stats =
       merge_shards({.output = cmd.output, .output_dir = cmd.output_dir, .input = cmd.input, .shards = cmd.shards});
   if (cmd.summary) {

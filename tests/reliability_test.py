@@ -155,5 +155,280 @@ class ConcurrentRunTests(Case):
             self.assertEqual(len(manifest["parts"]), 300)
 
 
+def write_safetensors(path, array, name="weight"):
+    """A one-tensor .safetensors file, written from the format's description (a little-endian
+    u64 header length, a JSON header, the raw data)."""
+    import numpy as np
+    data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+    header = json.dumps({name: {"dtype": "F32", "shape": list(array.shape), "data_offsets": [0, len(data)]}}).encode()
+    header += b" " * (-len(header) % 8)
+    path.write_bytes(len(header).to_bytes(8, "little") + header + data)
+
+
+class NothingReplacesAnInputTests(Case):
+    """Issue 28, item 1: every command that writes refuses an output that is one of its inputs,
+    however the output is spelled (the same name, ./NAME, a symbolic link). The table below must
+    name every command `embedpe --help` lists, so that a new command gets a row."""
+
+    READS_NOTHING = {"help", "completion"}  # they write standard output and read no file
+
+    def commands(self):
+        out = subprocess.run([EMBEDPE, "--help"], capture_output=True, text=True, check=True).stdout
+        names, listing = set(), False
+        for line in out.splitlines():
+            if line.startswith("Subcommands:"):
+                listing = True
+            elif listing and not line.strip():
+                break
+            elif listing:
+                names.add(line.split()[0])
+        return names
+
+    def cases(self):
+        """(command, the input file, argv with OUT where the output goes, whether OUT is standard output)."""
+        import numpy as np
+        t = self.tmp
+        (t / "c.txt").write_text("hello world\nsecond line\n")
+        (t / "c.jsonl").write_text("".join(json.dumps({"text": f"line {i} hello"}) + "\n" for i in range(40)))
+        (t / "ids.txt").write_text("1,262,2\n")
+        table = np.random.default_rng(0).standard_normal((1000, 8)).astype(np.float32)
+        write_safetensors(t / "table.safetensors", table)
+        np.save(t / "t5.npy", np.random.default_rng(1).standard_normal((32, 2)).astype(np.float32))
+        for k in (1, 2):
+            subprocess.run([EMBEDPE, "encode", "--input", str(t / "c.jsonl"), "--input-format", "jsonl",
+                            "--d-model", "4", "--shard", f"{k}/2", "-o", str(t / f"s{k}.jsonl")], check=True)
+        return [
+            ("encode", t / "c.jsonl", ["encode", "--input", str(t / "c.jsonl"), "--input-format", "jsonl",
+                                      "--d-model", "4", "-o", "OUT"], False),
+            ("tokenize", t / "c.txt", ["tokenize", "--input", str(t / "c.txt"), "--format", "ids", "-o", "OUT"], False),
+            ("decode", t / "ids.txt", ["decode", str(t / "ids.txt"), "-o", "OUT"], False),
+            ("merge", t / "c.jsonl", ["merge", "--input", str(t / "c.jsonl"), "-o", "OUT",
+                                     str(t / "s1.jsonl"), str(t / "s2.jsonl")], False),
+            ("merge", t / "s2.jsonl", ["merge", "-o", "OUT", str(t / "s1.jsonl"), str(t / "s2.jsonl")], False),
+            ("pe", t / "t5.npy", ["pe", "--kind", "t5", "--weights", str(t / "t5.npy"), "-o", "OUT"], False),
+            ("quantize", t / "table.safetensors", ["quantize", "--weights", str(t / "table.safetensors"),
+                                                   "-o", "OUT"], False),
+            ("lookup", t / "table.safetensors", ["lookup", "--ids", "1,2", "--weights",
+                                                 str(t / "table.safetensors")], True),
+            ("info", t / "table.safetensors", ["info", "--weights", str(t / "table.safetensors")], True),
+        ]
+
+    def test_every_writing_command_refuses_to_replace_an_input(self):
+        cases = self.cases()
+        self.assertEqual({c[0] for c in cases} | self.READS_NOTHING, self.commands(),
+                         "a command is missing from this table")
+        for command, source, argv, to_stdout in cases:
+            link = source.with_name("link-" + source.name)
+            if not link.exists():
+                link.symlink_to(source.name)
+            for spelling in (str(source), str(source.parent / "." / source.name), str(link)):
+                with self.subTest(command=command, output=spelling):
+                    before = source.read_bytes()
+                    args = [EMBEDPE] + [spelling if a == "OUT" else a for a in argv]
+                    if to_stdout:
+                        with open(spelling, "ab") as out:  # embedpe ... >> INPUT
+                            p = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, text=True, timeout=120)
+                    else:
+                        p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                    self.assertRegex(p.stderr, "is the same file as|is shard .*'s own file")
+                    self.assertEqual(source.read_bytes(), before)
+                    self.assertEqual([f for f in os.listdir(self.tmp) if ".embedpe-" in f], [])
+
+    def test_merge_never_removes_an_input_as_a_stale_record(self):
+        # The record beside merge's output is removed once the output is in place; when that
+        # name is (a hard link to) a shard's own record, it is an input and must stay.
+        self.cases()
+        t = self.tmp
+        os.link(t / "s1.jsonl.shard.json", t / "all.jsonl.shard.json")
+        before = (t / "s1.jsonl.shard.json").read_bytes()
+        p = subprocess.run([EMBEDPE, "merge", "-o", str(t / "all.jsonl"), str(t / "s1.jsonl"), str(t / "s2.jsonl")],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("is the same file as the input", p.stderr)
+        self.assertFalse((t / "all.jsonl").exists())
+        self.assertEqual((t / "all.jsonl.shard.json").read_bytes(), before)
+
+
+def paused(env_point, fifo, action, popen_args, **kw):
+    """Runs popen_args with EMBEDPE_TEST_PAUSE=POINT:FIFO (lib/src/test_pause.h): once the run
+    reaches POINT it waits; action() runs; then the run goes on. Returns (exit status, stderr)."""
+    os.mkfifo(fifo)
+    env = dict(os.environ, EMBEDPE_TEST_PAUSE=f"{env_point}:{fifo}")
+    p = subprocess.Popen(popen_args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    try:
+        with open(fifo, "rb") as f:  # returns once the run is at POINT
+            f.read()
+        action()
+        with open(fifo, "wb"):  # lets it go on
+            pass
+        _, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, err
+
+
+class CheckedIsCopiedTests(Case):
+    """Issue 28, item 2: merge copies the bytes it checked. A shard replaced (by another run of
+    the same shard, renamed into place) after merge checked it and before it copied it is refused,
+    never copied unchecked into an output that exits 0."""
+
+    def test_a_shard_replaced_between_check_and_copy_is_refused(self):
+        src = self.corpus(200)
+        for ext in ("npy", "npz", "jsonl"):
+            with self.subTest(ext=ext):
+                d = self.tmp / ext
+                d.mkdir()
+                run = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--seq-len", "16", "--format", ext]
+                for k in (1, 2):
+                    subprocess.run(run + ["--seed", "5", "--shard", f"{k}/2", "-o", str(d / f"s{k}.{ext}")], check=True)
+                subprocess.run(run + ["--seed", "6", "--shard", "2/2", "-o", str(d / f"other.{ext}")], check=True)
+                out = d / f"all.{ext}"
+
+                def replace():
+                    os.replace(d / f"other.{ext}", d / f"s2.{ext}")
+                    os.replace(d / f"other.{ext}.shard.json", d / f"s2.{ext}.shard.json")
+
+                rc, err = paused("merge-copy", d / "fifo", replace,
+                                 [EMBEDPE, "merge", "-o", str(out), str(d / f"s1.{ext}"), str(d / f"s2.{ext}")])
+                self.assertEqual(rc, 1, err)
+                self.assertIn("changed while it was merged", err)
+                self.assertFalse(out.exists())
+                self.assertEqual([f for f in os.listdir(d) if ".embedpe-" in f], [])
+
+
+class ShardRecordPathTests(Case):
+    """Issue 28, item 5: an output and its record appear together, or neither does. A record path
+    that could not be written is refused before any work: no output is left without its record,
+    and a FIFO there never hangs the run."""
+
+    def test_a_record_path_that_cannot_be_written_is_refused_before_the_output(self):
+        src = self.corpus(50)
+        name_max = os.pathconf(self.tmp, "PC_NAME_MAX")
+        long_out = self.tmp / ("x" * (name_max - len(".npy") - 3) + ".npy")  # fits; + ".shard.json" does not
+        cases = {"name too long": long_out}
+        for what in ("directory", "dangling link", "/dev/full", "fifo"):
+            out = self.tmp / (what.replace(" ", "_").replace("/", "") + ".npy")
+            record = pathlib.Path(str(out) + ".shard.json")
+            if what == "directory":
+                record.mkdir()
+            elif what == "dangling link":
+                record.symlink_to("nowhere")
+            elif what == "/dev/full":
+                record.symlink_to("/dev/full")
+            else:
+                os.mkfifo(record)
+            cases[what] = out
+        for what, out in cases.items():
+            with self.subTest(what):
+                p = subprocess.run([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard", "1/2",
+                                    "-o", str(out)], capture_output=True, text=True, timeout=60)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                self.assertIn("cannot write the shard record", p.stderr)
+                self.assertFalse(out.exists())
+
+    def test_a_run_without_shard_over_a_shard_output_removes_its_stale_record(self):
+        src = self.corpus(50)
+        out = self.tmp / "out.npy"
+        record = pathlib.Path(str(out) + ".shard.json")
+        base = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "-o", str(out)]
+        subprocess.run(base + ["--shard", "1/2"], check=True)
+        self.assertTrue(record.exists())
+        p = subprocess.run(base, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(out.exists())
+        self.assertFalse(record.exists(), "the record of the earlier shard describes another file")
+        # One that could not be removed is refused before any work.
+        out.unlink()
+        record.mkdir()
+        p = subprocess.run(base, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("it is a directory", p.stderr)
+        self.assertFalse(out.exists())
+
+    def test_merge_refuses_a_stale_record_it_could_not_remove_before_any_work(self):
+        src = self.corpus(50)
+        for k in (1, 2):
+            subprocess.run([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard", f"{k}/2",
+                            "-o", str(self.tmp / f"s{k}.npy")], check=True)
+        out = self.tmp / "all.npy"
+        pathlib.Path(str(out) + ".shard.json").mkdir()
+        p = subprocess.run([EMBEDPE, "merge", "-o", str(out), str(self.tmp / "s1.npy"), str(self.tmp / "s2.npy")],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("it is a directory", p.stderr)
+        self.assertFalse(out.exists())
+
+
+class AmbiguousInputTests(Case):
+    """Issue 28, items 7 and 9: ambiguous input is refused naming what is ambiguous, and
+    --skip-empty has one definition of white space, Unicode's White_Space property."""
+
+    def tokenize(self, stdin, *args):
+        return subprocess.run([EMBEDPE, "tokenize", "--format", "ids", *args], input=stdin, capture_output=True,
+                              timeout=60)
+
+    def test_a_jsonl_key_given_twice_is_refused_naming_it(self):
+        for record, key in ((b'{"text":"a","text":"b"}\n', '"text"'), (b'{"text":"a","m":{"y":1,"y":2}}\n', '"y"')):
+            with self.subTest(record=record):
+                p = self.tokenize(record, "--input-format", "jsonl")
+                err = p.stderr.decode()
+                self.assertEqual(p.returncode, 1, err)
+                self.assertEqual(err.count("\n"), 1, err)
+                self.assertIn(f"<stdin>:1: the key {key} is given twice", err)
+                self.assertEqual(p.stdout, b"")
+        # The same key in different objects is not ambiguous.
+        p = self.tokenize(b'{"text":"a","m":{"text":1}}\n', "--input-format", "jsonl")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_standard_input_given_twice_is_refused(self):
+        p = self.tokenize(b"a\n", "--input", "-", "--input", "-")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--input - (standard input) is given more than once", p.stderr.decode())
+
+    def test_skip_empty_drops_lines_of_unicode_white_space_only(self):
+        # Every White_Space character of Unicode's PropList.txt, each on a line of its own.
+        spaces = [0x09, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
+                  0x202F, 0x205F, 0x3000]
+        lines = ["first"] + [chr(c) for c in spaces] + [chr(0x3000) + " " + chr(0xA0), "last",
+                 chr(0x200B), chr(0xFEFF) + "x"]  # U+200B ZERO WIDTH SPACE is not White_Space
+        data = "".join(line + "\n" for line in lines).encode()
+        kept = self.tokenize(data, "--skip-empty").stdout.decode().splitlines()
+        every = self.tokenize(data).stdout.decode().splitlines()
+        self.assertEqual(len(every), len(lines))
+        self.assertEqual(len(kept), 4, kept)  # first, last, U+200B, U+FEFF x
+
+
+class UntrustedSizeTests(Case):
+    """Issue 28, item 4: --shard cuts a file by its size; a file whose size cannot be trusted
+    (/proc says 0 bytes, /sys a page) is refused, never read as empty by every shard."""
+
+    def test_proc_and_sys_files_are_refused_for_shard(self):
+        files = [f for f in ("/proc/cpuinfo", "/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled")
+                 if os.path.exists(f)]
+        if not files:
+            self.skipTest("no /proc or /sys file to read")
+        for path in files:
+            for k in (1, 2):
+                with self.subTest(path=path, shard=k):
+                    p = subprocess.run([EMBEDPE, "tokenize", "--input", path, "--shard", f"{k}/2", "--format", "ids"],
+                                       capture_output=True, text=True, timeout=60)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertIn("cannot be trusted", p.stderr)
+                    self.assertEqual(p.stdout, "")
+
+    def test_a_really_empty_file_is_still_an_empty_shard(self):
+        empty = self.tmp / "empty.txt"
+        empty.write_bytes(b"")
+        p = subprocess.run([EMBEDPE, "tokenize", "--input", str(empty), "--shard", "1/2", "--format", "ids"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "")
+
+
 if __name__ == "__main__":
     unittest.main()

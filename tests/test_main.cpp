@@ -1,2 +1,29 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+
+#include "embedpe/output_file.h"
+
+namespace {
+
+// Each test case is a job of its own: the inputs an earlier case read (and
+// deleted, so that their inodes may be reused by a later case's outputs) are
+// forgotten (embedpe/output_file.h, note_input).
+struct ForgetInputs : doctest::IReporter {
+  explicit ForgetInputs(const doctest::ContextOptions&) {}
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_run_end(const doctest::TestRunStats&) override {}
+  void test_case_start(const doctest::TestCaseData&) override { embedpe::forget_inputs(); }
+  void test_case_reenter(const doctest::TestCaseData&) override { embedpe::forget_inputs(); }
+  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_exception(const doctest::TestCaseException&) override {}
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+
+}  // namespace
+
+DOCTEST_REGISTER_LISTENER("forget_inputs", 1, ForgetInputs);

@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
@@ -129,6 +131,47 @@ TEST_CASE("issue 11 – an output that is an input is refused, through hard link
   }
   CHECK_NOTHROW(embedpe::refuse_output_over_inputs(dir + "/other.npy", {{"--weights", input}}));
   CHECK_NOTHROW(embedpe::refuse_output_over_inputs(input, {{"--weights", dir + "/missing.npy"}, {"--model", ""}}));
+}
+
+TEST_CASE("issue 28 – a file read as an input is never written, whichever is opened first") {
+  const std::string dir = test::temp_dir("output_file_noted_inputs");
+  const std::string input = dir + "/corpus.jsonl";
+  std::ofstream(input) << "{\"text\":\"a\"}\n";
+  REQUIRE(::symlink("corpus.jsonl", (dir + "/link.jsonl").c_str()) == 0);
+  const auto read_it = [&] {
+    const int fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    try {
+      embedpe::note_input(fd, input);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+  };
+  SUBCASE("the output opened after the input was read") {
+    read_it();
+    for (const std::string& output : {input, dir + "/link.jsonl", dir + "/./corpus.jsonl"}) {
+      CHECK_THROWS_WITH_AS(OutputFile{output}, doctest::Contains("is the same file as the input"),
+                           embedpe::UsageError);
+    }
+    CHECK_THROWS_AS(embedpe::refuse_replacing_input(input), embedpe::UsageError);
+  }
+  SUBCASE("the input read while the output is open") {
+    OutputFile out(dir + "/link.jsonl");
+    out.write("x");
+    CHECK_THROWS_WITH_AS(read_it(), doctest::Contains("is the same file as the input"), embedpe::UsageError);
+  }
+  SUBCASE("the output's target became the input after it was opened") {
+    OutputFile out(dir + "/later.jsonl");
+    out.write("x");
+    read_it();
+    REQUIRE(::link(input.c_str(), (dir + "/later.jsonl").c_str()) == 0);
+    CHECK_THROWS_WITH_AS(out.commit(), doctest::Contains("is the same file as the input"), embedpe::UsageError);
+  }
+  std::ifstream in(input);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "{\"text\":\"a\"}\n");
 }
 
 TEST_CASE("an OutputDirectory appears whole on commit, and nothing of it stays otherwise") {

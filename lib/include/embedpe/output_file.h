@@ -114,6 +114,20 @@ class OutputDirectory {
 // left to OutputFile.
 bool output_is_replaced_file(const std::string& path);
 
+// Nothing replaces an input, structurally: every reader of an input file
+// calls note_input on its descriptor, and every OutputFile compares the file
+// it writes or replaces (a descriptor's file, the existing target, again just
+// before its rename) with every input noted so far; note_input compares with
+// every output open. A match is UsageError "the output X is the same file as
+// the input Y ...", whichever came first. Only regular files are compared.
+void note_input(int fd, const std::string& path);
+// Refuses (UsageError) replacing or removing `path` if it is a noted input.
+void refuse_replacing_input(const std::string& path);
+// Inputs are noted for the life of the process (the embedpe tool runs one
+// command). A program that runs several jobs, or deletes inputs whose inodes
+// may be reused, forgets them between jobs.
+void forget_inputs();
+
 // Refuses (UsageError) an output that is the same file as one of `inputs`:
 // same device and inode once symbolic links are followed, so hard links,
 // symlinks and "./" spellings are all caught. "-" compares standard output

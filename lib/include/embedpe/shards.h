@@ -41,6 +41,21 @@ namespace embedpe {
 // Where a file output's shard record goes: OUTPUT + ".shard.json".
 std::string shard_record_path(const std::string& output);
 
+// Before any work: refuses (Error naming output_path) a shard record path
+// that could not be written once the output is in place, which would leave
+// an output without its record: a name too long, a directory, a dangling
+// symbolic link, a device or FIFO there. Nothing for outputs not replaced
+// (standard output, devices), which get no record.
+void check_shard_record_path(const std::string& output);
+
+// An output written without a record (merge's, a run without shard) must
+// not keep the record of an earlier shard written at its path: before any
+// work, check_stale_shard_record refuses one that could not be removed (a
+// directory, an input); once the output is committed,
+// remove_stale_shard_record removes it.
+void check_stale_shard_record(const std::string& output);
+void remove_stale_shard_record(const std::string& output);
+
 // Hashes the bytes a sharded reader consumes, to record them with the output.
 class ShardRecorder {
  public:

@@ -14,7 +14,9 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "embedpe/error.h"
 #include "output_temporaries.h"
@@ -133,6 +135,49 @@ sigset_t termination_signals() {
   return set;
 }
 
+// Every regular file this process has read as an input, and every regular
+// file an open output would write or replace, by device and inode: the one
+// check every writing command passes through (OutputFile's constructor and
+// commit, note_input), so that no command can replace what it reads.
+struct Identity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::string name;
+  const void* owner = nullptr;  // the OutputFile, for outputs
+};
+std::mutex g_identities_mutex;
+std::vector<Identity> g_inputs;
+std::vector<Identity> g_outputs;
+
+[[noreturn]] void refuse_same_file(const std::string& output, const std::string& input) {
+  const std::string out = output == "-" ? "standard output" : "the output " + output;
+  throw UsageError(out + " is the same file as the input " + (input == "-" ? "<stdin>" : input) +
+                       "; writing it would destroy the input: choose another output",
+                   {"output_path"});
+}
+
+// Throws if the regular file `st` is an input read so far.
+void refuse_if_input(const struct stat& st, const std::string& output) {
+  if (!S_ISREG(st.st_mode)) return;
+  std::lock_guard lock(g_identities_mutex);
+  for (const Identity& in : g_inputs) {
+    if (in.dev == st.st_dev && in.ino == st.st_ino) refuse_same_file(output, in.name);
+  }
+}
+
+// Notes the output `owner` writes to the regular file `st` (refusing it if it is an input).
+void note_output(const struct stat& st, const std::string& output, const void* owner) {
+  if (!S_ISREG(st.st_mode)) return;
+  refuse_if_input(st, output);
+  std::lock_guard lock(g_identities_mutex);
+  g_outputs.push_back({st.st_dev, st.st_ino, output, owner});
+}
+
+void forget_output(const void* owner) {
+  std::lock_guard lock(g_identities_mutex);
+  std::erase_if(g_outputs, [owner](const Identity& o) { return o.owner == owner; });
+}
+
 }  // namespace
 
 namespace {
@@ -225,8 +270,14 @@ std::size_t temporaries_in_progress() noexcept {
 OutputFile::OutputFile(std::string path)
     : path_(std::move(path)), buffer_(std::make_unique_for_overwrite<char[]>(kBufferSize)) {
   if (path_.empty()) throw UsageError("output_path must not be empty (use - for standard output)", {"output_path"});
+  // Written straight to a descriptor: refused if that is a file read as an input.
+  const auto note_descriptor = [this] {
+    struct stat st;
+    if (::fstat(fd_, &st) == 0) note_output(st, path_, this);
+  };
   if (is_stdout()) {
     fd_ = STDOUT_FILENO;
+    note_descriptor();
     return;
   }
   const Target target = resolve(path_);
@@ -234,17 +285,20 @@ OutputFile::OutputFile(std::string path)
     fd_ = ::fcntl(target.fd, F_DUPFD_CLOEXEC, 3);
     if (fd_ < 0) fail(errno_text(errno));
     own_fd_ = true;
+    note_descriptor();
     return;
   }
   if (target.kind == Target::direct) {
     fd_ = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (fd_ < 0) fail(errno_text(errno));
     own_fd_ = true;
+    note_descriptor();
     return;
   }
 
   target_ = target.path;
   const std::string dir = directory_of(target_);
+  if (target.exists) note_output(target.st, path_, this);  // the file it will replace
   if (target.exists) {
     mode_ = target.st.st_mode & 07777;
     uid_ = target.st.st_uid;
@@ -267,6 +321,7 @@ OutputFile::OutputFile(std::string path)
 }
 
 OutputFile::~OutputFile() {
+  forget_output(this);
   if (!committed_) {
     if (own_fd_ && fd_ >= 0) ::close(fd_);
     if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
@@ -348,6 +403,9 @@ void OutputFile::commit() {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail(errno_text(errno));
+  // Again at the last moment: the file now at the target may have been read
+  // as an input since the output was opened.
+  refuse_replacing_input(target_);
   if (::rename(temp_path_.c_str(), target_.c_str()) != 0) fail(errno_text(errno));
   committed_ = true;
   temp_path_.clear();
@@ -370,6 +428,29 @@ bool output_is_replaced_file(const std::string& path) {
   } catch (const Error&) {
     return true;  // OutputFile will report it
   }
+}
+
+void note_input(int fd, const std::string& path) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  std::lock_guard lock(g_identities_mutex);
+  for (const Identity& out : g_outputs) {
+    if (out.dev == st.st_dev && out.ino == st.st_ino) refuse_same_file(out.name, path);
+  }
+  for (const Identity& in : g_inputs) {
+    if (in.dev == st.st_dev && in.ino == st.st_ino) return;
+  }
+  g_inputs.push_back({st.st_dev, st.st_ino, path, nullptr});
+}
+
+void forget_inputs() {
+  std::lock_guard lock(g_identities_mutex);
+  g_inputs.clear();
+}
+
+void refuse_replacing_input(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) refuse_if_input(st, path);
 }
 
 void refuse_output_over_inputs(const std::string& output,

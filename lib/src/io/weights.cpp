@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "half.h"
 #include "memory.h"
 #include "embedpe/tensor_io.h"
@@ -146,6 +147,12 @@ MappedFile::MappedFile(const std::string& path) {
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     throw Error("weight file " + path + " is not a regular file");
+  }
+  try {
+    note_input(fd, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   size_ = static_cast<std::size_t>(st.st_size);
   if (size_ == 0) {

@@ -56,12 +56,15 @@ std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& sourc
   // A shard's output records which part of which input it holds, for merge.
   std::optional<ShardRecorder> record;
   if (record_shard && source.reader()) record.emplace(*source.reader());
+  if (record) check_shard_record_path(output.path);  // before any work: the output never stands without it
+  if (!record) check_stale_shard_record(output.path);
   // Hashed before the run reads them, so that the record says what was used.
   nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
   if (record && options.precision) identity["precision"] = options.precision;  // text's digits: shards must agree
   std::unique_ptr<TensorSink> sink = output.format->make(output.path);
   encode(encoder, source, *output.format, *sink, options);
   if (record) record->write(output.path, output.format->name, identity);
+  if (!record) remove_stale_shard_record(output.path);  // an earlier shard's, which this output is not
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +29,7 @@
 #include "message.h"
 #include "parallel.h"
 #include "sha256.h"
+#include "test_pause.h"
 
 namespace embedpe {
 namespace {
@@ -65,6 +67,12 @@ class InFile {
       fail("it is not a regular file");
     }
     size_ = static_cast<std::size_t>(st.st_size);
+    try {
+      note_input(fd_, path_);
+    } catch (...) {
+      ::close(fd_);
+      throw;
+    }
   }
   InFile(const InFile&) = delete;
   InFile& operator=(const InFile&) = delete;
@@ -128,12 +136,12 @@ class InFile {
 // The .npy bytes of member `name` of the .npz `f`: a view of its mapping
 // where the member is stored (as embedpe writes), else inflated into `keep`.
 // nullopt if it has no such member. The file's checksum was checked whole.
-std::optional<std::string_view> npz_member(const InFile& f, const std::string& path, const std::string& name,
+std::optional<std::string_view> npz_member(std::string_view file, const std::string& path, const std::string& name,
                                            std::string& keep) {
-  for (const NpzEntry& e : npz_entries(f.map(), path)) {
+  for (const NpzEntry& e : npz_entries(file, path)) {
     if (e.name != name) continue;
     if (e.method == 0 && e.data.size() == e.size) return e.data;
-    keep = std::move(read_npz(f.map(), path, {name}).at(0).npy);
+    keep = std::move(read_npz(file, path, {name}).at(0).npy);
     return std::string_view(keep);
   }
   return std::nullopt;
@@ -150,14 +158,18 @@ std::string file_sha256(const InFile& f) {
 // check must cost little next to writing it: CRC-32 runs at memory speed where
 // SHA-256 took 4 times the whole encode (docs/SCALING.md). Which input and
 // config a shard holds is established by the SHA-256s and the config.
+std::string crc32_hex(uLong crc) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08lx", crc & 0xFFFFFFFFUL);
+  return hex;
+}
+
 std::string file_crc32(const InFile& f) {
   uLong crc = ::crc32(0L, Z_NULL, 0);
   f.each_chunk(0, f.size(), [&](std::string_view piece) {
     crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
   });
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08lx", crc & 0xFFFFFFFFUL);
-  return hex;
+  return crc32_hex(crc);
 }
 
 }  // namespace
@@ -176,6 +188,53 @@ std::string input_fingerprint(const std::string& path) {
     h.update(f.read_at(tail, f.size() - tail));
   }
   return h.hex();
+}
+
+void check_shard_record_path(const std::string& output) {
+  if (!output_is_replaced_file(output)) return;
+  const std::string record = shard_record_path(output);
+  const auto refuse_record = [&](const std::string& why) {
+    Message m;
+    m << "cannot write the shard record " << Verbatim{record} << " beside output_path: " << why
+      << "; remove it or choose another output_path";
+    throw m.error({"output_path"});
+  };
+  const std::size_t slash = record.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : record.substr(0, std::max<std::size_t>(slash, 1));
+  long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  if (base_name(record).size() > static_cast<std::size_t>(name_max)) refuse_record(std::strerror(ENAMETOOLONG));
+  struct stat st;
+  if (::lstat(record.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    refuse_record(std::strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode) && ::stat(record.c_str(), &st) != 0) {
+    refuse_record(errno == ENOENT ? std::string("it is a dangling symbolic link") : std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) refuse_record("it is a directory");
+  if (!S_ISREG(st.st_mode)) refuse_record("it is not a regular file (a device, a FIFO or a socket)");
+}
+
+void check_stale_shard_record(const std::string& output) {
+  if (!output_is_replaced_file(output)) return;
+  if (struct stat st; ::lstat(shard_record_path(output).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    Message m;
+    m << "cannot remove " << Verbatim{shard_record_path(output)}
+      << " (the place of an earlier output's record): it is a directory; remove it or choose another output_path";
+    throw m.error({"output_path"});
+  }
+  refuse_replacing_input(shard_record_path(output));
+}
+
+void remove_stale_shard_record(const std::string& output) {
+  if (!output_is_replaced_file(output)) return;
+  refuse_replacing_input(shard_record_path(output));
+  // A name too long for a record is one no record can have: nothing to remove.
+  if (::unlink(shard_record_path(output).c_str()) != 0 && errno != ENOENT && errno != ENAMETOOLONG) {
+    throw Error("cannot remove " + shard_record_path(output) + " (the record of an earlier file there): " +
+                std::strerror(errno));
+  }
 }
 
 struct ShardRecorder::State {
@@ -300,6 +359,43 @@ std::string first_difference(const Json& a, const Json& b) {
   std::string text;
   for (const std::string& d : all) text += (text.empty() ? "" : ", ") + d;
   return text;
+}
+
+// What is copied is what was checked: the piece's file read once, whole and
+// in order, through one descriptor; each chunk goes to use(offset, bytes),
+// and the bytes read must have the piece's recorded checksum, or the shard
+// is refused (before the output is committed). A file replaced or rewritten
+// since check_shards looked at it is caught here, not copied.
+template <typename F>
+void read_verified(const std::string& shard, const Piece& p, F&& use) {
+  const InFile f(p.path, /*follow_links=*/!p.crc32.empty());  // a part is never a link
+  Sha256 sha;
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  const bool part = p.crc32.empty();
+  std::size_t at = 0;
+  for (;;) {
+    const std::string piece = f.read_at(at, kChunk);
+    if (piece.empty()) break;
+    if (part) {
+      sha.update(piece);
+    } else {
+      crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
+    }
+    use(at, std::string_view(piece));
+    at += piece.size();
+  }
+  if (at != p.bytes || (part ? sha.hex() != p.sha256 : crc32_hex(crc) != p.crc32)) {
+    refuse(shard, p.path + " changed while it was merged (replaced or rewritten after its check); run that shard "
+                           "again, or merge once nothing writes it");
+  }
+}
+
+// The whole file of a piece, checked as read_verified does.
+std::string read_verified_whole(const std::string& shard, const Piece& p) {
+  std::string all;
+  all.reserve(p.bytes);
+  read_verified(shard, p, [&](std::size_t, std::string_view bytes) { all.append(bytes); });
+  return all;
 }
 
 Json read_json(const std::string& path, const std::string& shard, const std::string& what) {
@@ -545,7 +641,7 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
           for (const NpzEntry& e : npz_entries(f.map(), c.piece->path)) {
             if (per_position(e.name)) continue;
             std::string keep;
-            const std::string_view npy = npz_member(f, c.piece->path, e.name, keep).value();
+            const std::string_view npy = npz_member(f.map(), c.piece->path, e.name, keep).value();
             c.rows = parse_npy_header(npy, c.piece->path).shape.at(0);
             break;
           }
@@ -612,7 +708,8 @@ bool same_rows(const std::vector<std::size_t>& a, const std::vector<std::size_t>
 
 // .npy shards (or one tensor of parts) into one .npy, streamed: the data of each in turn.
 struct NpySource {
-  std::string shard, path;
+  std::string shard;
+  const Piece* piece;
   std::string member;  // a part's tensor; empty for a .npy file
 };
 
@@ -622,13 +719,14 @@ void write_npy_merge(OutputFile& out, const std::vector<NpySource>& sources, Mer
   std::optional<std::size_t> shaped;
   std::size_t rows = 0;
   for (const NpySource& s : sources) {
-    const InFile f(s.path);
+    const std::string& path = s.piece->path;
+    const InFile f(path);
     if (s.member.empty()) {
       layouts.push_back(npy_layout(f.read_at(0, std::min<std::size_t>(f.size(), 1 << 20)), f.size(), s.shard));
     } else {
       std::string keep;
-      const std::optional<std::string_view> npy = npz_member(f, s.path, s.member, keep);
-      if (!npy) refuse(s.shard, s.path + " holds no " + s.member);
+      const std::optional<std::string_view> npy = npz_member(f.map(), path, s.member, keep);
+      if (!npy) refuse(s.shard, path + " holds no " + s.member);
       layouts.push_back(npy_layout(*npy, npy->size(), s.shard));
     }
     const NpyLayout& l = layouts.back();
@@ -636,29 +734,37 @@ void write_npy_merge(OutputFile& out, const std::vector<NpySource>& sources, Mer
     if (!shaped) {
       shaped = layouts.size() - 1;
     } else if (!same_rows(l.shape, layouts[*shaped].shape) || l.dtype != layouts[*shaped].dtype) {
-      refuse_shape(s.shard, s.path, s.member.empty() ? "tensor" : s.member, sources[*shaped].path);
+      refuse_shape(s.shard, path, s.member.empty() ? "tensor" : s.member, sources[*shaped].piece->path);
     }
     rows += l.shape[0];
   }
   TensorRef all{"", layouts[shaped.value_or(0)].dtype, layouts[shaped.value_or(0)].shape, nullptr};
   all.shape[0] = rows;
   out.write(npy_header(all));
+  // Pass 2: the data, from the bytes whose checksum is verified as they are
+  // read (a header that changed since pass 1 fails that check too).
   for (std::size_t k = 0; k < sources.size(); ++k) {
     const NpySource& s = sources[k];
-    const InFile f(s.path);
+    const std::size_t begin = layouts[k].data_offset, end = begin + layouts[k].data_bytes;
     if (s.member.empty()) {
-      f.each_chunk(layouts[k].data_offset, layouts[k].data_bytes, [&](std::string_view piece) { out.write(piece); });
+      read_verified(s.shard, *s.piece, [&](std::size_t at, std::string_view bytes) {
+        const std::size_t from = std::clamp(begin, at, at + bytes.size());
+        const std::size_t to = std::clamp(end, at, at + bytes.size());
+        out.write(bytes.substr(from - at, to - from));
+      });
     } else {
+      const std::string file = read_verified_whole(s.shard, *s.piece);
       std::string keep;
-      const std::string_view npy = npz_member(f, s.path, s.member, keep).value();
-      out.write(npy.substr(layouts[k].data_offset, layouts[k].data_bytes));
+      const std::optional<std::string_view> npy = npz_member(file, s.piece->path, s.member, keep);
+      if (!npy || npy->size() < end) refuse(s.shard, s.piece->path + " holds no " + s.member);
+      out.write(npy->substr(begin, end - begin));
     }
   }
   stats.rows = rows;
 }
 
 // .npz shards or parts into one .npz: the whole output in memory, as one run holds it.
-void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, std::string>>& pieces,
+void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, const Piece*>>& pieces,
                      MergeStats& stats) {
   struct Tensor {
     std::string name;
@@ -673,21 +779,22 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, s
   // (for a gigabyte that doubled the merge's time in copies and page faults).
   std::map<std::string, std::size_t> capacity;
   for (const auto& piece : pieces) {
-    const InFile f(piece.second);
-    for (const NpzEntry& e : npz_entries(f.map(), piece.second)) capacity[e.name] += e.size;
+    const InFile f(piece.second->path);
+    for (const NpzEntry& e : npz_entries(f.map(), piece.second->path)) capacity[e.name] += e.size;
   }
-  for (const auto& [shard, path] : pieces) {
-    const InFile f(path);
+  for (const auto& [shard, piece] : pieces) {
+    const std::string& path = piece->path;
+    const std::string file = read_verified_whole(shard, *piece);
     struct Member {
       std::string name;
       std::string_view npy;
     };
     std::vector<Member> members;
     std::vector<std::string> these;
-    const std::vector<NpzEntry> entries = npz_entries(f.map(), path);
+    const std::vector<NpzEntry> entries = npz_entries(file, path);
     std::vector<std::string> keep(entries.size());  // inflated members, if any
     for (std::size_t k = 0; k < entries.size(); ++k) {
-      members.push_back({entries[k].name, npz_member(f, path, entries[k].name, keep[k]).value()});
+      members.push_back({entries[k].name, npz_member(file, path, entries[k].name, keep[k]).value()});
       these.push_back(entries[k].name);
     }
     if (names.empty() && tensors.empty()) {
@@ -797,9 +904,8 @@ std::vector<std::size_t> line_offsets(const std::vector<Shard>& shards) {
 // A JSON Lines shard, its records' "line" raised by `offset`. A sharded run
 // reads one input, so each record starts {"line":N, (no "source").
 void copy_jsonl(OutputFile& out, const Shard& s, std::size_t offset, MergeStats& stats) {
-  const InFile f(s.pieces[0].path);
   if (!s.reading.value("shard_seek", false)) {  // the file's line numbers already
-    f.each_chunk(0, f.size(), [&](std::string_view piece) {
+    read_verified(s.name, s.pieces[0], [&](std::size_t, std::string_view piece) {
       out.write(piece);
       stats.rows += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
     });
@@ -830,7 +936,7 @@ void copy_jsonl(OutputFile& out, const Shard& s, std::size_t offset, MergeStats&
     ++stats.rows;
   };
   std::string carry;  // a record cut by a chunk boundary
-  f.each_chunk(0, f.size(), [&](std::string_view piece) {
+  read_verified(s.name, s.pieces[0], [&](std::size_t, std::string_view piece) {
     for (std::size_t at = 0; at < piece.size();) {
       const std::size_t nl = piece.find('\n', at);
       if (nl == std::string_view::npos) {
@@ -931,6 +1037,7 @@ MergeStats merge_shards(const MergeOptions& options) {
     m << "merge writes .npy, .npz or .jsonl; " << Verbatim{options.output} << " is none of them";
     throw m.usage_error();
   }
+  check_stale_shard_record(options.output);
   MergeStats stats;
   std::vector<Shard> shards;
   for (const std::string& path : options.shards) shards.push_back(load_shard(path));
@@ -961,6 +1068,12 @@ MergeStats merge_shards(const MergeOptions& options) {
     }
   }
 
+  // Nor any other file read (--input, a record) nor the record beside the
+  // output, which is removed once the output is in place; OutputFile checks
+  // again before its rename.
+  refuse_replacing_input(options.output);
+  refuse_replacing_input(shard_record_path(options.output));
+  pause_for_test("merge-copy");  // the shards checked, none copied yet
   OutputFile out(options.output);
   if (target == Kind::jsonl) {
     const std::vector<std::size_t> offsets = line_offsets(shards);
@@ -976,25 +1089,21 @@ MergeStats merge_shards(const MergeOptions& options) {
     }
     std::vector<NpySource> sources;
     for (const Shard& s : shards) {
-      for (const Piece& p : s.pieces) sources.push_back({s.name, p.path, member});
+      for (const Piece& p : s.pieces) sources.push_back({s.name, &p, member});
     }
     if (sources.empty()) refuse(shards.front().name, "no shard holds a part: nothing to write");
     write_npy_merge(out, sources, stats);
   } else {
-    std::vector<std::pair<std::string, std::string>> pieces;
+    std::vector<std::pair<std::string, const Piece*>> pieces;
     for (const Shard& s : shards) {
-      for (const Piece& p : s.pieces) pieces.emplace_back(s.name, p.path);
+      for (const Piece& p : s.pieces) pieces.emplace_back(s.name, &p);
     }
     if (pieces.empty()) refuse(shards.front().name, "no shard holds a part: nothing to write");
     write_npz_merge(out, pieces, stats);
   }
   if (stats.rows == 0) refuse_no_rows(shards.front().name);
   out.commit();
-  // A record beside the output described an earlier shard written there, not this merge.
-  if (::unlink(shard_record_path(options.output).c_str()) != 0 && errno != ENOENT) {
-    throw Error("cannot remove " + shard_record_path(options.output) +
-                " (the record of an earlier file there): " + std::strerror(errno));
-  }
+  remove_stale_shard_record(options.output);  // it described an earlier shard written there, not this merge
   struct stat done;
   if (::stat(options.output.c_str(), &done) == 0) stats.bytes_written = static_cast<std::size_t>(done.st_size);
   return stats;

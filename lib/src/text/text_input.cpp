@@ -1,7 +1,9 @@
 #include "embedpe/text_input.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "message.h"
 
 namespace embedpe {
@@ -64,8 +67,37 @@ void check_text(std::string_view text, const std::string& what) {
 
 namespace {
 
+// Whether every character of `s` is Unicode White_Space (PropList.txt):
+// U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028,
+// U+2029, U+202F, U+205F, U+3000. The one definition skip_empty uses; bytes
+// that are not UTF-8 are not white space.
 bool blank(std::string_view s) {
-  return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    char32_t c;
+    std::size_t n;
+    if (b < 0x80) {
+      c = b, n = 1;
+    } else if ((b & 0xE0) == 0xC0) {
+      c = b & 0x1F, n = 2;
+    } else if ((b & 0xF0) == 0xE0) {
+      c = b & 0x0F, n = 3;
+    } else {
+      return false;  // 4-byte sequences hold no white space; invalid lead bytes are not
+    }
+    if (i + n > s.size()) return false;
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto t = static_cast<unsigned char>(s[i + k]);
+      if ((t & 0xC0) != 0x80) return false;
+      c = (c << 6) | (t & 0x3F);
+    }
+    const bool space = (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+                       (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+                       c == 0x3000;
+    if (!space) return false;
+    i += n;
+  }
+  return true;
 }
 
 // Sharding seeks into its input. The path is the user's text: a file called
@@ -73,6 +105,14 @@ bool blank(std::string_view s) {
 UsageError not_a_regular_file(const std::string& path) {
   const std::string head = "shard needs a regular file, and ";
   return UsageError(head + path + " is not one", {"shard"}, {{head.size(), path.size()}});
+}
+
+// A file whose size does not say how much it holds (/proc/cpuinfo says 0).
+UsageError untrusted_size(const std::string& path) {
+  const std::string head = "shard cuts a file by its size, and the size of ";
+  return UsageError(head + path + " cannot be trusted (a /proc or /sys file, or one that says 0 bytes but holds more)" +
+                        ": copy it to a regular file first",
+                    {"shard"}, {{head.size(), path.size()}});
 }
 
 }  // namespace
@@ -189,16 +229,28 @@ bool LineReader::open_next() {
   end_offset_ = static_cast<std::size_t>(-1);
   if (path == "-") {
     fd_ = STDIN_FILENO;
+    note_input(fd_, path);
     return true;
   }
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw Error("cannot open input " + path + ": " + std::strerror(errno));
+  note_input(fd_, path);
   struct stat st;
   if (::fstat(fd_, &st) != 0) fail_read(std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw Error("input " + path + " is a directory; give a text file with one text per line");
   if (S_ISREG(st.st_mode)) expected_size_ = static_cast<std::size_t>(st.st_size);
   if (!sharded_) return true;
   if (!expected_size_) throw not_a_regular_file(path);
+  // Shards are cut by the size: one that cannot be trusted would give every
+  // shard nothing. /proc and /sys files report 0 or a page; any file that
+  // says 0 bytes and yet holds one is refused too (FUSE, ...).
+  if (struct statfs fs; ::fstatfs(fd_, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC)) {
+    throw untrusted_size(path);
+  }
+  if (*expected_size_ == 0) {
+    char byte;
+    if (::pread(fd_, &byte, 1, 0) > 0) throw untrusted_size(path);
+  }
 
   // This shard's byte range: lines whose first byte is in [begin, end).
   const std::size_t size = *expected_size_;
@@ -300,11 +352,28 @@ std::vector<TextLine> LineReader::next(std::size_t max_lines) {
     if (options_.format == InputFormat::jsonl && !blank(line)) {
       // The parser keeps one stack entry per open bracket: refuse deep
       // nesting before it costs memory.
-      auto depth_limit = [&where](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      // A key given twice in one object ({"text":"a","text":"b"}) is
+      // ambiguous: refused naming it, never the last one taken.
+      std::vector<std::vector<std::string>> keys;  // of each open object
+      auto depth_limit = [&where, &keys](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         if (static_cast<std::size_t>(depth) > kMaxJsonDepth) {
           throw Error(where + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
                           " levels; input_format jsonl expects flat records",
                       {"input_format"});
+        }
+        using E = nlohmann::json::parse_event_t;
+        if (event == E::object_start) keys.emplace_back();
+        if (event == E::object_end && !keys.empty()) keys.pop_back();
+        if (event == E::key && !keys.empty()) {
+          const std::string key = parsed.get<std::string>();
+          if (std::find(keys.back().begin(), keys.back().end(), key) != keys.back().end()) {
+            Message m;
+            m << where << ": the key " << Verbatim{nlohmann::json(key).dump(-1, ' ', false,
+                                                                          nlohmann::json::error_handler_t::replace)}
+              << " is given twice in one object; which one is meant is ambiguous: give it once";
+            throw m.error({"input_format"});
+          }
+          keys.back().push_back(key);
         }
         return true;
       };
@@ -440,6 +509,12 @@ TextSource open_text_source(const TextSpec& spec) {
     Message m;
     m << "nothing to process: give text TEXT, a FILE, or " << Verbatim{"pipe text into standard input"};
     throw m.usage_error({"text"});
+  }
+  if (std::count(spec.inputs.begin(), spec.inputs.end(), "-") > 1) {
+    Message m;
+    m << "input " << Verbatim{"- (standard input) is given more than once, and it can be read only once"}
+      << ": give it once";
+    throw m.usage_error({"input"});
   }
   const std::vector<std::string> paths = spec.inputs.empty() ? std::vector<std::string>{"-"} : spec.inputs;
   return TextSource(std::make_unique<LineReader>(paths, reading));

@@ -19,6 +19,7 @@
 #include "embedpe/pretrained_tokenizer.h"
 #include "hf_tokenizer.h"
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "parallel.h"
 #include "sha256.h"
 #include "embedpe/text_input.h"
@@ -113,6 +114,7 @@ std::string read_file(const std::string& path) {
     int fd;
     ~FdCloser() { ::close(fd); }
   } closer{fd};
+  note_input(fd, path);
   struct stat st;
   if (::fstat(fd, &st) != 0) throw Error("cannot read model " + path + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) {
