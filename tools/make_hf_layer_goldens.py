@@ -13,22 +13,46 @@ hidden_states[0], a decoder-only model's inputs_embeds after its normalizer),
 with a port of the upstream embedding modules in PyTorch, and writes
 tests/golden/hf_layer/<name>.npz (ids, attention masks, outputs).
 
-Ported from huggingface/transformers (file @ commit read):
-  models/roberta/modeling_roberta.py     RobertaEmbeddings, create_position_ids_from_input_ids
-                                         (XLM-R and CamemBERT copy them)
-  models/bart/modeling_bart.py           BartLearnedPositionalEmbedding (offset 2), BartEncoder.forward
-  models/mbart/modeling_mbart.py         MBartEncoder.forward: layernorm_embedding before the layers,
-                                         its final layer_norm only after them (not in hidden_states[0])
-  models/m2m_100/modeling_m2m_100.py @ 001400f58fab2511856b86500380fd51aaa6150f
-                                         M2M100SinusoidalPositionalEmbedding.get_embedding, create_position_ids_from_input_ids
-  models/marian/modeling_marian.py @ 00b676f8f0489b88652a31d70751cc540dd06305
-                                         MarianSinusoidalPositionalEmbedding._init_weight, forward (arange)
-  models/pegasus/modeling_pegasus.py     PegasusSinusoidalPositionalEmbedding (a copy of Marian's)
-  models/albert/modeling_albert.py       AlbertEmbeddings; AlbertTransformer.forward projects with
-                                         embedding_hidden_mapping_in before hidden_states[0] is taken
-  models/deberta_v2/modeling_deberta_v2.py  DebertaV2Embeddings (position_biased_input, embed_proj, LayerNorm, × mask)
-  models/gemma/modeling_gemma.py         GemmaModel: normalizer = torch.tensor(hidden_size**0.5, dtype=hidden.dtype)
-  models/t5, llama, mistral, xlnet       the plain embedding lookup (T5Stack, LlamaModel, XLNetModel.word_embedding)
+Ported from huggingface/transformers, each file read for this port (path under
+src/transformers/models/, @ the commit of the stored copy that was read):
+  xlm_roberta/modeling_xlm_roberta.py @ 015bfeb86891c5f5e450f48942260ac3e2cd2bf2
+      XLMRobertaEmbeddings ("Copied from ... RobertaEmbeddings"; CamemBERT and RoBERTa carry the same copy):
+      create_position_ids_from_input_ids, token_type_ids from the zero buffer, (word + type) + position, LayerNorm
+  bart/modeling_bart.py @ 00646d2acdbadd8e96384d62aa9cc1370cf358d5
+      BartEncoder.forward: embed_tokens × embed_scale + BartLearnedPositionalEmbedding (offset 2), layernorm_embedding;
+      encoder_states gets that sum before the first layer (hidden_states[0]); no final layer_norm in BART
+  mbart/modeling_mbart.py @ 00b676f8f0489b88652a31d70751cc540dd06305
+      MBartScaledWordEmbedding, MBartLearnedPositionalEmbedding (copies of BART's), MBartEncoder.forward:
+      layernorm_embedding before the layers; its final layer_norm only after them (not in hidden_states[0])
+  m2m_100/modeling_m2m_100.py @ 001400f58fab2511856b86500380fd51aaa6150f
+      M2M100SinusoidalPositionalEmbedding (make_weights(num_positions + offset) → get_embedding(n + offset)),
+      create_position_ids_from_input_ids
+  marian/modeling_marian.py @ 00b676f8f0489b88652a31d70751cc540dd06305
+      MarianSinusoidalPositionalEmbedding._init_weight, forward (arange by column)
+  pegasus/modeling_pegasus.py @ 00031785a846c5a9fe7541a717a436840b609084
+      PegasusSinusoidalPositionalEmbedding ("Copied from ... MarianSinusoidalPositionalEmbedding")
+  albert/modeling_albert.py @ 00661e38a9e1393472adae9ac71f777b74ccdcde
+      AlbertEmbeddings (LayerNorm over embedding_size); AlbertTransformer.forward applies
+      embedding_hidden_mapping_in before all_hidden_states = (hidden_states,)
+  deberta_v2/modeling_deberta_v2.py @ 0038a3caa5c7d0c5014704005dd67ab347451ddc
+      DebertaV2Embeddings.forward (position_biased_input, type_vocab_size > 0, embed_proj without bias, LayerNorm, × mask)
+  gemma/modeling_gemma.py @ 0125ac68d92d1866341d531c52af7165af06f3e9
+      GemmaModel.forward: normalizer = torch.tensor(hidden_size**0.5, dtype=hidden_states.dtype), applied before
+      the first layer's all_hidden_states += (hidden_states,)
+  t5, llama, mistral, xlnet    the plain embedding lookup (T5Stack: shared; LlamaModel/MistralModel: embed_tokens;
+                               XLNetModel: word_embedding), hidden_states[0] before any layer
+The config classes' defaults, used where a config.json leaves a key out (CONFIG_DEFAULTS below):
+  marian/configuration_marian.py @ 03a1b061a47f52dfc69a780bd32a40067dfcfe62 (scale_embedding False, pad 58100)
+  pegasus/configuration_pegasus.py @ 00e12e7c54598e50e7bef1540db3408f81916de1 (scale_embedding False, pad 0)
+  m2m_100/configuration_m2m_100.py @ 04591daa29c3c0870f8327453a791f428a4c512d (scale_embedding True, pad 1)
+  deberta_v2/configuration_deberta_v2.py @ 029c0bb0fb5f9c177fdee4b82bb94abde8e1dfcf
+      (layer_norm_eps 1e-7, position_biased_input True, type_vocab_size 0, max_position_embeddings 512, pad 0)
+  bart/configuration_bart.py @ 0171fcd70ffe4a319472ce6bf22285faee3ae747 (scale_embedding False, pad 1)
+  mbart/configuration_mbart.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4 (scale_embedding False, pad 1)
+  xlm_roberta/configuration_xlm_roberta.py @ 0e6f6f746873f93a5790ebfdc28a9767f9e0b5dc
+      (layer_norm_eps 1e-12, type_vocab_size 2, max_position_embeddings 512, pad 1)
+  albert/configuration_albert.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4
+      (embedding_size 128, layer_norm_eps 1e-12, type_vocab_size 2, max_position_embeddings 512, pad 0)
 
 All in float32, as from_pretrained loads by default (BF16 checkpoints upcast).
 
@@ -39,7 +63,11 @@ start id, vocab_size - 1, moves with it). Also written: xlm-roberta-sharded
 third holds only tensors the input layer does not use), deberta-v2-embproj
 (embedding_size 8, position_biased_input, two token types), gemma-h24 (hidden 24,
 with the outputs of torch_dtype bfloat16 and float16 too), and
-xlm-roberta-pickle (only pytorch_model.bin: to be refused, never read).
+xlm-roberta-pickle (only pytorch_model.bin: to be refused, never read), and
+bart-from-mbart-cc25 (mBART-cc25's config as model_type bart: BartEncoder, no
+final encoder layer_norm) and *-config-defaults: configs with keys left out
+(Marian's and Pegasus's scale_embedding, XLM-R's layer_norm_eps and
+type_vocab_size), so that the config class's default applies.
 """
 import json
 import math
@@ -110,6 +138,32 @@ def small_config(cfg):
     return cfg
 
 
+# The config classes' __init__ defaults (files and commits in the docstring): what the model sees for a key that
+# config.json leaves out.
+CONFIG_DEFAULTS = {
+    'xlm-roberta': {'layer_norm_eps': 1e-12, 'type_vocab_size': 2, 'max_position_embeddings': 512, 'pad_token_id': 1},
+    'camembert': {'layer_norm_eps': 1e-12, 'type_vocab_size': 2, 'max_position_embeddings': 512, 'pad_token_id': 1},
+    'bart': {'scale_embedding': False, 'max_position_embeddings': 1024, 'pad_token_id': 1},
+    'mbart': {'scale_embedding': False, 'max_position_embeddings': 1024, 'pad_token_id': 1},
+    'm2m_100': {'scale_embedding': True, 'max_position_embeddings': 1024, 'pad_token_id': 1},
+    'marian': {'scale_embedding': False, 'max_position_embeddings': 1024, 'pad_token_id': 58100},
+    'pegasus': {'scale_embedding': False, 'max_position_embeddings': 1024, 'pad_token_id': 0},
+    'albert': {'embedding_size': 128, 'layer_norm_eps': 1e-12, 'type_vocab_size': 2, 'max_position_embeddings': 512,
+               'pad_token_id': 0},
+    'deberta-v2': {'layer_norm_eps': 1e-7, 'position_biased_input': True, 'type_vocab_size': 0,
+                   'max_position_embeddings': 512, 'pad_token_id': 0},
+}
+
+
+def conf(cfg, key):
+    """config.<key> as the model reads it: config.json's value, else the config class's default."""
+    if key in cfg:
+        return cfg[key]
+    if key == 'embedding_size' and cfg['model_type'] == 'deberta-v2':
+        return hidden(cfg)  # DebertaV2Embeddings: getattr(config, "embedding_size", config.hidden_size)
+    return CONFIG_DEFAULTS[cfg['model_type']][key]
+
+
 def hidden(cfg):
     return cfg.get('hidden_size', cfg.get('d_model'))
 
@@ -138,20 +192,22 @@ def checkpoint(cfg, g):
     t, w = {}, {}
     if mt in ('xlm-roberta', 'camembert'):
         p = 'roberta.' if arch.endswith(('ForMaskedLM', 'ForSequenceClassification', 'ForCausalLM')) else ''
-        P, T = cfg['max_position_embeddings'], cfg.get('type_vocab_size', 2)
+        P, T = conf(cfg, 'max_position_embeddings'), conf(cfg, 'type_vocab_size')
         w = {'word': g.randn(V, H), 'pos': g.randn(P, H), 'type': g.randn(T, H),
              'ln_w': g.ln_weight(H), 'ln_b': g.ln_bias(H)}
         t = {p + 'embeddings.word_embeddings.weight': w['word'], p + 'embeddings.position_embeddings.weight': w['pos'],
              p + 'embeddings.token_type_embeddings.weight': w['type'], p + 'embeddings.LayerNorm.weight': w['ln_w'],
              p + 'embeddings.LayerNorm.bias': w['ln_b'],
              p + 'encoder.layer.0.output.LayerNorm.weight': g.ln_weight(H), 'lm_head.bias': g.randn(V)}
-    elif mt == 'mbart':
-        P = cfg['max_position_embeddings'] + 2
+    elif mt in ('bart', 'mbart'):
+        P = conf(cfg, 'max_position_embeddings') + 2  # BartLearnedPositionalEmbedding: num_embeddings + offset
         w = {'word': g.randn(V, H), 'pos': g.randn(P, H), 'ln_w': g.ln_weight(H), 'ln_b': g.ln_bias(H)}
         t = {'model.shared.weight': w['word'], 'model.encoder.embed_positions.weight': w['pos'],
-             'model.encoder.layernorm_embedding.weight': w['ln_w'], 'model.encoder.layernorm_embedding.bias': w['ln_b'],
-             'model.encoder.layer_norm.weight': g.ln_weight(H), 'model.encoder.layer_norm.bias': g.ln_bias(H),
-             'final_logits_bias': torch.zeros(1, V)}
+             'model.encoder.layernorm_embedding.weight': w['ln_w'], 'model.encoder.layernorm_embedding.bias': w['ln_b']}
+        if mt == 'mbart':  # MBartEncoder's final layer_norm (BartEncoder has none)
+            t['model.encoder.layer_norm.weight'] = g.ln_weight(H)
+            t['model.encoder.layer_norm.bias'] = g.ln_bias(H)
+        t['final_logits_bias'] = torch.zeros(1, V)
         if 'cc25' in cfg.get('_dir', ''):  # older checkpoints also hold the tied copy
             t['model.encoder.embed_tokens.weight'] = w['word']
     elif mt == 'm2m_100':
@@ -162,9 +218,9 @@ def checkpoint(cfg, g):
         w = {'word': g.randn(V, H)}
         t = {'model.shared.weight': w['word'], 'final_logits_bias': torch.zeros(1, V)}
         if mt == 'pegasus':  # as older save_pretrained stored the static table: from_pretrained loads it back
-            t['model.encoder.embed_positions.weight'] = marian_sinusoid(cfg['max_position_embeddings'], H)
+            t['model.encoder.embed_positions.weight'] = marian_sinusoid(conf(cfg, 'max_position_embeddings'), H)
     elif mt == 'albert':
-        E, P, T = cfg['embedding_size'], cfg['max_position_embeddings'], cfg['type_vocab_size']
+        E, P, T = conf(cfg, 'embedding_size'), conf(cfg, 'max_position_embeddings'), conf(cfg, 'type_vocab_size')
         w = {'word': g.randn(V, E), 'pos': g.randn(P, E), 'type': g.randn(T, E), 'ln_w': g.ln_weight(E),
              'ln_b': g.ln_bias(E), 'proj_w': g.randn(H, E) / math.sqrt(E), 'proj_b': g.ln_bias(H)}
         t = {'albert.embeddings.word_embeddings.weight': w['word'],
@@ -177,14 +233,14 @@ def checkpoint(cfg, g):
              'predictions.bias': g.randn(V)}
     elif mt == 'deberta-v2':
         p = 'deberta.' if arch else ''  # no architectures: a base model's names
-        E = cfg.get('embedding_size', H)
+        E = conf(cfg, 'embedding_size')
         w = {'word': g.randn(V, E), 'ln_w': g.ln_weight(H), 'ln_b': g.ln_bias(H)}
         t = {p + 'embeddings.word_embeddings.weight': w['word']}
-        if cfg.get('position_biased_input', True):
-            w['pos'] = g.randn(cfg['max_position_embeddings'], E)
+        if conf(cfg, 'position_biased_input'):
+            w['pos'] = g.randn(conf(cfg, 'max_position_embeddings'), E)
             t[p + 'embeddings.position_embeddings.weight'] = w['pos']
-        if cfg.get('type_vocab_size', 0) > 0:
-            w['type'] = g.randn(cfg['type_vocab_size'], E)
+        if conf(cfg, 'type_vocab_size') > 0:
+            w['type'] = g.randn(conf(cfg, 'type_vocab_size'), E)
             t[p + 'embeddings.token_type_embeddings.weight'] = w['type']
         if E != H:
             w['proj_w'] = g.randn(H, E) / math.sqrt(E)
@@ -251,7 +307,7 @@ def forward(cfg, w, input_ids, attention_mask, stored):
     H = hidden(cfg)
     bsz, seq_len = input_ids.shape
     if mt in ('xlm-roberta', 'camembert'):  # RobertaEmbeddings.forward
-        padding_idx = cfg['pad_token_id']
+        padding_idx = conf(cfg, 'pad_token_id')
         position_ids = create_position_ids_from_input_ids(input_ids, padding_idx)
         token_type_ids = torch.zeros(input_ids.shape, dtype=torch.long)
         inputs_embeds = F.embedding(input_ids, w['word'], padding_idx)
@@ -259,29 +315,30 @@ def forward(cfg, w, input_ids, attention_mask, stored):
         embeddings = inputs_embeds + token_type_embeddings
         position_embeddings = F.embedding(position_ids, w['pos'], padding_idx)
         embeddings += position_embeddings
-        return F.layer_norm(embeddings, (H,), w['ln_w'], w['ln_b'], cfg.get('layer_norm_eps', 1e-12))
-    if mt == 'mbart':  # MBartEncoder.forward up to hidden_states[0]
-        embed_scale = math.sqrt(H) if cfg.get('scale_embedding', False) else 1.0
+        return F.layer_norm(embeddings, (H,), w['ln_w'], w['ln_b'], conf(cfg, 'layer_norm_eps'))
+    if mt in ('bart', 'mbart'):  # BartEncoder / MBartEncoder.forward up to hidden_states[0]
+        embed_scale = math.sqrt(H) if conf(cfg, 'scale_embedding') else 1.0
         inputs_embeds = F.embedding(input_ids, w['word']) * embed_scale
-        positions = torch.arange(0, seq_len, dtype=torch.long).expand(bsz, -1)  # MBartLearnedPositionalEmbedding
+        positions = torch.arange(0, seq_len, dtype=torch.long).expand(bsz, -1)  # BartLearnedPositionalEmbedding
         embed_pos = F.embedding(positions + 2, w['pos'])
         hidden_states = inputs_embeds + embed_pos
         return F.layer_norm(hidden_states, (H,), w['ln_w'], w['ln_b'], 1e-5)  # layernorm_embedding
     if mt == 'm2m_100':  # M2M100Encoder.forward up to hidden_states[0]
-        embed_scale = math.sqrt(H) if cfg.get('scale_embedding', True) else 1.0
+        embed_scale = math.sqrt(H) if conf(cfg, 'scale_embedding') else 1.0
         inputs_embeds = F.embedding(input_ids, w['word']) * embed_scale
-        padding_idx = cfg['pad_token_id']
+        padding_idx = conf(cfg, 'pad_token_id')
         position_ids = create_position_ids_from_input_ids(input_ids, padding_idx)
-        weights = m2m100_get_embedding(cfg['max_position_embeddings'] + 2 + 2, H, padding_idx)
+        # __init__: make_weights(num_positions + offset), which calls get_embedding(num_embeddings + offset)
+        weights = m2m100_get_embedding(conf(cfg, 'max_position_embeddings') + 2 + 2, H, padding_idx)
         max_pos = padding_idx + 1 + seq_len
         if max_pos > weights.size(0):
             weights = m2m100_get_embedding(max_pos + 2, H, padding_idx)
         embed_pos = weights.index_select(0, position_ids.view(-1)).view(bsz, seq_len, -1)
         return inputs_embeds + embed_pos
     if mt in ('marian', 'pegasus'):  # MarianEncoder / PegasusEncoder.forward up to hidden_states[0]
-        embed_scale = math.sqrt(H) if cfg.get('scale_embedding', True) else 1.0
+        embed_scale = math.sqrt(H) if conf(cfg, 'scale_embedding') else 1.0
         inputs_embeds = F.embedding(input_ids, w['word']) * embed_scale
-        table = stored if stored is not None else marian_sinusoid(cfg['max_position_embeddings'], H)
+        table = stored if stored is not None else marian_sinusoid(conf(cfg, 'max_position_embeddings'), H)
         embed_pos = F.embedding(torch.arange(0, seq_len, dtype=torch.long), table)
         return inputs_embeds + embed_pos
     if mt == 'albert':  # AlbertEmbeddings.forward, then AlbertTransformer's embedding_hidden_mapping_in
@@ -290,7 +347,8 @@ def forward(cfg, w, input_ids, attention_mask, stored):
         inputs_embeds = F.embedding(input_ids, w['word'])
         embeddings = inputs_embeds + F.embedding(token_type_ids, w['type'])
         embeddings += F.embedding(position_ids, w['pos'])
-        embeddings = F.layer_norm(embeddings, (cfg['embedding_size'],), w['ln_w'], w['ln_b'], cfg['layer_norm_eps'])
+        embeddings = F.layer_norm(embeddings, (conf(cfg, 'embedding_size'),), w['ln_w'], w['ln_b'],
+                                  conf(cfg, 'layer_norm_eps'))
         return F.linear(embeddings, w['proj_w'], w['proj_b'])
     if mt == 'deberta-v2':  # DebertaV2Embeddings.forward
         position_ids = torch.arange(seq_len).expand((1, -1))
@@ -301,13 +359,13 @@ def forward(cfg, w, input_ids, attention_mask, stored):
         else:
             position_embeddings = torch.zeros_like(inputs_embeds)
         embeddings = inputs_embeds
-        if cfg.get('position_biased_input', True):
+        if conf(cfg, 'position_biased_input'):
             embeddings = embeddings + position_embeddings
-        if cfg.get('type_vocab_size', 0) > 0:
+        if conf(cfg, 'type_vocab_size') > 0:
             embeddings = embeddings + F.embedding(token_type_ids, w['type'])
-        if cfg.get('embedding_size', H) != H:
-            embeddings = F.linear(embeddings, w['proj_w'])
-        embeddings = F.layer_norm(embeddings, (H,), w['ln_w'], w['ln_b'], cfg.get('layer_norm_eps', 1e-7))
+        if conf(cfg, 'embedding_size') != H:
+            embeddings = F.linear(embeddings, w['proj_w'])  # embed_proj: nn.Linear(..., bias=False)
+        embeddings = F.layer_norm(embeddings, (H,), w['ln_w'], w['ln_b'], conf(cfg, 'layer_norm_eps'))
         mask = attention_mask
         if mask.dim() != embeddings.dim():
             if mask.dim() == 4:
@@ -465,6 +523,23 @@ def main():
             normalizer = torch.tensor(cfg['hidden_size'] ** 0.5, dtype=hidden_states.dtype)
             golden['out_right_' + key] = (hidden_states * normalizer).float().numpy()
     np.savez(os.path.join(OUT_GOLDEN, 'gemma-h24.npz'), **golden)
+    # Keys left out of config.json: the config class's default applies (Marian's and Pegasus's scale_embedding is
+    # False; XLM-R's layer_norm_eps 1e-12 and type_vocab_size 2).
+    for src, name, seed, drop in (
+            ('marian-opus-mt-en-mg', 'marian-config-defaults', 103, ('scale_embedding',)),
+            ('pegasus-autonlp-subst-hfsample', 'pegasus-config-defaults', 104, ('scale_embedding',)),
+            ('xlm-roberta-base-subst-hfsample', 'xlm-roberta-config-defaults', 105,
+             ('layer_norm_eps', 'type_vocab_size'))):
+        with open(os.path.join(SHARED, src, 'config.json')) as f:
+            cfg = small_config(json.load(f))
+        for key in drop:
+            del cfg[key]
+        make(name, cfg, seed)
+    # BART: mBART-cc25's config as model_type bart (BartForConditionalGeneration: no final encoder layer_norm).
+    with open(os.path.join(SHARED, 'mbart-large-cc25-de-pruned', 'config.json')) as f:
+        cfg = small_config(json.load(f))
+    cfg.update({'model_type': 'bart', 'architectures': ['BartForConditionalGeneration']})
+    make('bart-from-mbart-cc25', cfg, 106)
     # Only a pickle: refused, never read.
     d = os.path.join(OUT_MODELS, 'xlm-roberta-pickle')
     os.makedirs(d)

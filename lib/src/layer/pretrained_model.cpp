@@ -512,8 +512,9 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
     case Family::marian: {  // modeling_marian.py / modeling_pegasus.py SinusoidalPositionalEmbedding
       const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 1024), c, "max_position_embeddings");
       s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
-      s.table.padding_idx = pad(0);
-      if (c.boolean("scale_embedding", true)) s.scale = Scale{};
+      // MarianConfig and PegasusConfig default scale_embedding to False, pad_token_id to 58100 and 0.
+      s.table.padding_idx = pad(type.model_type == std::string("marian") ? 58100 : 0);
+      if (c.boolean("scale_embedding", false)) s.scale = Scale{};
       if (t.find({"encoder.embed_positions.weight"})) {  // from_pretrained loads a stored table over the computed one
         s.pe = &kind("learned");
         s.pe_weights = t.use("position embedding", {"encoder.embed_positions.weight"}, {max_pos, h},
