@@ -198,8 +198,9 @@ class Checkpoint {
                            fs::path(w->second).filename().string());
         }
       }
-      for (const auto& [name, in] : where_) {
-        if (in != file) continue;
+      for (const auto& placed : where_) {  // not a structured binding: clang 14 cannot capture one
+        const std::string& name = placed.first;
+        if (placed.second != file) continue;
         const bool held = std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
         if (!held) throw UsageError(index_path() + " places " + name + " in " + file + ", which does not hold it");
       }
