@@ -124,7 +124,7 @@ void add_text_options(CLI::App& cmd, TextSpec& options) {
       ->type_name("NAME")
       ->capture_default_str();
   cmd.add_flag("--skip-empty", options.reading.skip_empty,
-               "Drop empty and whitespace-only lines (Unicode White_Space; default: keep them as empty sequences)");
+               "Drop empty lines and lines of Unicode White_Space only (default: keep them as empty sequences)");
   add_number(cmd, "--max-line-bytes", options.reading.max_line_bytes, 1, std::numeric_limits<std::size_t>::max(),
              "Longest input line accepted, in bytes; a longer line is an error naming it, so memory stays bounded")
       ->default_str("64 MiB");

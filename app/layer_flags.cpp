@@ -58,7 +58,10 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
     // encode: one --pretrained gives the tokenizer (add_tokenize_flags) and the
     // input layer; --model, given too, overrides only the tokenizer.
     shared->each([&flags](const std::string& dir) { flags.pretrained = dir; });
-    if (CLI::Option* model = cmd.get_option_no_throw("--model")) shared->remove_excludes(model);
+    if (CLI::Option* model = cmd.get_option_no_throw("--model")) {
+      shared->remove_excludes(model);  // CLI11 records an exclusion on both options
+      model->remove_excludes(shared);
+    }
     shared->description(std::string(help) + ", and its tokenizer gives the ids (--model overrides the tokenizer)");
   } else {
     add_pretrained_option(cmd, flags.pretrained, help);

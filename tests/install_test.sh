@@ -22,7 +22,7 @@ installed=$(cd "$work/prefix/include/embedpe" && ls | sort)
 public=$(cd "$src/lib/include/embedpe" && ls | sort)
 echo "installed headers:" $installed
 [ "$installed" = "$public" ] || { echo "installed headers differ from lib/include/embedpe/" >&2; exit 1; }
-for private in "$src"/lib/src/*.h; do
+for private in "$src"/lib/src/*/*.h "$src"/lib/src/*/*/*.h; do  # src/LAYER/, src/pe/kinds/
   name=$(basename "$private")
   if [ -n "$(find "$work/prefix" -name "$name")" ]; then
     echo "private header lib/src/$name is installed" >&2
