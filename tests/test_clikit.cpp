@@ -337,7 +337,9 @@ void check_refuses(T lo, T hi, bool hi_open, std::vector<std::pair<std::string, 
   auto line = [&](const std::string& v) {
     return "toy run: --n: expected " + range + ", not '" + clikit::echo_value(v) + "' (see 'toy run --help')";
   };
-  for (const auto& [what, value] : values) {
+  for (const auto& row : values) {  // not a structured binding: clang 14's CAPTURE cannot capture one
+    const auto& what = row.first;
+    const auto& value = row.second;
     CAPTURE(what);
     CAPTURE(value);
     NumberFlag<T> flag(lo, hi, hi_open);

@@ -242,7 +242,9 @@ TEST_CASE("a model the tokenizer takes without loading SentencePiece is one Sent
   const std::vector<std::string> texts = {"Hello, world!", "Q and A", "caf\xC3\xA9 \xF0\x9F\x99\x82 <0x41>",
                                           "zzq hello"};
   std::size_t taken = 0;
-  for (const auto& [name, bytes] : models) {
+  for (const auto& model : models) {  // no structured binding: clang 14's CAPTURE cannot capture one
+    const auto& name = model.first;
+    const auto& bytes = model.second;
     CAPTURE(name);
     sentencepiece::SentencePieceProcessor sp;
     const bool sp_loads = sp.LoadFromSerializedProto(bytes).ok();
