@@ -38,6 +38,8 @@ def make_variant(golden, where):
         config = json.loads(path.read_text()) if path.exists() else {}
         config.update(golden["tokenizer_config"])
         path.write_text(json.dumps(config))
+        for name, content in golden.get("files", {}).items():
+            (directory / name).write_text(json.dumps(content))
     return directory
 
 

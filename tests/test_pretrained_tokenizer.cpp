@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -83,6 +85,58 @@ TEST_CASE("pretrained tokenizers give HF's batches and pairs through the library
       const std::vector<int> ids = d["ids"].get<std::vector<int>>();
       CHECK(tok.decode(ids) == d["text"].get<std::string>());
       CHECK(tok.decode(ids, true) == d["skip_special"].get<std::string>());
+    }
+  }
+}
+
+namespace {
+
+// A variant golden's directory: its base model with the changed tokenizer_config.json keys and files.
+std::filesystem::path variant_directory(const json& g, const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("embedpe-hf-variant-" + name);
+  fs::remove_all(dir);
+  fs::copy(test::source_path("tests/models/hf/" + g["model"].get<std::string>()), dir, fs::copy_options::recursive);
+  json config = json::object();
+  if (fs::exists(dir / "tokenizer_config.json")) {
+    std::ifstream in(dir / "tokenizer_config.json");
+    config = json::parse(in);
+  }
+  config.update(g["tokenizer_config"]);
+  std::ofstream(dir / "tokenizer_config.json") << config.dump();
+  if (g.contains("files")) {
+    for (const auto& item : g["files"].items()) std::ofstream(dir / item.key()) << item.value().dump();
+  }
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("pretrained decode equals HF's _decode: added tokens inside, OOV pieces, pairs, skip_special_tokens") {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> paths;
+  for (const char* where : {"tests/golden/hf_tokenizers", "tests/golden/hf_tokenizers/variants"}) {
+    for (const auto& e : fs::directory_iterator(test::source_path(where))) {
+      if (e.path().extension() == ".json") paths.push_back(e.path());
+    }
+  }
+  REQUIRE(paths.size() >= 30);
+  for (const fs::path& path : paths) {
+    const std::string name = path.stem().string();
+    CAPTURE(name);
+    std::ifstream in(path);
+    const json g = json::parse(in);
+    const bool variant = g.contains("tokenizer_config");
+    const fs::path dir = variant ? variant_directory(g, name) : fs::path(test::source_path("tests/models/hf/" + name));
+    const Tokenizer tok = embedpe::load_pretrained_tokenizer(dir.string());
+    if (variant) fs::remove_all(dir);
+    REQUIRE(g["more_decodes"].size() > 20);
+    for (const json& d : g["more_decodes"]) {
+      const std::vector<int> ids = d["ids"].get<std::vector<int>>();
+      const std::string text = d["text"].get<std::string>(), skip = d["skip_special"].get<std::string>();
+      CAPTURE(text);
+      CHECK(tok.decode(ids) == text);
+      CHECK(tok.decode(ids, true) == skip);
     }
   }
 }

@@ -35,9 +35,23 @@ was checked against), upstream files:
 Copies read while porting (huggingface/transformers, commits as stored):
   llama 01b6c9cb45700190afcc77e7499c60187450d244, camembert 029d4244cc49b35dd9a9732905e975f3b420125b,
   pegasus 03de2ecea09198c017b09506ee4a6c3c8df2d739, nllb 0467791c12f18a172757c6c907b2987a22ee8788,
-  m2m_100 024483cb69322a76b7541713f66eb7fffa20291c. The other classes and the base
-  class follow v4.44.2; where a stored copy differed from v4.44.2 (newer typing, older
-  base class), v4.44.2's behaviour is what is ported.
+  m2m_100 024483cb69322a76b7541713f66eb7fffa20291c, gemma 05b18e11a81e3a51234a71953afc27a02d253a37,
+  xlnet 05ce25bec3bf88363cd6fe05693b6947aba7e604, deberta_v2 29271f15b63a38a25606904953eee7f0b35d81aa.
+  The other classes and the base class follow v4.44.2; where a stored copy differed from
+  v4.44.2 (newer typing, older base class), v4.44.2's behaviour is what is ported. Second
+  reading (v4.34+ copies of the same files, as vendored in other repositories, checked where the
+  copies above are older than the added-tokens refactor of v4.34):
+  - tokenization_utils.py _decode: `if skip_special_tokens and token in self.all_special_ids` (a str
+    against ints, never true); __init__/_add_tokens with tokenizers' AddedToken (equal to no str,
+    found in no dict keyed by str or int: AddedToken special tokens are registered again);
+  - tokenization_utils_base.py _from_pretrained: without added_tokens_decoder, tokenizer.json's
+    "added_tokens" are read; added_tokens.json's tokens go into added_tokens_map under str(token);
+  - gemma _decode (ids to the model, no clean-up); xlnet convert_tokens_to_string and _decode
+    (parts joined without spaces); m2m_100 vocab_size = len(encoder), PreTrainedTokenizer's
+    get_vocab, no language token appended, convert_tokens_to_string keeping special tokens;
+    pegasus: ids below the offset are the class's added tokens, _convert_token_to_id is the piece
+    id + offset; deberta_v2 SPMTokenizer.tokenize returns the pieces as they are (no "[UNK]"
+    substitution since the v4.34 copies), so an OOV piece takes the model's unk id.
 
 Usage: tools/make_hf_tokenizer_goldens.py [MODELS_DIR] [OUT_DIR]
   (defaults: tests/models/hf, tests/golden/hf_tokenizers)
@@ -68,7 +82,9 @@ class AddedToken:
         return self.content
 
     def __eq__(self, other):
-        return isinstance(other, AddedToken) and vars(self) == vars(other)
+        # tokenizers' AddedToken (what transformers uses when tokenizers is installed): equal to another
+        # AddedToken of the same content, never to a str
+        return isinstance(other, AddedToken) and self.content == other.content
 
     def __hash__(self):
         return hash(self.content)
@@ -194,8 +210,10 @@ class PreTrainedTokenizer:
         # v4.44.2: True when the directory does not say (v4.45 made it False)
         self.clean_up_tokenization_spaces = kwargs.get("clean_up_tokenization_spaces", True)
         self.split_special_tokens = kwargs.get("split_special_tokens", False)
-        self._add_tokens([t for t in self.all_special_tokens_extended if str(t) not in self._added_tokens_encoder],
-                         special_tokens=True)
+        # `token not in self._added_tokens_encoder`: tokenizers' AddedToken never equals a str (its __eq__
+        # takes another AddedToken, its hash is Rust's), so every AddedToken special token is re-added.
+        self._add_tokens([t for t in self.all_special_tokens_extended
+                          if not isinstance(t, str) or t not in self._added_tokens_encoder], special_tokens=True)
 
     # SpecialTokensMixin
     def __getattr__(self, name):
@@ -263,8 +281,8 @@ class PreTrainedTokenizer:
                 token = AddedToken(token, rstrip=False, lstrip=False, normalized=not is_special, special=is_special)
             elif special_tokens:
                 token.special = True
-            if token in self._added_tokens_decoder.values():
-                continue
+            # upstream: `if token in self._added_tokens_decoder: continue`, a dict keyed by int, where an
+            # AddedToken is never found: an AddedToken is registered again at its index, replacing the entry.
             if not token.special and token.normalized and getattr(self, "do_lower_case", False):
                 token.content = token.content.lower()
             if token.content not in current_vocab:
@@ -462,7 +480,9 @@ class PreTrainedTokenizer:
         sub_texts = []
         current_sub_text = []
         for token in filtered_tokens:
-            if skip_special_tokens and token in self.all_special_tokens:
+            # upstream compares the token (a str) with all_special_ids (ints): never true; the ids were
+            # already filtered by convert_ids_to_tokens.
+            if skip_special_tokens and token in self.all_special_ids:
                 continue
             if token in legacy_added_tokens:
                 if current_sub_text:
@@ -699,6 +719,28 @@ class GemmaTokenizer(LlamaTokenizer):
         out_string += self.sp_model.decode(current_sub_tokens)
         return out_string
 
+    def decode(self, token_ids, skip_special_tokens=False, spaces_between_special_tokens=False):
+        # GemmaTokenizer._decode: ids (not pieces) to the model, added tokens as they are, no clean-up
+        sub_texts = []
+        current_sub_text = []
+        for ids in token_ids:
+            if skip_special_tokens and ids in self.all_special_ids:
+                continue
+            if ids in self._added_tokens_decoder:
+                if current_sub_text:
+                    sub_texts.append(self.sp_model.decode(current_sub_text))
+                sub_texts.append(self._added_tokens_decoder[ids].content)
+                current_sub_text = []
+            else:
+                current_sub_text.append(ids)
+        if current_sub_text:
+            sub_texts.append(self.sp_model.decode(current_sub_text))
+        if spaces_between_special_tokens:
+            sub_texts = " ".join(sub_texts)
+        else:
+            sub_texts = "".join(sub_texts)
+        return sub_texts.replace(SPIECE_UNDERLINE, " ")
+
 
 # ----------------------------------------------------------------- models/albert, models/xlnet
 class _SpacePreprocessMixin:
@@ -814,6 +856,31 @@ class XLNetTokenizer(_SpacePreprocessMixin, PreTrainedTokenizer):
         if token_ids_1 is None:
             return token_ids_0 + sep + cls
         return token_ids_0 + sep + token_ids_1 + sep + cls
+
+    def convert_tokens_to_string(self, tokens):
+        return "".join(tokens).replace(SPIECE_UNDERLINE, " ").strip()
+
+    def decode(self, token_ids, skip_special_tokens=False, spaces_between_special_tokens=True):
+        # XLNetTokenizer._decode: every added token on its own, the parts joined without spaces
+        filtered_tokens = self.convert_ids_to_tokens(token_ids, skip_special_tokens=skip_special_tokens)
+        sub_texts = []
+        current_sub_text = []
+        for token in filtered_tokens:
+            if skip_special_tokens and token in self.all_special_ids:
+                continue
+            if token in self.added_tokens_encoder:
+                if current_sub_text:
+                    sub_texts.append(self.convert_tokens_to_string(current_sub_text))
+                    current_sub_text = []
+                sub_texts.append(token)
+            else:
+                current_sub_text.append(token)
+        if current_sub_text:
+            sub_texts.append(self.convert_tokens_to_string(current_sub_text))
+        text = "".join(sub_texts)
+        if self.clean_up_tokenization_spaces:
+            return self.clean_up_tokenization(text)
+        return text
 
     def create_token_type_ids_from_sequences(self, token_ids_0, token_ids_1=None):
         sep = [self.sep_token_id]
@@ -1125,10 +1192,15 @@ class M2M100Tokenizer(PreTrainedTokenizer):
             raise ValueError("this port has the m2m100 language codes only")
         fairseq_language_code = M2M100_LANGUAGE_CODES
         self.lang_code_to_token = {lang_code: f"__{lang_code}__" for lang_code in fairseq_language_code}
-        kwargs["additional_special_tokens"] = kwargs.get("additional_special_tokens", []) or []
-        kwargs["additional_special_tokens"] += [
-            self.get_lang_token(lang_code) for lang_code in fairseq_language_code
-            if self.get_lang_token(lang_code) not in kwargs["additional_special_tokens"]]
+        additional_special_tokens = kwargs.pop("additional_special_tokens", [])
+        for lang_code in fairseq_language_code:
+            token = self.get_lang_token(lang_code)
+            # `lang_code not in str(token) not in self.added_tokens_encoder` is a chained comparison whose
+            # first part is always False (the code is inside its token): nothing is appended, and the
+            # language tokens are added tokens only where the directory lists them.
+            if token not in additional_special_tokens and lang_code not in str(token):
+                additional_special_tokens.append(token)
+        kwargs["additional_special_tokens"] = additional_special_tokens
         # (4.44.2 reads vocab.json before the base __init__ adds the special tokens)
         with open(vocab_file, encoding="utf-8") as f:
             self.encoder = json.load(f)
@@ -1148,12 +1220,9 @@ class M2M100Tokenizer(PreTrainedTokenizer):
 
     @property
     def vocab_size(self):
-        return len(self.encoder) + len(self.lang_token_to_id) + self.num_madeup_words
+        return len(self.encoder)
 
-    def get_vocab(self):
-        vocab = self.encoder.copy()
-        vocab.update(self.added_tokens_encoder)
-        return vocab
+    # get_vocab: PreTrainedTokenizer's ({convert_ids_to_tokens(i): i for i < vocab_size} + added tokens)
 
     def get_lang_token(self, lang):
         return self.lang_code_to_token[lang]
@@ -1180,7 +1249,16 @@ class M2M100Tokenizer(PreTrainedTokenizer):
         return self.decoder.get(index, self.unk_token)
 
     def convert_tokens_to_string(self, tokens):
-        return self.sp_model.decode(tokens)
+        current_sub_tokens = []
+        out_string = ""
+        for token in tokens:
+            if token in self.all_special_tokens:
+                out_string += self.sp_model.decode(current_sub_tokens) + token
+                current_sub_tokens = []
+            else:
+                current_sub_tokens.append(token)
+        out_string += self.sp_model.decode(current_sub_tokens)
+        return out_string.strip()
 
 
 class MarianTokenizer(PreTrainedTokenizer):
@@ -1307,18 +1385,23 @@ class DebertaV2Tokenizer(PreTrainedTokenizer):
 
 
 class PegasusTokenizer(PreTrainedTokenizer):
+    """Since v4.34 (the added-tokens refactor): ids below the offset are added tokens of the class."""
     model_input_names = ["input_ids", "attention_mask"]
 
     def __init__(self, vocab_file, pad_token="<pad>", eos_token="</s>", unk_token="<unk>", mask_token="<mask_2>",
                  mask_token_sent="<mask_1>", additional_special_tokens=None, offset=103, **kwargs):
         self.offset = offset
         if additional_special_tokens is not None:
+            if not isinstance(additional_special_tokens, list):
+                raise TypeError("additional_special_tokens should be a list")
             additional_special_tokens_extended = (
                 ([mask_token_sent] + additional_special_tokens)
                 if mask_token_sent not in additional_special_tokens and mask_token_sent is not None
                 else additional_special_tokens)
             additional_special_tokens_extended += [
                 f"<unk_{i}>" for i in range(len(additional_special_tokens_extended), self.offset - 1)]
+            if len(set(additional_special_tokens_extended)) != len(additional_special_tokens_extended):
+                raise ValueError("additional_special_tokens hold an incorrectly shifted list of <unk_x> tokens")
             additional_special_tokens = additional_special_tokens_extended
         else:
             additional_special_tokens = [mask_token_sent] if mask_token_sent is not None else []
@@ -1327,12 +1410,15 @@ class PegasusTokenizer(PreTrainedTokenizer):
         self.vocab_file = vocab_file
         self.sp_model = spm.SentencePieceProcessor()
         self.sp_model.Load(vocab_file)
-        self.encoder = {0: str(pad_token), 1: str(eos_token)}
+        _added_tokens_decoder = {0: AddedToken(str(pad_token), special=True), 1: AddedToken(str(eos_token), special=True)}
         if self.mask_token_sent is not None:
-            self.encoder.update({2: self.mask_token_sent, 3: str(mask_token)})
-        if self.offset > 0:
-            self.encoder.update({i + 3: additional_special_tokens[i] for i in range(1, self.offset - 1)})
-        self.decoder = {v: k for k, v in self.encoder.items()}
+            _added_tokens_decoder[2] = AddedToken(mask_token_sent, special=True)
+            _added_tokens_decoder[3] = AddedToken(str(mask_token), special=True)
+        for i in range(2, self.offset):
+            _added_tokens_decoder[len(_added_tokens_decoder)] = AddedToken(f"<unk_{i}>", special=True)
+        # the class's tokens over the directory's
+        self._added_tokens_decoder = kwargs.pop("added_tokens_decoder", {})
+        self._added_tokens_decoder.update(_added_tokens_decoder)
         super().__init__(eos_token=eos_token, unk_token=unk_token, mask_token=mask_token, pad_token=pad_token,
                          additional_special_tokens=additional_special_tokens, **kwargs)
 
@@ -1342,7 +1428,6 @@ class PegasusTokenizer(PreTrainedTokenizer):
 
     def get_vocab(self):
         vocab = {self.convert_ids_to_tokens(i): i for i in range(self.vocab_size)}
-        vocab.update(dict(self.decoder.items()))
         vocab.update(self.added_tokens_encoder)
         return vocab
 
@@ -1350,18 +1435,12 @@ class PegasusTokenizer(PreTrainedTokenizer):
         return self.sp_model.encode(text, out_type=str)
 
     def _convert_token_to_id(self, token):
-        if token in self.decoder:
-            return self.decoder[token]
-        elif token in self.added_tokens_encoder:
-            return self.added_tokens_encoder[token]
         sp_id = self.sp_model.piece_to_id(token)
         return sp_id + self.offset
 
     def _convert_id_to_token(self, index):
-        if index in self.encoder:
-            return self.encoder[index]
-        elif index in self._added_tokens_decoder:
-            return self._added_tokens_decoder[index].content
+        if index < self.offset:
+            return self.sp_model.IdToPiece(index)
         return self.sp_model.IdToPiece(index - self.offset)
 
     def num_special_tokens_to_add(self, pair=False):
@@ -1457,6 +1536,9 @@ def from_pretrained(directory):
             added_tokens_decoder[int(idx)] = token
             added_tokens_map[str(token)] = token
     else:
+        # `token` is _from_pretrained's own parameter (the hub token, None), rebound by the loop below;
+        # the added_tokens.json branch files its tokens under str(token) (upstream's slip, kept).
+        token = None
         if path("special_tokens_map.json"):
             special_tokens_map = _read_json(path("special_tokens_map.json"))
             for key, value in special_tokens_map.items():
@@ -1484,7 +1566,14 @@ def from_pretrained(directory):
                 special = str_token in special_tokens
                 added_tokens_decoder[index] = AddedToken(str_token, rstrip=False, lstrip=False,
                                                          normalized=not special, special=special)
-                added_tokens_map[str_token] = added_tokens_decoder[index]
+                added_tokens_map[str(token)] = added_tokens_decoder[index]
+        # fast -> slow: the added tokens of tokenizer.json, with their flags
+        if path("tokenizer.json"):
+            for serialized_tokens in _read_json(path("tokenizer.json")).get("added_tokens", []):
+                serialized_tokens = dict(serialized_tokens)
+                idx = serialized_tokens.pop("id")
+                added_tokens_decoder[idx] = AddedToken(**serialized_tokens)
+                added_tokens_map[str(added_tokens_decoder[idx])] = added_tokens_decoder[idx]
     init_kwargs["added_tokens_decoder"] = added_tokens_decoder
     init_kwargs = _convert_added_tokens(init_kwargs)
     for key in SPECIAL_TOKENS_ATTRIBUTES:
@@ -1519,6 +1608,7 @@ TEXTS = [
     ">>fra<< Bonjour, Mr. O'Neil isn't here >>x<< ok",
     "soft\u00adhyphen and zero\u200bwidth",
     "word " * 40,
+    "OOV pieces: \u2603 \U0001d518\U0001d51e \U0002000b \u0e3f \u2cc0 end",
 ]
 
 
@@ -1532,9 +1622,17 @@ def special_texts(tok):
         out.append(f"{t}start")
         out.append(f"end{t}")
         out.append(f"  spaced  {t}  around  ")
+    for t in picked[:2]:
+        out.append(f"{t}{t} {t}\t{t}\n{t}")
+        out.append(f"x {t}. {t}, y")
+        out.append(f"\u2581{t}\u2581 {t} ")
     if tok.mask_token is not None:
         out.append(f"a {tok.mask_token} b")
         out.append(f"a{tok.mask_token}b   {tok.mask_token}   c")
+    specials = [t for t in tok.all_special_tokens if t != tok.mask_token][:4]
+    if specials:
+        out.append(" ".join(f"w{i} {t}" for i, t in enumerate(specials)) + " end")
+        out.append("".join(specials) + "tail")
     return out
 
 
@@ -1598,10 +1696,21 @@ def goldens_for(directory):
     add("pairs max_length 10 left trunc", a, b, padding="max_length", max_length=10, truncation_side="left")
     add("pairs max_length 10 left pad", a, b, padding="max_length", max_length=10, padding_side="left")
 
-    decodes = []
-    for row in cases[len(singles)]["rows"]:  # "batch longest"
+    def decoded(row):
         ids = [i for i, m in zip(row["input_ids"], row["attention_mask"]) if m]
-        decodes.append({"ids": ids, "text": tok.decode(ids), "skip_special": tok.decode(ids, skip_special_tokens=True)})
+        return {"ids": ids, "text": tok.decode(ids), "skip_special": tok.decode(ids, skip_special_tokens=True)}
+
+    decodes = [decoded(row) for row in cases[len(singles)]["rows"]]  # "batch longest"
+    # every single text (added tokens inside, OOV pieces) and every pair, with their special tokens
+    more = [decoded(c["rows"][0]) for c in cases[:len(singles)]]
+    more += [decoded(row) for c in cases if c["name"] == "pairs longest" for row in c["rows"]]
+    # ids the texts do not give: each added token alone and between pieces, the unk id
+    unk = tok.unk_token_id
+    piece = tok.convert_tokens_to_ids(tok.tokenize("a"))
+    for index in sorted(tok._added_tokens_decoder)[:6] + sorted(tok._added_tokens_decoder)[-3:]:
+        more.append(decoded({"input_ids": piece + [index] + piece + [index, index], "attention_mask": [1] * (len(piece) * 2 + 3)}))
+    if unk is not None:
+        more.append(decoded({"input_ids": piece + [unk] + piece, "attention_mask": [1] * (len(piece) * 2 + 1)}))
     return {
         "class": type(tok).__name__,
         "padding_side": tok.padding_side,
@@ -1610,6 +1719,7 @@ def goldens_for(directory):
         "has_token_type_ids": "token_type_ids" in tok.model_input_names,
         "cases": cases,
         "decodes": decodes,
+        "more_decodes": more,
     }
 
 
@@ -1629,11 +1739,27 @@ VARIANTS = {
     "nllb-fra-legacy": ("nllb-200-distilled-600m-subst-hfsample", {"src_lang": "fra_Latn", "legacy_behaviour": True}),
     "m2m100-fr": ("m2m100-418m", {"src_lang": "fr"}),
     "llama-left": ("llama-openllama-3b-subst-mistralv1", {"padding_side": "left", "truncation_side": "left"}),
+    "mt5-split-special": ("mt5-small-subst-t5spiece", {"split_special_tokens": True, "extra_ids": 3}),
+    "mt5-extra-ids": ("mt5-small-subst-t5spiece", {"extra_ids": 100}),
+    # a tokenizer.json beside a tokenizer_config.json without added_tokens_decoder: its added tokens
+    # are registered with their own flags (over the class's <extra_id_N>, lstrip/rstrip True)
+    "mt5-tokenizer-json": ("mt5-small-subst-t5spiece", {"extra_ids": 3}, {"tokenizer.json": {"added_tokens": [
+        {"id": 32002, "content": "<extra_id_0>", "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": True},
+        {"id": 32003, "content": "<new_word>", "single_word": True, "lstrip": False, "rstrip": True,
+         "normalized": True, "special": False}], "model": {"type": "Unigram", "vocab": [["<pad>", 0.0]]}}}),
+    "xlnet-tokenizer-json": ("xlnet-base-cased", {}, {"tokenizer.json": {"added_tokens": [
+        {"id": 6, "content": "<mask>", "single_word": False, "lstrip": False, "rstrip": True, "normalized": False,
+         "special": True},
+        {"id": 32000, "content": "<sp-tok>", "single_word": False, "lstrip": True, "rstrip": False,
+         "normalized": False, "special": True}], "model": {"type": "Unigram", "vocab": [["<unk>", 0.0]]}}}),
+    "xlmr-split-special": ("xlm-roberta-base-subst-hfsample", {"split_special_tokens": True}),
 }
 
 
-def make_variant(models, base, overrides, directory):
-    """Copies tests/models/hf/BASE to DIRECTORY with OVERRIDES merged into its tokenizer_config.json."""
+def make_variant(models, base, overrides, directory, files=None):
+    """Copies tests/models/hf/BASE to DIRECTORY with OVERRIDES merged into its tokenizer_config.json
+    and FILES ({name: JSON}) written into it."""
     import shutil
     shutil.copytree(os.path.join(models, base), directory)
     path = os.path.join(directory, "tokenizer_config.json")
@@ -1641,6 +1767,9 @@ def make_variant(models, base, overrides, directory):
     config.update(overrides)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(config, f)
+    for name, content in (files or {}).items():
+        with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
+            json.dump(content, f)
 
 
 def write(out, name, golden):
@@ -1666,11 +1795,13 @@ def main():
     variants = os.path.join(out, "variants")
     os.makedirs(variants, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (base, overrides) in sorted(VARIANTS.items()):
+        for name, (base, overrides, *files) in sorted(VARIANTS.items()):
             directory = os.path.join(tmp, name)
-            make_variant(models, base, overrides, directory)
+            make_variant(models, base, overrides, directory, files[0] if files else None)
             golden = goldens_for(directory)
             golden.update({"model": base, "tokenizer_config": overrides})
+            if files:
+                golden["files"] = files[0]
             write(variants, name, golden)
 
 

@@ -260,6 +260,21 @@ json read_json(const fs::path& path) {
   }
 }
 
+// tokenizer.json's "added_tokens" only: the rest (a whole vocabulary) is parsed but not kept.
+json read_added_tokens(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + path.string());
+  try {
+    const json doc = json::parse(in, [](int depth, json::parse_event_t event, json& parsed) {
+      return !(depth == 1 && event == json::parse_event_t::key && parsed != "added_tokens");
+    });
+    return doc.is_object() && doc.contains("added_tokens") && doc["added_tokens"].is_array() ? doc["added_tokens"]
+                                                                                            : json::array();
+  } catch (const json::exception& e) {
+    throw UsageError(path.string() + " is not valid JSON (" + e.what() + ")");
+  }
+}
+
 // vocab.json: {"piece": id, ...}, read straight into a map (a DOM of a 250k-entry
 // vocabulary costs seconds).
 std::unordered_map<std::string, int> read_vocab(const fs::path& path) {
@@ -352,11 +367,6 @@ std::optional<Special> special_from(const json& v, bool from_map) {
   throw UsageError("a special token in the directory is neither a string nor an AddedToken: " + v.dump());
 }
 
-bool same(const AddedToken& a, const AddedToken& b) {
-  return a.content == b.content && a.single_word == b.single_word && a.lstrip == b.lstrip && a.rstrip == b.rstrip &&
-         a.special == b.special && a.normalized == b.normalized;
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------ the tokenizer
@@ -368,12 +378,10 @@ struct HfTokenizer::Impl {
   // class attributes
   bool legacy = true, add_prefix_space = true, add_bos_token = true, add_eos_token = false;
   bool has_do_lower_case = false, do_lower_case = false, remove_space = true, keep_accents = false;
-  bool clean_up_tokenization_spaces = true, legacy_behaviour = false;
+  bool clean_up_tokenization_spaces = true, legacy_behaviour = false, split_special_tokens = false;
   int fairseq_offset = 0, offset = 0, num_madeup_words = 0;
   std::unordered_map<std::string, int> fairseq_tokens_to_ids, encoder, lang_token_to_id, vocab;
   std::unordered_map<int, std::string> fairseq_ids_to_tokens, decoder, id_to_lang_token;
-  std::unordered_map<std::string, int> pegasus_decoder;  // Pegasus: token -> id
-  std::map<int, std::string> pegasus_encoder;             // Pegasus: id -> token
   std::vector<int> prefix_tokens, suffix_tokens;          // mBART, NLLB, M2M100
   // PreTrainedTokenizer
   std::map<int, AddedToken> added_tokens_decoder;
@@ -417,8 +425,7 @@ struct HfTokenizer::Impl {
       case Kind::mbart:
       case Kind::mbart50: return n + static_cast<int>(lang_codes().size()) + fairseq_offset + 1;
       case Kind::nllb: return n + fairseq_offset;
-      case Kind::m2m100:
-        return static_cast<int>(encoder.size() + lang_token_to_id.size()) + num_madeup_words;
+      case Kind::m2m100:  // since v4.34 (its get_vocab is PreTrainedTokenizer's)
       case Kind::marian: return static_cast<int>(encoder.size());
       case Kind::deberta: return static_cast<int>(vocab.size());
       case Kind::pegasus: return n + offset;
@@ -448,11 +455,7 @@ struct HfTokenizer::Impl {
         const int spm_id = sp.PieceToId(token);
         return spm_id == 0 ? unk_token_id() : fairseq_offset + spm_id;
       }
-      case Kind::pegasus: {
-        if (const auto it = pegasus_decoder.find(token); it != pegasus_decoder.end()) return it->second;
-        if (const auto it = added_tokens_encoder.find(token); it != added_tokens_encoder.end()) return it->second;
-        return sp.PieceToId(token) + offset;
-      }
+      case Kind::pegasus: return sp.PieceToId(token) + offset;
       case Kind::m2m100: {
         if (const auto it = lang_token_to_id.find(token); it != lang_token_to_id.end()) return it->second;
         [[fallthrough]];
@@ -475,12 +478,7 @@ struct HfTokenizer::Impl {
         return sp_piece(index - fairseq_offset);
       case Kind::nllb:
       case Kind::camembert: return sp_piece(index - fairseq_offset);
-      case Kind::pegasus:
-        if (const auto it = pegasus_encoder.find(index); it != pegasus_encoder.end()) return it->second;
-        if (const auto it = added_tokens_decoder.find(index); it != added_tokens_decoder.end()) {
-          return it->second.content;
-        }
-        return sp_piece(index - offset);
+      case Kind::pegasus: return sp_piece(index < offset ? index : index - offset);
       case Kind::m2m100:
         if (const auto it = id_to_lang_token.find(index); it != id_to_lang_token.end()) return it->second;
         [[fallthrough]];
@@ -513,16 +511,12 @@ struct HfTokenizer::Impl {
   std::unordered_map<std::string, int> get_vocab() const {
     std::unordered_map<std::string, int> v;
     switch (kind) {
-      case Kind::m2m100:
       case Kind::marian: v = encoder; break;
       case Kind::deberta: v = vocab; break;
       default: {
         const int n = kind == Kind::camembert ? vocab_size() + fairseq_offset : vocab_size();
         v.reserve(static_cast<std::size_t>(n));
         for (int i = 0; i < n; ++i) v[convert_ids_to_token(i)] = i;
-        if (kind == Kind::pegasus) {
-          for (const auto& [token, id] : pegasus_decoder) v[token] = id;
-        }
       }
     }
     for (const auto& [id, token] : added_tokens_decoder) v[token.content] = id;
@@ -532,8 +526,10 @@ struct HfTokenizer::Impl {
   // _add_tokens(new_tokens, special_tokens=True)
   void add_special_tokens() {
     std::vector<Special> new_tokens;
+    // `token not in self._added_tokens_encoder`: an AddedToken (tokenizers') never equals a str, so
+    // every AddedToken special token is added again, at its index, replacing what was there.
     for (const Special* s : all_special_tokens_extended()) {
-      if (!added_tokens_encoder.count(s->token.content)) new_tokens.push_back(*s);
+      if (!s->is_string || !added_tokens_encoder.count(s->token.content)) new_tokens.push_back(*s);
     }
     if (new_tokens.empty()) return;
     std::unordered_map<std::string, int> current_vocab = get_vocab();
@@ -549,9 +545,6 @@ struct HfTokenizer::Impl {
       } else {
         token.special = true;
       }
-      bool known = false;
-      for (const auto& [id, t] : added_tokens_decoder) known = known || same(t, token);
-      if (known) continue;
       int index;
       if (const auto it = current_vocab.find(token.content); it == current_vocab.end()) {
         index = new_idx + added++;
@@ -634,28 +627,31 @@ struct HfTokenizer::Impl {
       }
       text = std::move(out);
     }
-    std::vector<std::string> tokens = split(text);
-    std::vector<bool> is_added(tokens.size());
-    for (std::size_t i = 0; i < tokens.size(); ++i) is_added[i] = added_tokens_encoder.count(tokens[i]) > 0;
+    // split_special_tokens: no added token is split out (no_split_token is empty)
+    std::vector<std::string> tokens = split_special_tokens ? std::vector<std::string>{text} : split(text);
+    // as upstream's loop: the token as it is when reached (an earlier one may have emptied or
+    // stripped it), left and right as they were before this token strips them
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-      if (!is_added[i]) continue;
-      const AddedToken& t = added_tokens_decoder.at(added_tokens_encoder.at(tokens[i]));
-      const bool has_left = i > 0 && !tokens[i - 1].empty(), has_right = i + 1 < tokens.size() && !tokens[i + 1].empty();
-      if (t.rstrip && has_right) tokens[i + 1] = py_lstrip(tokens[i + 1]);
-      if (t.lstrip && has_left) tokens[i - 1] = py_rstrip(tokens[i - 1]);
-      if (t.single_word && has_left && tokens[i - 1].back() != ' ') {
-        tokens[i - 1] += tokens[i];
+      if (split_special_tokens || !added_tokens_encoder.count(tokens[i])) continue;
+      const std::string token = tokens[i];
+      const AddedToken& t = added_tokens_decoder.at(added_tokens_encoder.at(token));
+      const std::optional<std::string> left = i > 0 ? std::optional(tokens[i - 1]) : std::nullopt;
+      const std::optional<std::string> right = i + 1 < tokens.size() ? std::optional(tokens[i + 1]) : std::nullopt;
+      const bool has_left = left && !left->empty(), has_right = right && !right->empty();
+      if (t.rstrip && has_right) tokens[i + 1] = py_lstrip(*right);
+      if (t.lstrip && has_left) tokens[i - 1] = py_rstrip(*left);
+      if (t.single_word && has_left && left->back() != ' ') {
+        tokens[i - 1] += token;
         tokens[i].clear();
-        is_added[i] = false;
-      } else if (t.single_word && has_right && tokens[i + 1].front() != ' ') {
-        tokens[i] += tokens[i + 1];
+      } else if (t.single_word && has_right && right->front() != ' ') {
+        tokens[i] += *right;
         tokens[i + 1].clear();
       }
     }
     std::vector<std::string> out;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
       if (tokens[i].empty()) continue;
-      if (added_tokens_encoder.count(tokens[i])) {
+      if (!split_special_tokens && added_tokens_encoder.count(tokens[i])) {
         out.push_back(tokens[i]);
       } else {
         for (std::string& p : tokenize_segment(tokens[i])) out.push_back(std::move(p));
@@ -835,16 +831,22 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
       added_tokens_map[t.content] = t;
     }
   } else {
+    // _from_pretrained's own `token` parameter (None), rebound by the loop over the map's
+    // additional_special_tokens: the key under which added_tokens.json's tokens are filed
+    std::string token_variable = "None";
     if (file("special_tokens_map.json")) {
       const json map = read_json(dir / "special_tokens_map.json");
       for (const auto& [key, value] : map.items()) {
         if (key == "additional_special_tokens" && value.is_array()) {
           json list = init.contains(key) && init[key].is_array() ? init[key] : json::array();
           for (const auto& t : value) {
+            if (const auto s = special_from(t, true)) token_variable = s->token.content;
             json entry_value = t;
             if (t.is_object()) entry_value["special"] = true;
             bool present = false;
-            for (const auto& have : list) present = present || have == entry_value || (have.is_string() && t.is_string() && have == t);
+            // `token not in additional_special_tokens`: the list holds the config's strings and dicts
+            // (converted later); an AddedToken equals neither, so only a string can be found
+            for (const auto& have : list) present = present || (have.is_string() && t.is_string() && have == t);
             if (!present) list.push_back(entry_value);
           }
           init[key] = list;
@@ -870,7 +872,19 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
         const bool special = special_tokens.count(content) > 0;
         AddedToken t{content, false, false, false, special, !special};
         added_tokens_decoder[index.get<int>()] = t;
-        added_tokens_map[content] = t;
+        added_tokens_map[token_variable] = t;  // upstream files them under str(token), not the content
+      }
+    }
+    // fast -> slow: tokenizer.json's added tokens, with their own flags
+    if (file("tokenizer.json")) {
+      for (const json& t : read_added_tokens(dir / "tokenizer.json")) {
+        if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer()) {
+          throw UsageError(dir_name + "/tokenizer.json: an added token without an integer id: " + t.dump());
+        }
+        const auto s = special_from(t, false);
+        if (!s) continue;
+        added_tokens_decoder[t["id"].get<int>()] = s->token;
+        added_tokens_map[s->token.content] = s->token;
       }
     }
   }
@@ -914,6 +928,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
     return std::nullopt;
   };
   m.clean_up_tokenization_spaces = flag("clean_up_tokenization_spaces", true);
+  m.split_special_tokens = flag("split_special_tokens", false);
   auto load_sp = [&](sentencepiece::SentencePieceProcessor& sp, const fs::path& path, bool no_dummy_prefix) {
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -1091,9 +1106,8 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
         const std::string token = "__" + codes[i] + "__";
         m.lang_token_to_id[token] = size + static_cast<int>(i);
         m.id_to_lang_token[size + static_cast<int>(i)] = token;
-        bool present = false;
-        for (const Special& s : additional) present = present || s.token.content == token;
-        if (!present) additional.push_back(Special{AddedToken{token}, true});
+        // v4.34+: `lang_code not in str(token) not in self.added_tokens_encoder` is always false, so
+        // no language token is appended: they are added tokens only where the directory lists them.
       }
       m.num_madeup_words = init.contains("num_madeup_words") && init["num_madeup_words"].is_number_integer()
                                ? init["num_madeup_words"].get<int>() : 8;
@@ -1150,20 +1164,28 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
           extended.insert(extended.begin(), mask_sent.get<std::string>());
         }
         for (int i = static_cast<int>(extended.size()); i < m.offset - 1; ++i) extended.push_back("<unk_" + std::to_string(i) + ">");
+        if (std::set<std::string>(extended.begin(), extended.end()).size() != extended.size()) {
+          throw UsageError("pretrained " + dir_name + ": PegasusTokenizer's additional_special_tokens repeat a token "
+                           "(an incorrectly shifted list of <unk_x> tokens)");
+        }
       } else {
         if (mask_sent.is_string()) extended.push_back(mask_sent.get<std::string>());
         for (int i = 2; i < m.offset; ++i) extended.push_back("<unk_" + std::to_string(i) + ">");
       }
       additional.clear();
       for (const auto& e : extended) additional.push_back(Special{AddedToken{e}, true});
-      m.pegasus_encoder[0] = sp_["pad_token"]->token.content;
-      m.pegasus_encoder[1] = sp_["eos_token"]->token.content;
+      // v4.34+: the ids below the offset are the class's added tokens, which win over the directory's
+      auto special_token = [](const std::string& content) { return AddedToken{content, false, false, false, true, false}; };
+      m.added_tokens_decoder[0] = special_token(sp_["pad_token"]->token.content);
+      m.added_tokens_decoder[1] = special_token(sp_["eos_token"]->token.content);
       if (mask_sent.is_string()) {
-        m.pegasus_encoder[2] = mask_sent.get<std::string>();
-        m.pegasus_encoder[3] = sp_["mask_token"]->token.content;
+        m.added_tokens_decoder[2] = special_token(mask_sent.get<std::string>());
+        m.added_tokens_decoder[3] = special_token(sp_["mask_token"]->token.content);
       }
-      for (int i = 1; i < m.offset - 1 && i < static_cast<int>(extended.size()); ++i) m.pegasus_encoder[i + 3] = extended[static_cast<std::size_t>(i)];
-      for (const auto& [id, t] : m.pegasus_encoder) m.pegasus_decoder[t] = id;
+      for (int i = 2; i < m.offset; ++i) {
+        m.added_tokens_decoder[static_cast<int>(m.added_tokens_decoder.size())] = special_token("<unk_" + std::to_string(i) + ">");
+      }
+      for (const auto& [id, t] : m.added_tokens_decoder) added_tokens_decoder[id] = t;
       break;
     }
   }
@@ -1208,6 +1230,9 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   // len(tokenizer) and each id's token
   int size = m.vocab_size();
   for (const auto& [id, t] : m.added_tokens_decoder) size = std::max(size, id + 1);
+  if (m.kind == Kind::m2m100) {  // ids _convert_id_to_token knows: the language tokens, the made-up words
+    size = std::max(size, static_cast<int>(m.encoder.size() + m.lang_token_to_id.size()) + m.num_madeup_words);
+  }
   tok->id_to_token_.resize(static_cast<std::size_t>(size));
   for (int i = 0; i < size; ++i) {
     try {
@@ -1335,10 +1360,36 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
   const std::set<std::string> specials = m.all_special_tokens();
   std::set<int> special_ids;
   for (const std::string& s : specials) special_ids.insert(m.convert_token_to_id_with_added_voc(s));
+  const sentencepiece::SentencePieceProcessor& sp = m.kind == Kind::marian ? m.target : m.sp;
+  if (m.kind == Kind::gemma) {
+    // GemmaTokenizer._decode: runs of ids to the model, added tokens as they are, joined without
+    // spaces, no clean-up, ▁ as a space
+    std::string text;
+    std::vector<int> current;
+    auto flush = [&] {
+      if (current.empty()) return;
+      std::string out;
+      if (!sp.Decode(current, &out).ok()) throw Error("cannot decode ids");
+      text += out;
+      current.clear();
+    };
+    for (int id : ids) {
+      if (skip_special_tokens && special_ids.count(id)) continue;
+      if (const auto it = m.added_tokens_decoder.find(id); it != m.added_tokens_decoder.end()) {
+        flush();
+        text += it->second.content;
+      } else {
+        if (id < 0 || id >= sp.GetPieceSize()) throw Error("piece id " + std::to_string(id) + " is out of range");
+        current.push_back(id);
+      }
+    }
+    flush();
+    return replace_all(text, kUnderline, " ");
+  }
   std::vector<std::string> filtered;
   for (int id : ids) {
     if (skip_special_tokens && special_ids.count(id)) continue;
-    filtered.push_back(token(id));
+    filtered.push_back(id >= 0 && static_cast<std::size_t>(id) < id_to_token_.size() ? token(id) : m.convert_ids_to_token(id));
   }
   std::set<std::string> legacy_added;
   for (const auto& [content, id] : m.added_tokens_encoder) {
@@ -1348,7 +1399,6 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
   for (const Special& s : m.additional_special_tokens) {
     if (m.convert_token_to_id_with_added_voc(s.token.content) >= vocab_size) legacy_added.insert(s.token.content);
   }
-  const sentencepiece::SentencePieceProcessor& sp = m.kind == Kind::marian ? m.target : m.sp;
   auto sp_decode = [&](const std::vector<std::string>& pieces) {
     std::string out;
     if (!sp.Decode(pieces, &out).ok()) throw Error("cannot decode pieces");
@@ -1364,19 +1414,10 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
         for (const auto& t : tokens) joined += t;
         return py_strip(replace_all(joined, kUnderline, " "));
       }
-      case Kind::m2m100: return sp_decode(tokens);
-      case Kind::gemma: {
-        std::string out;
-        std::vector<std::string> cur;
-        for (const auto& t : tokens) {
-          if (m.added_tokens_encoder.count(t)) {
-            out += sp_decode(cur) + t;
-            cur.clear();
-          } else {
-            cur.push_back(t);
-          }
-        }
-        return out + sp_decode(cur);
+      case Kind::xlnet: {
+        std::string joined;
+        for (const auto& t : tokens) joined += t;
+        return py_strip(replace_all(joined, kUnderline, " "));
       }
       case Kind::llama: {
         if (!tokens.empty() && tokens[0].rfind(kUnderline, 0) == 0 && m.add_prefix_space) tokens[0] = tokens[0].substr(kUnderline.size());
@@ -1411,6 +1452,7 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
         out += sp_decode(cur);
         return py_strip(replace_all(out, kUnderline, " "));
       }
+      case Kind::m2m100:
       case Kind::pegasus: {
         std::string out;
         std::vector<std::string> cur;
@@ -1424,7 +1466,7 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
         }
         return py_strip(out + sp_decode(cur));
       }
-      default: {  // T5, ALBERT, XLNet, CamemBERT, mBART-50, DeBERTa-v2
+      default: {  // T5, ALBERT, CamemBERT, mBART-50, DeBERTa-v2
         if (m.kind == Kind::t5 && !tokens.empty() && tokens[0].rfind(kUnderline, 0) == 0 && m.add_prefix_space) {
           tokens[0] = tokens[0].substr(kUnderline.size());
         }
@@ -1446,10 +1488,16 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
       }
     }
   };
+  // XLNetTokenizer._decode splits at every added token and joins the parts without spaces
+  const bool xlnet = m.kind == Kind::xlnet;
   std::vector<std::string> sub_texts, current;
   for (const std::string& t : filtered) {
-    if (skip_special_tokens && specials.count(t)) continue;
-    if (legacy_added.count(t)) {
+    // (upstream's `token in self.all_special_ids` compares a str with ints: never true)
+    if (xlnet && m.added_tokens_encoder.count(t)) {
+      if (!current.empty()) sub_texts.push_back(to_string(current));
+      current.clear();
+      sub_texts.push_back(t);
+    } else if (!xlnet && legacy_added.count(t)) {
       if (!current.empty()) {
         std::string s = to_string(current);
         if (!s.empty()) sub_texts.push_back(s);
@@ -1462,7 +1510,7 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
   }
   if (!current.empty()) sub_texts.push_back(to_string(current));
   std::string text;
-  for (std::size_t i = 0; i < sub_texts.size(); ++i) text += (i ? " " : "") + sub_texts[i];
+  for (std::size_t i = 0; i < sub_texts.size(); ++i) text += (i && !xlnet ? " " : "") + sub_texts[i];
   if (m.clean_up_tokenization_spaces) {
     for (const auto& [from, to] : std::initializer_list<std::pair<const char*, const char*>>{
              {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"},
