@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import warnings
 
 TESTS = pathlib.Path(__file__).resolve().parent
 EMBEDPE = os.environ.get("EMBEDPE", str(TESTS.parent / "build" / "app" / "embedpe"))
@@ -384,6 +385,41 @@ class AmbiguousInputTests(Case):
         # The same key in different objects is not ambiguous.
         p = self.tokenize(b'{"text":"a","m":{"text":1}}\n', "--input-format", "jsonl")
         self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_a_safetensors_tensor_listed_twice_is_refused_naming_it(self):
+        # Before: `info` listed one tensor, the second entry's; the first entry's bytes unreferenced.
+        entry = {"dtype": "F32", "shape": [2, 4], "data_offsets": [0, 32]}
+        header = ('{"emb":' + json.dumps(entry) + ',"emb":' +
+                  json.dumps(dict(entry, data_offsets=[32, 64])) + '}').encode()
+        path = self.tmp / "twice.safetensors"
+        path.write_bytes(len(header).to_bytes(8, "little") + header + bytes(64))
+        for args in (["info", "--weights", str(path)], ["encode", "--weights", f"{path}:emb", "--text", "a"]):
+            with self.subTest(args=args[0]):
+                p = subprocess.run([EMBEDPE, *args], capture_output=True, text=True, timeout=60)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                self.assertIn('lists tensor "emb" twice', p.stderr)
+                self.assertEqual(p.stdout, "")
+
+    def test_an_npz_member_twice_is_refused_naming_it(self):
+        # A zip whose central directory names input_ids.npy twice, read as --input-format ids.
+        import io
+        import zipfile
+        import numpy
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            for ids in ([[5, 6]], [[7, 8]]):
+                member = io.BytesIO()
+                numpy.save(member, numpy.array(ids, dtype="<i8"))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # zipfile warns of the duplicate name
+                    z.writestr("input_ids.npy", member.getvalue())
+        path = self.tmp / "twice.npz"
+        path.write_bytes(buf.getvalue())
+        p = subprocess.run([EMBEDPE, "decode", str(path)], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("the member input_ids.npy is in the archive twice", p.stderr)
+        self.assertEqual(p.stdout, "")
 
     def test_standard_input_given_twice_is_refused(self):
         p = self.tokenize(b"a\n", "--input", "-", "--input", "-")
