@@ -1718,7 +1718,8 @@ class StreamTests(CliCase):
         self.assertEqual(doc["input_ids"], want["input_ids"])
         self.fails(1, "in.jsonl:1: no string member \"text\"", "encode", "--input", str(src), "--input-format", "jsonl")
         src.write_text('{"text": "ok"}\n{"text": \n')
-        self.fails(1, "in.jsonl:2: not a JSON object", "encode", "--input", str(src), "--input-format", "jsonl")
+        self.fails(1, 'in.jsonl:2: not valid JSON at byte 10 in the member "text"', "encode", "--input", str(src),
+                   "--input-format", "jsonl")
 
     def test_several_inputs_in_order(self):
         a = self.corpus(["one", "two"], "a.txt")

@@ -439,6 +439,80 @@ class AmbiguousInputTests(Case):
         self.assertEqual(len(kept), 4, kept)  # first, last, U+200B, U+FEFF x
 
 
+class MessagesSayWhatIsWrongTests(Case):
+    """Issue 28, item 8: a refusal says what the input is, in one line, and quotes the user's
+    bytes so that a terminal shows them: a BOM, a C1 control or a byte that is not UTF-8 is
+    spelled out, as control bytes are."""
+
+    def run_embedpe(self, *args, stdin=b""):
+        return subprocess.run([EMBEDPE, *args], input=stdin, capture_output=True, timeout=60)
+
+    def one_line(self, p, status):
+        err = p.stderr.decode("utf-8")  # strict: every byte of the message is UTF-8
+        self.assertEqual(p.returncode, status, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertEqual(p.stdout, b"")
+        return err
+
+    def test_a_jsonl_record_that_does_not_parse_says_what_it_is(self):
+        cases = [
+            (b'{"text":"a","meta":"\\ud800"}', 'a lone surrogate escape', 'in the member "meta"'),
+            (b'{"text":"a","meta":"\\udc00x"}', 'a lone surrogate escape', 'in the member "meta"'),
+            (b'{"text":"a","n":1e999999}', 'the number 1e999999 in the member "n" is out of range', "overflows"),
+            (b'{"text":"a","m":"\xff"}', "invalid UTF-8 at byte 18", 'in the member "m"'),
+            (b'{"text":"a","\xc3":1}', "invalid UTF-8 at byte 14;", "iconv"),
+            (b'{"text":"a","m":[1,2}', "not valid JSON at byte", 'in the member "m"'),
+            (b'{"text":"a","m":tru}', "not valid JSON at byte", "invalid literal"),
+            (b'["text","a"]', "a JSON array, not an object", "one object per line"),
+            (b'"text"', "a JSON string, not an object", "one object per line"),
+        ]
+        for record, what, more in cases:
+            with self.subTest(record=record):
+                p = self.run_embedpe("tokenize", "--input-format", "jsonl", "--format", "ids",
+                                     stdin=b'{"text":"ok"}\n' + record + b"\n")
+                err = self.one_line(p, 1)
+                self.assertIn("<stdin>:2: ", err)
+                self.assertIn(what, err)
+                self.assertIn(more, err)
+                self.assertNotIn("not a JSON object", err)
+                self.assertNotIn("last read", err)
+
+    def test_a_scale_that_underflows_or_overflows_says_so(self):
+        for value, what in (("1e-400", "underflows"), ("-1e-400", "underflows"), ("1e999", "overflows"),
+                            ("1e-50", "underflows"), ("-1e-39", "underflows")):
+            with self.subTest(value=value):
+                err = self.one_line(self.run_embedpe("encode", "--text", "a", "--scale", value), 2)
+                self.assertIn(f"--scale", err)
+                self.assertIn(f"'{value}' {what}", err)
+                self.assertNotIn("not a number", err)
+        # 1e-30 is a float32: a tiny scale, as asked.
+        p = self.run_embedpe("encode", "--text", "a", "--scale", "1e-30", "--d-model", "4")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_a_bom_in_the_middle_of_an_ids_file_is_spelled_out(self):
+        ids = self.tmp / "ids.txt"
+        ids.write_bytes(b"1 262 2\n\xef\xbb\xbf1 262 2\n")
+        err = self.one_line(self.run_embedpe("decode", str(ids)), 1)
+        self.assertIn("ids.txt:2: ", err)
+        self.assertIn("not '<U+FEFF>1'", err)
+        err = self.one_line(self.run_embedpe("encode", "--input", str(ids), "--input-format", "ids"), 1)
+        self.assertIn("<U+FEFF>", err)
+        self.assertNotIn("\ufeff", err)
+
+    def test_other_invisible_or_broken_bytes_in_a_message_are_spelled_out(self):
+        for word, shown in ((b"\xc2\x9b31m", "<U+009B>31m"), (b"1\xe2\x80\xae2", "1<U+202E>2"),
+                            (b"1\xe2\x80\x8b", "1<U+200B>")):
+            with self.subTest(word=word):
+                ids = self.tmp / "ids.txt"
+                ids.write_bytes(b"1 " + word + b" 2\n")
+                err = self.one_line(self.run_embedpe("decode", str(ids)), 1)
+                self.assertIn(f"not '{shown}'", err)
+        # A byte that is not UTF-8, in a path the message quotes.
+        missing = bytes(self.tmp) + b"/no\xffne.txt"
+        err = self.one_line(self.run_embedpe("decode", missing), 1)
+        self.assertIn("no\\xffne.txt", err)
+
+
 class UntrustedSizeTests(Case):
     """Issue 28, item 4: --shard cuts a file by its size; a file whose size cannot be trusted
     (/proc says 0 bytes, /sys a page) is refused, never read as empty by every shard."""
