@@ -513,6 +513,66 @@ class MessagesSayWhatIsWrongTests(Case):
         self.assertIn("no\\xffne.txt", err)
 
 
+class BoundedMemoryTests(Case):
+    """Issue 28, item 6: memory is bounded as documented. Tokenizing a line takes up to about
+    300 bytes of memory per byte of it (SentencePiece's lattice and pieces), and --max-line-bytes
+    (default 4 MiB) bounds the line. Run under a real address-space limit (RLIMIT_AS), which
+    AddressSanitizer cannot start under: skipped (reported SKIPPED) in a sanitizer build."""
+
+    BASE = 64 << 20    # the process before any line: binary, model, ICU's data, thread stacks
+    PER_BYTE = 310     # the stated ~300 bytes per byte of line, and a little room
+
+    def setUp(self):
+        if os.environ.get("EMBEDPE_SANITIZED") == "1":
+            self.skipTest("AddressSanitizer cannot run under an address-space limit (ulimit -v)")
+        super().setUp()
+
+    def limited(self, limit, *args):
+        import resource
+
+        def cap():
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        return subprocess.run([EMBEDPE, *args], capture_output=True, timeout=300, preexec_fn=cap)
+
+    def test_a_line_tokenizes_within_the_stated_cost_per_byte(self):
+        # Random digits: the costliest text measured for the default model (one piece per digit).
+        import random
+        rng = random.Random(5)
+        size = 1 << 20
+        line = self.tmp / "digits.txt"
+        line.write_text("".join(rng.choice("0123456789") for _ in range(size)) + "\n")
+        p = self.limited(self.BASE + self.PER_BYTE * size, "tokenize", "--format", "ids", "--input", str(line),
+                         "--max-line-bytes", str(size), "-o", str(self.tmp / "ids.txt"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(len((self.tmp / "ids.txt").read_text().split()), size // 2)
+
+    def test_a_line_over_the_default_limit_is_refused_not_tokenized(self):
+        # Before: the default was 64 MiB, about 20 GB of tokenizer memory; this line was tokenized
+        # and ran out of memory.
+        size = (4 << 20) + 1
+        line = self.tmp / "long.txt"
+        line.write_bytes(b"ok\n" + b"7" * size + b"\n")
+        p = self.limited(self.BASE + self.PER_BYTE * (4 << 20), "tokenize", "--format", "ids", "--input",
+                         str(line), "-o", str(self.tmp / "ids.txt"))
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("long.txt:2: line longer than --max-line-bytes 4194304 bytes", err)
+        self.assertFalse((self.tmp / "ids.txt").exists())
+
+    def test_an_npz_over_4_gib_is_refused_before_any_work(self):
+        # 3 lines of seq_len 2^20 at d_model 512: 6 GiB of output. Before: every row was computed
+        # (minutes, and more memory than this limit) and the write refused it.
+        t = time.monotonic()
+        p = self.limited(1 << 30, "encode", "--text", "a", "--text", "b", "--text", "c", "--seq-len", str(1 << 20),
+                         "--max-len", str(1 << 20), "--d-model", "512", "-o", str(self.tmp / "big.npz"))
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, 2, err)
+        self.assertIn("over the 4 GiB that embedpe's .npz writer supports", err)
+        self.assertIn("--seq-len", err)
+        self.assertLess(time.monotonic() - t, 30)
+        self.assertFalse((self.tmp / "big.npz").exists())
+
+
 class UntrustedSizeTests(Case):
     """Issue 28, item 4: --shard cuts a file by its size; a file whose size cannot be trusted
     (/proc says 0 bytes, /sys a page) is refused, never read as empty by every shard."""
