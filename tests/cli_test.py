@@ -2006,8 +2006,13 @@ class ErrorsTests(CliCase):
         src = self.tmp / "long.txt"
         src.write_text("short line\n" + "word " * (2 * 1024 * 1024) + "\nafter\n")
         out = self.tmp / "o.json"
-        self.fails(2, "long.txt:2 is ", "encode", "--input", str(src), "-o", str(out), output=out)
+        # Over the default --max-line-bytes (4 MiB): raised, as a corpus of long lines must.
+        self.fails(2, "long.txt:2 is ", "encode", "--input", str(src), "--max-line-bytes", "16777216", "-o", str(out),
+                   output=out)
+        self.fails(1, "long.txt:2: line longer than --max-line-bytes 4194304", "encode", "--input", str(src),
+                   "-o", str(out), output=out)
         recs = [json.loads(l) for l in self.ok("encode", "--input", str(src), "--format", "jsonl", "--seq-len", "6",
+                                                "--max-line-bytes", "16777216",
                                                 "--emit", "input_ids").stdout.splitlines()]
         self.assertEqual([len(r["input_ids"]) for r in recs], [6, 6, 6])
         self.assertEqual(recs[1]["input_ids"][-1], 2)  # EOS kept
