@@ -387,6 +387,10 @@ template <class T>
 void check_refuses(T lo, T hi, bool hi_open, std::vector<std::pair<std::string, std::string>> values) {
   const std::string range = clikit::range_text(clikit::NumberRange<T>{lo, hi, hi_open});
   auto line = [&](const std::string& v) {
+    // A number beyond the type's reach says so, with the range (issue 28).
+    if (auto why = clikit::number_out_of_reach<T>(v)) {
+      return "toy run: --n: '" + v + "' " + *why + "; expected " + range + " (see 'toy run --help')";
+    }
     return "toy run: --n: expected " + range + ", not '" + clikit::echo_value(v) + "' (see 'toy run --help')";
   };
   for (const auto& row : values) {  // not a structured binding: clang 14's CAPTURE cannot capture one
@@ -439,7 +443,7 @@ TEST_CASE("numbers: every numeric flag refuses every bad value with one line nam
   SUBCASE("numbers in a closed range") {
     auto bad = always_bad();
     bad.insert(bad.end(), {{"nan", "nan"}, {"inf", "inf"}, {"minus inf", "-inf"}, {"above", "1e+13"},
-                           {"1e999", "1e999"}, {"below", "0.1001"}});
+                           {"1e999", "1e999"}, {"1e-400", "1e-400"}, {"below", "0.1001"}});
     check_refuses<double>(1.001, 1e12, false, bad);
     NumberFlag<double> ok(1.001, 1e12);
     CHECK(ok.error({"--n", "1e12"}) == "");
@@ -450,7 +454,7 @@ TEST_CASE("numbers: every numeric flag refuses every bad value with one line nam
   SUBCASE("numbers up to, not including, the top (probabilities)") {
     auto bad = always_bad();
     bad.insert(bad.end(), {{"nan", "nan"}, {"inf", "inf"}, {"minus inf", "-inf"}, {"above", "1"},
-                           {"1e999", "1e999"}});
+                           {"1e999", "1e999"}, {"1e-400", "1e-400"}});
     check_refuses<double>(0.0, 1.0, true, bad);
     NumberFlag<double> ok(0.0, 1.0, true);
     CHECK(ok.error({"--n", "0"}) == "");
