@@ -126,8 +126,9 @@ void add_text_options(CLI::App& cmd, TextSpec& options) {
   cmd.add_flag("--skip-empty", options.reading.skip_empty,
                "Drop empty lines and lines of Unicode White_Space only (default: keep them as empty sequences)");
   add_number(cmd, "--max-line-bytes", options.reading.max_line_bytes, 1, std::numeric_limits<std::size_t>::max(),
-             "Longest input line accepted, in bytes; a longer line is an error naming it, so memory stays bounded")
-      ->default_str("64 MiB");
+             "Longest input line accepted, in bytes; a longer line is an error naming it, so memory stays bounded "
+             "(tokenizing a line takes up to ~300 bytes of memory per byte)")
+      ->default_str("4 MiB");
   cmd.add_option_function<std::string>(
          "--shard",
          [&options](const std::string& v) {

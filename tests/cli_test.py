@@ -1718,7 +1718,8 @@ class StreamTests(CliCase):
         self.assertEqual(doc["input_ids"], want["input_ids"])
         self.fails(1, "in.jsonl:1: no string member \"text\"", "encode", "--input", str(src), "--input-format", "jsonl")
         src.write_text('{"text": "ok"}\n{"text": \n')
-        self.fails(1, "in.jsonl:2: not a JSON object", "encode", "--input", str(src), "--input-format", "jsonl")
+        self.fails(1, 'in.jsonl:2: not valid JSON at byte 10 in the member "text"', "encode", "--input", str(src),
+                   "--input-format", "jsonl")
 
     def test_several_inputs_in_order(self):
         a = self.corpus(["one", "two"], "a.txt")
@@ -2005,8 +2006,13 @@ class ErrorsTests(CliCase):
         src = self.tmp / "long.txt"
         src.write_text("short line\n" + "word " * (2 * 1024 * 1024) + "\nafter\n")
         out = self.tmp / "o.json"
-        self.fails(2, "long.txt:2 is ", "encode", "--input", str(src), "-o", str(out), output=out)
+        # Over the default --max-line-bytes (4 MiB): raised, as a corpus of long lines must.
+        self.fails(2, "long.txt:2 is ", "encode", "--input", str(src), "--max-line-bytes", "16777216", "-o", str(out),
+                   output=out)
+        self.fails(1, "long.txt:2: line longer than --max-line-bytes 4194304", "encode", "--input", str(src),
+                   "-o", str(out), output=out)
         recs = [json.loads(l) for l in self.ok("encode", "--input", str(src), "--format", "jsonl", "--seq-len", "6",
+                                                "--max-line-bytes", "16777216",
                                                 "--emit", "input_ids").stdout.splitlines()]
         self.assertEqual([len(r["input_ids"]) for r in recs], [6, 6, 6])
         self.assertEqual(recs[1]["input_ids"][-1], 2)  # EOS kept

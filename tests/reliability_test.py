@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import warnings
 
 TESTS = pathlib.Path(__file__).resolve().parent
 EMBEDPE = os.environ.get("EMBEDPE", str(TESTS.parent / "build" / "app" / "embedpe"))
@@ -385,6 +386,41 @@ class AmbiguousInputTests(Case):
         p = self.tokenize(b'{"text":"a","m":{"text":1}}\n', "--input-format", "jsonl")
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_a_safetensors_tensor_listed_twice_is_refused_naming_it(self):
+        # Before: `info` listed one tensor, the second entry's; the first entry's bytes unreferenced.
+        entry = {"dtype": "F32", "shape": [2, 4], "data_offsets": [0, 32]}
+        header = ('{"emb":' + json.dumps(entry) + ',"emb":' +
+                  json.dumps(dict(entry, data_offsets=[32, 64])) + '}').encode()
+        path = self.tmp / "twice.safetensors"
+        path.write_bytes(len(header).to_bytes(8, "little") + header + bytes(64))
+        for args in (["info", "--weights", str(path)], ["encode", "--weights", f"{path}:emb", "--text", "a"]):
+            with self.subTest(args=args[0]):
+                p = subprocess.run([EMBEDPE, *args], capture_output=True, text=True, timeout=60)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                self.assertIn('lists tensor "emb" twice', p.stderr)
+                self.assertEqual(p.stdout, "")
+
+    def test_an_npz_member_twice_is_refused_naming_it(self):
+        # A zip whose central directory names input_ids.npy twice, read as --input-format ids.
+        import io
+        import zipfile
+        import numpy
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            for ids in ([[5, 6]], [[7, 8]]):
+                member = io.BytesIO()
+                numpy.save(member, numpy.array(ids, dtype="<i8"))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # zipfile warns of the duplicate name
+                    z.writestr("input_ids.npy", member.getvalue())
+        path = self.tmp / "twice.npz"
+        path.write_bytes(buf.getvalue())
+        p = subprocess.run([EMBEDPE, "decode", str(path)], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("the member input_ids.npy is in the archive twice", p.stderr)
+        self.assertEqual(p.stdout, "")
+
     def test_standard_input_given_twice_is_refused(self):
         p = self.tokenize(b"a\n", "--input", "-", "--input", "-")
         self.assertEqual(p.returncode, 2, p.stderr)
@@ -401,6 +437,140 @@ class AmbiguousInputTests(Case):
         every = self.tokenize(data).stdout.decode().splitlines()
         self.assertEqual(len(every), len(lines))
         self.assertEqual(len(kept), 4, kept)  # first, last, U+200B, U+FEFF x
+
+
+class MessagesSayWhatIsWrongTests(Case):
+    """Issue 28, item 8: a refusal says what the input is, in one line, and quotes the user's
+    bytes so that a terminal shows them: a BOM, a C1 control or a byte that is not UTF-8 is
+    spelled out, as control bytes are."""
+
+    def run_embedpe(self, *args, stdin=b""):
+        return subprocess.run([EMBEDPE, *args], input=stdin, capture_output=True, timeout=60)
+
+    def one_line(self, p, status):
+        err = p.stderr.decode("utf-8")  # strict: every byte of the message is UTF-8
+        self.assertEqual(p.returncode, status, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertEqual(p.stdout, b"")
+        return err
+
+    def test_a_jsonl_record_that_does_not_parse_says_what_it_is(self):
+        cases = [
+            (b'{"text":"a","meta":"\\ud800"}', 'a lone surrogate escape', 'in the member "meta"'),
+            (b'{"text":"a","meta":"\\udc00x"}', 'a lone surrogate escape', 'in the member "meta"'),
+            (b'{"text":"a","n":1e999999}', 'the number 1e999999 in the member "n" is out of range', "overflows"),
+            (b'{"text":"a","m":"\xff"}', "invalid UTF-8 at byte 18", 'in the member "m"'),
+            (b'{"text":"a","\xc3":1}', "invalid UTF-8 at byte 14;", "iconv"),
+            (b'{"text":"a","m":[1,2}', "not valid JSON at byte", 'in the member "m"'),
+            (b'{"text":"a","m":tru}', "not valid JSON at byte", "invalid literal"),
+            (b'["text","a"]', "a JSON array, not an object", "one object per line"),
+            (b'"text"', "a JSON string, not an object", "one object per line"),
+        ]
+        for record, what, more in cases:
+            with self.subTest(record=record):
+                p = self.run_embedpe("tokenize", "--input-format", "jsonl", "--format", "ids",
+                                     stdin=b'{"text":"ok"}\n' + record + b"\n")
+                err = self.one_line(p, 1)
+                self.assertIn("<stdin>:2: ", err)
+                self.assertIn(what, err)
+                self.assertIn(more, err)
+                self.assertNotIn("not a JSON object", err)
+                self.assertNotIn("last read", err)
+
+    def test_a_scale_that_underflows_or_overflows_says_so(self):
+        for value, what in (("1e-400", "underflows"), ("-1e-400", "underflows"), ("1e999", "overflows"),
+                            ("1e-50", "underflows"), ("-1e-39", "underflows")):
+            with self.subTest(value=value):
+                err = self.one_line(self.run_embedpe("encode", "--text", "a", "--scale", value), 2)
+                self.assertIn(f"--scale", err)
+                self.assertIn(f"'{value}' {what}", err)
+                self.assertNotIn("not a number", err)
+        # 1e-30 is a float32: a tiny scale, as asked.
+        p = self.run_embedpe("encode", "--text", "a", "--scale", "1e-30", "--d-model", "4")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_a_bom_in_the_middle_of_an_ids_file_is_spelled_out(self):
+        ids = self.tmp / "ids.txt"
+        ids.write_bytes(b"1 262 2\n\xef\xbb\xbf1 262 2\n")
+        err = self.one_line(self.run_embedpe("decode", str(ids)), 1)
+        self.assertIn("ids.txt:2: ", err)
+        self.assertIn("not '<U+FEFF>1'", err)
+        err = self.one_line(self.run_embedpe("encode", "--input", str(ids), "--input-format", "ids"), 1)
+        self.assertIn("<U+FEFF>", err)
+        self.assertNotIn("\ufeff", err)
+
+    def test_other_invisible_or_broken_bytes_in_a_message_are_spelled_out(self):
+        for word, shown in ((b"\xc2\x9b31m", "<U+009B>31m"), (b"1\xe2\x80\xae2", "1<U+202E>2"),
+                            (b"1\xe2\x80\x8b", "1<U+200B>")):
+            with self.subTest(word=word):
+                ids = self.tmp / "ids.txt"
+                ids.write_bytes(b"1 " + word + b" 2\n")
+                err = self.one_line(self.run_embedpe("decode", str(ids)), 1)
+                self.assertIn(f"not '{shown}'", err)
+        # A byte that is not UTF-8, in a path the message quotes.
+        missing = bytes(self.tmp) + b"/no\xffne.txt"
+        err = self.one_line(self.run_embedpe("decode", missing), 1)
+        self.assertIn("no\\xffne.txt", err)
+
+
+class BoundedMemoryTests(Case):
+    """Issue 28, item 6: memory is bounded as documented. Tokenizing a line takes up to about
+    300 bytes of memory per byte of it (SentencePiece's lattice and pieces), and --max-line-bytes
+    (default 4 MiB) bounds the line. Run under a real address-space limit (RLIMIT_AS), which
+    AddressSanitizer cannot start under: skipped (reported SKIPPED) in a sanitizer build."""
+
+    BASE = 64 << 20    # the process before any line: binary, model, ICU's data, thread stacks
+    PER_BYTE = 310     # the stated ~300 bytes per byte of line, and a little room
+
+    def setUp(self):
+        if os.environ.get("EMBEDPE_SANITIZED") == "1":
+            self.skipTest("AddressSanitizer cannot run under an address-space limit (ulimit -v)")
+        super().setUp()
+
+    def limited(self, limit, *args):
+        import resource
+
+        def cap():
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        return subprocess.run([EMBEDPE, *args], capture_output=True, timeout=300, preexec_fn=cap)
+
+    def test_a_line_tokenizes_within_the_stated_cost_per_byte(self):
+        # Random digits: the costliest text measured for the default model (one piece per digit).
+        import random
+        rng = random.Random(5)
+        size = 1 << 20
+        line = self.tmp / "digits.txt"
+        line.write_text("".join(rng.choice("0123456789") for _ in range(size)) + "\n")
+        p = self.limited(self.BASE + self.PER_BYTE * size, "tokenize", "--format", "ids", "--input", str(line),
+                         "--max-line-bytes", str(size), "-o", str(self.tmp / "ids.txt"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(len((self.tmp / "ids.txt").read_text().split()), size // 2)
+
+    def test_a_line_over_the_default_limit_is_refused_not_tokenized(self):
+        # Before: the default was 64 MiB, about 20 GB of tokenizer memory; this line was tokenized
+        # and ran out of memory.
+        size = (4 << 20) + 1
+        line = self.tmp / "long.txt"
+        line.write_bytes(b"ok\n" + b"7" * size + b"\n")
+        p = self.limited(self.BASE + self.PER_BYTE * (4 << 20), "tokenize", "--format", "ids", "--input",
+                         str(line), "-o", str(self.tmp / "ids.txt"))
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("long.txt:2: line longer than --max-line-bytes 4194304 bytes", err)
+        self.assertFalse((self.tmp / "ids.txt").exists())
+
+    def test_an_npz_over_4_gib_is_refused_before_any_work(self):
+        # 3 lines of seq_len 2^20 at d_model 512: 6 GiB of output. Before: every row was computed
+        # (minutes, and more memory than this limit) and the write refused it.
+        t = time.monotonic()
+        p = self.limited(1 << 30, "encode", "--text", "a", "--text", "b", "--text", "c", "--seq-len", str(1 << 20),
+                         "--max-len", str(1 << 20), "--d-model", "512", "-o", str(self.tmp / "big.npz"))
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, 2, err)
+        self.assertIn("over the 4 GiB that embedpe's .npz writer supports", err)
+        self.assertIn("--seq-len", err)
+        self.assertLess(time.monotonic() - t, 30)
+        self.assertFalse((self.tmp / "big.npz").exists())
 
 
 class UntrustedSizeTests(Case):

@@ -292,6 +292,58 @@ TEST_CASE("add_word_or_number: a word or a number in range, kept as given") {
     }
   }
   CHECK(scale == "0.5");  // a refused value leaves the last one
+  // issue 28 - a number that underflows or overflows is said to, not called
+  // "not a number from -1e6 to 1e6" (1e-400 is one).
+  for (const char* tiny : {"1e-400", "-1e-400", "1e-310", "0.1e-320"}) {
+    CAPTURE(tiny);
+    try {
+      app.parse(std::vector<std::string>{tiny, "--scale"});
+      FAIL("accepted " << tiny);
+    } catch (const CLI::ValidationError& e) {
+      CHECK(std::string(e.what()) == "--scale: '" + std::string(tiny) +
+                                         "' underflows: it is not 0, but smaller in magnitude than the smallest normal "
+                                         "double (2.22507e-308); write 0 for zero; expected sqrt, none or a number "
+                                         "from -1e+06 to 1e+06");
+    }
+  }
+  try {
+    app.parse(std::vector<std::string>{"-1e999", "--scale"});
+    FAIL("accepted -1e999");
+  } catch (const CLI::ValidationError& e) {
+    CHECK(std::string(e.what()) == "--scale: '-1e999' overflows: it is larger in magnitude than any double "
+                                   "(1.79769e+308); expected sqrt, none or a number from -1e+06 to 1e+06");
+  }
+  app.parse(std::vector<std::string>{"0e-999", "--scale"});  // zero, written oddly, is zero
+  CHECK(scale == "0e-999");
+}
+
+TEST_CASE("issue 28 - numbers that underflow or overflow their type are refused as such") {
+  CHECK(clikit::number_out_of_reach<double>("1e-400")->starts_with("underflows"));
+  CHECK(clikit::number_out_of_reach<double>("1e999")->starts_with("overflows"));
+  CHECK(clikit::number_out_of_reach<float>("1e-40")->starts_with("underflows"));  // a double, not a float
+  CHECK(clikit::number_out_of_reach<float>("1e39")->starts_with("overflows"));
+  for (const char* fine : {"0", "-0.0", "0e-999", "1e-300", "1e300", "inf", "nan", "abc", " 1e-400", "0x1p-2000"}) {
+    CHECK_MESSAGE(!clikit::number_out_of_reach<double>(fine), fine);
+  }
+  CHECK(!clikit::number_out_of_reach<int>("1e-400"));
+  const clikit::NumberRange<float> r{0.0f, 1.0f};
+  CHECK(!clikit::try_parse_number("1e-40", r));  // would be a subnormal float that lost its digits
+  CHECK(std::string(clikit::number_error("--p", "1e-40", r).what()) ==
+        "--p: '1e-40' underflows: it is not 0, but smaller in magnitude than the smallest normal float "
+        "(1.17549e-38); write 0 for zero; expected a number from 0 to 1");
+  CHECK(std::string(clikit::number_error("--p", "2", r).what()) == "--p: expected a number from 0 to 1, not '2'");
+}
+
+TEST_CASE("issue 28 - printable_line spells out what a terminal would not show") {
+  CHECK(clikit::printable_line("plain ascii, 你好, é") == "plain ascii, 你好, é");
+  CHECK(clikit::printable_line("a\nb\x1b[2Jc\x7f") == "a\\nb\\x1b[2Jc\\x7f");
+  CHECK(clikit::printable_line("not '\xEF\xBB\xBF" "12'") == "not '<U+FEFF>12'");  // a byte order mark
+  CHECK(clikit::printable_line("\xC2\x9B" "31m") == "<U+009B>31m");             // C1 CSI
+  CHECK(clikit::printable_line("x\xE2\x80\xAE" "cba\xE2\x80\xAC\xE2\x80\x8B\xE2\x80\xA8") ==
+        "x<U+202E>cba<U+202C><U+200B><U+2028>");
+  CHECK(clikit::printable_line("\xFF\xC3(\xED\xA0\x80\xF0\x9F\x98") == "\\xff\\xc3(\\xed\\xa0\\x80\\xf0\\x9f\\x98");
+  CHECK(clikit::printable_line("\xF0\x9F\x98\x80") == "\xF0\x9F\x98\x80");  // an emoji is shown
+  CHECK(clikit::echo_value(std::string(23, 'a') + "\xC3\xA9" + "zz") == std::string(23, 'a') + "... (27 characters)");
 }
 
 namespace {
@@ -335,6 +387,10 @@ template <class T>
 void check_refuses(T lo, T hi, bool hi_open, std::vector<std::pair<std::string, std::string>> values) {
   const std::string range = clikit::range_text(clikit::NumberRange<T>{lo, hi, hi_open});
   auto line = [&](const std::string& v) {
+    // A number beyond the type's reach says so, with the range (issue 28).
+    if (auto why = clikit::number_out_of_reach<T>(v)) {
+      return "toy run: --n: '" + v + "' " + *why + "; expected " + range + " (see 'toy run --help')";
+    }
     return "toy run: --n: expected " + range + ", not '" + clikit::echo_value(v) + "' (see 'toy run --help')";
   };
   for (const auto& row : values) {  // not a structured binding: clang 14's CAPTURE cannot capture one
@@ -387,7 +443,7 @@ TEST_CASE("numbers: every numeric flag refuses every bad value with one line nam
   SUBCASE("numbers in a closed range") {
     auto bad = always_bad();
     bad.insert(bad.end(), {{"nan", "nan"}, {"inf", "inf"}, {"minus inf", "-inf"}, {"above", "1e+13"},
-                           {"1e999", "1e999"}, {"below", "0.1001"}});
+                           {"1e999", "1e999"}, {"1e-400", "1e-400"}, {"below", "0.1001"}});
     check_refuses<double>(1.001, 1e12, false, bad);
     NumberFlag<double> ok(1.001, 1e12);
     CHECK(ok.error({"--n", "1e12"}) == "");
@@ -398,7 +454,7 @@ TEST_CASE("numbers: every numeric flag refuses every bad value with one line nam
   SUBCASE("numbers up to, not including, the top (probabilities)") {
     auto bad = always_bad();
     bad.insert(bad.end(), {{"nan", "nan"}, {"inf", "inf"}, {"minus inf", "-inf"}, {"above", "1"},
-                           {"1e999", "1e999"}});
+                           {"1e999", "1e999"}, {"1e-400", "1e-400"}});
     check_refuses<double>(0.0, 1.0, true, bad);
     NumberFlag<double> ok(0.0, 1.0, true);
     CHECK(ok.error({"--n", "0"}) == "");

@@ -97,6 +97,17 @@ TEST_CASE(".npz is a stored zip of NAME.npy members") {
         }));
 }
 
+TEST_CASE("issue 28 - an .npz with a member name twice is refused naming it") {
+  xt::xtensor<std::int64_t, 2> a = {{1, 2}}, b = {{3, 4}};
+  const std::string z = write_with("twice.npz", [&](OutputFile& o) {
+    write_npz(o, {tensor_ref("input_ids", a), tensor_ref("input_ids", b)});
+  });
+  CHECK_THROWS_WITH_AS(read_npz(z, "twice.npz"),
+                       "twice.npz is not a valid .npz: the member input_ids.npy is in the archive twice", Error);
+  CHECK_THROWS_WITH_AS(embedpe::npz_entries(z, "twice.npz"), doctest::Contains("input_ids.npy is in the archive twice"),
+                       Error);
+}
+
 TEST_CASE(".npz read back: members by name, CRC checked, truncation refused") {
   xt::xtensor<std::int64_t, 2> ids = {{1, 2}, {3, 0}};
   xt::xtensor<float, 1> f = {0.5f, -1.0f};

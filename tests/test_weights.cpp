@@ -207,6 +207,36 @@ TEST_CASE("safetensors: I64 tensors (encode's ids and mask) are listed, not read
   CHECK(tensors[0].size_bytes == 16);
 }
 
+TEST_CASE("issue 28 - a safetensors header that lists a tensor twice is refused naming it") {
+  // nlohmann::json keeps the last of two equal keys: the file would read as
+  // one tensor, the first entry's bytes unreferenced.
+  auto file = [](const std::string& json, std::size_t data) {
+    std::string bytes(8, '\0');
+    bytes[0] = static_cast<char>(json.size());
+    return bytes + json + std::string(data, '\0');
+  };
+  WeightFormat format{};
+  const std::string twice = file(R"({"emb":{"dtype":"F32","shape":[1,2],"data_offsets":[0,8]},)"
+                                 R"("emb":{"dtype":"F32","shape":[1,2],"data_offsets":[8,16]}})",
+                                 16);
+  CHECK_THROWS_WITH_AS(parse_weight_header(twice, "two.safetensors", format),
+                       "two.safetensors: the .safetensors header lists tensor \"emb\" twice; which entry is meant is "
+                       "ambiguous (corrupt file)",
+                       Error);
+  CHECK_THROWS_WITH_AS(embedpe::read_safetensors_entries(twice, "two.safetensors"), doctest::Contains("\"emb\" twice"),
+                       Error);
+  // A key twice inside one entry is as ambiguous.
+  const std::string inner =
+      file(R"({"emb":{"dtype":"F32","dtype":"F16","shape":[1,2],"data_offsets":[0,8]}})", 8);
+  CHECK_THROWS_WITH_AS(parse_weight_header(inner, "in.safetensors", format),
+                       doctest::Contains("the key \"dtype\" twice in one object (under \"emb\")"), Error);
+  // Equal keys in different objects are not.
+  const std::string apart = file(R"({"a":{"dtype":"F32","shape":[1,2],"data_offsets":[0,8]},)"
+                                 R"("b":{"dtype":"F32","shape":[1,2],"data_offsets":[8,16]}})",
+                                 16);
+  CHECK(parse_weight_header(apart, "ok.safetensors", format).size() == 2);
+}
+
 TEST_CASE("check_quantize_output: a file named *.safetensors, in any case, and nothing else") {
   CHECK_NOTHROW(embedpe::check_quantize_output("emb-int8.safetensors"));
   CHECK_NOTHROW(embedpe::check_quantize_output("dir/EMB.SafeTensors"));

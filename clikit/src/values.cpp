@@ -7,7 +7,10 @@ namespace clikit {
 std::string echo_value(std::string_view text) {
   constexpr std::size_t kShown = 24;
   if (text.size() <= kShown) return std::string(text);
-  return std::string(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " characters)";
+  // Cut between characters: half a UTF-8 sequence would show as stray bytes.
+  std::size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " characters)";
 }
 
 namespace {
@@ -56,8 +59,7 @@ CLI::Option* add_word_or_number(CLI::App& cmd, const std::string& flag, std::str
       flag,
       [&value, words, range, flag, expected](const std::string& text) {
         if (std::find(words.begin(), words.end(), text) == words.end() && !try_parse_number(text, range)) {
-          throw CLI::ValidationError(flag, "expected " + expected + range_text(range) + ", not '" + echo_value(text) +
-                                               "'");
+          throw number_error(flag, text, range, expected);
         }
         value = text;
       },

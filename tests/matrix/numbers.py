@@ -78,7 +78,8 @@ def bad_values(kind, lo, hi):
             values["below"] = str(lo - 1)
     else:
         values.update({"nan": "nan", "inf": "inf", "minus inf": "-inf", "negative": "-1",
-                       "above": num(hi) if kind == "float<" else num(hi * 10), "1e999": "1e999"})
+                       "above": num(hi) if kind == "float<" else num(hi * 10), "1e999": "1e999",
+                       "1e-400": "1e-400"})
         if lo > 0:
             values["below"] = num(lo / 10)
     return values
@@ -103,13 +104,17 @@ def rows():
                 files={output: ABSENT} if output else {}))
             continue
         for what, value in values.items():
+            # A number that overflows or underflows a double says so (issue 28), with the range.
+            reach = {"1e999": "overflows", "1e-400": "underflows"}.get(what)
+            stderr = (f"{flag}: '{value}' {reach}" if reach else
+                      f"{flag}: expected {range_text(kind, lo, hi)}, not '{echo(value)}'")
             out.append(Case(
                 name=f"{command} {flag} {what}",
                 # "--flag=" (no value at all) is CLI11's "1 required N missing";
                 # an empty argument is a value, and refused like the others.
                 args=args + ([flag, value] if what == "empty argument" else [f"{flag}={value}"]),
                 exit=2,
-                stderr=f"{flag}: expected {range_text(kind, lo, hi)}, not '{echo(value)}'",
+                stderr=stderr,
                 files={output: ABSENT} if output else {}))
         # The flag last, with no value at all.
         out.append(Case(name=f"{command} {flag} without a value", args=args + [flag], exit=2,

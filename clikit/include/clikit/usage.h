@@ -85,9 +85,15 @@ std::string zsh_completion(const CLI::App& app);
 std::string fish_completion(const CLI::App& app);
 std::string man_page(const CLI::App& app, const ManPage& page);
 
+// `message` as one line a terminal shows as it is: control bytes spelled
+// \n, \x1b, ...; bytes that are not UTF-8 as \xNN; and characters that show
+// as nothing or move the text (C1 controls, U+FEFF, zero-width and
+// direction marks, line separators) as <U+FEFF>.
+std::string printable_line(std::string_view message);
+
 // Writes `message` as one line on standard error, whatever it holds
-// (control bytes as \n, \x1b, ...), after `prefix` and, on a terminal,
-// after clearing a progress line still showing; returns `status`.
+// (printable_line), after `prefix` and, on a terminal, after clearing a
+// progress line still showing; returns `status`.
 int fail(const std::string& message, int status, const std::string& prefix);
 
 // Parses argv and runs the chosen command's callback: what main() does once

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -75,6 +76,43 @@ std::string range_text(const NumberRange<V>& r) {
          number_text(r.hi);
 }
 
+// Why `text`, a number as strtod reads it, is not a V although it
+// is a number: "underflows ..." (1e-400: not 0, but too small to hold) or
+// "overflows ..." (1e999); nullopt for anything else. A range check would
+// otherwise call 1e-400 "not a number from -1 to 1", which it is.
+template <class V>
+std::optional<std::string> number_out_of_reach(std::string_view text) {
+  if constexpr (!std::is_floating_point_v<V>) {
+    return std::nullopt;
+  } else {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) ||
+        text.find_first_of("xX") != text.npos) {
+      return std::nullopt;
+    }
+    const std::string copy(text);
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(copy.c_str(), &end);
+    if (end != copy.c_str() + copy.size() || std::isnan(d)) return std::nullopt;
+    const bool ranged = errno == ERANGE;
+    const char* type = std::is_same_v<V, float> ? "float" : "double";
+    // inf or infinity, written as such, is not a number that overflows.
+    if (std::isinf(d) && !ranged) return std::nullopt;
+    if (std::isinf(d) || std::fabs(d) > static_cast<double>(std::numeric_limits<V>::max())) {
+      return "overflows: it is larger in magnitude than any " + std::string(type) + " (" +
+             number_text(std::numeric_limits<V>::max()) + ")";
+    }
+    // strtod says ERANGE for a result that is 0 or subnormal although the
+    // text is not 0: precision is lost, or all of it.
+    if ((ranged && std::fabs(d) < std::numeric_limits<double>::min()) ||
+        (d != 0 && std::fabs(d) < static_cast<double>(std::numeric_limits<V>::min()))) {
+      return "underflows: it is not 0, but smaller in magnitude than the smallest normal " + std::string(type) + " (" +
+             number_text(std::numeric_limits<V>::min()) + "); write 0 for zero";
+    }
+    return std::nullopt;
+  }
+}
+
 // `text` as a V within `range`, or std::nullopt. No sign on unsigned types,
 // no leading or trailing junk, no overflow, finite floats only.
 template <class V>
@@ -92,6 +130,7 @@ std::optional<V> try_parse_number(std::string_view text, const NumberRange<V>& r
     errno = 0;
     const double d = std::strtod(copy.c_str(), &end);
     if (end != copy.c_str() + copy.size() || errno == ERANGE || !std::isfinite(d)) return std::nullopt;
+    if (number_out_of_reach<V>(text)) return std::nullopt;  // 1e-40 would be a float that lost its digits
     value = static_cast<V>(d);
   } else {
     const char* first = text.data();
@@ -106,11 +145,23 @@ std::optional<V> try_parse_number(std::string_view text, const NumberRange<V>& r
   return value;
 }
 
+// The error for `text`, which is not a number in `range` (expected: what
+// else is accepted, "sqrt, none or ").
+template <class V>
+CLI::ValidationError number_error(const std::string& flag, std::string_view text, const NumberRange<V>& range,
+                                  const std::string& expected = "") {
+  if (auto why = number_out_of_reach<V>(text)) {
+    return CLI::ValidationError(flag, "'" + echo_value(text) + "' " + *why + "; expected " + expected +
+                                          range_text(range));
+  }
+  return CLI::ValidationError(flag, "expected " + expected + range_text(range) + ", not '" + echo_value(text) + "'");
+}
+
 // As try_parse_number, but a bad value is a CLI::ValidationError (a parse error).
 template <class V>
 V parse_number(const std::string& flag, std::string_view text, const NumberRange<V>& range) {
   if (auto v = try_parse_number(text, range)) return *v;
-  throw CLI::ValidationError(flag, "expected " + range_text(range) + ", not '" + echo_value(text) + "'");
+  throw number_error(flag, text, range);
 }
 
 template <class T>

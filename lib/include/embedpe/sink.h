@@ -20,6 +20,7 @@
 // never switch on a format: they read its traits.
 #pragma once
 
+#include <cstdint>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -97,6 +98,9 @@ struct SinkTraits {
   bool bfloat16 = true;      // can hold bfloat16 (NumPy's formats cannot)
   bool tables = true;        // holds named tensors that are not rows of text (add_tables)
   bool view = false;         // for a person at a terminal (summary): no file extension, no tables
+  // The largest document it can write, in bytes (0: no limit): .npz without
+  // ZIP64 stays under 4 GiB. Checked before any work where sizes are known.
+  std::uint64_t max_bytes = 0;
 };
 
 struct SinkFormat {

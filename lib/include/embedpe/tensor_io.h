@@ -30,6 +30,9 @@ namespace embedpe {
 // has no descr for (bfloat16).
 std::string npy_header(const TensorRef& tensor, std::size_t min_size = 0);
 void write_npy(OutputFile& out, const TensorRef& tensor);
+// Without ZIP64 a zip's members and offsets stay under 4 GiB: write_npz
+// refuses (UsageError) a member that would reach kMaxNpzBytes.
+inline constexpr std::uint64_t kMaxNpzBytes = 0xFFFFFFFFull;
 void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors);
 
 // A parsed .npy header.

@@ -64,7 +64,10 @@ struct InputOptions {
   // A line (without its "\n" or "\r\n") longer than this is an error rather
   // than an unbounded allocation.
   std::size_t max_line_bytes = kDefaultMaxLineBytes;
-  static constexpr std::size_t kDefaultMaxLineBytes = std::size_t(64) << 20;  // 64 MiB
+  // 4 MiB: tokenizing a line takes up to ~300 bytes of memory per byte of
+  // it (SentencePiece's lattice and pieces; docs/PERFORMANCE.md, "Long
+  // lines"), so the default bounds that at about 1.2 GiB per line.
+  static constexpr std::size_t kDefaultMaxLineBytes = std::size_t(4) << 20;  // 4 MiB
 };
 
 // JSONL records nested deeper than this are refused (a record of a million

@@ -91,7 +91,7 @@ void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors) {
     const std::string header = npy_header(tensor);
     const std::uint64_t size = header.size() + static_cast<std::uint64_t>(tensor.bytes());
     // Without ZIP64, members and offsets must stay below 4 GiB.
-    if (size >= 0xFFFFFFFFull || offset + size + 4096 >= 0xFFFFFFFFull) {
+    if (size >= kMaxNpzBytes || offset + size + 4096 >= kMaxNpzBytes) {
       throw UsageError("tensor " + tensor.name + " makes the .npz larger than 4 GiB, which embedpe's .npz writer "
                        "does not support yet; write it with format npy",
                        {"format"});
@@ -362,6 +362,11 @@ std::vector<NpzEntry> npz_entries(std::string_view file, const std::string& sour
     const std::uint64_t data = local + 30 + get_le(file, local + 26, 2) + get_le(file, local + 28, 2);
     if (data > file.size() || packed > file.size() - data) throw corrupt(name + " runs past the end of the file");
     if (name.size() > 4 && name.ends_with(".npy")) name.resize(name.size() - 4);
+    // A reader that takes the first (or last) of two members of one name
+    // would silently pick one of two arrays.
+    for (const NpzEntry& seen : entries) {
+      if (seen.name == name) throw corrupt("the member " + name + ".npy is in the archive twice");
+    }
     entries.push_back({std::move(name), file.substr(data, packed), static_cast<std::uint16_t>(method), size, crc});
   }
   return entries;

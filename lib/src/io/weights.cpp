@@ -295,7 +295,33 @@ std::vector<SafetensorsEntry> read_safetensors_entries(std::string_view bytes, c
     throw Error(path + ": the .safetensors header nests deeper than " + std::to_string(kMaxSafetensorsDepth) +
                 " levels, the limit (a real header nests 3 deep); the file is corrupt or not .safetensors");
   }
-  auto header = nlohmann::json::parse(bytes.substr(8, n), nullptr, /*allow_exceptions=*/false);
+  // nlohmann::json keeps the last of a key given twice: a tensor listed
+  // twice would silently be its second entry, the first's bytes unreferenced.
+  // Refused naming the key, as a JSON Lines record's duplicate is.
+  std::vector<std::vector<std::string>> keys;  // of each open object
+  auto no_duplicates = [&path, &keys](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end && !keys.empty()) keys.pop_back();
+    if (event == E::key && !keys.empty()) {
+      std::string key = parsed.get<std::string>();
+      std::vector<std::string>& seen = keys.back();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+        const std::string quoted = nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (keys.size() == 1) {
+          throw Error(path + ": the .safetensors header lists tensor " + quoted +
+                      " twice; which entry is meant is ambiguous (corrupt file)");
+        }
+        const std::string tensor = keys.front().empty() ? std::string("?") : keys.front().back();
+        throw Error(path + ": the .safetensors header gives the key " + quoted + " twice in one object (under " +
+                    nlohmann::json(tensor).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                    "); which one is meant is ambiguous (corrupt file)");
+      }
+      seen.push_back(std::move(key));
+    }
+    return true;
+  };
+  auto header = nlohmann::json::parse(bytes.substr(8, n), no_duplicates, /*allow_exceptions=*/false);
   if (header.is_discarded() || !header.is_object()) {
     throw Error(path + ": the .safetensors header is not a JSON object (corrupt file)");
   }

@@ -1,7 +1,9 @@
 #include "embedpe/input_layer.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstdint>
 #include <cmath>
 #include <limits>
@@ -13,6 +15,7 @@
 
 #include "embedpe/error.h"
 #include "memory.h"
+#include "message.h"
 #include "parallel.h"
 
 namespace embedpe {
@@ -22,8 +25,28 @@ Scale Scale::parse(std::string_view text) {
   if (text == "none") return {ScaleKind::none, 1.0};
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
-      std::abs(value) > std::numeric_limits<float>::max()) {
+  const bool whole = end == text.data() + text.size();
+  // Rows are scaled in float32: a number beyond its range is refused as what
+  // it is, not as "not a number" (1e-400 is one; it would scale every row to 0).
+  if (whole && (ec == std::errc() || ec == std::errc::result_out_of_range)) {
+    const std::string copy(text);
+    errno = 0;
+    const double d = std::strtod(copy.c_str(), nullptr);
+    const bool ranged = errno == ERANGE;
+    Message m;
+    m << "scale '" << Verbatim{text} << "' ";
+    if ((ranged && std::abs(d) <= std::numeric_limits<double>::min()) ||
+        (d != 0 && std::abs(d) < std::numeric_limits<float>::min())) {
+      m << "underflows: it is not 0, but smaller in magnitude than float32's smallest normal number "
+        << "(1.17549e-38); write 0 for zero";
+      throw m.usage_error({"scale"});
+    }
+    if ((ranged && std::isinf(d)) || (std::isfinite(d) && std::abs(d) > std::numeric_limits<float>::max())) {
+      m << "overflows: it is larger in magnitude than float32's largest number (3.40282e+38)";
+      throw m.usage_error({"scale"});
+    }
+  }
+  if (ec != std::errc() || !whole || !std::isfinite(value)) {
     throw UsageError("scale must be sqrt, none or a finite number, not '" + std::string(text) + "'", {"scale"});
   }
   return {ScaleKind::value, value};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <iterator>
 #include <new>
 #include <optional>
@@ -355,6 +356,34 @@ void check_token_type_count(const EncoderSpec& spec, bool from_files, std::size_
   }
 }
 
+// A document with a size limit (.npz: 4 GiB) is refused before any work
+// when the rows read already make its tensors reach it: with seq_len each
+// row's size is known (rows x seq_len x d_model for output), so nothing
+// is computed for minutes to be refused at the write.
+void check_document_size(const Encoder& encoder, const SinkFormat& format, std::size_t rows) {
+  const EncoderSpec& spec = encoder.spec();
+  if (!format.traits.max_bytes || !spec.tokenize.seq_len || rows == 0) return;
+  const long double tokens = static_cast<long double>(rows) * static_cast<long double>(*spec.tokenize.seq_len);
+  long double bytes = 0;
+  for (TensorName t : spec.emit) {
+    if (t == TensorName::input_ids || t == TensorName::attention_mask || t == TensorName::token_type_ids) {
+      bytes += tokens * sizeof(std::int64_t);
+    } else if (t == TensorName::output || t == TensorName::token_embeddings) {
+      bytes += tokens * static_cast<long double>(encoder.layer().d_model()) *
+               static_cast<long double>(dtype_size(spec.dtype));
+    }
+  }
+  if (bytes < static_cast<long double>(format.traits.max_bytes)) return;
+  char gib[32];
+  std::snprintf(gib, sizeof gib, "%.1Lf", bytes / (1024.0L * 1024 * 1024));
+  throw UsageError(std::to_string(rows) + (rows == 1 ? " line" : " lines") + " of seq_len " +
+                       std::to_string(*spec.tokenize.seq_len) + " at d_model " +
+                       std::to_string(encoder.layer().d_model()) + " make " + gib + " GiB of tensors, over the 4 GiB " +
+                       "that embedpe's ." + format.name + " writer supports; write format npy, or fewer lines per " +
+                       "file (shard)",
+                   {"seq_len", "d_model", "format", "shard"});
+}
+
 }  // namespace
 
 void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format, TensorSink& sink,
@@ -373,6 +402,7 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
   check_token_type_count(encoder.spec(), reader != nullptr, first.size());
   std::size_t text_bytes = 0;
   for (const auto& l : first) text_bytes += l.text.size();
+  if (whole) check_document_size(encoder, format, first.size());  // a format's limit first: no memory changes it
   encoder.check_memory(first.size(), text_bytes, reader && !whole);
 
   std::vector<TextLine> second = whole ? std::vector<TextLine>{} : source.next(options.batch_size);

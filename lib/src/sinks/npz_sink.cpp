@@ -24,7 +24,7 @@ class NpzSink : public FileSink {
 }  // namespace
 
 const SinkFormat& npz_sink_format() {
-  static const SinkFormat f{"npz", {".npz"}, {.whole_input = true, .binary = true, .bfloat16 = false},
+  static const SinkFormat f{"npz", {".npz"}, {.whole_input = true, .binary = true, .bfloat16 = false, .max_bytes = kMaxNpzBytes},
                             [](const std::string& path) { return std::make_unique<NpzSink>(path); }};
   return f;
 }

@@ -47,7 +47,10 @@ struct Rows {
 
 std::string shown(std::string_view word) {
   if (word.size() <= 24) return std::string(word);
-  return std::string(word.substr(0, 24)) + "... (" + std::to_string(word.size()) + " characters)";
+  // Cut between characters: half a UTF-8 sequence would show as stray bytes.
+  std::size_t cut = 24;
+  while (cut > 0 && (static_cast<unsigned char>(word[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(word.substr(0, cut)) + "... (" + std::to_string(word.size()) + " characters)";
 }
 
 bool blank_char(char c) { return c == ' ' || c == '\t'; }

@@ -115,6 +115,47 @@ UsageError untrusted_size(const std::string& path) {
                     {"shard"}, {{head.size(), path.size()}});
 }
 
+// What a JSON Lines record that does not parse is, as one clause: what the
+// parser found and where (the byte of the line, the top-level member being
+// read when it is known), never the record's raw bytes. `member` is empty
+// when the error is not inside a member's value (a key, the braces).
+std::string json_error_text(std::string_view line, const std::string& member, const std::exception& e,
+                            std::size_t byte) {
+  const std::string in = member.empty() ? std::string() : " in the member " + member;
+  // nlohmann's parser says "ill-formed UTF-8 byte" one byte late, or for the
+  // first byte of a key: found here the way check_text finds it.
+  if (auto bad = find_invalid_utf8(line)) {
+    return "invalid UTF-8 at byte " + std::to_string(*bad + 1) + in + "; convert the text to UTF-8 (e.g. with iconv)";
+  }
+  std::string what = e.what();
+  if (dynamic_cast<const nlohmann::json::out_of_range*>(&e)) {
+    // "number overflow parsing '1e999999'": the number is digits, signs and
+    // e, so it is safe to repeat, but may be long.
+    const std::size_t quote = what.find('\'');
+    std::string number = quote == std::string::npos ? std::string() : what.substr(quote + 1);
+    if (!number.empty() && number.back() == '\'') number.pop_back();
+    if (number.size() > 24) number = number.substr(0, 24) + "... (" + std::to_string(number.size()) + " characters)";
+    return "the number " + number + in + " is out of range: it overflows a double (at most about 1.8e308)";
+  }
+  // "[json.exception.parse_error.101] parse error at line 1, column 8: syntax
+  // error while parsing value - invalid string: ...; last read: '...'": the
+  // reason, without the bytes last read (they may be anything).
+  const std::size_t dash = what.find(" - ");
+  std::string reason = dash == std::string::npos ? what : what.substr(dash + 3);
+  reason = reason.substr(0, reason.find("; last read:"));
+  const std::string at = " at byte " + std::to_string(byte) + in;
+  if (reason.find("surrogate U+D800..U+DBFF") != std::string::npos) {
+    return "a lone surrogate escape (\\uD800 to \\uDBFF not followed by \\uDC00 to \\uDFFF)" + at +
+           "; it encodes no character";
+  }
+  if (reason.find("surrogate U+DC00..U+DFFF") != std::string::npos) {
+    return "a lone surrogate escape (\\uDC00 to \\uDFFF not after \\uD800 to \\uDBFF)" + at +
+           "; it encodes no character";
+  }
+  if (reason.starts_with("invalid string: ")) reason = reason.substr(16);
+  return "not valid JSON" + at + ": " + reason;
+}
+
 }  // namespace
 
 LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
@@ -355,17 +396,25 @@ std::vector<TextLine> LineReader::next(std::size_t max_lines) {
       // A key given twice in one object ({"text":"a","text":"b"}) is
       // ambiguous: refused naming it, never the last one taken.
       std::vector<std::vector<std::string>> keys;  // of each open object
-      auto depth_limit = [&where, &keys](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      // The top-level member whose value is being read (JSON-quoted), for
+      // a message about a record that does not parse.
+      std::string member;
+      auto depth_limit = [&where, &keys, &member](int depth, nlohmann::json::parse_event_t event,
+                                                  nlohmann::json& parsed) {
         if (static_cast<std::size_t>(depth) > kMaxJsonDepth) {
           throw Error(where + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
                           " levels; input_format jsonl expects flat records",
                       {"input_format"});
         }
         using E = nlohmann::json::parse_event_t;
+        if (depth == 1 && (event == E::value || event == E::object_end || event == E::array_end)) member.clear();
         if (event == E::object_start) keys.emplace_back();
         if (event == E::object_end && !keys.empty()) keys.pop_back();
         if (event == E::key && !keys.empty()) {
           const std::string key = parsed.get<std::string>();
+          if (depth == 1) {
+            member = nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+          }
           if (std::find(keys.back().begin(), keys.back().end(), key) != keys.back().end()) {
             Message m;
             m << where << ": the key " << Verbatim{nlohmann::json(key).dump(-1, ' ', false,
@@ -377,9 +426,25 @@ std::vector<TextLine> LineReader::next(std::size_t max_lines) {
         }
         return true;
       };
-      auto doc = nlohmann::json::parse(line, depth_limit, /*allow_exceptions=*/false);
-      if (doc.is_discarded() || !doc.is_object()) {
-        throw Error(where + ": not a JSON object (input_format jsonl expects one object per line)", {"input_format"});
+      nlohmann::json doc;
+      try {
+        doc = nlohmann::json::parse(line, depth_limit);
+      } catch (const nlohmann::json::parse_error& e) {
+        Message m;
+        m << where << ": " << Verbatim{json_error_text(line, member, e, e.byte)}
+          << " (input_format jsonl expects one JSON object per line)";
+        throw m.error({"input_format"});
+      } catch (const nlohmann::json::out_of_range& e) {
+        Message m;
+        m << where << ": " << Verbatim{json_error_text(line, member, e, 0)};
+        throw m.error();
+      } catch (const nlohmann::json::exception&) {
+        throw Error(where + ": not valid JSON (input_format jsonl expects one JSON object per line)", {"input_format"});
+      }
+      if (!doc.is_object()) {
+        throw Error(where + ": a JSON " + doc.type_name() + ", not an object (input_format jsonl expects one " +
+                        "object per line)",
+                    {"input_format"});
       }
       auto it = doc.find(options_.field);
       if (it == doc.end() || !it->is_string()) {
