@@ -55,6 +55,8 @@ DiffOptions diff_options(const DiffCommand& cmd) {
 
 void run_diff(const DiffCommand& cmd) {
   if (cmd.args.size() < 2) throw UsageError("diff compares two files: embedpe diff A B");
+  // `embedpe diff a.npy b.npy >> a.npy` would compare a file being written.
+  refuse_outputs_over_inputs({"-"}, {{"A", cmd.args[0]}, {"B", cmd.args[1]}, {"--model", cmd.model}});
   std::string text;
   bool differs = false;
   // Every failure is trouble (2), apart from "different" (1): an unreadable
@@ -105,7 +107,7 @@ void setup_diff(CLI::App& app) {
   add_model_option(*sub, cmd->model);
   sub->get_option("--model")->default_str("none: token ids without pieces");
   add_pretrained_option(*sub, cmd->pretrained, sub->get_option("--model"));
-  option_group(*sub, "Tolerance");
+  option_group(*sub, kToleranceGroup);
   add_number(*sub, "--atol", cmd->atol, 0.0, 1e300, "Absolute tolerance: close when |a-b| <= atol + rtol*|b| "
                                                     "(numpy.allclose's rule and defaults; B is the reference)");
   add_number(*sub, "--rtol", cmd->rtol, 0.0, 1e300, "Relative tolerance");

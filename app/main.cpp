@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // Before the commands: they share it.
   app.formatter(clikit::help_formatter({cli::kInputGroup, cli::kTokenizationGroup, cli::kEmbeddingGroup,
-                                        cli::kPositionalGroup, cli::kRopeGroup, cli::kOutputGroup, cli::kPipelineGroup}));
+                                        cli::kPositionalGroup, cli::kRopeGroup, cli::kToleranceGroup, cli::kOutputGroup, cli::kPipelineGroup}));
   app.fallthrough(false);
   cli::setup_encode(app);
   cli::setup_tokenize(app);
