@@ -296,7 +296,8 @@ void read_jsonl_file(Operand& side, std::string_view bytes, const std::string& s
     for (const auto& [key, value] : rec.items()) {
       std::vector<std::size_t> shape;
       if (!is_json_member(key) || !json_shape(value, shape)) continue;
-      auto s = std::find_if(stacks.begin(), stacks.end(), [&](const Stack& x) { return x.name == key; });
+      const std::string name = key;  // clang 14: a lambda cannot capture a structured binding
+      auto s = std::find_if(stacks.begin(), stacks.end(), [&name](const Stack& x) { return x.name == name; });
       if (records == 0) {
         stacks.push_back({key, shape, {}});
         s = stacks.end() - 1;
