@@ -16,5 +16,13 @@ void setup_pe(CLI::App& app);
 void setup_quantize(CLI::App& app);
 void setup_decode(CLI::App& app);
 void setup_merge(CLI::App& app);
+void setup_diff(CLI::App& app);
+
+// A verdict as the exit status, thrown once the command's output is written:
+// diff's 1 for inputs that differ, as cmp's and diff's. Not an error: main()
+// prints nothing for it.
+struct ExitStatus {
+  int code = 0;
+};
 
 }  // namespace embedpe::cli

@@ -38,6 +38,7 @@ inline constexpr const char* kTokenizationGroup = "Tokenization";
 inline constexpr const char* kEmbeddingGroup = "Embedding";
 inline constexpr const char* kPositionalGroup = "Positional encoding";
 inline constexpr const char* kRopeGroup = "RoPE";
+inline constexpr const char* kToleranceGroup = "Tolerance";  // diff's
 inline constexpr const char* kOutputGroup = "Output";
 inline constexpr const char* kPipelineGroup = "Pipeline";
 

@@ -40,6 +40,8 @@ void print(const std::string& text) {
 int report(std::exception_ptr error) {
   try {
     std::rethrow_exception(error);
+  } catch (const embedpe::cli::ExitStatus& verdict) {
+    return verdict.code;
   } catch (const embedpe::BrokenPipe&) {
     return end_as_broken_pipe();
   } catch (const embedpe::Error& e) {
@@ -64,7 +66,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // Before the commands: they share it.
   app.formatter(clikit::help_formatter({cli::kInputGroup, cli::kTokenizationGroup, cli::kEmbeddingGroup,
-                                        cli::kPositionalGroup, cli::kRopeGroup, cli::kOutputGroup, cli::kPipelineGroup}));
+                                        cli::kPositionalGroup, cli::kRopeGroup, cli::kToleranceGroup, cli::kOutputGroup, cli::kPipelineGroup}));
   app.fallthrough(false);
   cli::setup_encode(app);
   cli::setup_tokenize(app);
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   cli::setup_info(app);
   cli::setup_lookup(app);
   cli::setup_quantize(app);
+  cli::setup_diff(app);
   clikit::setup_usage(app,
                       {.version = embedpe::version(),
                        .summary = "text to the tensors a Transformer's input layer produces",

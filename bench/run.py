@@ -25,6 +25,9 @@ Release into build-bench/ (tools/build.sh), then measures:
            just these two)
   json     JSON and JSON Lines text written per second
   memory   peak RSS streaming a 200 MB corpus (jsonl, d_model 16, to /dev/null)
+  diff     embedpe diff on two 256 MB float32 .npy files (64x1024x1024; 64 MB with --quick)
+           vs bench/numpy_diff.py, the NumPy script computing the same figures on the same
+           (memory-mapped) files; time and peak RSS (`--diff-only` runs just these rows)
 Timings are the best of several runs (wall clock); an output file is removed before each run
 (untimed), so that no run pays for freeing the previous run's file.
 """
@@ -61,10 +64,10 @@ def best(cmd, repeats, stdin=None, stdout=subprocess.DEVNULL, remove=None):
     return min(times)
 
 
-def peak_rss_kib(cmd, stdin=None):
+def peak_rss_kib(cmd, stdin=None, ok=(0,)):
     probe = ("import resource, subprocess, sys\n"
              "inp = open(sys.argv[1], 'rb') if sys.argv[1] != '-' else None\n"
-             "subprocess.run(sys.argv[2:], stdin=inp, stdout=subprocess.DEVNULL, check=True)\n"
+             f"assert subprocess.run(sys.argv[2:], stdin=inp, stdout=subprocess.DEVNULL).returncode in {tuple(ok)!r}\n"
              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     out = subprocess.run(["/usr/bin/python3", "-c", probe, stdin or "-", *map(str, cmd)], capture_output=True,
                          check=True)
@@ -185,14 +188,59 @@ def latency_rows(row, reps):
         sentence.unlink(missing_ok=True)
 
 
+def diff_rows(row, reps, quick):
+    """embedpe diff vs the NumPy script it replaces, on the same two .npy files."""
+    import numpy as np
+    shape = (16, 1024, 1024) if quick else (64, 1024, 1024)
+    a_path, b_path = SHM / "embedpe-bench-diff-a.npy", SHM / "embedpe-bench-diff-b.npy"
+    try:
+        rng = np.random.default_rng(0)
+        a = np.lib.format.open_memmap(a_path, mode="w+", dtype=np.float32, shape=shape)
+        b = np.lib.format.open_memmap(b_path, mode="w+", dtype=np.float32, shape=shape)
+        for i in range(shape[0]):  # a batch at a time: the generator's memory stays small
+            a[i] = rng.standard_normal(shape[1:], dtype=np.float32)
+            b[i] = a[i] + rng.standard_normal(shape[1:], dtype=np.float32) * np.float32(1e-6)
+        del a, b
+        ours_cmd = [EMBEDPE, "diff", a_path, b_path, "--format", "json"]
+        py_cmd = ["/usr/bin/python3", ROOT / "bench" / "numpy_diff.py", a_path, b_path]
+        ours_out = json.loads(subprocess.run(ours_cmd, capture_output=True).stdout)["tensors"][0]
+        py_out = json.loads(subprocess.run(py_cmd, capture_output=True, check=True).stdout)
+        if ours_out["beyond"] != py_out["beyond"] or ours_out["max_abs"] != py_out["max_abs"]:
+            sys.exit(f"diff: embedpe and NumPy disagree: {ours_out} vs {py_out}")
+        ours = best_status(ours_cmd, reps)
+        py = best(py_cmd, max(2, reps // 2))
+        size = a_path.stat().st_size
+        row(f"diff two {size / 1e6:.0f} MB .npy", f"{ours * 1e3:.0f} ms", f"numpy {py * 1e3:.0f} ms",
+            f"{py / ours:.1f}x faster", ">= 1x", "same figures")
+        rss_ours, rss_py = peak_rss_kib(ours_cmd, ok=(0, 1)), peak_rss_kib(py_cmd)
+        row("diff peak memory", f"{rss_ours / 1024:.0f} MiB", f"numpy {rss_py / 1024:.0f} MiB",
+            f"{rss_ours / rss_py:.2f}x", "bounded", f"inputs {2 * size / 2**20:.0f} MiB, mapped")
+    finally:
+        a_path.unlink(missing_ok=True)
+        b_path.unlink(missing_ok=True)
+
+
+def best_status(cmd, repeats):
+    """best() for a command whose exit status 1 is an answer (diff's "different")."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        times.append(time.perf_counter() - t0)
+        if r.returncode not in (0, 1):
+            sys.exit(f"{cmd}: {r.stderr.decode()}")
+    return min(times)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / "botchan.txt"))
     ap.add_argument("--quick", action="store_true", help="fewer repeats, 50 MB memory corpus")
     ap.add_argument("--tokenize-only", action="store_true", help="only the tokenize rows")
     ap.add_argument("--latency-only", action="store_true", help="only the latency and 2 GB table rows")
+    ap.add_argument("--diff-only", action="store_true", help="only the diff rows")
     args = ap.parse_args()
-    if not (args.tokenize_only or args.latency_only):
+    if not (args.tokenize_only or args.latency_only or args.diff_only):
         subprocess.run([str(ROOT / "tools" / "install_deps.sh"), "python3-torch", "python3-sentencepiece"], check=True)
     subprocess.run([str(ROOT / "tools" / "build.sh"), str(BUILD), "-DEMBEDPE_BUILD_BENCH=ON"], check=True,
                    stdout=subprocess.DEVNULL)
@@ -202,6 +250,10 @@ def main():
     def row(name, ours, reference, ratio, target, note=""):
         rows.append((name, ours, reference, ratio, target, note))
 
+    if args.diff_only:
+        diff_rows(row, reps, args.quick)
+        print_rows(rows, args)
+        return
     if args.tokenize_only or args.latency_only:
         (tokenize_rows if args.tokenize_only else latency_rows)(row, reps)
         print_rows(rows, args)
@@ -278,6 +330,8 @@ def main():
 
     latency_rows(row, reps)
 
+    diff_rows(row, reps, args.quick)
+
     # memory while streaming a large corpus
     if corpus.is_file():
         tmp = pathlib.Path(tempfile.mkdtemp())
@@ -300,7 +354,7 @@ def main():
 
 def print_rows(rows, args):
     flags = ((" --quick" if args.quick else "") + (" --tokenize-only" if args.tokenize_only else "") +
-             (" --latency-only" if args.latency_only else ""))
+             (" --latency-only" if args.latency_only else "") + (" --diff-only" if args.diff_only else ""))
     print(f"{machine()}; {time.strftime('%Y-%m-%d')}; bench/run.py{flags}\n")
     print(f"| benchmark | embedpe | reference | ratio | target | note |")
     print("|---|---|---|---|---|---|")

@@ -212,6 +212,7 @@ class NothingReplacesAnInputTests(Case):
             ("lookup", t / "table.safetensors", ["lookup", "--ids", "1,2", "--weights",
                                                  str(t / "table.safetensors")], True),
             ("info", t / "table.safetensors", ["info", "--weights", str(t / "table.safetensors")], True),
+            ("diff", t / "t5.npy", ["diff", str(t / "t5.npy"), str(t / "table.safetensors")], True),
         ]
 
     def test_every_writing_command_refuses_to_replace_an_input(self):

@@ -331,7 +331,7 @@ class HelpVersionTests(CliCase):
     def test_help_command_equals_help_flag(self):
         self.assertEqual(run("help").stdout, run("--help").stdout)
         self.assertIn("Examples:\n  embedpe encode", run("--help").stdout.decode())
-        for cmd in ["encode", "tokenize", "decode", "merge", "pe", "info", "lookup", "quantize", "completion"]:
+        for cmd in ["encode", "tokenize", "decode", "merge", "pe", "info", "lookup", "quantize", "diff", "completion"]:
             with self.subTest(cmd=cmd):
                 a, b = run("help", cmd), run(cmd, "--help")
                 self.assertEqual(a.returncode, 0)
@@ -437,7 +437,7 @@ class CompletionTests(CliCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.strip(), "_embedpe")
         text = self.scripts["zsh"].read_text()
-        for cmd in ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize"]:
+        for cmd in ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "diff"]:
             self.assertIn(f"    {cmd})\n", text)
 
     def test_scripts_are_generated_not_kept(self):
@@ -458,14 +458,14 @@ class ManPageTests(CliCase):
                            env={**os.environ, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
         self.assertEqual(r.returncode, 0, r.stderr)
         out = r.stdout
-        for cmd in ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "completion", "help"]:
+        for cmd in ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "diff", "completion", "help"]:
             self.assertIn("embedpe " + cmd, out)
         self.assertIn("--d-model", out.replace("‐", "-"))
         self.assertNotIn("manpage", out)  # hidden
         self.assertNotIn("\\-", out)  # no roff escape left raw
 
 
-COMMANDS = ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "completion", "help"]
+COMMANDS = ["encode", "tokenize", "decode", "pe", "info", "lookup", "quantize", "diff", "completion", "help"]
 
 
 def option_lines(help_text):
