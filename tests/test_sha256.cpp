@@ -38,3 +38,25 @@ TEST_CASE("incremental Sha256 equals sha256_hex however the bytes are split") {
   }
   CHECK(embedpe::Sha256().hex() == embedpe::sha256_hex(""));
 }
+
+TEST_CASE("a Sha256 copied, assigned or moved goes on from where its source was") {
+  embedpe::Sha256 a;
+  a.update("ab");
+  CHECK(a.hex() == embedpe::sha256_hex("ab"));  // hex() leaves it usable
+  embedpe::Sha256 copy(a);
+  copy.update("c");
+  a.update("x");
+  CHECK(copy.hex() == embedpe::sha256_hex("abc"));
+  CHECK(a.hex() == embedpe::sha256_hex("abx"));  // the copy shares nothing with it
+
+  embedpe::Sha256 assigned;
+  assigned.update("zzz");
+  assigned = copy;
+  CHECK(assigned.hex() == embedpe::sha256_hex("abc"));
+  assigned = embedpe::Sha256();  // as parts_dir starts each part afresh
+  CHECK(assigned.hex() == embedpe::sha256_hex(""));
+
+  embedpe::Sha256 moved(std::move(copy));
+  moved.update("d");
+  CHECK(moved.hex() == embedpe::sha256_hex("abcd"));
+}

@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake make pkg-config ccache
-  libcli11-dev libsentencepiece-dev libicu-dev sentencepiece nlohmann-json3-dev xtensor-dev xtl-dev doctest-dev zlib1g-dev
+  libcli11-dev libsentencepiece-dev libicu-dev sentencepiece nlohmann-json3-dev xtensor-dev xtl-dev doctest-dev zlib1g-dev libssl-dev
   python3 python3-numpy parallel
   man-db zsh fish
   slurm-wlm munge openssh-server openssh-client rsync

@@ -1,4 +1,6 @@
-// SHA-256 (FIPS 180-4), used to identify the SentencePiece model a run used.
+// SHA-256, used to identify the files a run read and wrote. The digest is
+// OpenSSL's libcrypto (EVP), which uses the CPU's SHA extensions where there
+// are any.
 //
 //   std::string hex = embedpe::sha256_hex(bytes);   // 64 lowercase hex digits
 //
@@ -7,29 +9,36 @@
 //   std::string hex = h.hex();                        // the same digits
 #pragma once
 
-#include <array>
-#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
 
 namespace embedpe {
 
 std::string sha256_hex(std::string_view bytes);
 
 // Incremental SHA-256, for data that arrives in pieces (e.g. the input bytes
-// of one --output-dir part).
+// of one --output-dir part, hashed while they are read).
 class Sha256 {
  public:
+  Sha256();
+  Sha256(const Sha256& other);
+  Sha256& operator=(const Sha256& other);
+  Sha256(Sha256&&) noexcept = default;
+  Sha256& operator=(Sha256&&) noexcept = default;
+  ~Sha256();
+
   void update(std::string_view bytes);
   // The digest of everything given so far; the object can go on updating.
   std::string hex() const;
 
  private:
-  std::array<std::uint32_t, 8> h_ = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::array<unsigned char, 64> block_{};
-  std::size_t used_ = 0;  // bytes in block_
-  std::uint64_t total_ = 0;
+  struct Free {
+    void operator()(evp_md_ctx_st* ctx) const;
+  };
+  std::unique_ptr<evp_md_ctx_st, Free> ctx_;
 };
 
 }  // namespace embedpe
