@@ -302,6 +302,28 @@ class CheckedIsCopiedTests(Case):
                 self.assertEqual([f for f in os.listdir(d) if ".embedpe-" in f], [])
 
 
+    def test_a_shard_part_replaced_between_check_and_join_is_refused(self):
+        # merge --output-dir links (or copies) each part, then reads what it linked: a part
+        # renamed over by another run of the shard after merge checked it is refused.
+        src = self.corpus(200)
+        run = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--seq-len", "16", "--shard-rows", "1000"]
+        for k in (1, 2):
+            subprocess.run(run + ["--seed", "5", "--shard", f"{k}/2", "--output-dir", str(self.tmp / f"s{k}")],
+                           check=True)
+        subprocess.run(run + ["--seed", "6", "--shard", "2/2", "--output-dir", str(self.tmp / "other")], check=True)
+        out = self.tmp / "all"
+
+        def replace():
+            os.replace(self.tmp / "other" / "part-00000.npz", self.tmp / "s2" / "part-00000.npz")
+
+        rc, err = paused("merge-join", self.tmp / "fifo", replace,
+                         [EMBEDPE, "merge", "--output-dir", str(out), str(self.tmp / "s1"), str(self.tmp / "s2")])
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn("changed while it was merged", err)
+        self.assertFalse(out.exists())
+        self.assertEqual([f for f in os.listdir(self.tmp) if ".embedpe-" in f], [])
+
 class ShardRecordPathTests(Case):
     """Issue 28, item 5: an output and its record appear together, or neither does. A record path
     that could not be written is refused before any work: no output is left without its record,
@@ -600,6 +622,209 @@ class UntrustedSizeTests(Case):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, "")
 
+
+class MovedDirectoryTests(Case):
+    """Issue 28, item 3: a directory that moves does not split a run. Every file of an
+    --output-dir run goes through the directory descriptor it opened, so nothing lands in a
+    directory made at its name meanwhile; the run then stops with one line instead of calling
+    the new directory complete, and the moved one resumes where it stopped."""
+
+    def run_args(self, src, out, shard_rows=10):
+        return [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--emit", "input_ids",
+                "--shard-rows", str(shard_rows), "--threads", "1", "--output-dir", str(out)]
+
+    def check_split_refused(self, rc, err, out, moved, src):
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn(f"--output-dir {out} was moved or replaced while this run wrote to it", err)
+        self.assertEqual(os.listdir(out), [], "nothing of the run lands in the new directory")
+        self.assertFalse(json.loads((moved / "manifest.json").read_text())["complete"])
+        # Moved back, it resumes into a whole run.
+        os.rmdir(out)
+        os.rename(moved, out)
+        p = subprocess.run(self.run_args(src, out) + ["--resume"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        manifest = json.loads((out / "manifest.json").read_text())
+        self.assertTrue(manifest["complete"])
+        self.assertEqual(sum(p["rows"] for p in manifest["parts"]), 200)
+        for part in manifest["parts"]:
+            self.assertEqual(hashlib.sha256((out / part["file"]).read_bytes()).hexdigest(), part["sha256"])
+
+    def test_moved_before_the_final_manifest(self):
+        src = self.corpus(200)
+        out, moved = self.tmp / "r6", self.tmp / "r6moved"
+
+        def move():
+            os.rename(out, moved)
+            out.mkdir()
+
+        rc, err = paused("parts-dir-complete", self.tmp / "fifo", move, self.run_args(src, out))
+        self.check_split_refused(rc, err, out, moved, src)
+
+    def test_moved_in_the_middle_of_the_run(self):
+        src = self.corpus(200)
+        out, moved = self.tmp / "r6", self.tmp / "r6moved"
+        p = subprocess.Popen(self.run_args(src, out, shard_rows=1), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not (out / "part-00002.npz").exists() and p.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+            p.send_signal(signal.SIGSTOP)  # mid-run, whatever the machine's speed
+            self.assertIsNone(p.poll(), "the run ended before it could be stopped")
+            os.rename(out, moved)
+            out.mkdir()
+            p.send_signal(signal.SIGCONT)
+            _, err = p.communicate(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn(f"--output-dir {out} was moved or replaced while this run wrote to it", err)
+        self.assertEqual(os.listdir(out), [])
+        self.assertTrue((moved / "parts.journal").exists())
+
+    def test_merge_output_dir_whose_directory_moves_writes_nothing(self):
+        src = self.corpus(200)
+        for k in (1, 2):
+            subprocess.run([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard-rows", "10",
+                            "--shard", f"{k}/2", "--output-dir", str(self.tmp / f"s{k}")], check=True)
+        parent, moved = self.tmp / "out", self.tmp / "outmoved"
+        parent.mkdir()
+
+        def move():
+            os.rename(parent, moved)
+            parent.mkdir()
+
+        rc, err = paused("merge-join", self.tmp / "fifo", move,
+                         [EMBEDPE, "merge", "--output-dir", str(parent / "all"), str(self.tmp / "s1"),
+                          str(self.tmp / "s2")])
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn("was moved or replaced while the files were written", err)
+        self.assertEqual(os.listdir(parent), [])
+        self.assertEqual(os.listdir(moved), [], "the temporary directory is removed where it went")
+
+
+def fingerprint(data):
+    """What embedpe records as a file's fingerprint (file_fingerprint): size and both ends."""
+    h = hashlib.sha256(f"{len(data)}\n".encode())
+    h.update(data[:65536])
+    if len(data) > 65536:
+        h.update(data[max(65536, len(data) - 65536):])
+    return h.hexdigest()
+
+
+class CheckedIsUsedTests(Case):
+    """Issue 28, item 2's other members: what a record says of a file is taken from the
+    descriptor or mapping the run used, never from the file found at its name again."""
+
+    def test_a_resumed_input_changed_after_its_check_is_refused(self):
+        src = self.corpus(200)
+        out = self.tmp / "dir"
+        args = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--emit", "input_ids",
+                "--shard-rows", "50", "--output-dir", str(out)]
+        subprocess.run(args, check=True, capture_output=True)
+
+        def edit():  # same size, another word in the first part's lines
+            data = src.read_bytes()
+            src.write_bytes(data.replace(b"line 7 with", b"line 7 WITH", 1))
+
+        rc, err = paused("parts-dir-verified", self.tmp / "fifo", edit, args + ["--resume"])
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn("changed since", err)
+
+    def test_the_weights_hash_is_of_the_mapping_used(self):
+        import numpy as np
+        src = self.corpus(20)
+        table = self.tmp / "table.npy"
+        np.save(table, np.arange(8000 * 8, dtype=np.float32).reshape(8000, 8))
+        used = hashlib.sha256(table.read_bytes()).hexdigest()
+        out = self.tmp / "out.npy"
+
+        def replace():
+            other = self.tmp / "other.npy"
+            np.save(other, np.zeros((8000, 8), dtype=np.float32))
+            os.replace(other, table)
+
+        rc, err = paused("encoder-built", self.tmp / "fifo", replace,
+                         [EMBEDPE, "encode", "--input", str(src), "--weights", str(table), "--scale", "none",
+                          "--pe", "none", "--seq-len", "8", "--shard", "1/2",
+                          "-o", str(out)])
+        self.assertEqual(rc, 0, err)
+        record = json.loads(pathlib.Path(str(out) + ".shard.json").read_text())
+        self.assertEqual(record["config"]["weight_files"][str(table)], used)
+        self.assertNotEqual(float(np.abs(np.load(out)).sum()), 0.0, "the rows came from the table hashed")
+
+    def test_a_shard_record_describes_the_input_read_not_the_one_there_later(self):
+        src = self.corpus(5000)  # over 128 KiB: the fingerprint reads both ends
+        original = src.read_bytes()
+        out = self.tmp / "s1.npy"
+
+        def replace():
+            other = self.tmp / "other.txt"
+            other.write_bytes(original + b"one more line\n")
+            os.replace(other, src)
+
+        rc, err = paused("shard-record", self.tmp / "fifo", replace,
+                         [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--seq-len", "16", "--shard", "1/2",
+                          "-o", str(out)])
+        self.assertEqual(rc, 0, err)
+        record = json.loads(pathlib.Path(str(out) + ".shard.json").read_text())
+        self.assertEqual(record["input"]["bytes"], len(original))
+        self.assertEqual(record["input"]["fingerprint"], fingerprint(original))
+
+
+class GrowingInputTests(Case):
+    """Issue 28, item 4's second half: an input that grows during an --output-dir run is recorded
+    as read: the number of bytes read and their SHA-256, hashed while reading, agree."""
+
+    def test_an_input_appended_to_during_the_run_is_recorded_as_read(self):
+        src = self.corpus(20000)  # ~0.5 MB: the reader is still far from its end at the first part
+        out = self.tmp / "dir"
+
+        def append():
+            with open(src, "a") as f:
+                for i in range(1000):
+                    f.write(f"appended line {i}\n")
+
+        rc, err = paused("parts-dir-start", self.tmp / "fifo", append,
+                         [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--emit", "input_ids",
+                          "--shard-rows", "1000", "--output-dir", str(out)])
+        self.assertEqual(rc, 0, err)
+        manifest = json.loads((out / "manifest.json").read_text())
+        data = src.read_bytes()
+        rows = sum(p["rows"] for p in manifest["parts"])
+        self.assertEqual(rows, 21000, "the run read the appended lines")
+        self.assertEqual(manifest["inputs"][0]["sha256"], hashlib.sha256(data).hexdigest())
+        self.assertEqual(manifest["inputs"][0]["bytes"], len(data), "the bytes read, not the size at open")
+
+
+class StaleLockTests(Case):
+    """Issue 28, item 9: a refused --output-dir run leaves the directory as it found it: no
+    .lock it made."""
+
+    def test_refused_runs_leave_no_lock_file(self):
+        src = self.corpus(50)
+        base = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--emit", "input_ids"]
+        stray = self.tmp / "stray"
+        stray.mkdir()
+        (stray / "part-00000.npz").write_bytes(b"not ours")
+        done = self.tmp / "done"
+        subprocess.run(base + ["--shard-rows", "10", "--output-dir", str(done)], check=True, capture_output=True)
+        (done / ".lock").unlink()
+        cases = [("stray part", stray, ["--shard-rows", "10"]), ("no --resume", done, ["--shard-rows", "10"]),
+                 ("another --shard-rows", done, ["--shard-rows", "20", "--resume"])]
+        for what, d, extra in cases:
+            with self.subTest(what):
+                before = sorted(os.listdir(d))
+                p = subprocess.run(base + extra + ["--output-dir", str(d)], capture_output=True, text=True,
+                                   timeout=60)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(sorted(os.listdir(d)), before)
+                self.assertNotIn(".lock", os.listdir(d))
 
 if __name__ == "__main__":
     unittest.main()

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -40,6 +41,11 @@ namespace embedpe {
 class OutputFile {
  public:
   explicit OutputFile(std::string path);
+  // Writes `path`, named `shown` in messages: a file reached through a
+  // directory descriptor held open (/proc/self/fd/N/NAME, so that a
+  // directory renamed meanwhile is still the one written) is shown by the
+  // name the user gave.
+  OutputFile(std::string path, std::string shown);
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   ~OutputFile();
@@ -51,6 +57,10 @@ class OutputFile {
   void rewrite(std::size_t offset, std::string_view bytes);
   // Whether rewrite() works: a replaced regular file, not a descriptor or device.
   bool can_rewrite() const { return !temp_path_.empty(); }
+  // Every byte given to write() from now on also goes to `tap`, in order: a
+  // checksum of what is written, taken as it is written (never by reading
+  // the file again, which may be another file by then). No rewrite() after.
+  void on_write(std::function<void(std::string_view)> tap) { tap_ = std::move(tap); }
   void commit();
 
   const std::string& path() const { return path_; }
@@ -76,6 +86,7 @@ class OutputFile {
   std::unique_ptr<char[]> buffer_;  // kBufferSize bytes, not zeroed: pages are touched only as output fills them
   std::size_t used_ = 0;
   bool committed_ = false;
+  std::function<void(std::string_view)> tap_;
 };
 
 // Writing to a pipe whose reader has gone (`embedpe ... | head -1`): not an
@@ -83,6 +94,35 @@ class OutputFile {
 class BrokenPipe : public Error {
  public:
   BrokenPipe() : Error("broken pipe") {}
+};
+
+// A directory held open for a whole run (embedpe encode --output-dir): its
+// files are reached through the descriptor (at(NAME) is /proc/self/fd/N/NAME),
+// so that every file of the run lands in the directory the run began in, even
+// if that is renamed meanwhile and another made at its name; moved() says
+// whether the path the user gave still names it. Without /proc, at() falls
+// back to the path itself and moved() is the only guard.
+class HeldDirectory {
+ public:
+  // Opens the directory `path` (following a symbolic link); Error if it cannot.
+  explicit HeldDirectory(std::string path);
+  HeldDirectory(const HeldDirectory&) = delete;
+  HeldDirectory& operator=(const HeldDirectory&) = delete;
+  ~HeldDirectory();
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+  // Where to open NAME in it, and what messages call that.
+  std::string at(const std::string& name) const { return via_ + "/" + name; }
+  const std::string& via() const { return via_; }
+  std::string shown(const std::string& name) const { return path_ + "/" + name; }
+  // Whether `path` no longer names this directory (renamed, removed or replaced).
+  bool moved() const;
+
+ private:
+  std::string path_, via_;
+  int fd_ = -1;
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
 };
 
 // A directory that appears whole or not at all (embedpe merge --output-dir):
@@ -97,13 +137,15 @@ class OutputDirectory {
   OutputDirectory(const OutputDirectory&) = delete;
   OutputDirectory& operator=(const OutputDirectory&) = delete;
   ~OutputDirectory();
-  // Where to make the files until commit().
-  const std::string& temp_path() const { return temp_path_; }
+  // Where to make the files until commit(): the temporary directory, reached
+  // through a descriptor held open (HeldDirectory).
+  const std::string& temp_path() const;
   void commit();
 
  private:
   void check_target() const;
   std::string path_, temp_path_;
+  std::unique_ptr<HeldDirectory> temp_, parent_;  // commit() renames temp_ within parent_
   int slot_ = -1;
   bool committed_ = false;
 };

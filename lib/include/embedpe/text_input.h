@@ -105,6 +105,11 @@ class LineReader {
   // Lines consumed so far from the current input, kept or skipped (a shard's
   // own lines, not those before its range).
   std::size_t lines_consumed() const { return line_ - lines_before_; }
+  // A single input's identity (a shard's), taken from the descriptor it is
+  // read through when it was opened: its size then, and its fingerprint
+  // (file_fingerprint). Empty before it is opened, and for stdin or a pipe.
+  std::optional<std::size_t> opened_size() const { return opened_size_; }
+  const std::string& fingerprint() const { return fingerprint_; }
   // Where line `line` of `source` is, the one way messages spell it:
   // "corpus.txt:17", or with shard_seek "corpus.txt line 5 from byte 1234".
   std::string origin(std::size_t source, std::size_t line) const;
@@ -136,6 +141,8 @@ class LineReader {
   std::size_t offset_ = 0;      // in the current file, of the first byte not yet consumed
   std::size_t file_offset_ = 0; // in the current file, of the next byte read(2) returns
   std::optional<std::size_t> expected_size_;  // a regular file's size when it was opened
+  std::optional<std::size_t> opened_size_;    // a single regular input's, kept once it is closed
+  std::string fingerprint_;                   // a single regular input's
   bool sharded_ = false;
   std::size_t range_begin_ = 0;  // offset of the first line this reader takes
   std::size_t bytes_read_ = 0;
@@ -146,6 +153,12 @@ class LineReader {
   bool eof_ = false;
   RawSink raw_sink_;
 };
+
+// What identifies the regular file open as `fd`, of `size` bytes, cheaply:
+// the SHA-256 of its size and its first and last 64 KiB, read through `fd`
+// (pread) so that it describes the file read, never another one found at its
+// name later. Throws Error naming `path` if it cannot be read.
+std::string file_fingerprint(int fd, std::size_t size, const std::string& path);
 
 // Where a run's texts come from: strings given one by one, or a LineReader
 // over files. Either way lines come out of next(), and origin() names a line

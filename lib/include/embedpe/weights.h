@@ -79,6 +79,9 @@ std::vector<WeightTensor> parse_weight_header(std::string_view bytes, const std:
 
 class WeightFile {
  public:
+  // The file at `path`, mapped. While a WeightFile of the same path is in use
+  // and the path still names the same file, it is that one: every user of a
+  // path (the layer's tables, the hashes a record carries) reads one mapping.
   static std::shared_ptr<const WeightFile> open(const std::string& path);
 
   const std::string& path() const { return path_; }
@@ -88,10 +91,13 @@ class WeightFile {
   // The tensor's bytes (not necessarily aligned).
   const char* data(const WeightTensor& t) const { return map_->bytes().data() + t.offset; }
   std::size_t file_size() const { return map_->bytes().size(); }
+  // The whole file as mapped (what the tensors are read from).
+  std::string_view bytes() const { return map_->bytes(); }
 
  private:
   WeightFile() = default;
   std::string path_;
+  std::uint64_t dev_ = 0, ino_ = 0, mtime_ns_ = 0;  // the file at path_ when it was opened
   WeightFormat format_ = WeightFormat::npy;
   std::unique_ptr<MappedFile> map_;
   std::vector<WeightTensor> tensors_;

@@ -81,8 +81,8 @@ struct Target {
   struct stat st {};     // file, when it exists
 };
 
-Target resolve(const std::string& output) {
-  std::string cur = output;
+Target resolve(const std::string& where, const std::string& output) {
+  std::string cur = where;
   for (int hop = 0; hop < kMaxSymlinkHops; ++hop) {
     if (auto fd = descriptor_alias(cur)) return {Target::descriptor, *fd, cur};
     struct stat st;
@@ -182,13 +182,12 @@ void forget_output(const void* owner) {
 
 namespace {
 
-// Removes the directory `path` and the files in it, without allocating
-// (getdents64 into a static buffer, unlinkat, rmdir): async-signal-safe.
-// Entries are listed again until none is left, as removing them while
-// listing may skip some.
-void remove_directory_now(const char* path) noexcept {
-  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd >= 0) {
+// Removes the files in the directory open as `fd`, without allocating
+// (getdents64 into a static buffer, unlinkat): async-signal-safe. Entries
+// are listed again until none is left, as removing them while listing may
+// skip some.
+void remove_entries_now(int fd) noexcept {
+  {
     alignas(dirent64) static char buffer[16384];
     for (bool removed = true; removed;) {
       removed = false;
@@ -206,6 +205,14 @@ void remove_directory_now(const char* path) noexcept {
         }
       }
     }
+  }
+}
+
+// Removes the directory `path` and the files in it (async-signal-safe).
+void remove_directory_now(const char* path) noexcept {
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd >= 0) {
+    remove_entries_now(fd);
     ::close(fd);
   }
   ::rmdir(path);
@@ -267,8 +274,10 @@ std::size_t temporaries_in_progress() noexcept {
   return n;
 }
 
-OutputFile::OutputFile(std::string path)
-    : path_(std::move(path)), buffer_(std::make_unique_for_overwrite<char[]>(kBufferSize)) {
+OutputFile::OutputFile(std::string path) : OutputFile(path, path) {}
+
+OutputFile::OutputFile(std::string path, std::string shown)
+    : path_(std::move(shown)), buffer_(std::make_unique_for_overwrite<char[]>(kBufferSize)) {
   if (path_.empty()) throw UsageError("output_path must not be empty (use - for standard output)", {"output_path"});
   // Written straight to a descriptor: refused if that is a file read as an input.
   const auto note_descriptor = [this] {
@@ -280,7 +289,7 @@ OutputFile::OutputFile(std::string path)
     note_descriptor();
     return;
   }
-  const Target target = resolve(path_);
+  const Target target = resolve(path == "-" ? path_ : path, path_);
   if (target.kind == Target::descriptor) {
     fd_ = ::fcntl(target.fd, F_DUPFD_CLOEXEC, 3);
     if (fd_ < 0) fail(errno_text(errno));
@@ -357,6 +366,7 @@ void OutputFile::flush() {
 void OutputFile::write(const void* data, std::size_t size) {
   if (size == 0) return;  // an empty tensor's data() may be null
   const char* p = static_cast<const char*>(data);
+  if (tap_) tap_(std::string_view(p, size));
   if (size >= kBufferSize) {
     flush();
     write_fd(p, size);
@@ -368,6 +378,7 @@ void OutputFile::write(const void* data, std::size_t size) {
 }
 
 void OutputFile::rewrite(std::size_t offset, std::string_view bytes) {
+  if (tap_) throw InternalError("an output read as it is written cannot be rewritten");
   if (temp_path_.empty()) {
     throw UsageError("cannot go back and complete " + display_name() + ": give output_path FILE (a regular file)",
                      {"output_path"});
@@ -424,7 +435,7 @@ void OutputFile::commit() {
 bool output_is_replaced_file(const std::string& path) {
   if (path.empty() || path == "-") return false;
   try {
-    return resolve(path).kind == Target::file;
+    return resolve(path, path).kind == Target::file;
   } catch (const Error&) {
     return true;  // OutputFile will report it
   }
@@ -470,6 +481,28 @@ void refuse_output_over_inputs(const std::string& output,
   }
 }
 
+HeldDirectory::HeldDirectory(std::string path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
+    const int error = errno;
+    if (fd_ >= 0) ::close(fd_);
+    throw Error("cannot open output_dir " + path_ + ": " + errno_text(error), {"output_dir"});
+  }
+  dev_ = st.st_dev;
+  ino_ = st.st_ino;
+  via_ = "/proc/self/fd/" + std::to_string(fd_);
+  struct stat through;
+  if (::stat(via_.c_str(), &through) != 0 || through.st_dev != dev_ || through.st_ino != ino_) via_ = path_;
+}
+
+HeldDirectory::~HeldDirectory() { ::close(fd_); }
+
+bool HeldDirectory::moved() const {
+  struct stat st;
+  return ::stat(path_.c_str(), &st) != 0 || st.st_dev != dev_ || st.st_ino != ino_;
+}
+
 OutputDirectory::OutputDirectory(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw UsageError("output_dir must not be empty", {"output_dir"});
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
@@ -493,10 +526,27 @@ OutputDirectory::OutputDirectory(std::string path) : path_(std::move(path)) {
     refuse(error);
   }
   temp_path_ = std::move(name);
+  try {
+    temp_ = std::make_unique<HeldDirectory>(temp_path_);
+    parent_ = std::make_unique<HeldDirectory>(directory_of(path_));
+  } catch (...) {
+    remove_directory_now(temp_path_.c_str());
+    g_slots[slot_].state.store(0);
+    slot_ = -1;
+    throw;
+  }
 }
 
+const std::string& OutputDirectory::temp_path() const { return temp_->via(); }
+
 OutputDirectory::~OutputDirectory() {
-  if (!committed_ && !temp_path_.empty()) remove_directory_now(temp_path_.c_str());
+  if (!committed_ && temp_ && parent_) {
+    // Through the descriptors: found even if the directories were moved.
+    remove_entries_now(temp_->fd());
+    ::unlinkat(parent_->fd(), base_of(temp_path_).c_str(), AT_REMOVEDIR);
+  } else if (!committed_ && !temp_path_.empty()) {
+    remove_directory_now(temp_path_.c_str());
+  }
   if (slot_ >= 0) g_slots[slot_].state.store(0);
 }
 
@@ -524,25 +574,21 @@ void OutputDirectory::check_target() const {
 
 void OutputDirectory::commit() {
   if (committed_) throw InternalError("output_dir committed twice");
-  auto sync = [&](const std::string& dir) {
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const int synced = fd >= 0 ? ::fsync(fd) : -1;
-    const int error = errno;
-    if (fd >= 0) ::close(fd);
-    if (synced != 0 && error != EINVAL) throw Error("cannot sync " + dir + ": " + errno_text(error), {"output_dir"});
-  };
   // Every file in it (copies are not fsynced one by one), then the directory.
-  const int fd = ::open(temp_path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || ::syncfs(fd) != 0) {
-    const int error = errno;
-    if (fd >= 0) ::close(fd);
-    throw Error("cannot sync output_dir " + path_ + ": " + errno_text(error), {"output_dir"});
+  if (::syncfs(temp_->fd()) != 0 || (::fsync(temp_->fd()) != 0 && errno != EINVAL)) {
+    throw Error("cannot sync output_dir " + path_ + ": " + errno_text(errno), {"output_dir"});
   }
-  ::close(fd);
-  sync(temp_path_);
   check_target();  // again: it may have appeared meanwhile
+  // The files went to the temporary directory through its descriptor: it must
+  // still be where the rename takes it from, in the directory that path_ names.
+  if (temp_->moved() || parent_->moved()) {
+    throw Error("cannot write output_dir " + path_ + ": its directory " + parent_->path() +
+                    " (or the temporary directory in it) was moved or replaced while the files were written; "
+                    "nothing was written, run it again",
+                {"output_dir"});
+  }
   // rename(2) replaces an empty directory, and refuses one that is not.
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (::renameat(parent_->fd(), base_of(temp_path_).c_str(), parent_->fd(), base_of(path_).c_str()) != 0) {
     const int error = errno;
     if (error == ENOTEMPTY || error == EEXIST) {
       throw UsageError("output_dir " + path_ + " was filled by another run while this one wrote; give a new directory",
@@ -553,7 +599,9 @@ void OutputDirectory::commit() {
   committed_ = true;
   if (slot_ >= 0) g_slots[slot_].state.store(0);
   slot_ = -1;
-  sync(directory_of(path_));
+  if (::fsync(parent_->fd()) != 0 && errno != EINVAL) {
+    throw Error("cannot sync " + parent_->path() + ": " + errno_text(errno), {"output_dir"});
+  }
 }
 
 }  // namespace embedpe

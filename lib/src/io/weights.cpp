@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@
 #include "half.h"
 #include "memory.h"
 #include "embedpe/tensor_io.h"
+#include "weight_files_in_use.h"
 
 namespace embedpe {
 
@@ -379,11 +381,54 @@ std::vector<WeightTensor> parse_weight_header(std::string_view bytes, const std:
   return tensors;
 }
 
+namespace {
+// The files open now, by path (WeightFile::open, weight_file_in_use).
+std::mutex g_open_files_mutex;
+std::vector<std::pair<std::string, std::weak_ptr<const WeightFile>>> g_open_files;
+}  // namespace
+
+std::shared_ptr<const WeightFile> weight_file_in_use(const std::string& path) {
+  std::lock_guard lock(g_open_files_mutex);
+  for (auto it = g_open_files.rbegin(); it != g_open_files.rend(); ++it) {
+    if (it->first != path) continue;
+    if (std::shared_ptr<const WeightFile> f = it->second.lock()) return f;
+  }
+  return nullptr;
+}
+
 std::shared_ptr<const WeightFile> WeightFile::open(const std::string& path) {
+  // A second open of a path that still names the same file (device, inode,
+  // size, modification time) shares the mapping.
+  auto& mutex = g_open_files_mutex;
+  auto& open_files = g_open_files;
+  const auto identity = [&](struct stat& st) { return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode); };
+  const auto mtime_ns = [](const struct stat& st) {
+    return static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000u + static_cast<std::uint64_t>(st.st_mtim.tv_nsec);
+  };
+  std::lock_guard lock(mutex);
+  std::erase_if(open_files, [](const auto& entry) { return entry.second.expired(); });
+  struct stat st {};
+  const bool known = identity(st);
+  for (const auto& [name, weak] : open_files) {
+    if (name != path) continue;
+    std::shared_ptr<const WeightFile> f = weak.lock();
+    if (f && known && f->dev_ == st.st_dev && f->ino_ == st.st_ino && f->file_size() == std::size_t(st.st_size) &&
+        f->mtime_ns_ == mtime_ns(st)) {
+      return f;
+    }
+  }
   std::shared_ptr<WeightFile> file(new WeightFile());
   file->path_ = path;
+  // Taken before the mapping: if the file is replaced in between, the next
+  // open sees another identity and maps afresh, never the other way round.
+  if (known) {
+    file->dev_ = st.st_dev;
+    file->ino_ = st.st_ino;
+    file->mtime_ns_ = mtime_ns(st);
+  }
   file->map_ = std::make_unique<MappedFile>(path);
   file->tensors_ = parse_weight_header(file->map_->bytes(), path, file->format_);
+  if (known) open_files.emplace_back(path, file);
   return file;
 }
 

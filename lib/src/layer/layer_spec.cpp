@@ -8,6 +8,7 @@
 #include "embedpe/weights.h"
 #include "json_writer.h"
 #include "sha256.h"
+#include "weight_files_in_use.h"
 
 namespace embedpe {
 namespace {
@@ -203,7 +204,12 @@ nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
   }
   if (paths.empty()) return nullptr;
   nlohmann::ordered_json hashes = nlohmann::ordered_json::object();
-  for (const std::string& path : paths) hashes[path] = sha256_hex(MappedFile(path).bytes());
+  // The mapping the layer reads (weight_file_in_use), not the file found at
+  // the path again, which may have been replaced since.
+  for (const std::string& path : paths) {
+    std::shared_ptr<const WeightFile> file = weight_file_in_use(path);
+    hashes[path] = sha256_hex(file ? file->bytes() : WeightFile::open(path)->bytes());
+  }
   return hashes;
 }
 

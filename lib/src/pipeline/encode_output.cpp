@@ -7,6 +7,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/shards.h"
 #include "message.h"
+#include "test_pause.h"
 
 namespace embedpe {
 
@@ -58,6 +59,7 @@ std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& sourc
   if (record_shard && source.reader()) record.emplace(*source.reader());
   if (record) check_shard_record_path(output.path);  // before any work: the output never stands without it
   if (!record) check_stale_shard_record(output.path);
+  pause_for_test("encoder-built");  // the weights mapped, not yet hashed
   // Hashed before the run reads them, so that the record says what was used.
   nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
   if (record && options.precision) identity["precision"] = options.precision;  // text's digits: shards must agree

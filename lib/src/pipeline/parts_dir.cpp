@@ -29,6 +29,7 @@
 #include "embedpe/weights.h"
 #include "message.h"
 #include "sha256.h"
+#include "test_pause.h"
 
 namespace embedpe {
 namespace {
@@ -281,12 +282,12 @@ class Schema {
 
 // ---------------------------------------------------------------- files
 
-// The regular file at `path`, whole; nullopt if there is none. Anything else
-// there (a FIFO, a symlink, a directory) is an error naming it, found
+// The regular file at `at`, whole; nullopt if there is none. Anything else
+// there (a FIFO, a symlink, a directory) is an error naming it (`path`), found
 // without blocking: O_NOFOLLOW refuses a symlink, O_NONBLOCK a FIFO's wait.
-std::optional<std::string> read_small_file(const std::string& path, const std::string& what,
+std::optional<std::string> read_small_file(const std::string& at, const std::string& path, const std::string& what,
                                            std::size_t max_bytes = SIZE_MAX) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  const int fd = ::open(at.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0 && errno == ENOENT) return std::nullopt;
   const auto not_regular = [&] {
     return Error(path + " is not a regular file; remove it (it is not a " + what + " embedpe wrote)");
@@ -323,11 +324,12 @@ std::optional<std::string> read_small_file(const std::string& path, const std::s
 // The part file at `path`: nullopt if absent; its bytes if a regular file.
 // Anything else (a FIFO would block an open, a symlink could point at an
 // input) is an error naming it.
-std::optional<std::string> read_part(const std::string& path) { return read_small_file(path, "part"); }
+std::optional<std::string> read_part(const std::string& at, const std::string& path) {
+  return read_small_file(at, path, "part");
+}
 
-
-void write_manifest(const std::string& path, Manifest& m) {
-  OutputFile out(path);
+void write_manifest(const std::string& at, const std::string& path, Manifest& m) {
+  OutputFile out(at, path);
   out.write(manifest_text(m));
   out.commit();
 }
@@ -346,9 +348,11 @@ struct PartFile {
 };
 
 // The files in DIR named like parts, whatever their type (never opened).
-std::vector<PartFile> part_files_in(const std::string& dir) {
+// `at`: where to list DIR (HeldDirectory::at), if not at its name.
+std::vector<PartFile> part_files_in(const std::string& dir, const std::string& at = "") {
+  const std::string& where = at.empty() ? dir : at;
   std::vector<PartFile> out;
-  DIR* d = ::opendir(dir.c_str());
+  DIR* d = ::opendir(where.c_str());
   if (!d) throw (Message() << "cannot list output_dir " << Verbatim{dir} << ": " << std::strerror(errno)).error({"output_dir"});
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
@@ -356,7 +360,7 @@ std::vector<PartFile> part_files_in(const std::string& dir) {
     bool regular = e->d_type == DT_REG;
     if (e->d_type == DT_UNKNOWN) {
       struct stat st;
-      regular = ::lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+      regular = ::lstat((where + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode);
     }
     out.push_back({std::strtoull(name.c_str() + 5, nullptr, 10), name, regular});
   }
@@ -367,8 +371,9 @@ std::vector<PartFile> part_files_in(const std::string& dir) {
 // Removes the temporaries (OutputFile's ".NAME.embedpe-XXXXXX") of the
 // manifest and parts that a run killed by SIGKILL or a crash left in `dir`:
 // only a run holding the lock writes there, so none is in use.
-void remove_stale_temporaries(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
+void remove_stale_temporaries(const HeldDirectory& held) {
+  const std::string& dir = held.path();
+  DIR* d = ::opendir(held.at(".").c_str());
   if (!d)
     throw(Message() << "cannot list output_dir " << Verbatim{dir} << ": " << std::strerror(errno))
         .error({"output_dir"});
@@ -385,45 +390,70 @@ void remove_stale_temporaries(const std::string& dir) {
   ::closedir(d);
   for (const std::string& name : stale) {
     struct stat st;
-    const std::string path = dir + "/" + name;
-    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    const std::string path = dir + "/" + name, at = held.at(name);
+    if (::lstat(at.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(at.c_str()) != 0 && errno != ENOENT) {
       throw Error("cannot remove " + path + " (left by an interrupted run): " + std::strerror(errno));
     }
   }
 }
 
-// An exclusive flock() on DIR/.lock for the whole run.
+// An exclusive flock() on DIR/.lock for the whole run. A run that is refused
+// (or writes nothing) removes the lock file if it made it: remove_if_made(),
+// while still holding the lock. So that a run never holds a lock on a file
+// another run has just removed, the lock counts only once the path still
+// names the file locked; else it is taken again.
 class DirLock {
  public:
-  explicit DirLock(const std::string& dir) {
-    const std::string path = dir + "/" + kLock;
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd_ < 0) throw Error("cannot create " + path + ": " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int e = errno;
-      ::close(fd_);
-      if (e == EWOULDBLOCK) {
-        Message m;
-        m << "another embedpe run is writing to output_dir " << Verbatim{dir} << " (it holds " << Verbatim{path}
-          << "); wait for it to finish, or choose another output_dir";
-        throw m.error({"output_dir"});
+  explicit DirLock(const HeldDirectory& held) : at_(held.at(kLock)) {
+    const std::string& dir = held.path();
+    const std::string path = held.shown(kLock);
+    for (int attempt = 0;; ++attempt) {
+      fd_ = ::open(at_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+      made_ = fd_ >= 0;
+      if (fd_ < 0 && errno == EEXIST) fd_ = ::open(at_.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+      if (fd_ < 0 && errno == ENOENT && attempt < 100) continue;  // removed between the two opens
+      if (fd_ < 0) throw Error("cannot create " + path + ": " + std::strerror(errno));
+      if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
+        ::close(fd_);  // made or not, it is the file the holder locked: it stays
+        made_ = false;
+        if (e == EWOULDBLOCK) {
+          Message m;
+          m << "another embedpe run is writing to output_dir " << Verbatim{dir} << " (it holds " << Verbatim{path}
+            << "); wait for it to finish, or choose another output_dir";
+          throw m.error({"output_dir"});
+        }
+        throw Error("cannot lock " + path + ": " + std::strerror(e));
       }
-      throw Error("cannot lock " + path + ": " + std::strerror(e));
+      struct stat locked, now;
+      if (::fstat(fd_, &locked) == 0 && ::lstat(at_.c_str(), &now) == 0 && locked.st_dev == now.st_dev &&
+          locked.st_ino == now.st_ino) {
+        return;
+      }
+      ::close(fd_);  // removed by a run that held it: take the file now there
+      if (attempt >= 100) throw Error("cannot lock " + path + ": it keeps being replaced");
     }
   }
   DirLock(const DirLock&) = delete;
   DirLock& operator=(const DirLock&) = delete;
   ~DirLock() { ::close(fd_); }
+  // The run leaves nothing: the lock file goes too if this run made it.
+  void remove_if_made() {
+    if (made_) ::unlink(at_.c_str());
+    made_ = false;
+  }
 
  private:
+  std::string at_;
   int fd_ = -1;
+  bool made_ = false;
 };
 
 // Appends one JSON line per finished part (one write(2) each).
 class Journal {
  public:
-  explicit Journal(std::string path) : path_(std::move(path)) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  Journal(std::string at, std::string path) : at_(std::move(at)), path_(std::move(path)) {
+    fd_ = ::open(at_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd_ < 0) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
   }
   Journal(const Journal&) = delete;
@@ -445,24 +475,29 @@ class Journal {
   void remove() {
     ::close(fd_);
     fd_ = -1;
-    ::unlink(path_.c_str());
+    ::unlink(at_.c_str());
   }
 
  private:
-  std::string path_;
+  std::string at_, path_;
   int fd_ = -1;
 };
 
 // manifest.json with the journal's parts folded in (a journal line for part
 // k replaces the manifest's part k). A final line cut short by a crash is
 // ignored; any other malformed line is an error.
-Manifest load_manifest(const std::string& manifest_path, const std::string& journal_path) {
+// `at`: where to read DIR's files (HeldDirectory::at), if not at its name.
+Manifest load_manifest(const std::string& dir, const std::string& at = "") {
+  const std::string manifest_path = dir + "/" + kManifest, journal_path = dir + "/" + kJournal;
+  const std::string& in = at.empty() ? dir : at;
   const Schema schema(manifest_path);
-  const std::string text = read_small_file(manifest_path, "manifest", kMaxManifestBytes).value_or("");
+  const std::string text =
+      read_small_file(in + "/" + kManifest, manifest_path, "manifest", kMaxManifestBytes).value_or("");
   const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) schema.fail("not JSON");
   Manifest m = schema.manifest(doc);
-  const std::optional<std::string> journal = read_small_file(journal_path, "journal", kMaxManifestBytes);
+  const std::optional<std::string> journal =
+      read_small_file(in + "/" + kJournal, journal_path, "journal", kMaxManifestBytes);
   if (!journal) return m;
   const Schema jschema(journal_path);
   std::size_t begin = 0, number = 0;
@@ -684,9 +719,10 @@ bool make_directory(const std::string& dir) {
 struct PartsDirSink::State {
   PartsDirOptions options;
   LineReader& reader;
-  std::string dir, manifest_path, journal_path;
+  std::string dir, manifest_path, journal_path;  // as messages name them
   bool created = false;  // by begin(): removed again if nothing was written
   bool stdin_input = false;
+  std::optional<HeldDirectory> held;  // every file is written through it
   std::optional<DirLock> lock;
   Manifest progress;                // this run, with the parts so far
   std::vector<PartRecord> previous;  // the resumed run's parts
@@ -694,6 +730,7 @@ struct PartsDirSink::State {
   std::optional<Journal> journal;    // opened once the first part is read: from then on the run has begun
   Sha256 part_input;                 // of the raw bytes of the part being read
   std::vector<Sha256> whole;         // of each input's raw bytes
+  std::vector<std::size_t> whole_bytes;  // how many
   std::size_t index = 0, first_row = 0;
   std::optional<PartRecord> pending;  // the part next() returned, until add()
   PartsDirStats stats;
@@ -703,11 +740,25 @@ struct PartsDirSink::State {
   // The run begins: manifest.json ("complete": false, the resumed run's
   // parts) and an empty journal.
   void start() {
+    pause_for_test("parts-dir-start");  // the first part read, nothing written yet
     Stopwatch w(stats.manifest_seconds);
+    check_in_place();
     progress.parts = previous;
-    write_manifest(manifest_path, progress);
-    journal.emplace(journal_path);
+    write_manifest(held->at(kManifest), manifest_path, progress);
+    journal.emplace(held->at(kJournal), journal_path);
     progress.parts.clear();
+  }
+
+  // The files go to the directory the run began in (held), wherever it is
+  // now; a run whose output_dir was renamed (and perhaps another made at its
+  // name) stops here, before anything claims to be complete at that name.
+  void check_in_place() const {
+    if (!held->moved()) return;
+    Message m;
+    m << "output_dir " << Verbatim{dir} << " was moved or replaced while this run wrote to it; the run's parts and "
+      << "journal are in the directory that was moved: move it back to " << Verbatim{dir}
+      << " and run the same command with " << Verbatim{"resume"};
+    throw m.error({"output_dir"});
   }
 };
 
@@ -715,12 +766,12 @@ PartsDirSink::PartsDirSink(PartsDirOptions options, LineReader& reader)
     : s_(std::make_unique<State>(std::move(options), reader)) {}
 
 PartsDirSink::~PartsDirSink() {
-  // A run that wrote nothing (no text, a read error in the first part)
-  // leaves no directory it created.
-  if (s_->lock && s_->created && !s_->journal) {
-    ::unlink((s_->dir + "/" + kLock).c_str());
+  // A run that wrote nothing (refused, no text, a read error in the first
+  // part) leaves no lock file and no directory it made.
+  if (s_->lock && !s_->journal) {
+    s_->lock->remove_if_made();
     s_->lock.reset();
-    ::rmdir(s_->dir.c_str());
+    if (s_->created && !s_->held->moved()) ::rmdir(s_->dir.c_str());
   }
 }
 
@@ -734,8 +785,9 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   s.dir = s.options.output_dir;
   const std::string& dir = s.dir;
   s.created = make_directory(dir);
-  s.lock.emplace(dir);
-  remove_stale_temporaries(dir);
+  s.held.emplace(dir);
+  s.lock.emplace(*s.held);
+  remove_stale_temporaries(*s.held);
   s.manifest_path = dir + "/" + kManifest;
   s.journal_path = dir + "/" + kJournal;
 
@@ -762,14 +814,14 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   // compared as they are read instead.
   s.stdin_input = std::find(reader.paths().begin(), reader.paths().end(), "-") != reader.paths().end();
   struct stat st;
-  if (::lstat(s.manifest_path.c_str(), &st) == 0) {
+  if (::lstat(s.held->at(kManifest).c_str(), &st) == 0) {
     if (!s.options.resume) {
       Message m;
       m << Verbatim{dir} << " already holds a manifest.json; continue that run with resume, or choose an empty "
         << "output_dir";
       throw m.usage_error({"resume", "output_dir"});
     }
-    Manifest old = load_manifest(s.manifest_path, s.journal_path);
+    Manifest old = load_manifest(dir, s.held->at("."));
     if (old.merged) {
       Message m;
       m << Verbatim{dir} << " was joined by embedpe merge from " << std::to_string(old.merged)
@@ -779,10 +831,11 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
     }
     check_same_run(old, run, s.manifest_path);
     if (!s.stdin_input) verify_input_unchanged(old, reader, dir, s.manifest_path);
+    pause_for_test("parts-dir-verified");  // the input checked, not yet read for the run
     s.previous = std::move(old.parts);
   } else {
-    const auto stray = part_files_in(dir);
-    if (!stray.empty() || ::lstat(s.journal_path.c_str(), &st) == 0) {
+    const auto stray = part_files_in(dir, s.held->at("."));
+    if (!stray.empty() || ::lstat(s.held->at(kJournal).c_str(), &st) == 0) {
       Message m;
       m << Verbatim{dir} << " holds " << Verbatim{stray.empty() ? std::string(kJournal) : stray.front().name}
         << " but no manifest.json, so it is not a run embedpe can " << Verbatim{"resume"}
@@ -796,7 +849,7 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   // naming it, wherever it is; it is never opened, replaced or removed.
   {
     Stopwatch w(s.stats.manifest_seconds);
-    s.existing = part_files_in(dir);
+    s.existing = part_files_in(dir, s.held->at("."));
     for (const auto& f : s.existing) {
       if (!f.regular) {
         throw Error(dir + "/" + f.name + " is not a regular file; remove it (it is not a part embedpe wrote)");
@@ -805,9 +858,11 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   }
 
   s.whole.resize(reader.paths().size());
+  s.whole_bytes.assign(reader.paths().size(), 0);
   reader.set_raw_sink([&s](std::size_t source, std::string_view raw) {
     s.part_input.update(raw);
     s.whole[source].update(raw);
+    s.whole_bytes[source] += raw.size();
   });
 }
 
@@ -815,12 +870,8 @@ std::optional<Part> PartsDirSink::next() {
   State& s = *s_;
   if (s.pending) throw InternalError("a part of the parts directory was not added");
   std::vector<TextLine> lines = s.reader.next(s.options.shard_rows);
-  if (!s.journal) {
-    // The first part's lines are read before anything is written: an input
-    // with no text (or a read error) leaves no directory this run created.
-    if (lines.empty()) return std::nullopt;
-    s.start();
-  }
+  // The first part's lines are read before anything is written: an input
+  // with no text (or a read error) leaves no directory this run created.
   if (lines.empty()) return std::nullopt;
   Part part{s.index, s.first_row, std::move(lines), false};
   const std::string name = part_name(s.index);
@@ -828,17 +879,24 @@ std::optional<Part> PartsDirSink::next() {
   s.part_input = Sha256();
   ++s.index;
   s.first_row += part.lines.size();
+  // A resumed part: the bytes this run read for it, not only those
+  // verify_input_unchanged read before (the input may have changed in
+  // between). The first part is compared before anything is written.
   if (part.index < s.previous.size()) {
     const PartRecord& prev = s.previous[part.index];
-    if (s.stdin_input && (prev.rows != p.rows || prev.lines != p.lines || prev.input_sha256 != p.input_sha256)) {
+    if (prev.rows != p.rows || prev.lines != p.lines || prev.input_sha256 != p.input_sha256) {
       refuse_changed_input(s.dir, prev, s.manifest_path);
     }
+  }
+  if (!s.journal) s.start();
+  if (part.index < s.previous.size()) {
+    const PartRecord& prev = s.previous[part.index];
     // Each part on its own: one missing or damaged part is redone, and
     // those after it are still kept if intact.
     std::optional<std::string> data;
     {
       Stopwatch w(s.stats.part_hash_seconds);
-      data = read_part(s.dir + "/" + name);
+      data = read_part(s.held->at(name), s.dir + "/" + name);
     }
     if (data && data->size() == prev.bytes && sha256_hex(*data) == prev.sha256) {
       s.progress.parts.push_back(prev);
@@ -854,9 +912,17 @@ void PartsDirSink::add(const SinkBatch& batch) {
   State& s = *s_;
   if (!s.pending) throw InternalError("a batch for the parts directory without a part to hold it");
   PartRecord& p = *s.pending;
-  const std::string path = s.dir + "/" + p.file;
+  const std::string path = s.dir + "/" + p.file, at = s.held->at(p.file);
   {
-    OutputFile out(path);
+    OutputFile out(at, path);
+    // The record is of the bytes written, hashed as they are written.
+    Sha256 written;
+    std::size_t bytes = 0;
+    out.on_write([&](std::string_view piece) {
+      Stopwatch w(s.stats.part_hash_seconds);
+      written.update(piece);
+      bytes += piece.size();
+    });
     // NumPy has no bfloat16: bfloat16 tensors are written as the float32 values they hold.
     std::vector<TensorRef> tensors = batch.tensors;
     std::vector<TensorBuffer> wide(tensors.size());
@@ -864,13 +930,10 @@ void PartsDirSink::add(const SinkBatch& batch) {
       if (tensors[k].dtype == DType::bfloat16) tensors[k] = convert(tensors[k], DType::float32, wide[k]);
     }
     write_npz(out, tensors);
+    s.check_in_place();
     out.commit();
-  }
-  {
-    Stopwatch w(s.stats.part_hash_seconds);
-    const std::string data = read_part(path).value_or("");
-    p.sha256 = sha256_hex(data);
-    p.bytes = data.size();
+    p.sha256 = written.hex();
+    p.bytes = bytes;
   }
   {
     Stopwatch w(s.stats.manifest_seconds);
@@ -891,18 +954,29 @@ void PartsDirSink::finish() {
   Stopwatch w(s.stats.manifest_seconds);
   // Parts an earlier, longer run left beyond this run's end.
   for (const auto& f : s.existing) {
-    if (f.index >= s.progress.parts.size() && ::unlink((s.dir + "/" + f.name).c_str()) != 0 && errno != ENOENT) {
+    if (f.index >= s.progress.parts.size() && ::unlink(s.held->at(f.name).c_str()) != 0 && errno != ENOENT) {
       throw Error("cannot remove " + s.dir + "/" + f.name + " (beyond this run's last part): " + std::strerror(errno));
     }
   }
-  for (std::size_t i = 0; i < s.progress.inputs.size(); ++i) s.progress.inputs[i].sha256 = s.whole[i].hex();
-  if (s.reader.options().shard_count > 1 && s.progress.inputs.size() == 1) {
+  // Each input as read: the SHA-256 and number of the bytes read (hashed
+  // while reading), not a size taken before (a file may grow meanwhile).
+  const bool sharded = s.reader.options().shard_count > 1 && s.progress.inputs.size() == 1;
+  for (std::size_t i = 0; i < s.progress.inputs.size(); ++i) {
+    InputRecord& in = s.progress.inputs[i];
+    in.sha256 = s.whole[i].hex();
+    if (in.bytes && !sharded) in.bytes = s.whole_bytes[i];
+  }
+  if (sharded) {
+    // A shard's: the file's size and fingerprint when the reader opened it, through its descriptor.
+    s.progress.inputs[0].bytes = s.reader.opened_size();
     s.progress.inputs[0].range = s.reader.consumed_range();
-    s.progress.inputs[0].fingerprint = input_fingerprint(s.reader.paths()[0]);
+    s.progress.inputs[0].fingerprint = s.reader.fingerprint();
     s.progress.inputs[0].lines = s.reader.lines_consumed();
   }
   s.progress.complete = true;
-  write_manifest(s.manifest_path, s.progress);
+  pause_for_test("parts-dir-complete");  // every part written, the manifest not yet complete
+  s.check_in_place();
+  write_manifest(s.held->at(kManifest), s.manifest_path, s.progress);
   s.journal->remove();
   s.stats.parts = s.progress.parts.size();
   for (const auto& p : s.progress.parts) s.stats.rows += p.rows;
@@ -1002,6 +1076,39 @@ void link_or_copy(const std::string& from, const std::string& to, const std::str
   if (::close(out) != 0) throw Error("cannot write " + shown + ": " + std::strerror(errno));
 }
 
+// The part as it now is in the directory being made (`at`, a link to or a
+// copy of the shard's file `from`), read once: it must have the size and
+// SHA-256 its shard recorded, which merge checked before. A part replaced
+// after that check (by another run of the shard) is refused, never joined
+// unchecked.
+void verify_joined(const std::string& at, const std::string& from, const PartRecord& p, const std::string& shard) {
+  const int fd = ::open(at.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) throw Error("cannot read " + from + ": " + std::strerror(errno));
+  Sha256 h;
+  std::size_t bytes = 0;
+  static thread_local std::string buffer(std::size_t(1) << 20, '\0');
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw Error("cannot read " + from + ": " + std::strerror(e));
+    }
+    if (n == 0) break;
+    h.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    bytes += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (bytes != p.bytes || h.hex() != p.sha256) {
+    Message m;
+    m << "shard " << Verbatim{shard} << ": " << Verbatim{from}
+      << " changed while it was merged (replaced or rewritten after its check); run that shard again, or merge once "
+         "nothing writes it";
+    throw m.error();
+  }
+}
+
 }  // namespace
 
 JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<JoinedShard>& shards,
@@ -1009,11 +1116,12 @@ JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<Joine
   if (shards.empty()) throw InternalError("no parts directory to join");
   OutputDirectory out(output_dir);
   const std::string& dir = out.temp_path();
+  pause_for_test("merge-join");  // the temporary directory made, nothing in it yet
   // One run over the whole input, as the manifest of an unsharded run says it.
   Manifest joined;
   JoinStats stats;
   for (const JoinedShard& shard : shards) {
-    Manifest m = load_manifest(shard.dir + "/" + kManifest, shard.dir + "/" + kJournal);
+    Manifest m = load_manifest(shard.dir);
     if (!m.complete || m.inputs.size() != 1) throw InternalError(shard.dir + " is not a complete shard");
     if (&shard == &shards.front()) {
       joined.embedpe_version = version();
@@ -1040,12 +1148,13 @@ JoinStats join_parts_dirs(const std::string& output_dir, const std::vector<Joine
         r.last_line += shard.line_offset;
       }
       link_or_copy(from, dir + "/" + part.file, output_dir + "/" + part.file);
+      verify_joined(dir + "/" + part.file, from, part, shard.dir);
       stats.rows += part.rows;
       joined.parts.push_back(std::move(part));
     }
   }
   joined.complete = true;
-  write_manifest(dir + "/" + kManifest, joined);
+  write_manifest(dir + "/" + kManifest, output_dir + "/" + kManifest, joined);
   out.commit();
   stats.parts = joined.parts.size();
   return stats;

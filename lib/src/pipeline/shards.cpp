@@ -37,7 +37,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr std::size_t kChunk = std::size_t(4) << 20;          // bytes read at a time
-constexpr std::size_t kFingerprintBytes = std::size_t(64) << 10;
 constexpr std::size_t kMaxRecordBytes = std::size_t(64) << 20;  // a record or manifest larger than this is not ours
 constexpr int kRecordVersion = 1;
 
@@ -81,6 +80,7 @@ class InFile {
     if (fd_ >= 0) ::close(fd_);
   }
   std::size_t size() const { return size_; }
+  int fd() const { return fd_; }
   // `n` bytes at `offset`; fewer only at the end of the file.
   std::string read_at(std::size_t offset, std::size_t n) const {
     std::string buf(n, '\0');
@@ -180,14 +180,7 @@ std::string shard_record_path(const std::string& output) { return output + ".sha
 
 std::string input_fingerprint(const std::string& path) {
   const InFile f(path);
-  Sha256 h;
-  h.update(std::to_string(f.size()) + "\n");
-  h.update(f.read_at(0, kFingerprintBytes));
-  if (f.size() > kFingerprintBytes) {
-    const std::size_t tail = std::max(kFingerprintBytes, f.size() - kFingerprintBytes);
-    h.update(f.read_at(tail, f.size() - tail));
-  }
-  return h.hex();
+  return file_fingerprint(f.fd(), f.size(), path);
 }
 
 void check_shard_record_path(const std::string& output) {
@@ -262,9 +255,16 @@ void ShardRecorder::write(const std::string& output, const std::string& format, 
   if (r.paths().size() != 1) throw InternalError("a shard record needs exactly one input");
   const std::string& input = r.paths().front();
   if (input == "-") return;  // shard 1/1 of standard input: nothing to identify it by
+  pause_for_test("shard-record");  // the input read, its record not yet written
   const InputOptions& o = r.options();
   const auto [begin, end] = r.consumed_range();
-  const InFile in(input);
+  // The input as the reader opened it (its size and fingerprint taken through
+  // the descriptor it read), never the file found at its name now.
+  if (!r.opened_size()) {
+    Message m;
+    m << "cannot read " << Verbatim{input} << ": it is not a regular file";
+    throw m.error();
+  }
   const InFile out(output);
   Json reading = {{"input_format", o.format == InputFormat::jsonl ? "jsonl" : "lines"},
                   {"field", o.field},
@@ -278,8 +278,8 @@ void ShardRecorder::write(const std::string& output, const std::string& format, 
               {"reading", reading},
               {"input",
                {{"path", input},
-                {"bytes", in.size()},
-                {"fingerprint", input_fingerprint(input)},
+                {"bytes", *r.opened_size()},
+                {"fingerprint", r.fingerprint()},
                 {"range", {begin, end}},
                 {"lines", s_->lines},
                 {"sha256", s_->read.hex()}}},
@@ -851,7 +851,8 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, c
 std::string check_input(const std::string& input, const std::vector<Shard>& shards, MergeStats& stats) {
   const InFile in(input);
   const Shard& first = shards.front();
-  if (in.size() != first.input_bytes || (!first.fingerprint.empty() && input_fingerprint(input) != first.fingerprint)) {
+  if (in.size() != first.input_bytes ||
+      (!first.fingerprint.empty() && file_fingerprint(in.fd(), in.size(), input) != first.fingerprint)) {
     Message m;
     m << "input " << Verbatim{input} << " is not the file the shards read (its size or fingerprint differs)";
     throw m.error();

@@ -19,6 +19,7 @@
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "message.h"
+#include "sha256.h"
 
 namespace embedpe {
 
@@ -257,6 +258,31 @@ bool LineReader::fill() {
   }
 }
 
+std::string file_fingerprint(int fd, std::size_t size, const std::string& path) {
+  constexpr std::size_t kEnd = std::size_t(64) << 10;
+  const auto read_at = [&](std::size_t offset, std::size_t n) {
+    std::string buf(n, '\0');
+    std::size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::pread(fd, buf.data() + got, n - got, static_cast<off_t>(offset + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    buf.resize(got);
+    return buf;
+  };
+  Sha256 h;
+  h.update(std::to_string(size) + "\n");
+  h.update(read_at(0, std::min(kEnd, size)));
+  if (size > kEnd) {
+    const std::size_t tail = std::max(kEnd, size - kEnd);
+    h.update(read_at(tail, size - tail));
+  }
+  return h.hex();
+}
+
 bool LineReader::open_next() {
   close_current();
   ++current_;
@@ -280,6 +306,10 @@ bool LineReader::open_next() {
   if (::fstat(fd_, &st) != 0) fail_read(std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw Error("input " + path + " is a directory; give a text file with one text per line");
   if (S_ISREG(st.st_mode)) expected_size_ = static_cast<std::size_t>(st.st_size);
+  if (expected_size_ && paths_.size() == 1) {  // a shard's input, or shard 1/1's
+    opened_size_ = expected_size_;
+    fingerprint_ = file_fingerprint(fd_, *expected_size_, path);
+  }
   if (!sharded_) return true;
   if (!expected_size_) throw not_a_regular_file(path);
   // Shards are cut by the size: one that cannot be trusted would give every
