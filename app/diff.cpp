@@ -102,7 +102,7 @@ void setup_diff(CLI::App& app) {
                   "then pairs of tensors with different names")
       ->type_name("A B")
       ->required();
-  sub->add_option("--tensor", cmd->tensors, "Compare only this tensor (repeatable); default: every name in both")
+  sub->add_option("--tensor", cmd->tensors, "Compare only this tensor, repeatable (default: every name in both)")
       ->type_name("NAME");
   add_model_option(*sub, cmd->model);
   sub->get_option("--model")->default_str("none: token ids without pieces");

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "embedpe/alibi.h"
+#include "embedpe/diff.h"
 #include "embedpe/dims.h"
 #include "embedpe/dtype.h"
 #include "embedpe/embedding.h"
