@@ -18,6 +18,7 @@
 #include "embedpe/parts_dir.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/weights.h"
+#include "file_name.h"
 #include "half.h"
 #include "parallel.h"
 
@@ -130,14 +131,6 @@ struct Operand {
     return maps.back()->bytes();
   }
 };
-
-std::string lower_extension(const std::string& path) {
-  const std::size_t slash = path.rfind('/'), dot = path.rfind('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
-}
 
 std::string stem(const std::string& path) {
   const std::size_t slash = path.rfind('/');

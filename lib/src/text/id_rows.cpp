@@ -14,6 +14,7 @@
 #include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
 #include "embedpe/weights.h"
+#include "file_name.h"
 
 namespace embedpe {
 namespace {
@@ -192,14 +193,6 @@ IntTensor npy_tensor(std::string_view npy, const std::string& source) {
   for (std::size_t s : h.shape) n = times(n, s);
   if (n > available) throw Error(source + " is truncated: its data is shorter than its shape");
   return t;
-}
-
-std::string lower_extension(const std::string& path) {
-  const std::size_t slash = path.rfind('/'), dot = path.rfind('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
 }
 
 void decode_binary(Rows& d, const std::string& path, const std::string& ext) {
