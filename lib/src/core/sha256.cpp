@@ -1,8 +1,10 @@
 #include "sha256.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <new>
+#include <stdexcept>
 
 namespace embedpe {
 namespace {
@@ -13,10 +15,32 @@ void check(int ok) {
   if (ok != 1) throw std::bad_alloc();
 }
 
+// SHA-256's implementation, fetched once. libcrypto's one-time setup keeps
+// per-thread state for the thread that runs it, which a pool thread that is
+// never joined would leak; so it runs before main() (g_fetched below), on the
+// main thread, without reading the system's openssl.cnf (a digest needs no
+// configuration, and a run should not depend on one).
+const EVP_MD* sha256_md() {
+  static EVP_MD* const md = [] {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, nullptr);
+    return EVP_MD_fetch(nullptr, "SHA256", nullptr);  // kept for the whole process
+  }();
+  if (md == nullptr) throw std::runtime_error("libcrypto offers no SHA-256 (its default provider is missing)");
+  return md;
+}
+[[maybe_unused]] const EVP_MD* const g_fetched = [] {
+  try {
+    return sha256_md();
+  } catch (...) {
+    return static_cast<const EVP_MD*>(nullptr);  // said again on first use
+  }
+}();
+
 EVP_MD_CTX* new_context() {
+  const EVP_MD* md = sha256_md();
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   if (ctx == nullptr) throw std::bad_alloc();
-  if (EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) {
+  if (EVP_DigestInit_ex(ctx, md, nullptr) != 1) {
     EVP_MD_CTX_free(ctx);
     throw std::bad_alloc();
   }
