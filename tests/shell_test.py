@@ -5,9 +5,11 @@ Every test runs the built binary ($EMBEDPE) and checks the exit status, the
 stderr line and the output. Completions are exercised in the real shells:
 bash (always), fish and zsh (installed by tools/install_deps.sh).
 """
+import concurrent.futures
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import unittest
@@ -286,6 +288,59 @@ class UsageErrorsTests(CliCase):
                       "pe", "--max-lne=4")
         self.one_line(2, "embedpe tokenize: unknown option '--zzzzzz' (see 'embedpe tokenize --help')",
                       "tokenize", "--text", "a", "--zzzzzz")
+
+    def test_every_option_mistyped_gets_its_own_name(self):
+        # The plausible slips of every option of every command (the option
+        # lists are the completion script's, which the command definition
+        # writes): a hyphen left out or written as '_', two letters swapped,
+        # a letter dropped. Each must be answered with the option meant.
+        script = run("completion", "bash").stdout.decode()
+        options = {}
+        for cmd, opts in re.findall(r"\n    ([a-z]+)\)\n      opts='([^']*)'", script):
+            options[cmd] = [o for o in opts.split() if o.startswith("--") and o != "--help"]
+        self.assertGreaterEqual(len(options), 9, script[:400])
+
+        def slips(option, known):
+            name = option[2:]
+            out = set()
+            for i, c in enumerate(name):
+                if c == "-":
+                    out.add("--" + name[:i] + name[i + 1:])
+                    out.add("--" + name[:i] + "_" + name[i + 1:])
+            mid = len(name) // 2
+            if len(name) >= 5 and name[mid - 1] != name[mid] and "-" not in name[mid - 1:mid + 1]:
+                out.add("--" + name[:mid - 1] + name[mid] + name[mid - 1] + name[mid + 1:])
+            if len(name) >= 6 and name[mid] != "-":
+                out.add("--" + name[:mid] + name[mid + 1:])
+            return {t for t in out if t not in known}
+
+        cases = []
+        ambiguous = 0
+        for cmd, opts in options.items():
+            meant = {}  # slip -> the options it is a slip of
+            for o in opts:
+                for typo in slips(o, set(opts)):
+                    meant.setdefault(typo, set()).add(o)
+            for typo, of in sorted(meant.items()):
+                if len(of) == 1:
+                    cases.append((cmd, typo, of.pop()))
+                else:
+                    ambiguous += 1  # "--no-os": "--no-bos" or "--no-eos"; either answer is fair
+        self.assertLess(ambiguous, 10)
+        self.assertGreater(len(cases), 300)
+
+        def answer(case):
+            cmd, typo, _ = case
+            return run(cmd, typo).stderr.decode()
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
+            answers = list(pool.map(answer, cases))
+        wrong = []
+        for (cmd, typo, meant), err in zip(cases, answers):
+            m = re.search(r"did you mean '([^']*)'", err)
+            if not m or m.group(1) != meant:
+                wrong.append(f"{cmd} {typo}: {err.strip()}")
+        self.assertEqual(wrong, [], f"{len(wrong)} of {len(cases)} slips not answered with the option meant")
 
     def test_unknown_command_suggests_the_nearest(self):
         self.one_line(2, "embedpe: unknown command 'encdoe'; did you mean 'encode'? (see 'embedpe --help')", "encdoe")

@@ -113,6 +113,14 @@ TEST_CASE("typos get the nearest name, in the program's own words") {
   CHECK(clikit::nearest("--co", {"--count"}) == "--count");  // a prefix is as likely as a typo
   CHECK(clikit::nearest("--x", {"--count"}) == "");
   CHECK(clikit::nearest("--zzzzzz", {"--count"}) == "");
+  // A hyphen, an underscore or a letter's case is a slip, cheaper than a letter.
+  const std::vector<std::string> names{"--model", "--d-model", "--seed", "--seq-len"};
+  CHECK(clikit::nearest("--dmodel", names) == "--d-model");
+  CHECK(clikit::nearest("--d_model", names) == "--d-model");
+  CHECK(clikit::nearest("--D-Model", names) == "--d-model");
+  CHECK(clikit::nearest("-d-model", names) == "--d-model");
+  CHECK(clikit::nearest("--seqlen", names) == "--seq-len");
+  CHECK(clikit::nearest("--mdoel", names) == "--model");
   CHECK(Toy().error({"rnu"}) == "toy: unknown command 'rnu'; did you mean 'run'? (see 'toy --help')");
   CHECK(Toy().error({"run", "--cuont", "2"}) ==
         "toy run: unknown option '--cuont'; did you mean '--count'? (see 'toy run --help')");

@@ -267,33 +267,57 @@ std::optional<std::string> unknown_option_line(CLI::App& app, const std::vector<
   return std::nullopt;
 }
 
+namespace {
+
+// Edit costs, in quarters of a typo: a hyphen or underscore left out, added or
+// swapped for the other, and a letter in the wrong case, are slips that keep
+// the word ("--dmodel", "--d_model" and "--D-Model" all mean "--d-model"); a
+// letter added, dropped, changed or two swapped is a whole typo.
+constexpr std::size_t kTypo = 4;
+constexpr std::size_t kSlip = 1;
+
+bool is_joiner(char c) { return c == '-' || c == '_'; }
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+std::size_t substitution_cost(char a, char b) {
+  if (a == b) return 0;
+  if ((is_joiner(a) && is_joiner(b)) || lower(a) == lower(b)) return kSlip;
+  return kTypo;
+}
+
+std::size_t indel_cost(char c) { return is_joiner(c) ? kSlip : kTypo; }
+
+}  // namespace
+
 std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_d = std::string::npos;
+  std::vector<std::vector<std::size_t>> d;
   for (const std::string& c : candidates) {
-    // Damerau–Levenshtein (optimal string alignment).
+    // Damerau–Levenshtein (optimal string alignment), weighted as above.
     const std::size_t n = word.size(), m = c.size();
-    std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
-    for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+    d.assign(n + 1, std::vector<std::size_t>(m + 1));
+    for (std::size_t i = 1; i <= n; ++i) d[i][0] = d[i - 1][0] + indel_cost(word[i - 1]);
+    for (std::size_t j = 1; j <= m; ++j) d[0][j] = d[0][j - 1] + indel_cost(c[j - 1]);
     for (std::size_t i = 1; i <= n; ++i) {
       for (std::size_t j = 1; j <= m; ++j) {
-        const std::size_t cost = word[i - 1] == c[j - 1] ? 0 : 1;
-        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+        d[i][j] = std::min({d[i - 1][j] + indel_cost(word[i - 1]), d[i][j - 1] + indel_cost(c[j - 1]),
+                            d[i - 1][j - 1] + substitution_cost(word[i - 1], c[j - 1])});
         if (i > 1 && j > 1 && word[i - 1] == c[j - 2] && word[i - 2] == c[j - 1]) {
-          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + kTypo);
         }
       }
     }
     std::size_t dist = d[n][m];
     // A prefix of a longer name ("--seq" for "--seq-len") is as likely as a typo.
-    if (word.size() >= 3 && c.starts_with(word)) dist = std::min<std::size_t>(dist, 1);
+    if (word.size() >= 3 && c.starts_with(word)) dist = std::min(dist, kTypo);
     if (dist < best_d) {
       best_d = dist;
       best = c;
     }
   }
-  const std::size_t allowed = std::max<std::size_t>(2, word.size() / 3);
+  const std::size_t allowed = kTypo * std::max<std::size_t>(2, word.size() / 3);
   return best_d <= allowed ? best : "";
 }
 

@@ -25,8 +25,10 @@
 
 namespace clikit {
 
-// The candidate closest to `word` (edit distance, transpositions counted as
-// one), or "" when none is close enough to be a likely typo.
+// The candidate closest to `word`, or "" when none is close enough to be a
+// likely typo. The distance is Damerau–Levenshtein's, with a hyphen or
+// underscore left out, added or swapped, and a letter's case, counted as a
+// quarter of a typo: "--dmodel" is "--d-model", not "--model".
 std::string nearest(std::string_view word, const std::vector<std::string>& candidates);
 
 // The subcommand `args` (in command-line order) name, or nullptr.
