@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 #include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
@@ -32,7 +34,11 @@ TokenizeFormat infer_format(const TokenizeCommand& cmd) {
   for (const TokenizeFormat& f : tokenize_formats()) {
     for (const std::string& e : f.sink ? f.sink->extensions : std::vector<std::string>{}) extensions.emplace_back(e, f);
   }
-  if (!cmd.format) return format_from_extension(cmd.output, extensions).value_or(TokenizeFormat{"json", std::nullopt, find_sink_format("json")});
+  if (!cmd.format) {
+    // A person at a terminal gets a summary, as from encode; a pipe or a file gets the data.
+    if (cmd.output == "-" && ::isatty(STDOUT_FILENO)) return TokenizeFormat{"summary", std::nullopt, find_sink_format("summary")};
+    return format_from_extension(cmd.output, extensions).value_or(TokenizeFormat{"json", std::nullopt, find_sink_format("json")});
+  }
   refuse_contradicting_extension(cmd.output, cmd.format->name, sink_extensions());
   return *cmd.format;
 }
@@ -62,10 +68,11 @@ void setup_tokenize(CLI::App& app) {
   for (const TokenizeFormat& f : tokenize_formats()) formats.emplace_back(f.name, f);
   add_choice<TokenizeFormat>(*sub, "--format", [cmd](TokenizeFormat f) { cmd->format = f; }, formats,
                           "json: config, tokens, input_ids and attention_mask, as encode writes them (npy: "
-                          "input_ids; jsonl, npz, safetensors: both); ids, pieces: one line per text",
-                          "from --output's extension, else json");
+                          "input_ids; jsonl, npz, safetensors: both); ids, pieces: one line per text; summary: a short view "
+                          "for a person",
+                          "from --output's extension; else a summary on a terminal, json otherwise");
   clikit::set_examples(*sub, {
-                       "embedpe tokenize --text \"Hello world\"",
+                       "embedpe tokenize --text \"Hello world\"                   # a summary on a terminal, JSON when piped",
                        "embedpe tokenize --input corpus.txt --format ids --model llama2-tokenizer.model"});
   sub->callback([cmd] { run_tokenize(*cmd); });
 }

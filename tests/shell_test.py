@@ -223,8 +223,9 @@ class TerminalViewTests(CliCase):
         self.assertLessEqual(len(lines), 40, text)
         data = json.loads(self.ok("encode", *text_args(self.TEXTS)).stdout)
         self.assertTrue(lines[0].startswith("model   embedded default (unigram, 8000 pieces"), lines[0])
-        self.assertIn("d_model 512", lines[1])
-        self.assertIn("PE sinusoidal", lines[1])
+        layer = " ".join(text.split("tokens  ", 1)[0].splitlines()[1:])  # wrapped at 80 characters
+        self.assertTrue(layer.startswith("layer   d_model 512 ·"), layer)
+        self.assertIn("PE sinusoidal", layer)
         # Each token with its id.
         want = " ".join(f"{p}/{i}" for p, i in zip(data["tokens"][0], data["input_ids"][0]))
         self.assertIn("  [0] " + want, text)
@@ -242,9 +243,44 @@ class TerminalViewTests(CliCase):
         src.write_text("".join(f"line number {i} with some words\n" for i in range(500)))
         status, text = run_with_terminal_stdout("encode", str(src), "--d-model", "64", "--emit", "all")
         self.assertEqual(status, 0)
-        self.assertLessEqual(len(text.splitlines()), 45, text)
+        # 40 lines, and the layer line wrapped at 80 characters (5 lines here).
+        self.assertLessEqual(len(text.splitlines()), 50, text)
         self.assertIn("500 sequences", text)
         self.assertIn("  ...", text)
+
+    def test_a_small_array_is_printed_in_full_and_lines_fit(self):
+        # NumPy prints an array of up to 1000 values in full (its threshold),
+        # wrapping rows at 75 characters; the model and layer lines wrap at 80.
+        for d_model, seq_len in [(6, 6), (30, 3)]:
+            with self.subTest(d_model=d_model):
+                args = ["encode", "--text", "Hello world", "--d-model", str(d_model), "--seq-len", str(seq_len)]
+                status, text = run_with_terminal_stdout(*args)
+                self.assertEqual(status, 0)
+                text = text.replace("\r\n", "\n")
+                want = np.array(json.loads(self.ok(*args).stdout)["output"], dtype=np.float64).ravel()
+                block = text.split("output =\n", 1)[1].split("\n\n", 1)[0]
+                self.assertNotIn("...", block)
+                got = np.array([float(v) for v in block.replace("[", " ").replace("]", " ").split()])
+                self.assertEqual(got.shape, want.shape, block)
+                np.testing.assert_allclose(got, want, atol=5e-5)
+                for line in block.splitlines():
+                    self.assertLessEqual(len(line), 75, line)
+                for line in text.split("tokens  ", 1)[0].splitlines():
+                    self.assertLessEqual(len(line), 80, line)
+
+    def test_tokenize_on_a_terminal_gets_a_summary(self):
+        status, text = run_with_terminal_stdout("tokenize", *text_args(self.TEXTS))
+        self.assertEqual(status, 0)
+        self.assertNotIn("{", text)
+        data = json.loads(self.ok("tokenize", *text_args(self.TEXTS)).stdout)
+        self.assertTrue(text.startswith("model   embedded default (unigram, 8000 pieces"), text)
+        for row, (pieces, ids) in enumerate(zip(data["tokens"], data["input_ids"])):
+            want = " ".join(f"{p}/{i}" for p, i in zip(pieces, ids))
+            self.assertIn(f"  [{row}] " + want, text)
+        self.assertIn("input_ids       (2, 9) int64", text)
+        status, forced = run_with_terminal_stdout("tokenize", *text_args(self.TEXTS), "--format", "json")
+        self.assertEqual(status, 0)
+        self.assertEqual(json.loads(forced), data)
 
     def test_pipes_and_format_json_get_json(self):
         piped = self.ok("encode", *text_args(self.TEXTS)).stdout

@@ -194,7 +194,7 @@ struct TokenizeFormat {
   std::optional<TokenText> text;       // lines of text
   const SinkFormat* sink = nullptr;    // else this format's file
 };
-// Every sink format that holds data (not a view), then ids and pieces.
+// Every sink format (summary, the terminal's view, among them), then ids and pieces.
 std::vector<TokenizeFormat> tokenize_formats();
 // tokenize() through `format`'s sink into `output`, or tokenize_to_text().
 void tokenize_to(const Tokenizer& tokenizer, TextSource& source, const TokenizeFormat& format,

@@ -628,9 +628,7 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
 
 std::vector<TokenizeFormat> tokenize_formats() {
   std::vector<TokenizeFormat> all;
-  for (const SinkFormat* f : sink_formats()) {
-    if (!f->traits.view) all.push_back({f->name, std::nullopt, f});
-  }
+  for (const SinkFormat* f : sink_formats()) all.push_back({f->name, std::nullopt, f});
   all.push_back({"ids", TokenText::ids});
   all.push_back({"pieces", TokenText::pieces});
   return all;

@@ -1,12 +1,16 @@
-// --format summary: what a person at a terminal wants to see of a run, in
-// about 40 lines: the model and the layer in two lines, each sequence's
-// tokens with their ids, the shapes, and each float tensor abbreviated the
-// way NumPy prints a large array (first and last rows and values, "...").
+// --format summary: what a person at a terminal wants to see of a run (of
+// encode or tokenize), in about 40 lines: the model and the layer (wrapped
+// at 80 characters), each sequence's tokens with their ids, the shapes, and
+// each float tensor as NumPy prints it: in full up to NumPy's threshold of
+// 1000 values when that fits, else abbreviated (first and last rows and
+// values, "...").
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "embedpe/weights.h"
@@ -19,6 +23,11 @@ namespace {
 constexpr std::size_t kEdge = 3;        // values shown at each end of the last axis
 constexpr std::size_t kMaxLines = 40;   // the whole summary, when the arrays allow it
 constexpr std::size_t kEdgeSequences = 3;  // sequences whose tokens are listed at each end
+// NumPy's print options: an array of more than `threshold` values is
+// abbreviated; lines wrap at `linewidth` characters.
+constexpr std::size_t kThreshold = 1000;
+constexpr std::size_t kLineWidth = 75;
+constexpr std::size_t kTerminalWidth = 80;  // the model and layer lines wrap here
 
 float value_at(const TensorRef& t, std::size_t i) {
   const auto* p = static_cast<const unsigned char*>(t.data);
@@ -62,19 +71,24 @@ std::vector<std::size_t> shown(std::size_t n, std::size_t edge) {
   return v;
 }
 
-// A float tensor as NumPy abbreviates it: one line per innermost row shown.
-void print_array(std::string& out, const TensorRef& t, std::size_t edge_rows) {
+// A float tensor as NumPy prints it: in full up to NumPy's threshold (when
+// `numpy_threshold`), else abbreviated, with `edge_rows` at each end of the
+// leading axes (NumPy's edgeitems, lowered to keep the summary short) and
+// kEdge values of each row.
+void print_array(std::string& out, const TensorRef& t, bool numpy_threshold, std::size_t edge_rows) {
   const std::size_t rank = t.shape.size();
   if (rank == 0 || t.elements() == 0) {
     out += "[]\n";
     return;
   }
+  const bool full = numpy_threshold && t.elements() <= kThreshold;
+  auto shown_along = [&](std::size_t n, std::size_t edge) { return shown(n, full ? n : edge); };
   // One format for every value shown, wide enough for the widest.
   float widest = 0;
   const std::size_t cols = t.shape.back();
   const std::size_t rows = t.elements() / cols;
   for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t c : shown(cols, kEdge)) {
+    for (std::size_t c : shown_along(cols, kEdge)) {
       if (c != std::string::npos) widest = std::max(widest, std::fabs(value_at(t, r * cols + c)));
     }
   }
@@ -95,19 +109,32 @@ void print_array(std::string& out, const TensorRef& t, std::size_t edge_rows) {
       return s;
     }();
     if (axis + 1 == rank) {
-      std::string line = "[";
+      // Wrapped at the line width as NumPy wraps, the rest under the first value.
+      const std::size_t line_start = out.rfind('\n');
+      std::size_t column = out.size() - (line_start == std::string::npos ? 0 : line_start + 1);
+      out += "[";
+      ++column;
       bool first = true;
-      for (std::size_t c : shown(cols, kEdge)) {
-        line += first ? "" : " ";
+      for (std::size_t c : shown_along(cols, kEdge)) {
+        const std::string item = c == std::string::npos ? "..." : number(value_at(t, offset + c));
+        if (!first && column + 1 + item.size() + 1 > kLineWidth) {
+          out += '\n';
+          out.append(axis + 1, ' ');
+          column = axis + 1;
+        } else if (!first) {
+          out += " ";
+          ++column;
+        }
         first = false;
-        line += c == std::string::npos ? "..." : number(value_at(t, offset + c));
+        out += item;
+        column += item.size();
       }
-      out += line + "]";
+      out += "]";
       return;
     }
     out += "[";
     bool first = true;
-    for (std::size_t i : shown(t.shape[axis], edge_rows)) {
+    for (std::size_t i : shown_along(t.shape[axis], edge_rows)) {
       if (!first) out += std::string(rank - axis - 1, '\n') + std::string(axis + 1, ' ');  // as NumPy separates
       first = false;
       if (i == std::string::npos) {
@@ -130,6 +157,46 @@ std::string model_line(const nlohmann::ordered_json& config) {
   const std::string sha = m->value("sha256", std::string());
   if (!sha.empty()) s += ", SHA-256 " + sha.substr(0, 12) + "...";
   return s + ")\n";
+}
+
+// Characters (code points) of UTF-8 text.
+std::size_t display_width(std::string_view s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+// `text` cut after each `brk`, the breaks kept.
+std::vector<std::string> split_after(const std::string& text, std::string_view brk) {
+  std::vector<std::string> pieces;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t at = text.find(brk, start);
+    const std::size_t end = at == std::string::npos ? text.size() : at + brk.size();
+    pieces.push_back(text.substr(start, end - start));
+    start = end;
+  }
+  return pieces;
+}
+
+// `line` wrapped to kTerminalWidth at its " · " breaks (and at ", " within a
+// part too long for a line), each further line indented by `indent`.
+std::string wrapped(const std::string& line, std::size_t indent) {
+  std::vector<std::string> pieces;
+  for (const std::string& part : split_after(line, " · ")) {
+    if (display_width(part) + indent <= kTerminalWidth) {
+      pieces.push_back(part);
+    } else {
+      for (std::string& p : split_after(part, ", ")) pieces.push_back(std::move(p));
+    }
+  }
+  std::string out, current;
+  for (const std::string& piece : pieces) {
+    if (!current.empty() && display_width(current) + display_width(piece) > kTerminalWidth) {
+      while (!current.empty() && current.back() == ' ') current.pop_back();
+      out += current + "\n";
+      current = std::string(indent, ' ');
+    }
+    current += piece;
+  }
+  return out + current;
 }
 
 std::string layer_line(const nlohmann::ordered_json& config) {
@@ -161,7 +228,7 @@ std::string layer_line(const nlohmann::ordered_json& config) {
     s += " · then projected from E " + projection->value("width", nlohmann::ordered_json()).dump() + " (ALBERT's order)";
   }
   if (config.contains("dtype")) s += " · " + config["dtype"].get<std::string>();
-  return s + "\n";
+  return wrapped(s, 8) + "\n";
 }
 
 class SummarySink : public FileSink {
@@ -197,15 +264,16 @@ class SummarySink : public FileSink {
       s += t.name + std::string(name_width + 2 - t.name.size(), ' ') + shape_text(t.shape) + " " +
            dtype_name(t.dtype) + "\n";
     }
-    // The float tensors (ids and mask are in the tokens above), with two
-    // rows at each end of the leading axes, or one when that is too long.
+    // The float tensors (ids and mask are in the tokens above): as NumPy
+    // prints them, if that fits; else with two rows at each end of the
+    // leading axes, or one when that is too long.
     std::string arrays;
-    for (std::size_t edge_rows : {2, 1}) {
+    for (const auto& [numpy_threshold, edge_rows] : {std::pair{true, 2}, std::pair{false, 2}, std::pair{false, 1}}) {
       arrays.clear();
       for (const TensorRef& t : b.tensors) {
         if (!is_float(t.dtype)) continue;
         arrays += "\n" + t.name + " =\n";
-        print_array(arrays, t, edge_rows);
+        print_array(arrays, t, numpy_threshold, edge_rows);
       }
       if (std::count(s.begin(), s.end(), '\n') + std::count(arrays.begin(), arrays.end(), '\n') + 2 <=
           static_cast<std::ptrdiff_t>(kMaxLines)) {
