@@ -94,6 +94,12 @@ void run_encode(const EncodeCommand& cmd) {
   const SinkFormat& format = infer_format(cmd);
   EncodeOutput output = cmd.output;
   output.format = &format;
+  if (!output.output_dir.empty()) {
+    // On a terminal, over the progress line.
+    output.interrupt_note = std::string(::isatty(STDERR_FILENO) ? "\r\x1b[K" : "") + "embedpe: interrupted; " +
+                            output.output_dir + " keeps the parts written so far: run the same command with --resume " +
+                            "to continue";
+  }
   // --output-dir writes .npz parts, which hold any number of tensors.
   const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output.output_dir.empty() ? &format : nullptr);
   check_encode_output(output, cmd.dtype, cmd.precision, !cmd.text.texts.empty(),
@@ -145,6 +151,10 @@ void run_encode(const EncodeCommand& cmd) {
   progress.finish();
   // After the run, so that a refusal stays the one line on stderr.
   if (!cmd.quiet && cmd.layer.pretrained.empty()) warn_unused_tensors(layer);
+  if (stats && stats->kept && !cmd.quiet) {
+    std::fprintf(stderr, "embedpe: --resume: %zu of %zu parts kept from the interrupted run, %zu written\n", stats->kept,
+                 stats->parts, stats->parts - stats->kept);
+  }
   if (stats && cmd.summary) {
     std::fprintf(stderr, "embedpe: --output-dir: %zu parts; manifest and journal %.3f s, part hashes %.3f s\n",
                  stats->parts, stats->manifest_seconds, stats->part_hash_seconds);

@@ -716,6 +716,62 @@ def fingerprint(data):
     return h.hexdigest()
 
 
+class InterruptedRunTests(Case):
+    """Issue 31: an --output-dir run ended by a signal says that --resume continues it (once it
+    has begun: before that there is nothing to resume), and the resumed run says how many parts
+    it kept."""
+
+    def interrupted_at(self, point, args):
+        fifo = self.tmp / f"fifo-{point}"
+        os.mkfifo(fifo)
+        env = dict(os.environ, EMBEDPE_TEST_PAUSE=f"{point}:{fifo}")
+        p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            with open(fifo, "rb") as f:  # returns once the run waits at POINT
+                f.read()
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        return p.returncode, err
+
+    def test_an_interrupted_run_says_how_to_resume_and_the_resumed_run_what_it_kept(self):
+        src = self.corpus(200)
+        out = self.tmp / "out"
+        args = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard-rows", "10", "--threads", "1",
+                "--output-dir", str(out)]
+        rc, err = self.interrupted_at("parts-dir-complete", args)
+        self.assertEqual(rc, -signal.SIGINT, err)
+        self.assertEqual(err, f"embedpe: interrupted; {out} keeps the parts written so far: run the same command "
+                              "with --resume to continue\n")
+        self.assertFalse(json.loads((out / "manifest.json").read_text())["complete"])
+        p = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, "embedpe: --resume: 20 of 20 parts kept from the interrupted run, 0 written\n")
+        self.assertTrue(json.loads((out / "manifest.json").read_text())["complete"])
+        # One part damaged: it alone is written again.
+        manifest = json.loads((out / "manifest.json").read_text())
+        manifest["complete"] = False
+        (out / "manifest.json").write_text(json.dumps(manifest))
+        (out / "part-00003.npz").write_bytes(b"damaged")
+        p = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, "embedpe: --resume: 19 of 20 parts kept from the interrupted run, 1 written\n")
+
+    def test_a_run_interrupted_before_it_began_says_nothing_of_resuming(self):
+        src = self.corpus(50)
+        out = self.tmp / "out"
+        args = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard-rows", "10", "--output-dir", str(out)]
+        rc, err = self.interrupted_at("parts-dir-start", args)
+        self.assertEqual(rc, -signal.SIGINT, err)
+        self.assertEqual(err, "")
+        # A finished run has nothing to resume either (the note is gone once the manifest is complete).
+        done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+
 class CheckedIsUsedTests(Case):
     """Issue 28, item 2's other members: what a record says of a file is taken from the
     descriptor or mapping the run used, never from the file found at its name again."""

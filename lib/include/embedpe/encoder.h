@@ -215,6 +215,7 @@ struct EncodeOutput {
   std::string output_dir;              // instead of path: .npz parts and a manifest (parts_dir.h)
   std::size_t shard_rows = 1024;       // rows per part
   bool resume = false;                 // continue the output_dir run
+  std::string interrupt_note;          // output_dir: said if a signal ends the run (PartsDirOptions)
 };
 
 // Refuses (UsageError naming parameters), before any file is read, what

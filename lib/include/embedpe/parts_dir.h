@@ -59,6 +59,9 @@ struct PartsDirOptions {
   std::string output_dir;       // created if absent
   std::size_t shard_rows = 1024;  // rows per part, at least 1
   bool resume = false;          // continue the run whose manifest.json is in output_dir
+  // Said on stderr when a signal (SIGINT, SIGTERM, SIGHUP) ends the run once
+  // it has begun, in the caller's words (the tool's: how to resume), or "".
+  std::string interrupt_note;
 };
 
 // One part of the input, as next() reads it.
@@ -73,6 +76,7 @@ struct Part {
 // parts (bench/manifest.py).
 struct PartsDirStats {
   std::size_t parts = 0, rows = 0;
+  std::size_t kept = 0;          // of the parts: a resumed run's, found intact and not written again
   double manifest_seconds = 0;   // manifest and journal writes, part-path checks and removals
   double part_hash_seconds = 0;  // reading each part back for its SHA-256
 };

@@ -12,6 +12,11 @@ namespace embedpe {
 // of SIGINT, SIGTERM, SIGHUP and SIGBUS (see app/main.cpp).
 void remove_temporaries() noexcept;
 
+// A line the handlers of SIGINT, SIGTERM and SIGHUP say before the process
+// dies (an interrupted run that can be resumed says how); nullptr for none.
+// The text must outlive the setting.
+void set_interrupt_note(const char* note) noexcept;
+
 // How many temporaries exist right now (for tests).
 std::size_t temporaries_in_progress() noexcept;
 

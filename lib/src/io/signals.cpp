@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 
@@ -12,10 +13,15 @@
 namespace embedpe {
 namespace {
 
-// SIGINT, SIGTERM, SIGHUP: remove a half-written output, then die of the
-// signal, as the shell expects.
+std::atomic<const char*> interrupt_note{nullptr};
+
+void say(const char* text);
+
+// SIGINT, SIGTERM, SIGHUP: remove a half-written output, say the note if
+// there is one, then die of the signal, as the shell expects.
 void on_termination(int sig) {
   remove_temporaries();
+  if (const char* note = interrupt_note.load()) say(note);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigaction(sig, &dfl, nullptr);
@@ -46,6 +52,8 @@ void on_bus_error(int, siginfo_t* info, void*) {
 }
 
 }  // namespace
+
+void set_interrupt_note(const char* note) noexcept { interrupt_note.store(note); }
 
 void install_signal_cleanup() {
   struct sigaction term {};

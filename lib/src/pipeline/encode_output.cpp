@@ -50,7 +50,10 @@ std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& sourc
                                        const EncodeRunOptions& options, bool record_shard) {
   if (!output.output_dir.empty()) {
     return encode_parts(encoder, source,
-                        {.output_dir = output.output_dir, .shard_rows = output.shard_rows, .resume = output.resume},
+                        {.output_dir = output.output_dir,
+                         .shard_rows = output.shard_rows,
+                         .resume = output.resume,
+                         .interrupt_note = output.interrupt_note},
                         options);
   }
   if (!output.format) throw UsageError("give format for a file output", {"format"});

@@ -28,6 +28,7 @@
 #include "embedpe/version.h"
 #include "embedpe/weights.h"
 #include "message.h"
+#include "output_temporaries.h"
 #include "sha256.h"
 #include "test_pause.h"
 
@@ -734,6 +735,11 @@ struct PartsDirSink::State {
   std::size_t index = 0, first_row = 0;
   std::optional<PartRecord> pending;  // the part next() returned, until add()
   PartsDirStats stats;
+  std::string interrupt_note;  // said by the signal handlers while the run is under way
+
+  ~State() {
+    if (!interrupt_note.empty()) set_interrupt_note(nullptr);
+  }
 
   State(PartsDirOptions o, LineReader& r) : options(std::move(o)), reader(r) {}
 
@@ -747,6 +753,11 @@ struct PartsDirSink::State {
     write_manifest(held->at(kManifest), manifest_path, progress);
     journal.emplace(held->at(kJournal), journal_path);
     progress.parts.clear();
+    // From here an interrupted run can be resumed: say so if a signal ends it.
+    if (!options.interrupt_note.empty()) {
+      interrupt_note = options.interrupt_note + "\n";
+      set_interrupt_note(interrupt_note.c_str());
+    }
   }
 
   // The files go to the directory the run began in (held), wherever it is
@@ -900,6 +911,7 @@ std::optional<Part> PartsDirSink::next() {
     }
     if (data && data->size() == prev.bytes && sha256_hex(*data) == prev.sha256) {
       s.progress.parts.push_back(prev);
+      ++s.stats.kept;
       part.kept = true;
       return part;
     }
@@ -978,6 +990,7 @@ void PartsDirSink::finish() {
   s.check_in_place();
   write_manifest(s.held->at(kManifest), s.manifest_path, s.progress);
   s.journal->remove();
+  set_interrupt_note(nullptr);  // complete: nothing to resume
   s.stats.parts = s.progress.parts.size();
   for (const auto& p : s.progress.parts) s.stats.rows += p.rows;
 }
