@@ -1347,7 +1347,27 @@ class PeTests(CliCase):
         self.assertIn("f32_computed", self.ok("pe", "--help").stdout.decode())
         self.assertNotIn("seed", " ".join(text[:2]))
 
-    def test_alibi_bias_and_rope_note(self):
+    def test_causal_tables_mask_the_keys_after_the_query(self):
+        # ALiBi and causal T5 bias causal attention: the text table, like the picture, shows the
+        # keys after the query as masked, not as values attention never adds. CSV keeps every value.
+        for args in (["--kind", "alibi", "--heads", "4", "--head", "1"], ["--kind", "t5", "--causal"]):
+            with self.subTest(kind=args[1]):
+                text = self.ok("pe", *args, "--max-len", "5", "--format", "table").stdout.decode().splitlines()
+                self.assertTrue(text[0].endswith("; keys after the query are masked"), text[0])
+                z = self.run_pe(args + ["--max-len", "5"], "npz")
+                values = z["bias"][1] if args[1] == "alibi" else z[list(z.keys())[-1]]
+                for i, line in enumerate(text[2:7]):
+                    cells = line.split()[1:]
+                    self.assertEqual(len(cells), 5, line)
+                    for j, cell in enumerate(cells):
+                        if j > i:
+                            self.assertEqual(cell, "masked", line)
+                        else:
+                            self.assertAlmostEqual(float(cell), float(values[i][j]), delta=0.0051, msg=line)  # two decimals
+        bidirectional = self.ok("pe", "--kind", "t5", "--max-len", "5", "--format", "table").stdout.decode()
+        self.assertNotIn("masked", bidirectional)
+
+
         z = self.run_pe(["--kind", "alibi", "--heads", "6", "--max-len", "5"], "npz")
         slopes = z["slopes"]
         i, j = np.meshgrid(np.arange(5), np.arange(5), indexing="ij")

@@ -33,7 +33,7 @@ void write_matrix_table(OutputFile& out, const PeMatrix& m, const std::string& t
   const std::size_t rows = m.values.shape()[0], cols = m.values.shape()[1];
   // Wide enough for a sign, the digits, a point and an exponent ("-1.2345e-05").
   const int width = precision ? std::max(6, precision + 7) : 6;
-  std::string text = "# " + title + "\n";
+  std::string text = "# " + title + (m.look.causal_mask ? "; keys after the query are masked" : "") + "\n";
   char cell[64];
   std::snprintf(cell, sizeof cell, "%10s", (m.row_label.substr(0, 3) + "\\" + m.col_label.substr(0, 3)).c_str());
   text += cell;
@@ -47,7 +47,10 @@ void write_matrix_table(OutputFile& out, const PeMatrix& m, const std::string& t
     text += cell;
     for (std::size_t c = 0; c < cols; ++c) {
       double v = m.values(r, c);
-      if (m.integers) {
+      if (m.look.causal_mask && m.col_first + c > m.row_first + r) {
+        // A key after the query, which causal attention never sees (as the picture greys it out).
+        std::snprintf(cell, sizeof cell, " %*s", width, "masked");
+      } else if (m.integers) {
         std::snprintf(cell, sizeof cell, " %*s", width, integer(v).c_str());
       } else if (precision) {
         std::snprintf(cell, sizeof cell, " %*s", width, float_text(v, precision).c_str());
