@@ -151,7 +151,8 @@ void run_encode(const EncodeCommand& cmd) {
   progress.finish();
   // After the run, so that a refusal stays the one line on stderr.
   if (!cmd.quiet && cmd.layer.pretrained.empty()) warn_unused_tensors(layer);
-  if (stats && stats->kept && !cmd.quiet) {
+  // Said where the closing summary is: on a terminal, or with --summary; never with --quiet.
+  if (stats && stats->kept && !cmd.quiet && (cmd.summary || ::isatty(STDERR_FILENO))) {
     std::fprintf(stderr, "embedpe: --resume: %zu of %zu parts kept from the interrupted run, %zu written\n", stats->kept,
                  stats->parts, stats->parts - stats->kept);
   }
