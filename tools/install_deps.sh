@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages embedpe needs to build and test, if any
 # are missing. Run as root (or with sudo). Extra arguments are more packages
-# (tools/make_goldens.py also needs python3-torch and python3-sentencepiece).
+# (tools/make_goldens.py also needs python3-torch). python3-sentencepiece is
+# tests/diff_test.py's reference for token pieces.
 # slurm-wlm, munge, openssh-server and rsync are for tests/scale_test.py, which
 # starts its own Slurm cluster, munged and sshd with generated configs (it
 # never uses or changes the services and /etc files the packages install).
@@ -10,7 +11,7 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config ccache
   libcli11-dev libsentencepiece-dev libicu-dev sentencepiece nlohmann-json3-dev xtensor-dev xtl-dev doctest-dev zlib1g-dev libssl-dev
-  python3 python3-numpy parallel
+  python3 python3-numpy python3-sentencepiece parallel
   man-db zsh fish
   slurm-wlm munge openssh-server openssh-client rsync
   "$@"
