@@ -1,6 +1,9 @@
 #include "common.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
@@ -9,6 +12,8 @@
 #include "embedpe/sink.h"
 #include "embedpe/text_input.h"
 #include "errors.h"
+#include "message.h"
+#include "clikit/usage.h"
 #include "embedpe/weights.h"
 
 namespace embedpe::cli {
@@ -217,6 +222,48 @@ Tokenizer load_tokenizer(const TokenizeFlags& flags) {
   // --model overrides the directory's tokenizer (encode: the layer is still the directory's).
   if (flags.pretrained.empty() || !flags.model.empty()) return load_tokenizer(flags.model);
   return load_pretrained_tokenizer(flags.pretrained);
+}
+
+std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,
+                                               const std::vector<std::string>& outputs, const char* command,
+                                               bool required) {
+  if (!pretrained.empty()) return load_pretrained_tokenizer(pretrained);
+  if (!model.empty()) return load_tokenizer(model);
+  for (const std::string& output : outputs) {
+    const std::optional<nlohmann::json> config = output_config(output);
+    const std::optional<ModelNamed> named = config ? model_named_by(*config) : std::nullopt;
+    if (!named) continue;
+    Tokenizer fallback = Tokenizer::default_model();
+    if (named->sha256 == fallback.sha256()) return fallback;
+    std::vector<std::string> places = {named->source};
+    const std::size_t slash = output.rfind('/');
+    if (!named->source.empty() && named->source[0] != '/' && slash != std::string::npos) {
+      places.push_back(output.substr(0, slash + 1) + named->source);
+    }
+    for (const std::string& place : places) {
+      struct stat st;
+      if (::stat(place.c_str(), &st) != 0) continue;
+      std::optional<Tokenizer> found;
+      try {
+        found = S_ISDIR(st.st_mode) ? load_pretrained_tokenizer(place) : Tokenizer::from_file(place);
+      } catch (const Error&) {
+        continue;  // not a model now: said below as not found
+      }
+      if (found->sha256() != named->sha256) continue;
+      std::fprintf(stderr, "embedpe %s: using the model %s that %s names (its SHA-256 matches)\n", command,
+                   clikit::printable_line(place).c_str(), clikit::printable_line(output).c_str());
+      return found;
+    }
+    Message m;
+    m << Verbatim{output} << " was made with another model (" << Verbatim{named->source} << ", SHA-256 "
+      << named->sha256.substr(0, 12) << "...), which is not there now, or has changed: give it with --model"
+      << (named->pretrained ? " or --pretrained" : "");
+    if (required) throw m.usage_error();
+    std::fprintf(stderr, "embedpe %s: %s; token pieces left out\n", command,
+                 clikit::printable_line(m.usage_error().what()).c_str());
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer) {

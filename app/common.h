@@ -106,6 +106,16 @@ std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& tex
 Tokenizer load_tokenizer(const std::string& model);
 // --pretrained DIR's tokenizer, else --model's.
 Tokenizer load_tokenizer(const TokenizeFlags& flags);
+// decode's and diff's tokenizer: --pretrained DIR's or --model's when given;
+// else the model the first of `outputs` that carries a config names, found
+// at the path the config gives (as given, then relative to that output's
+// directory) and checked by its SHA-256, said on stderr ("embedpe COMMAND:
+// using ..."); else nullopt. A named model found nowhere, or changed, is a
+// UsageError naming it (give --model), or with `required` false a line on
+// stderr saying so, and nullopt.
+std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,
+                                               const std::vector<std::string>& outputs, const char* command,
+                                               bool required = true);
 // The flags' options over the tokenizer's defaults (a --pretrained directory's padding side).
 EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer);
 // --pretrained DIR (excludes --model).

@@ -43,8 +43,9 @@ void run_decode(DecodeCommand cmd) {
   refuse_outputs_over_inputs({cmd.output}, inputs);
   // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
   refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
-  const Tokenizer tokenizer =
-      cmd.pretrained.empty() ? load_tokenizer(cmd.model) : load_pretrained_tokenizer(cmd.pretrained);
+  // An output's config names its model: found by path and SHA-256 when no --model is given.
+  std::optional<Tokenizer> named = tokenizer_for_outputs(cmd.model, cmd.pretrained, cmd.files, "decode");
+  const Tokenizer tokenizer = named ? std::move(*named) : Tokenizer::default_model();
   check_ids_flag(cmd.ids, tokenizer);
   if (cmd.skip_special_tokens && cmd.pretrained.empty()) {
     throw UsageError("--skip-special-tokens needs --pretrained: a SentencePiece model's decode already drops its "
@@ -68,6 +69,7 @@ void setup_decode(CLI::App& app) {
       ->excludes(files);
   option_group(*sub, kTokenizationGroup);
   add_model_option(*sub, cmd->model);
+  sub->get_option("--model")->default_str("the model FILE's config names (found by path and SHA-256), else the embedded model");
   add_pretrained_option(*sub, cmd->pretrained, sub->get_option("--model"));
   sub->add_flag("--skip-special-tokens", cmd->skip_special_tokens,
                 "With --pretrained: leave out the special tokens, as HF's decode(skip_special_tokens=True)");

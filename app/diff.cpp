@@ -63,9 +63,9 @@ void run_diff(const DiffCommand& cmd) {
   // file included, which other commands report as 1.
   try {
     const DiffReport report = diff_files(cmd.args[0], cmd.args[1], diff_options(cmd));
-    std::optional<Tokenizer> tokenizer;
-    if (!cmd.pretrained.empty()) tokenizer = load_pretrained_tokenizer(cmd.pretrained);
-    if (!cmd.model.empty()) tokenizer = load_tokenizer(cmd.model);
+    // Pieces need a model: --model, or the one A's or B's config names.
+    const std::optional<Tokenizer> tokenizer =
+        tokenizer_for_outputs(cmd.model, cmd.pretrained, {cmd.args[0], cmd.args[1]}, "diff", /*required=*/false);
     PieceFn piece;
     if (tokenizer) {
       piece = [&tokenizer](std::int64_t id) {
@@ -105,7 +105,7 @@ void setup_diff(CLI::App& app) {
   sub->add_option("--tensor", cmd->tensors, "Compare only this tensor, repeatable (default: every name in both)")
       ->type_name("NAME");
   add_model_option(*sub, cmd->model);
-  sub->get_option("--model")->default_str("none: token ids without pieces");
+  sub->get_option("--model")->default_str("the model A's or B's config names (found by path and SHA-256), else none: token ids without pieces");
   add_pretrained_option(*sub, cmd->pretrained, sub->get_option("--model"));
   option_group(*sub, kToleranceGroup);
   add_number(*sub, "--atol", cmd->atol, 0.0, 1e300, "Absolute tolerance: close when |a-b| <= atol + rtol*|b| "

@@ -39,6 +39,11 @@ def run(*args, stdin=None, cwd=None):
     return subprocess.run([EMBEDPE, *args], input=stdin, capture_output=True, cwd=cwd, timeout=120)
 
 
+def tensor_names(z):
+    """An embedpe .npz's tensors: its members but the JSON text ones (a 0-d unicode "config")."""
+    return [k for k in z.files if z[k].dtype.kind != "U"]
+
+
 def text_args(texts):
     out = []
     for t in texts:
@@ -102,7 +107,8 @@ class EncodeTests(CliCase):
         out = self.tmp / "o.npz"
         self.ok("encode", *text_args(GOLDEN_TEXTS), "--d-model", "16", "--output", str(out))
         got, want = np.load(out), np.load(GOLDEN / "cli_default_d16.npz")
-        self.assertEqual(sorted(got.files), ["attention_mask", "input_ids", "output"])
+        self.assertEqual(sorted(got.files), ["attention_mask", "config", "input_ids", "output"])
+        self.assertEqual(sorted(tensor_names(got)), ["attention_mask", "input_ids", "output"])
         np.testing.assert_array_equal(got["input_ids"], want["input_ids"])
         np.testing.assert_array_equal(got["attention_mask"], want["attention_mask"])
         self.assertEqual(got["output"].dtype, np.float32)
@@ -195,9 +201,13 @@ class FormatsTests(CliCase):
         doc = json.loads(self.encode_all("json", "--emit", "all").read_text())
         npz = np.load(self.encode_all("npz", "--emit", "all"))
         npy = np.load(self.encode_all("npy"))
-        self.assertEqual(sorted(npz.files), ["attention_mask", "input_ids", "output", "positional_encoding",
-                                             "token_embeddings"])
-        for name in npz.files:
+        self.assertEqual(sorted(tensor_names(npz)), ["attention_mask", "input_ids", "output", "positional_encoding",
+                                                     "token_embeddings"])
+        # the .npz's config is the JSON's, without the row counts its tensors give
+        config = {k: v for k, v in doc["config"].items() if k not in ("sequences", "truncated")}
+        self.assertEqual(json.loads(str(npz["config"][()])), config)
+        self.assertEqual(npz["config"].shape, ())
+        for name in tensor_names(npz):
             arr = np.array(doc[name], dtype=npz[name].dtype)
             np.testing.assert_array_equal(arr, npz[name], err_msg=name)
             self.assertEqual(list(npz[name].shape), doc["shapes"][name])
@@ -1355,7 +1365,7 @@ class PeTests(CliCase):
                 text = self.ok("pe", *args, "--max-len", "5", "--format", "table").stdout.decode().splitlines()
                 self.assertTrue(text[0].endswith("; keys after the query are masked"), text[0])
                 z = self.run_pe(args + ["--max-len", "5"], "npz")
-                values = z["bias"][1] if args[1] == "alibi" else z[list(z.keys())[-1]]
+                values = z["bias"][1] if args[1] == "alibi" else z[tensor_names(z)[-1]]
                 for i, line in enumerate(text[2:7]):
                     cells = line.split()[1:]
                     self.assertEqual(len(cells), 5, line)
@@ -1402,7 +1412,7 @@ class PeTests(CliCase):
         np.testing.assert_array_equal(self.run_pe(base + ["--weights", str(both), "--causal"], "npy"),
                                       goldens["bias_causal"])
         z = self.run_pe(base + ["--weights", str(npy)], "npz")
-        self.assertEqual(sorted(z.files), ["bias", "buckets"])
+        self.assertEqual(sorted(tensor_names(z)), ["bias", "buckets"])
         doc = json.loads(self.run_pe(base + ["--weights", str(npy)], "json"))
         np.testing.assert_array_equal(np.array(doc["bias"], dtype=np.float32), goldens["bias_bi"])
         self.assertEqual(doc["config"]["heads"], 4)
@@ -1568,9 +1578,9 @@ class SafetensorsTests(CliCase):
         self.ok(*self.BASE, "-o", str(self.tmp / "a.npz"))
         got, meta, order = self.read(self.tmp / "a.safetensors")
         npz = np.load(self.tmp / "a.npz")
-        self.assertEqual(order, list(npz.files))
+        self.assertEqual(order, tensor_names(npz))
         words = {np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
-        for name in npz.files:
+        for name in tensor_names(npz):
             dtype, shape, data = got[name]
             self.assertEqual(dtype, words[npz[name].dtype], name)
             self.assertEqual(shape, list(npz[name].shape), name)
@@ -1600,8 +1610,8 @@ class SafetensorsTests(CliCase):
                 self.assertEqual(st.read_bytes(), fmt.read_bytes())
                 got, meta, order = self.read(st)
                 z = np.load(npz)
-                self.assertEqual(order, list(z.files))
-                for name in z.files:
+                self.assertEqual(order, tensor_names(z))
+                for name in tensor_names(z):
                     dtype, shape, data = got[name]
                     self.assertEqual(dtype, words[z[name].dtype], name)
                     self.assertEqual(shape, list(z[name].shape), name)
@@ -1610,6 +1620,10 @@ class SafetensorsTests(CliCase):
                 self.assertEqual(json.loads(meta["config"]), doc["config"])
                 for key in meta.keys() - {"config"}:
                     self.assertEqual(json.loads(meta[key]), doc[key], key)
+                # the .npz holds the same members, each as JSON text
+                self.assertEqual(sorted(set(z.files) - set(tensor_names(z))), sorted(meta.keys()))
+                for key in meta.keys():
+                    self.assertEqual(json.loads(str(z[key][()])), json.loads(meta[key]), key)
 
     def test_format_flag_and_embedpe_reads_it_back(self):
         out = self.tmp / "out.bin"

@@ -292,7 +292,8 @@ class CheckedIsCopiedTests(Case):
 
                 def replace():
                     os.replace(d / f"other.{ext}", d / f"s2.{ext}")
-                    os.replace(d / f"other.{ext}.shard.json", d / f"s2.{ext}.shard.json")
+                    if ext != "npz":  # an .npz carries its record inside
+                        os.replace(d / f"other.{ext}.shard.json", d / f"s2.{ext}.shard.json")
 
                 rc, err = paused("merge-copy", d / "fifo", replace,
                                  [EMBEDPE, "merge", "-o", str(out), str(d / f"s1.{ext}"), str(d / f"s2.{ext}")])
@@ -354,6 +355,65 @@ class ShardRecordPathTests(Case):
                 self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
                 self.assertIn("cannot write the shard record", p.stderr)
                 self.assertFalse(out.exists())
+
+    def test_a_record_that_fills_the_disk_leaves_no_output(self):
+        # A tmpfs with room for the output and not one page more: the record, written just
+        # before the output's rename, fails, and the output never appears without it.
+        if os.geteuid() != 0:
+            self.skipTest("needs root to mount a tmpfs")
+        src = self.corpus(300)
+        run = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--seq-len", "16", "--shard", "1/2"]
+        probe = self.tmp / "probe.npy"
+        subprocess.run(run + ["-o", str(probe)], check=True)
+        pages = (probe.stat().st_size + 4095) // 4096
+        mnt = self.tmp / "full"
+        mnt.mkdir()
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={pages * 4096}", "tmpfs", str(mnt)], check=True)
+        try:
+            out = mnt / "out.npy"
+            p = subprocess.run(run + ["-o", str(out)], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+            self.assertIn("out.npy.shard.json", p.stderr)
+            self.assertIn("No space left on device", p.stderr)
+            self.assertEqual(os.listdir(mnt), [], "neither the output, nor its record, nor a temporary")
+            # with room for both, both appear
+            subprocess.run(["mount", "-o", f"remount,size={(pages + 1) * 4096}", str(mnt)], check=True)
+            p = subprocess.run(run + ["-o", str(out)], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(sorted(os.listdir(mnt)), ["out.npy", "out.npy.shard.json"])
+            self.assertEqual(out.read_bytes(), probe.read_bytes())
+        finally:
+            subprocess.run(["umount", str(mnt)], check=True)
+
+    def test_npz_and_safetensors_carry_their_record_inside(self):
+        import numpy
+        src = self.corpus(50)
+        run = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--seq-len", "16", "--emit", "output",
+               "--shard", "2/3"]
+        beside = self.tmp / "s.npy"
+        subprocess.run(run + ["-o", str(beside)], check=True)
+        expected = json.loads(pathlib.Path(str(beside) + ".shard.json").read_text())
+        for ext in ("npz", "safetensors"):
+            with self.subTest(ext=ext):
+                out = self.tmp / f"s.{ext}"
+                pathlib.Path(str(out) + ".shard.json").write_text("{}")  # an earlier output's: removed
+                subprocess.run(run + ["-o", str(out)], check=True)
+                self.assertFalse(pathlib.Path(str(out) + ".shard.json").exists())
+                if ext == "npz":
+                    with numpy.load(out) as z:  # no allow_pickle
+                        self.assertEqual(z["shard"].shape, ())
+                        record = json.loads(str(z["shard"][()]))
+                        self.assertEqual(z["output"].shape[0], expected["input"]["lines"])
+                else:
+                    data = out.read_bytes()
+                    header = json.loads(data[8:8 + int.from_bytes(data[:8], "little")])
+                    record = json.loads(header["__metadata__"]["shard"])
+                self.assertEqual(record["shard"], "2/3")
+                self.assertEqual(record["format"], ext)
+                self.assertEqual(record["input"], expected["input"])
+                self.assertEqual(record["config"], expected["config"])
+                self.assertNotIn("output", record)
 
     def test_a_run_without_shard_over_a_shard_output_removes_its_stale_record(self):
         src = self.corpus(50)
@@ -594,6 +654,15 @@ class BoundedMemoryTests(Case):
         self.assertIn("--seq-len", err)
         self.assertLess(time.monotonic() - t, 30)
         self.assertFalse((self.tmp / "big.npz").exists())
+        # tokenize too: 300 lines padded to 2^20 ids, input_ids and attention_mask, are 4.7 GiB
+        lines = self.tmp / "lines.txt"
+        lines.write_text("a few words\n" * 300)
+        p = self.limited(1 << 30, "tokenize", "--input", str(lines), "--seq-len", str(1 << 20),
+                         "-o", str(self.tmp / "ids.npz"))
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, 2, err)
+        self.assertIn("300 lines of --seq-len 1048576 make 4.7 GiB of tensors, over the 4 GiB", err)
+        self.assertFalse((self.tmp / "ids.npz").exists())
 
 
 class UntrustedSizeTests(Case):

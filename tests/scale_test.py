@@ -30,11 +30,23 @@ import tempfile
 import time
 import unittest
 
+import numpy
+
 HERE = pathlib.Path(__file__).resolve().parent
 README = HERE.parent / "README.md"
 EMBEDPE = os.path.abspath(os.environ.get("EMBEDPE", str(HERE.parent / "build" / "app" / "embedpe")))
 TMP = os.environ.get("EMBEDPE_TEST_TMPDIR", tempfile.gettempdir())
 
+
+
+def record_of(shard):
+    """A shard output's record: inside an .npz (its "shard" member, a 0-d unicode array that
+    numpy.load reads without allow_pickle), beside any other file (FILE.shard.json)."""
+    shard = str(shard)
+    if shard.endswith(".npz"):
+        with numpy.load(shard) as z:  # allow_pickle is False by default
+            return json.loads(str(z["shard"][()]))
+    return json.loads(pathlib.Path(shard + ".shard.json").read_text())
 
 
 def corpus_lines():
@@ -123,7 +135,9 @@ class MergeTests(ScaleCase):
             path = self.tmp / f"shard-{k}.{ext}"
             self.ok("encode", "--input", str(src), *LAYER, *extra, "--shard", f"{k}/{n}", "-o", str(path),
                     *(("--shard-seek",) if seek else ()))
-            self.assertTrue(pathlib.Path(str(path) + ".shard.json").exists())
+            self.assertEqual(record_of(path)["shard"], f"{k}/{n}")
+            # an .npz carries its record: nothing beside it
+            self.assertEqual(pathlib.Path(str(path) + ".shard.json").exists(), ext != "npz")
             out.append(str(path))
         return out
 
@@ -150,7 +164,7 @@ class MergeTests(ScaleCase):
             for n in (3, 7, 500):  # 500 > lines: empty shards too
                 with self.subTest(ext=ext, n=n):
                     shards = self.shards(src, n, ext, extra, seek=True)
-                    records = [json.loads(pathlib.Path(s + ".shard.json").read_text()) for s in shards]
+                    records = [record_of(s) for s in shards]
                     self.assertTrue(all(r["reading"]["shard_seek"] for r in records))
                     self.assertEqual(sum(r["input"]["lines"] for r in records), len(corpus_lines()) + 3)
                     if ext == "jsonl":  # a shard's own numbering: its first record is line 1
@@ -411,7 +425,8 @@ class MergeTests(ScaleCase):
         for k in (1, 2):
             piece = self.tmp / f"o\udcfe{k}.npz"
             self.ok("encode", "--input", str(odd), *args, "--shard", f"{k}/2", "-o", str(piece))
-            self.assertTrue(pathlib.Path(str(piece) + ".shard.json").exists())
+            self.assertEqual(record_of(piece)["input"]["path"], str(odd).encode("utf-8", "surrogateescape").decode(
+                "utf-8", "replace"))
             pieces.append(str(piece))
         self.ok("merge", "-o", str(self.tmp / "odd.npz"), *pieces)
         self.same_bytes(self.tmp / "odd.npz", single_npz)
@@ -486,7 +501,7 @@ class MergeTests(ScaleCase):
                 single = self.tmp / f"single.{ext}"
                 self.ok("encode", "--input", str(src), *LAYER, *(() if ext == "npy" else ALL), "-o", str(single))
                 shards = self.shards(src, 8, ext)  # more shards than lines: some hold none
-                rows = [json.loads(pathlib.Path(s + ".shard.json").read_text())["input"]["lines"] for s in shards]
+                rows = [record_of(s)["input"]["lines"] for s in shards]
                 self.assertIn(0, rows)
                 self.assertEqual(sum(rows), 3)
                 self.ok("merge", "-o", str(self.tmp / f"m.{ext}"), *shards)

@@ -97,6 +97,47 @@ class DecodeTests(CliCase):
         self.fails(2, "was made with another model (embedded default", "decode", "--model", t5, str(st))
         self.assertEqual(self.ok("decode", str(st)).stdout, b"hi\n")
 
+    def test_the_model_an_output_names_is_found_by_path_and_sha256(self):
+        """Issue 31 item 3: without --model, decode and diff use the model an output's config names,
+        found at its path (as given, then beside the output) and checked by its SHA-256, and say so."""
+        models = pathlib.Path(__file__).resolve().parent / "models"
+        t5, other = models / "t5-spiece.model", models / "albert-spiece.model"
+        work = self.tmp / "work"
+        work.mkdir()
+        shutil.copy(t5, work / "m.model")
+        for ext in ("json", "npz", "safetensors"):
+            with self.subTest(ext=ext):
+                out = work / f"o.{ext}"
+                # a relative --model path: decode, run from elsewhere, finds it beside the output
+                self.ok("encode", *text_args(self.texts), "--model", "m.model", "--d-model", "8", "-o", out.name,
+                        cwd=work)
+                want = self.ok("decode", "--model", str(t5), str(out)).stdout
+                self.assertEqual(want.decode().splitlines(), self.expected)
+                r = run("decode", str(out))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout, want)
+                err = r.stderr.decode()
+                self.assertEqual(err.count("\n"), 1, err)
+                self.assertIn("embedpe decode: using the model " + str(work / "m.model"), err)
+                # diff names pieces with it too
+                r = run("diff", "--format", "json", str(out), str(out))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("embedpe diff: using the model", r.stderr.decode())
+        # a model changed at that path, or gone: refused, naming it
+        shutil.copy(other, work / "m.model")
+        err = self.fails(2, "was made with another model (m.model", "decode", str(work / "o.npz"))
+        self.assertIn("give it with --model", err)
+        (work / "m.model").unlink()
+        self.fails(2, "which is not there now", "decode", str(work / "o.safetensors"))
+        # diff still compares, without pieces, and says why
+        r = run("diff", str(work / "o.npz"), str(work / "o.npz"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("token pieces left out", r.stderr.decode())
+        # the embedded default's outputs: found without a word
+        out = self.tmp / "d.npz"
+        self.ok("encode", *text_args(self.texts), "--d-model", "8", "-o", str(out))
+        self.assertEqual(self.ok("decode", str(out)).stdout.decode().splitlines(), self.expected)
+
     def test_bad_input_names_the_line(self):
         f = self.tmp / "ids.txt"
         f.write_text("1 262 2\n1 99999 2\n")
@@ -754,7 +795,9 @@ class TokenizeOutputTests(CliCase):
                 self.ok("tokenize", *args, "-o", str(out))
                 if ext == "npz":
                     z = np.load(out)
-                    self.assertEqual(sorted(z.files), ["attention_mask", "input_ids"])
+                    self.assertEqual(sorted(z.files), ["attention_mask", "config", "input_ids"])
+                    self.assertEqual(json.loads(str(z["config"][()])),
+                                     {k: v for k, v in doc["config"].items() if k not in ("sequences", "truncated")})
                     np.testing.assert_array_equal(z["input_ids"], doc["input_ids"])
                     np.testing.assert_array_equal(z["attention_mask"], doc["attention_mask"])
                     self.assertEqual(z["input_ids"].dtype, np.int64)

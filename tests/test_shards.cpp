@@ -31,11 +31,11 @@ std::string write_shard(const std::string& dir, const std::string& corpus, std::
   ShardRecorder record(reader);
   const std::string out = dir + "/shard-" + std::to_string(k) + ".jsonl";
   OutputFile f(out);
+  f.commit_with(record.beside(out, "jsonl", config));
   for (auto lines = reader.next(3); !lines.empty(); lines = reader.next(3)) {
     for (const auto& l : lines) f.write(l.text + "\n");
   }
   f.commit();
-  record.write(out, "jsonl", config);
   return out;
 }
 
@@ -93,8 +93,44 @@ TEST_CASE("a shard's record is written only for a regular file") {
   write_text(corpus, "a\nb\n");
   LineReader reader({corpus}, {.shard_index = 1, .shard_count = 2});
   ShardRecorder record(reader);
+  OutputFile f("/dev/null");
+  f.commit_with(record.beside("/dev/null", "jsonl", kConfig));
   while (!reader.next(10).empty()) {
   }
-  record.write("/dev/null", "jsonl", kConfig);
+  f.write("a\n");
+  f.commit();
   CHECK_FALSE(std::filesystem::exists("/dev/null.shard.json"));
+}
+
+TEST_CASE("a shard output and its record appear together, or neither does") {
+  const std::string dir = test::temp_dir("shards-pair");
+  const std::string corpus = dir + "/corpus.txt";
+  write_text(corpus, "a\nb\nc\n");
+  LineReader reader({corpus}, {.shard_index = 1, .shard_count = 2});
+  ShardRecorder record(reader);
+  const std::string out = dir + "/out.jsonl";
+  while (!reader.next(10).empty()) {
+  }
+  SUBCASE("the record is in place when the output is, and has the output's checksum") {
+    OutputFile f(out);
+    f.commit_with(record.beside(out, "jsonl", kConfig));
+    f.write("a\nb\n");
+    f.commit();
+    const auto rec = record_of(out);
+    CHECK(rec["output"]["bytes"] == 4);
+    CHECK(rec["output"]["crc32"] == "18572a97");  // Python: "%08x" % zlib.crc32(b"a\nb\n")
+  }
+  SUBCASE("an output whose rename fails takes its record back") {
+    CHECK_THROWS_AS(
+        [&] {
+          OutputFile f(out);
+          f.commit_with(record.beside(out, "jsonl", kConfig));
+          f.write("a\n");
+          std::filesystem::create_directories(out + "/x");  // a directory there now: the rename fails
+          f.commit();
+        }(),
+        Error);
+    CHECK_FALSE(std::filesystem::exists(shard_record_path(out)));
+    CHECK(std::filesystem::is_directory(out + "/x"));
+  }
 }

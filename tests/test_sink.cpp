@@ -161,12 +161,15 @@ TEST_CASE("npy: streaming is refused, naming parameters, without a fixed seq_len
   CHECK(!std::filesystem::exists(path));
 }
 
-TEST_CASE("npz: the tensors of one batch, as write_npz writes them") {
+TEST_CASE("npz: the tensors of one batch, as write_npz writes them, then the run's config and a record") {
   const Written w;
-  const std::string sunk = write("npz", "s.npz", {}, {w.tensors()}, w);
+  SinkRun run;
+  run.config = {{"d_model", 4}, {"source", "caf\xC3\xA9"}};
+  run.record = [] { return std::optional<nlohmann::ordered_json>(nlohmann::ordered_json{{"shard", "1/2"}}); };
+  const std::string sunk = write("npz", "s.npz", run, {w.tensors()}, w);
   {
     OutputFile direct(test::temp_path("direct.npz"));
-    write_npz(direct, w.tensors());
+    write_npz(direct, w.tensors(), {{"config", "{\"d_model\":4,\"source\":\"caf\xC3\xA9\"}"}, {"shard", "{\"shard\":\"1/2\"}"}});
     direct.commit();
   }
   CHECK(sunk == test::read_file(test::temp_path("direct.npz")));
@@ -274,12 +277,15 @@ TEST_CASE("tables as safetensors: each member a metadata string, the tensors' by
                       t.buckets.size() * 8) == 0);
 }
 
-TEST_CASE("tables as npz and npy: the tensors only, as write_npz and write_npy write them") {
+TEST_CASE("tables as npz and npy: the tensors, as write_npz and write_npy write them; npz with the members as text") {
   const Tables t;
   const SinkTables tables = t.tables();
   {
     OutputFile direct(test::temp_path("direct_t.npz"));
-    write_npz(direct, tables.tensors);
+    std::vector<NpzText> members;
+    for (const auto& [key, value] : tables.members.items()) members.push_back({key, value.dump()});
+    REQUIRE_FALSE(members.empty());
+    write_npz(direct, tables.tensors, members);
     direct.commit();
   }
   CHECK(write_tables("npz", "t.npz", tables) == test::read_file(test::temp_path("direct_t.npz")));

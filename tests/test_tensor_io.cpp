@@ -148,3 +148,24 @@ TEST_CASE(".npz read back: members by name, CRC checked, truncation refused") {
   CHECK_THROWS_WITH_AS(embedpe::npz_entries(z.substr(0, z.size() - 30), "cut.npz"),
                        doctest::Contains("not a valid .npz"), Error);
 }
+
+TEST_CASE("an .npz's text members: 0-d unicode arrays, as numpy.save writes a str, read back") {
+  const std::string text = "a\xE2\x82\xAC\xF0\x9F\x98\x80";  // "a€😀": 1, 3 and 4 bytes of UTF-8
+  xt::xtensor<std::int64_t, 1> ids = {7};
+  const std::string z = write_with("text.npz", [&](OutputFile& o) {
+    write_npz(o, {tensor_ref("input_ids", ids)}, {{"config", text}, {"empty", ""}});
+  });
+  const auto all = read_npz(z, "text.npz");
+  REQUIRE(all.size() == 3);
+  CHECK(all[1].name == "config");
+  CHECK_FALSE(npy_holds_text(all[0].npy, "ids"));
+  REQUIRE(npy_holds_text(all[1].npy, "config"));
+  // numpy.save(f, np.array("a€😀")): descr <U3, shape (), then UTF-32LE code points
+  const NpyHeader h = parse_npy_header(all[1].npy, "config");
+  CHECK(h.descr == "<U3");
+  CHECK(h.shape.empty());
+  CHECK(all[1].npy.substr(h.data_offset) == std::string("a\0\0\0\xAC\x20\0\0\x00\xF6\x01\0", 12));
+  CHECK(npy_text(all[1].npy, "config") == text);
+  CHECK(npy_text(all[2].npy, "empty").empty());  // NumPy's '' is <U1 holding one NUL
+  CHECK_THROWS_WITH_AS(npy_text(all[0].npy, "ids"), doctest::Contains("not a string"), Error);
+}

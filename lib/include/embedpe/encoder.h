@@ -147,6 +147,9 @@ struct EncodeRunOptions {
   // Returns true for rows [first_row, first_row + lines.size()) that the
   // sink already holds (a resumed run): they are neither computed nor written.
   std::function<bool(std::size_t first_row, const std::vector<TextLine>& lines)> skip;
+  // Given to the sink as SinkRun::record and SinkRun::companion.
+  std::function<std::optional<nlohmann::ordered_json>()> record;
+  OutputFile::Companion companion;
 };
 
 // Reads `source` to its end and writes every batch to `sink` (begin, add,

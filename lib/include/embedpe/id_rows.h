@@ -10,9 +10,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace embedpe {
 
@@ -35,6 +38,23 @@ void read_id_rows(const std::string& path, const std::string& model_sha256, cons
 // `origin` ("ids.txt:3"); a front end that parses its own flags rethrows it
 // as a usage error. A blank line is an empty sequence.
 std::vector<int> parse_id_text(std::string_view text, const std::string& origin);
+
+// The config an embedpe output carries about the run that made it: a .json's
+// "config", an .npz's "config" member, a .safetensors's "config"
+// __metadata__ string. nullopt for anything else (lines of ids, .jsonl,
+// .npy, NumPy's own files) and for a file that cannot be read as one.
+std::optional<nlohmann::json> output_config(const std::string& path);
+
+// The model a config names (its "model": source and SHA-256): a
+// SentencePiece file, "embedded default", or a Hugging Face directory
+// (pretrained). Where to look for it is the caller's choice; the SHA-256
+// says whether what is found there is that model.
+struct ModelNamed {
+  std::string source;
+  std::string sha256;
+  bool pretrained = false;
+};
+std::optional<ModelNamed> model_named_by(const nlohmann::json& config);
 
 class Tokenizer;
 

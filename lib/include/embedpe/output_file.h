@@ -61,6 +61,17 @@ class OutputFile {
   // checksum of what is written, taken as it is written (never by reading
   // the file again, which may be another file by then). No rewrite() after.
   void on_write(std::function<void(std::string_view)> tap) { tap_ = std::move(tap); }
+
+  // A file committed with this one, as a pair (a shard output and its record
+  // beside it): commit() calls `companion` once every byte of this file is
+  // written and synced, just before the rename, with a descriptor that reads
+  // those bytes (to checksum what will appear, never a name that may point
+  // elsewhere by then). It puts the companion in place (or removes a stale
+  // one) and returns what takes that back, which commit() runs if its own
+  // rename then fails. If it throws, nothing is renamed. Only a replaced
+  // regular file has a companion: it is not called for a descriptor or device.
+  using Companion = std::function<std::function<void()>(int fd)>;
+  void commit_with(Companion companion) { companion_ = std::move(companion); }
   void commit();
 
   const std::string& path() const { return path_; }
@@ -87,6 +98,7 @@ class OutputFile {
   std::size_t used_ = 0;
   bool committed_ = false;
   std::function<void(std::string_view)> tap_;
+  Companion companion_;
 };
 
 // Writing to a pipe whose reader has gone (`embedpe ... | head -1`): not an

@@ -1,14 +1,15 @@
 // Shards of one run, recorded and joined back together.
 //
 // A run with `shard K/N` (InputOptions) reads one contiguous byte range of
-// its input. Its output says which: a file output gets a record beside it,
-// OUTPUT.shard.json, and a parts directory's manifest.json holds the same
-// facts (reading.shard, inputs[].range, inputs[].sha256).
+// its input. Its output says which: .npz and .safetensors carry a record
+// inside (the "shard" member or metadata string), other file outputs get it
+// beside them, OUTPUT.shard.json, and a parts directory's manifest.json holds
+// the same facts (reading.shard, inputs[].range, inputs[].sha256).
 //
 //   embedpe::LineReader& reader = *source.reader();
 //   embedpe::ShardRecorder record(reader);    // before the first line is read
-//   ... encode into "out-3.npy" ...
-//   record.write("out-3.npy", "npy", encoder.config());  // after the output is committed
+//   run.companion = record.beside("out-3.npy", "npy", encoder.config());
+//   ... encode into "out-3.npy" (its record appears with it) ...
 //
 //   embedpe::merge_shards({.output = "all.npy", .shards = {"out-1.npy", "out-2.npy", ...}});
 //
@@ -29,11 +30,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "embedpe/output_file.h"
 #include "embedpe/text_input.h"
 
 namespace embedpe {
@@ -51,10 +54,10 @@ void check_shard_record_path(const std::string& output);
 // An output written without a record (merge's, a run without shard) must
 // not keep the record of an earlier shard written at its path: before any
 // work, check_stale_shard_record refuses one that could not be removed (a
-// directory, an input); once the output is committed,
-// remove_stale_shard_record removes it.
+// directory, an input); without_stale_shard_record is the output's companion
+// (OutputFile::commit_with) that removes it just before the output's rename.
 void check_stale_shard_record(const std::string& output);
-void remove_stale_shard_record(const std::string& output);
+OutputFile::Companion without_stale_shard_record(const std::string& output);
 
 // Hashes the bytes a sharded reader consumes, to record them with the output.
 class ShardRecorder {
@@ -66,11 +69,17 @@ class ShardRecorder {
   ShardRecorder& operator=(const ShardRecorder&) = delete;
   ~ShardRecorder();
 
-  // After the reader is done and `output` committed: writes its record
-  // atomically (shard, input identity, byte range and SHA-256, the run's
-  // config, the format, the output's size and CRC-32). Nothing is written
-  // for an output that is not a regular file (standard output, a device).
-  void write(const std::string& output, const std::string& format, const nlohmann::ordered_json& config) const;
+  // After the reader is done: the record of this shard (shard K/N, the
+  // input's identity, byte range, lines and SHA-256, the run's config, the
+  // format), for an output that carries it inside (SinkRun::record);
+  // nullopt for standard input, which nothing identifies.
+  std::optional<nlohmann::ordered_json> record(const std::string& format, const nlohmann::ordered_json& config) const;
+  // The output's companion (OutputFile::commit_with) that writes the record
+  // beside it, OUTPUT.shard.json, with the size and CRC-32 of the bytes about
+  // to appear: the record is in place just before the output's rename and
+  // removed again if that fails, so the two appear together or not at all.
+  OutputFile::Companion beside(const std::string& output, const std::string& format,
+                               const nlohmann::ordered_json& config) const;
 
  private:
   struct State;

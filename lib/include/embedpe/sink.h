@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/dtype.h"
+#include "embedpe/output_file.h"
 #include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
 
@@ -56,6 +57,14 @@ struct SinkRun {
   // cannot be gone back to, before anything is opened.
   bool streamed = false;
   std::size_t batch_size = 0;
+  // A record the output carries about itself (a shard's, for merge), asked
+  // for once every row is read; nullopt: none. Formats with
+  // SinkTraits::holds_record store it as "shard" (npz: a text member;
+  // safetensors: a __metadata__ string); for the others the caller writes it
+  // beside the file, through `companion`.
+  std::function<std::optional<nlohmann::ordered_json>()> record;
+  // A file sink's output is committed with this (OutputFile::commit_with).
+  OutputFile::Companion companion;
 };
 
 // One batch, computed.
@@ -101,6 +110,7 @@ struct SinkTraits {
   // The largest document it can write, in bytes (0: no limit): .npz without
   // ZIP64 stays under 4 GiB. Checked before any work where sizes are known.
   std::uint64_t max_bytes = 0;
+  bool holds_record = false;  // stores SinkRun::record inside the file
 };
 
 struct SinkFormat {

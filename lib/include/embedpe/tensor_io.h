@@ -33,7 +33,14 @@ void write_npy(OutputFile& out, const TensorRef& tensor);
 // Without ZIP64 a zip's members and offsets stay under 4 GiB: write_npz
 // refuses (UsageError) a member that would reach kMaxNpzBytes.
 inline constexpr std::uint64_t kMaxNpzBytes = 0xFFFFFFFFull;
-void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors);
+// Text an .npz carries about itself (a shard's record, as JSON): a 0-d
+// unicode array, member NAME.npy, which numpy.load reads without
+// allow_pickle: str(np.load("out.npz")["shard"]). Written after the tensors.
+struct NpzText {
+  std::string name;
+  std::string utf8;  // valid UTF-8
+};
+void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors, const std::vector<NpzText>& texts = {});
 
 // A parsed .npy header.
 struct NpyHeader {
@@ -47,6 +54,12 @@ struct NpyHeader {
 // Parses the header at the start of `file`; throws embedpe::Error naming
 // `source` if it is malformed. Does not look at the data.
 NpyHeader parse_npy_header(std::string_view file, const std::string& source);
+// Whether the .npy `file` holds text (a unicode array, descr "<Un"), as
+// write_npz's NpzText members do, rather than numbers.
+bool npy_holds_text(std::string_view file, const std::string& source);
+// The text of a 0-d unicode .npy (an NpzText member), as UTF-8; throws
+// embedpe::Error naming `source` for anything else.
+std::string npy_text(std::string_view file, const std::string& source);
 
 // One member of a .npz (a zip archive): "input_ids" for input_ids.npy, and
 // its .npy bytes.

@@ -181,6 +181,7 @@ void read_npz_file(Operand& side, std::string_view bytes, const std::string& sou
       side.blobs.push_back(std::make_unique<std::string>(std::move(m[0].npy)));
       npy = *side.blobs.back();
     }
+    if (npy_holds_text(npy, where)) continue;  // what the file says about itself (a shard's record), not a tensor
     side.tensors.push_back(npy_tensor(npy, e.name, where));
   }
 }

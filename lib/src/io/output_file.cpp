@@ -411,13 +411,20 @@ void OutputFile::commit() {
   if (keep_owner_ && ::fchown(fd_, uid_, gid_) != 0 && ::geteuid() == 0) fail(errno_text(errno));
   // After fchown, which may clear set-user-ID bits.
   if (::fchmod(fd_, mode_) != 0) fail(errno_text(errno));
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) fail(errno_text(errno));
   // Again at the last moment: the file now at the target may have been read
   // as an input since the output was opened.
   refuse_replacing_input(target_);
-  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) fail(errno_text(errno));
+  const std::function<void()> take_back = companion_ ? companion_(fd_) : nullptr;
+  const int fd = fd_;
+  fd_ = -1;
+  const int closed = ::close(fd);
+  const int close_error = errno;
+  const int renamed = closed == 0 ? ::rename(temp_path_.c_str(), target_.c_str()) : -1;
+  if (renamed != 0) {
+    const int error = closed == 0 ? errno : close_error;
+    if (take_back) take_back();
+    fail(errno_text(error));
+  }
   committed_ = true;
   temp_path_.clear();
   if (slot_ >= 0) g_slots[slot_].state.store(0);

@@ -76,28 +76,67 @@ std::uint32_t crc32_of(std::uint32_t crc, const void* data, std::size_t size) {
 constexpr std::uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01: reproducible bytes
 constexpr std::uint16_t kDosTime = 0;
 
+
+// UTF-32LE code points of valid UTF-8, as NumPy stores a "<Un" string.
+std::string utf32le(std::string_view utf8) {
+  std::string out;
+  out.reserve(utf8.size() * 4);
+  for (std::size_t i = 0; i < utf8.size();) {
+    const auto b = static_cast<unsigned char>(utf8[i]);
+    const int n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    std::uint32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+    for (int k = 1; k < n && i + k < utf8.size(); ++k) c = c << 6 | (static_cast<unsigned char>(utf8[i + k]) & 0x3F);
+    put32(out, c);
+    i += n;
+  }
+  return out;
+}
+
 }  // namespace
 
-void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors) {
+void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors, const std::vector<NpzText>& texts) {
   struct Entry {
     std::string name;
     std::uint32_t crc;
     std::uint32_t size;
     std::uint32_t offset;
   };
+  struct Member {
+    std::string name, header;
+    const void* data;
+    std::size_t bytes;
+  };
+  std::vector<Member> members;
+  for (const TensorRef& t : tensors) members.push_back({t.name, npy_header(t), t.data, t.bytes()});
+  std::vector<std::string> text_data;
+  text_data.reserve(texts.size());
+  for (const NpzText& t : texts) {
+    text_data.push_back(utf32le(t.utf8));
+    const std::size_t chars = std::max<std::size_t>(text_data.back().size() / 4, 1);  // NumPy's '' is <U1
+    if (text_data.back().empty()) text_data.back().assign(4, '\0');
+    std::string dict = "{'descr': '<U" + std::to_string(chars) + "', 'fortran_order': False, 'shape': (), }";
+    const std::size_t total = (10 + dict.size() + 1 + 63) / 64 * 64;
+    dict.append(total - 10 - dict.size() - 1, ' ');
+    dict += '\n';
+    std::string header = "\x93NUMPY";
+    header += '\x01';
+    header += '\0';
+    put16(header, static_cast<std::uint32_t>(dict.size()));
+    members.push_back({t.name, header + dict, text_data.back().data(), text_data.back().size()});
+  }
   std::vector<Entry> entries;
   std::uint64_t offset = 0;
-  for (const auto& tensor : tensors) {
-    const std::string header = npy_header(tensor);
-    const std::uint64_t size = header.size() + static_cast<std::uint64_t>(tensor.bytes());
+  for (const Member& m : members) {
+    const std::string& header = m.header;
+    const std::uint64_t size = header.size() + static_cast<std::uint64_t>(m.bytes);
     // Without ZIP64, members and offsets must stay below 4 GiB.
     if (size >= kMaxNpzBytes || offset + size + 4096 >= kMaxNpzBytes) {
-      throw UsageError("tensor " + tensor.name + " makes the .npz larger than 4 GiB, which embedpe's .npz writer "
+      throw UsageError("tensor " + m.name + " makes the .npz larger than 4 GiB, which embedpe's .npz writer "
                        "does not support yet; write it with format npy",
                        {"format"});
     }
-    Entry e{tensor.name + ".npy", 0, static_cast<std::uint32_t>(size), static_cast<std::uint32_t>(offset)};
-    e.crc = crc32_of(crc32_of(0, header.data(), header.size()), tensor.data, tensor.bytes());
+    Entry e{m.name + ".npy", 0, static_cast<std::uint32_t>(size), static_cast<std::uint32_t>(offset)};
+    e.crc = crc32_of(crc32_of(0, header.data(), header.size()), m.data, m.bytes);
 
     std::string local;
     put32(local, 0x04034b50);
@@ -114,7 +153,7 @@ void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors) {
     local += e.name;
     out.write(local);
     out.write(header);
-    out.write(tensor.data, tensor.bytes());
+    out.write(m.data, m.bytes);
     offset += local.size() + size;
     entries.push_back(std::move(e));
   }
@@ -270,6 +309,45 @@ NpyHeader parse_npy_header(std::string_view file, const std::string& source) {
   }
   if (!has_descr || !has_order || !has_shape) p.fail("descr, fortran_order and shape are required");
   return h;
+}
+
+bool npy_holds_text(std::string_view file, const std::string& source) {
+  const std::string descr = parse_npy_header(file, source).descr;
+  return descr.size() > 2 && (descr[0] == '<' || descr[0] == '|') && descr[1] == 'U';
+}
+
+std::string npy_text(std::string_view file, const std::string& source) {
+  const NpyHeader h = parse_npy_header(file, source);
+  std::size_t chars = 0;
+  const bool text = h.descr.size() > 2 && h.descr[0] == '<' && h.descr[1] == 'U' &&
+                    std::all_of(h.descr.begin() + 2, h.descr.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                    h.descr.size() < 12 && (chars = std::stoul(h.descr.substr(2))) > 0;
+  if (!text || !h.shape.empty() || chars > (file.size() - h.data_offset) / 4) {
+    throw Error(source + " is not a string that embedpe wrote (a 0-d unicode array)");
+  }
+  std::string out;
+  for (std::size_t i = 0; i < chars; ++i) {
+    std::uint32_t c = 0;
+    for (int k = 3; k >= 0; --k) c = c << 8 | static_cast<unsigned char>(file[h.data_offset + 4 * i + k]);
+    if (c == 0) break;  // NumPy pads shorter strings with NULs
+    if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) throw Error(source + " holds an invalid code point");
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | c >> 6);
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | c >> 12);
+      out += static_cast<char>(0x80 | (c >> 6 & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | c >> 18);
+      out += static_cast<char>(0x80 | (c >> 12 & 0x3F));
+      out += static_cast<char>(0x80 | (c >> 6 & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- reading .npz

@@ -57,19 +57,26 @@ std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& sourc
                         options);
   }
   if (!output.format) throw UsageError("give format for a file output", {"format"});
-  // A shard's output records which part of which input it holds, for merge.
+  // A shard's output records which part of which input it holds, for merge:
+  // inside the file where the format holds it, else in a file beside it that
+  // is committed with the output as a pair.
   std::optional<ShardRecorder> record;
   if (record_shard && source.reader()) record.emplace(*source.reader());
-  if (record) check_shard_record_path(output.path);  // before any work: the output never stands without it
-  if (!record) check_stale_shard_record(output.path);
+  const bool inside = record && output.format->traits.holds_record;
+  if (record && !inside) check_shard_record_path(output.path);  // before any work
+  if (!record || inside) check_stale_shard_record(output.path);
   pause_for_test("encoder-built");  // the weights mapped, not yet hashed
   // Hashed before the run reads them, so that the record says what was used.
   nlohmann::ordered_json identity = record ? encoder.joinable_config() : nlohmann::ordered_json();
   if (record && options.precision) identity["precision"] = options.precision;  // text's digits: shards must agree
+  EncodeRunOptions run = options;
+  const std::string format = output.format->name;
+  if (inside) run.record = [&] { return record->record(format, identity); };
+  // An earlier shard's record beside this path describes another file.
+  run.companion = record && !inside ? record->beside(output.path, format, identity)
+                                    : without_stale_shard_record(output.path);
   std::unique_ptr<TensorSink> sink = output.format->make(output.path);
-  encode(encoder, source, *output.format, *sink, options);
-  if (record) record->write(output.path, output.format->name, identity);
-  if (!record) remove_stale_shard_record(output.path);  // an earlier shard's, which this output is not
+  encode(encoder, source, *output.format, *sink, run);
   return std::nullopt;
 }
 

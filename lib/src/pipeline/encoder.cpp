@@ -358,30 +358,34 @@ void check_token_type_count(const EncoderSpec& spec, bool from_files, std::size_
 
 // A document with a size limit (.npz: 4 GiB) is refused before any work
 // when the rows read already make its tensors reach it: with seq_len each
-// row's size is known (rows x seq_len x d_model for output), so nothing
-// is computed for minutes to be refused at the write.
-void check_document_size(const Encoder& encoder, const SinkFormat& format, std::size_t rows) {
-  const EncoderSpec& spec = encoder.spec();
-  if (!format.traits.max_bytes || !spec.tokenize.seq_len || rows == 0) return;
-  const long double tokens = static_cast<long double>(rows) * static_cast<long double>(*spec.tokenize.seq_len);
-  long double bytes = 0;
-  for (TensorName t : spec.emit) {
-    if (t == TensorName::input_ids || t == TensorName::attention_mask || t == TensorName::token_type_ids) {
-      bytes += tokens * sizeof(std::int64_t);
-    } else if (t == TensorName::output || t == TensorName::token_embeddings) {
-      bytes += tokens * static_cast<long double>(encoder.layer().d_model()) *
-               static_cast<long double>(dtype_size(spec.dtype));
-    }
-  }
+// row's size is known (`row_bytes` a token: 8 for each id tensor, d_model
+// floats for output), so nothing is computed for minutes to be refused at
+// the write. `layer` says what sets the floats' size (" at d_model 64").
+void check_document_bytes(const SinkFormat& format, std::size_t rows, std::optional<std::size_t> seq_len,
+                          long double token_bytes, const std::string& layer) {
+  if (!format.traits.max_bytes || !seq_len || rows == 0) return;
+  const long double bytes = static_cast<long double>(rows) * static_cast<long double>(*seq_len) * token_bytes;
   if (bytes < static_cast<long double>(format.traits.max_bytes)) return;
   char gib[32];
   std::snprintf(gib, sizeof gib, "%.1Lf", bytes / (1024.0L * 1024 * 1024));
-  throw UsageError(std::to_string(rows) + (rows == 1 ? " line" : " lines") + " of seq_len " +
-                       std::to_string(*spec.tokenize.seq_len) + " at d_model " +
-                       std::to_string(encoder.layer().d_model()) + " make " + gib + " GiB of tensors, over the 4 GiB " +
-                       "that embedpe's ." + format.name + " writer supports; write format npy, or fewer lines per " +
-                       "file (shard)",
+  throw UsageError(std::to_string(rows) + (rows == 1 ? " line" : " lines") + " of seq_len " + std::to_string(*seq_len) +
+                       layer + " make " + gib + " GiB of tensors, over the 4 GiB that embedpe's ." + format.name +
+                       " writer supports; write format npy, or fewer lines per file (shard)",
                    {"seq_len", "d_model", "format", "shard"});
+}
+
+void check_document_size(const Encoder& encoder, const SinkFormat& format, std::size_t rows) {
+  const EncoderSpec& spec = encoder.spec();
+  long double token_bytes = 0;
+  for (TensorName t : spec.emit) {
+    if (t == TensorName::input_ids || t == TensorName::attention_mask || t == TensorName::token_type_ids) {
+      token_bytes += sizeof(std::int64_t);
+    } else if (t == TensorName::output || t == TensorName::token_embeddings) {
+      token_bytes += static_cast<long double>(encoder.layer().d_model()) * static_cast<long double>(dtype_size(spec.dtype));
+    }
+  }
+  check_document_bytes(format, rows, spec.tokenize.seq_len, token_bytes,
+                       " at d_model " + std::to_string(encoder.layer().d_model()));
 }
 
 }  // namespace
@@ -418,7 +422,9 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
                     .threads = options.threads,
                     .precision = options.precision,
                     .streamed = !second.empty(),
-                    .batch_size = options.batch_size};
+                    .batch_size = options.batch_size,
+                    .record = options.record,
+                    .companion = options.companion};
   sink.begin(run);
   auto write = [&](const EncodedBatch& b, const std::vector<TextLine>& lines) {
     std::vector<TensorBuffer> keep;
@@ -527,15 +533,19 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
   // the longest row of all, so it takes the whole input; the rest stream.
   const bool whole = format.traits.whole_input;
   std::vector<TextLine> lines = first_token_lines(source, whole, options);
+  const auto& pretrained = tokenizer.info().pretrained;
+  // A pretrained tokenizer's class says whether it gives token types (HF's model_input_names).
+  const bool types = pretrained ? pretrained->token_type_ids : !options.text_pairs.empty();
+  if (whole) {  // input_ids, and attention_mask and token_type_ids where the format holds them: int64 each
+    const int tensors = format.traits.one_tensor ? 1 : types ? 3 : 2;
+    check_document_bytes(format, lines.size(), options.tokenize.seq_len, 8.0L * tensors, "");
+  }
   std::vector<TextLine> next = whole ? std::vector<TextLine>{} : source.next(kTokenizeBatchLines);
   SinkRun run;
   run.config = {{"embedpe_version", version()}, {"model", model_config(tokenizer)}};
   const nlohmann::ordered_json tokenization = tokenization_config(tokenizer, options.tokenize, options.ids_input);
   for (const auto& [key, value] : tokenization.items()) run.config[key] = value;
-  const auto& pretrained = tokenizer.info().pretrained;
   if (!options.text_pairs.empty()) run.config["pairs"] = pretrained ? pretrained->tokenizer_class + "'s pair template" : kPairsConfig;
-  // A pretrained tokenizer's class says whether it gives token types (HF's model_input_names).
-  const bool types = pretrained ? pretrained->token_type_ids : !options.text_pairs.empty();
   run.sources = source.source_names();
   run.seq_len = options.tokenize.seq_len;
   run.pad_to_multiple_of = options.tokenize.pad_to_multiple_of.value_or(1);

@@ -220,14 +220,16 @@ void check_stale_shard_record(const std::string& output) {
   refuse_replacing_input(shard_record_path(output));
 }
 
-void remove_stale_shard_record(const std::string& output) {
-  if (!output_is_replaced_file(output)) return;
-  refuse_replacing_input(shard_record_path(output));
-  // A name too long for a record is one no record can have: nothing to remove.
-  if (::unlink(shard_record_path(output).c_str()) != 0 && errno != ENOENT && errno != ENAMETOOLONG) {
-    throw Error("cannot remove " + shard_record_path(output) + " (the record of an earlier file there): " +
-                std::strerror(errno));
-  }
+OutputFile::Companion without_stale_shard_record(const std::string& output) {
+  return [output](int) {
+    refuse_replacing_input(shard_record_path(output));
+    // A name too long for a record is one no record can have: nothing to remove.
+    if (::unlink(shard_record_path(output).c_str()) != 0 && errno != ENOENT && errno != ENAMETOOLONG) {
+      throw Error("cannot remove " + shard_record_path(output) + " (the record of an earlier file there): " +
+                  std::strerror(errno));
+    }
+    return std::function<void()>();
+  };
 }
 
 struct ShardRecorder::State {
@@ -249,12 +251,11 @@ ShardRecorder::~ShardRecorder() {
   delete s_;
 }
 
-void ShardRecorder::write(const std::string& output, const std::string& format, const Json& config) const {
-  if (!output_is_replaced_file(output)) return;
+std::optional<Json> ShardRecorder::record(const std::string& format, const Json& config) const {
   const LineReader& r = s_->reader;
   if (r.paths().size() != 1) throw InternalError("a shard record needs exactly one input");
   const std::string& input = r.paths().front();
-  if (input == "-") return;  // shard 1/1 of standard input: nothing to identify it by
+  if (input == "-") return std::nullopt;  // shard 1/1 of standard input: nothing to identify it by
   pause_for_test("shard-record");  // the input read, its record not yet written
   const InputOptions& o = r.options();
   const auto [begin, end] = r.consumed_range();
@@ -265,12 +266,11 @@ void ShardRecorder::write(const std::string& output, const std::string& format, 
     m << "cannot read " << Verbatim{input} << ": it is not a regular file";
     throw m.error();
   }
-  const InFile out(output);
   Json reading = {{"input_format", o.format == InputFormat::jsonl ? "jsonl" : "lines"},
                   {"field", o.field},
                   {"skip_empty", o.skip_empty}};
   if (o.shard_seek && o.shard_count > 1) reading["shard_seek"] = true;  // line numbers are the shard's own
-  Json rec = {{"embedpe_shard", kRecordVersion},
+  return Json{{"embedpe_shard", kRecordVersion},
               {"embedpe_version", version()},
               {"shard", std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count)},
               {"format", format},
@@ -282,12 +282,35 @@ void ShardRecorder::write(const std::string& output, const std::string& format, 
                 {"fingerprint", r.fingerprint()},
                 {"range", {begin, end}},
                 {"lines", s_->lines},
-                {"sha256", s_->read.hex()}}},
-              {"output", {{"file", base_name(output)}, {"bytes", out.size()}, {"crc32", file_crc32(out)}}}};
-  OutputFile f(shard_record_path(output));
-  // Paths are bytes, not always UTF-8: invalid ones are written as U+FFFD.
-  f.write(rec.dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
-  f.commit();
+                {"sha256", s_->read.hex()}}}};
+}
+
+OutputFile::Companion ShardRecorder::beside(const std::string& output, const std::string& format,
+                                            const Json& config) const {
+  return [this, output, format, config](int fd) -> std::function<void()> {
+    std::optional<Json> rec = record(format, config);
+    if (!rec) return without_stale_shard_record(output)(fd);  // standard input: no record, and none stale
+    // The output's bytes as they will appear, read through the descriptor
+    // that wrote them: never the file at its name, which may be another by now.
+    uLong crc = ::crc32(0L, Z_NULL, 0);
+    std::string chunk(kChunk, '\0');
+    std::size_t size = 0;
+    for (;;) {
+      const ssize_t n = ::pread(fd, chunk.data(), chunk.size(), static_cast<off_t>(size));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw Error("cannot read back output " + output + ": " + std::strerror(errno));
+      if (n == 0) break;
+      crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<std::size_t>(n));
+      size += static_cast<std::size_t>(n);
+    }
+    (*rec)["output"] = {{"file", base_name(output)}, {"bytes", size}, {"crc32", crc32_hex(crc)}};
+    const std::string path = shard_record_path(output);
+    OutputFile f(path);
+    // Paths are bytes, not always UTF-8: invalid ones are written as U+FFFD.
+    f.write(rec->dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+    f.commit();
+    return [path] { ::unlink(path.c_str()); };
+  };
 }
 
 // ------------------------------------------------------------ merging
@@ -440,9 +463,40 @@ T field(const Json& obj, const char* key, const std::string& shard) {
   }
 }
 
+// The record an .npz carries inside, its "shard" member (SinkRun::record),
+// with the piece it describes: the file's size and CRC-32 taken from the
+// same bytes the record was read from, which read_verified checks again as
+// merge copies them. nullopt for an .npz without one (the record is beside it).
+std::optional<std::pair<Json, Piece>> record_inside(const std::string& path) {
+  const InFile f(path);
+  const std::string_view bytes = f.map();
+  std::string keep;
+  std::optional<std::string_view> member;
+  try {
+    member = npz_member(bytes, path, "shard", keep);
+  } catch (const Error&) {
+    return std::nullopt;  // not an .npz at all: said as a missing record, below
+  }
+  if (!member) return std::nullopt;
+  Json rec;
+  try {
+    rec = Json::parse(npy_text(*member, path + " member shard.npy"));
+  } catch (const Json::exception&) {
+    refuse(path, "its shard member is not valid JSON (corrupt?); run that shard again");
+  }
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
+    const std::size_t n = std::min(kChunk, bytes.size() - at);
+    crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(bytes.data() + at), n);
+  }
+  return std::pair{std::move(rec), Piece{path, bytes.size(), "", crc32_hex(crc)}};
+}
+
 Shard load_file_shard(const std::string& path, Kind kind) {
   Shard s{.name = path, .kind = kind};
-  const Json rec = read_json(shard_record_path(path), path, "record");
+  std::optional<std::pair<Json, Piece>> inside;
+  if (kind == Kind::npz) inside = record_inside(path);
+  const Json rec = inside ? inside->first : read_json(shard_record_path(path), path, "record");
   if (!rec.is_object() || !rec.contains("embedpe_shard")) refuse(path, "its record is not an embedpe shard record");
   if (field<int>(rec, "embedpe_shard", path) != kRecordVersion) refuse(path, "its record has an unknown version");
   std::tie(s.index, s.count) = parse_shard_label(rec.value("shard", Json()), path);
@@ -459,6 +513,10 @@ Shard load_file_shard(const std::string& path, Kind kind) {
   s.end = range[1];
   s.lines = field<std::size_t>(input, "lines", path);
   s.range_sha256 = field<std::string>(input, "sha256", path);
+  if (inside) {
+    s.pieces.push_back(inside->second);
+    return s;
+  }
   const Json output = field<Json>(rec, "output", path);
   s.pieces.push_back({path, field<std::size_t>(output, "bytes", path), "", field<std::string>(output, "crc32", path)});
   return s;
@@ -764,8 +822,11 @@ void write_npy_merge(OutputFile& out, const std::vector<NpySource>& sources, Mer
 }
 
 // .npz shards or parts into one .npz: the whole output in memory, as one run holds it.
+// The merged file holds the config one run's holds: `config` when given
+// (for parts, which hold none: their manifest's), else the first shard's
+// "config" member; no shard's record.
 void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, const Piece*>>& pieces,
-                     MergeStats& stats) {
+                     MergeStats& stats, std::optional<std::string> config) {
   struct Tensor {
     std::string name;
     NpyLayout layout;
@@ -794,7 +855,14 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, c
     const std::vector<NpzEntry> entries = npz_entries(file, path);
     std::vector<std::string> keep(entries.size());  // inflated members, if any
     for (std::size_t k = 0; k < entries.size(); ++k) {
-      members.push_back({entries[k].name, npz_member(file, path, entries[k].name, keep[k]).value()});
+      const std::string_view npy = npz_member(file, path, entries[k].name, keep[k]).value();
+      // Text is what a file says about itself, not rows: its config (kept
+      // once) and a shard's record (which one run's file does not hold).
+      if (npy_holds_text(npy, path + " member " + entries[k].name + ".npy")) {
+        if (entries[k].name == "config" && !config) config = npy_text(npy, path + " member config.npy");
+        continue;
+      }
+      members.push_back({entries[k].name, npy});
       these.push_back(entries[k].name);
     }
     if (names.empty() && tensors.empty()) {
@@ -841,7 +909,9 @@ void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, c
   }
   std::vector<TensorRef> refs;
   for (const Tensor& t : tensors) refs.push_back({t.name, t.layout.dtype, t.layout.shape, t.data.data()});
-  write_npz(out, refs);
+  std::vector<NpzText> texts;
+  if (config) texts.push_back({"config", *config});
+  write_npz(out, refs, texts);
 }
 
 // merge --input: the file the shards read, read again whole. Each shard's
@@ -1076,6 +1146,7 @@ MergeStats merge_shards(const MergeOptions& options) {
   refuse_replacing_input(shard_record_path(options.output));
   pause_for_test("merge-copy");  // the shards checked, none copied yet
   OutputFile out(options.output);
+  out.commit_with(without_stale_shard_record(options.output));  // it described an earlier shard written there
   if (target == Kind::jsonl) {
     const std::vector<std::size_t> offsets = line_offsets(shards);
     for (std::size_t k = 0; k < shards.size(); ++k) copy_jsonl(out, shards[k], offsets[k], stats);
@@ -1100,11 +1171,12 @@ MergeStats merge_shards(const MergeOptions& options) {
       for (const Piece& p : s.pieces) pieces.emplace_back(s.name, &p);
     }
     if (pieces.empty()) refuse(shards.front().name, "no shard holds a part: nothing to write");
-    write_npz_merge(out, pieces, stats);
+    std::optional<std::string> config;  // parts hold none: the manifest's, as one run's .npz holds it
+    if (kind == Kind::parts_dir) config = shards.front().config.dump(-1, ' ', false, Json::error_handler_t::replace);
+    write_npz_merge(out, pieces, stats, config);
   }
   if (stats.rows == 0) refuse_no_rows(shards.front().name);
   out.commit();
-  remove_stale_shard_record(options.output);  // it described an earlier shard written there, not this merge
   struct stat done;
   if (::stat(options.output.c_str(), &done) == 0) stats.bytes_written = static_cast<std::size_t>(done.st_size);
   return stats;

@@ -21,6 +21,7 @@ class FileSink : public TensorSink {
     run_ = run;
     check(run_);
     out_.emplace(path_);
+    if (run_.companion) out_->commit_with(run_.companion);
   }
   void finish() override {
     complete();
@@ -48,6 +49,14 @@ class FileSink : public TensorSink {
     config["sequences"] = batch.size();
     config["truncated"] = batch.truncated_count();
     return config;
+  }
+
+  // The run's record (SinkRun::record) as JSON text, for formats that hold it.
+  std::optional<std::string> record_text() const {
+    if (!run_.record) return std::nullopt;
+    const std::optional<nlohmann::ordered_json> record = run_.record();
+    if (!record) return std::nullopt;
+    return record->dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   }
 
   OutputFile& out() { return *out_; }

@@ -10,7 +10,8 @@
 // Metadata values must be strings, so the config (the JSON output's
 // "config": model, layer, dtype, emit, plus sequences and truncated) is
 // stored as one JSON text under "config" (tables: each of their members as
-// JSON text under its name). bfloat16 is written as BF16.
+// JSON text under its name). A shard's record (SinkRun::record) is JSON text
+// under "shard". bfloat16 is written as BF16.
 #include <cstdint>
 
 #include "sinks/file_sink.h"
@@ -24,7 +25,9 @@ class SafetensorsSink : public FileSink {
 
   void add(const SinkBatch& b) override {
     only_once();
-    write({{"config", config_with_rows(b.batch).dump()}}, b.tensors);
+    nlohmann::ordered_json metadata = {{"config", config_with_rows(b.batch).dump()}};
+    if (const std::optional<std::string> record = record_text()) metadata["shard"] = *record;
+    write(metadata, b.tensors);
   }
 
   // Each member as JSON text: a table's config, and what else describes it
@@ -59,7 +62,7 @@ class SafetensorsSink : public FileSink {
 }  // namespace
 
 const SinkFormat& safetensors_sink_format() {
-  static const SinkFormat f{"safetensors", {".safetensors"}, {.whole_input = true, .binary = true},
+  static const SinkFormat f{"safetensors", {".safetensors"}, {.whole_input = true, .binary = true, .holds_record = true},
                             [](const std::string& path) { return std::make_unique<SafetensorsSink>(path); }};
   return f;
 }

@@ -202,8 +202,12 @@ void decode_binary(Rows& d, const std::string& path, const std::string& ext) {
     decode_tensors(d, npy_tensor(bytes, path), std::nullopt, path);
   } else if (ext == ".npz") {
     std::optional<IntTensor> ids, mask;
-    const auto members = read_npz(bytes, path, {"input_ids", "attention_mask"});
+    const auto members = read_npz(bytes, path, {"input_ids", "attention_mask", "config"});
     for (const auto& m : members) {
+      if (m.name == "config") {
+        if (npy_holds_text(m.npy, path)) check_model(d, nlohmann::json::parse(npy_text(m.npy, path), nullptr, false), path);
+        continue;
+      }
       (m.name == "input_ids" ? ids : mask) = npy_tensor(m.npy, path + ": " + m.name);
     }
     if (!ids) throw Error(path + " has no input_ids (emit input_ids when encoding)");
@@ -285,6 +289,51 @@ void decode_lines(Rows& d, const std::string& path, std::size_t max_line_bytes) 
 }  // namespace
 
 std::vector<int> parse_id_text(std::string_view text, const std::string& origin) { return parse_id_text_in(text, origin); }
+
+std::optional<nlohmann::json> output_config(const std::string& path) {
+  const std::string ext = path == "-" ? "" : lower_extension(path);
+  if (ext != ".json" && ext != ".npz" && ext != ".safetensors") return std::nullopt;
+  std::optional<MappedFile> file;
+  try {
+    file.emplace(path);
+  } catch (const Error&) {
+    return std::nullopt;  // reading it for its rows says what is wrong
+  }
+  const std::string_view bytes = file->bytes();
+  nlohmann::json config;
+  try {
+    if (ext == ".json") {
+      const nlohmann::json doc = nlohmann::json::parse(bytes, nullptr, false);
+      if (doc.is_object() && doc.contains("config")) config = doc["config"];
+    } else if (ext == ".npz") {
+      const auto members = read_npz(bytes, path, {"config"});
+      if (!members.empty() && npy_holds_text(members[0].npy, path)) {
+        config = nlohmann::json::parse(npy_text(members[0].npy, path), nullptr, false);
+      }
+    } else {
+      read_safetensors_entries(bytes, path);  // checks the header's bounds
+      std::uint64_t header_size = 0;
+      for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<unsigned char>(bytes[i]);
+      const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_size), nullptr, false);
+      if (header.is_object() && header.contains("__metadata__") && header["__metadata__"].is_object() &&
+          header["__metadata__"].contains("config") && header["__metadata__"]["config"].is_string()) {
+        config = nlohmann::json::parse(header["__metadata__"]["config"].get<std::string>(), nullptr, false);
+      }
+    }
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (!config.is_object()) return std::nullopt;
+  return config;
+}
+
+std::optional<ModelNamed> model_named_by(const nlohmann::json& config) {
+  const auto model = config.find("model");
+  if (model == config.end() || !model->is_object()) return std::nullopt;
+  const auto source = model->find("source"), sha = model->find("sha256");
+  if (source == model->end() || sha == model->end() || !source->is_string() || !sha->is_string()) return std::nullopt;
+  return ModelNamed{source->get<std::string>(), sha->get<std::string>(), model->contains("tokenizer_class")};
+}
 
 void read_id_rows(const std::string& path, const std::string& model_sha256, const IdRowFn& row) {
   Rows d{model_sha256, row};
