@@ -265,7 +265,7 @@ TEST_CASE("issue 31 – with no_clobber an OutputFile refuses what exists, and k
     REQUIRE(::symlink((dir + "/nowhere").c_str(), dangling.c_str()) == 0);
     for (const std::string& p : {path, link, dangling, dir}) {
       CAPTURE(p);
-      CHECK_THROWS_WITH_AS(OutputFile{p}, doctest::Contains(p + " already exists, and no_clobber keeps it"),
+      CHECK_THROWS_WITH_AS(OutputFile{p}, doctest::Contains((p + " already exists, and no_clobber keeps it").c_str()),
                            embedpe::UsageError);
     }
     CHECK(test::read_file(path) == "old");
@@ -277,7 +277,7 @@ TEST_CASE("issue 31 – with no_clobber an OutputFile refuses what exists, and k
       OutputFile out(path);
       out.write("ours");
       std::ofstream(path) << "theirs";  // another run got there first
-      CHECK_THROWS_WITH_AS(out.commit(), doctest::Contains(path + " appeared while this run wrote it"),
+      CHECK_THROWS_WITH_AS(out.commit(), doctest::Contains((path + " appeared while this run wrote it").c_str()),
                            embedpe::UsageError);
     }
     CHECK(test::read_file(path) == "theirs");
@@ -314,7 +314,7 @@ TEST_CASE("issue 31 – with no_clobber an OutputFile refuses what exists, and k
   SUBCASE("refuse_existing_output says the same before any work, and nothing without the setting") {
     std::ofstream(path) << "old";
     CHECK_THROWS_WITH_AS(embedpe::refuse_existing_output(path, "output_path"),
-                         doctest::Contains("output_path " + path + " already exists"), embedpe::UsageError);
+                         doctest::Contains(("output_path " + path + " already exists").c_str()), embedpe::UsageError);
     CHECK_NOTHROW(embedpe::refuse_existing_output("-"));
     CHECK_NOTHROW(embedpe::refuse_existing_output("/dev/null"));
     CHECK_NOTHROW(embedpe::refuse_existing_output(dir + "/new"));
@@ -336,7 +336,7 @@ TEST_CASE("issue 31 – with no_clobber an OutputDirectory refuses any existing 
     REQUIRE(::symlink("nowhere", dangling.c_str()) == 0);
     for (const std::string& p : {target, file, dangling}) {
       CAPTURE(p);
-      CHECK_THROWS_WITH_AS(embedpe::OutputDirectory{p}, doctest::Contains(p + " already exists, and no_clobber"),
+      CHECK_THROWS_WITH_AS(embedpe::OutputDirectory{p}, doctest::Contains((p + " already exists, and no_clobber").c_str()),
                            embedpe::UsageError);
     }
     CHECK(entries(target) == 0);
@@ -354,7 +354,7 @@ TEST_CASE("issue 31 – with no_clobber an OutputDirectory refuses any existing 
       embedpe::OutputDirectory d(target);
       std::ofstream(d.temp_path() + "/part-0") << "x";
       ::mkdir(target.c_str(), 0777);
-      CHECK_THROWS_WITH_AS(d.commit(), doctest::Contains(target + " appeared while this run wrote it"),
+      CHECK_THROWS_WITH_AS(d.commit(), doctest::Contains((target + " appeared while this run wrote it").c_str()),
                            embedpe::UsageError);
     }
     CHECK(entries(target) == 0);
