@@ -154,6 +154,33 @@ void add_output_option(CLI::App& cmd, std::string& output) {
   cmd.add_option("--output,-o", output, "Output path (- for standard output)")->type_name("PATH")->capture_default_str();
 }
 
+void add_no_clobber(CLI::App& app) {
+  static constexpr const char* kOutputs[][2] = {{"--output", "output_path"}, {"--output-dir", "output_dir"}};
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    bool writes = false;
+    for (const auto& output : kOutputs) writes = writes || sub->get_option_no_throw(output[0]) != nullptr;
+    if (!writes) continue;
+    sub->add_flag_callback("--no-clobber,-n", [] { set_no_clobber(true); },
+                           "Refuse to replace or remove an existing output (as cp -n): a file, a symbolic link, a "
+                           "directory, even an empty one; standard output, devices and FIFOs are written as usual")
+        ->group(kOutputGroup);
+  }
+  // Before the command's own callback: nothing is read or computed for an output that is refused.
+  app.parse_complete_callback([&app] {
+    for (CLI::App* sub : app.get_subcommands()) {
+      const CLI::Option* flag = sub->get_option_no_throw("--no-clobber");
+      if (!flag || flag->count() == 0) continue;
+      const CLI::Option* resume = sub->get_option_no_throw("--resume");
+      for (const auto& [name, parameter] : kOutputs) {
+        const CLI::Option* output = sub->get_option_no_throw(name);
+        if (!output || output->count() == 0 || output->results().empty()) continue;
+        if (std::string(name) == "--output-dir" && resume && resume->count() > 0) continue;  // continues the run there
+        refuse_existing_output(output->results().back(), parameter);
+      }
+    }
+  });
+}
+
 void refuse_binary_to_terminal(const std::string& output, const std::string& what) {
   if (output == "-" && ::isatty(STDOUT_FILENO)) {
     throw UsageError("refusing to write binary " + what + " to a terminal; give --output FILE or redirect standard "

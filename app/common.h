@@ -95,6 +95,13 @@ void add_text_options(CLI::App& cmd, TextSpec& options);
 CLI::Option* add_ids_option(CLI::App& cmd, std::vector<std::string>& ids, const std::string& help);
 // --output/-o PATH, default "-" (standard output).
 void add_output_option(CLI::App& cmd, std::string& output);
+// --no-clobber/-n (as cp -n) on every command of `app` that has --output or
+// --output-dir, whoever declared them: called once, after every setup_X, so
+// that a new command that writes gets it too. It sets embedpe::set_no_clobber
+// (every OutputFile and OutputDirectory then refuses to replace anything) and
+// refuses an existing --output / --output-dir before the command starts
+// (--output-dir with --resume continues the run there: not refused).
+void add_no_clobber(CLI::App& app);
 // Throws UsageError if binary `what` (".npy") would go to a terminal.
 void refuse_binary_to_terminal(const std::string& output, const std::string& what);
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);

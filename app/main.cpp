@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   cli::setup_lookup(app);
   cli::setup_quantize(app);
   cli::setup_diff(app);
+  cli::add_no_clobber(app);  // after every command: each that has --output or --output-dir gets --no-clobber
   clikit::setup_usage(app,
                       {.version = embedpe::version(),
                        .summary = "text to the tensors a Transformer's input layer produces",

@@ -8,6 +8,8 @@ import hashlib
 import json
 import os
 import pathlib
+import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -953,3 +955,191 @@ class StaleLockTests(Case):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NoClobberTests(Case):
+    """Issue 31, item 4: --no-clobber (as cp -n) on every command that writes an output refuses
+    what exists at that path (a file, a symbolic link even dangling, a directory even empty),
+    before any work, with one line and exit status 2, and leaves it as it was (bytes and mtime);
+    a missing output is written as usual; and an output that appears while the run writes
+    (paused where the output is about to be put in place) is kept, not replaced, and nothing of
+    the run is left behind (RENAME_NOREPLACE, mkdir's EEXIST)."""
+
+    def writing_commands(self):
+        """(command, output option) for every command whose options (as the completion script,
+        generated from the command definition, lists them) include --output or --output-dir."""
+        script = subprocess.run([EMBEDPE, "completion", "bash"], capture_output=True, text=True, check=True,
+                                timeout=60).stdout
+        found = {}
+        for cmd, opts in re.findall(r"\n    ([a-z]+)\)\n      opts='([^']*)'", script):
+            found[cmd] = opts.split()
+        self.assertGreaterEqual(len(found), 9, script[:400])
+        writers = {(cmd, o) for cmd, opts in found.items() for o in ("--output", "--output-dir") if o in opts}
+        for cmd, _ in writers:
+            self.assertIn("--no-clobber", found[cmd], f"embedpe {cmd} writes an output but has no --no-clobber")
+        return writers
+
+    def setUp(self):
+        super().setUp()
+        t = self.tmp
+        self.src = self.corpus(40)
+        run = [EMBEDPE, "encode", "--input", str(self.src), "--d-model", "8", "--seq-len", "8"]
+        for k in (1, 2):
+            subprocess.run(run + ["--shard", f"{k}/2", "-o", str(t / f"s{k}.npy")], check=True, timeout=120)
+            subprocess.run(run + ["--shard", f"{k}/2", "--output-dir", str(t / f"p{k}")], check=True, timeout=120)
+        # A float32 (16, 8) table, as NumPy writes it: magic, version 1.0, header padded to 64 bytes.
+        header = "{'descr': '<f4', 'fortran_order': False, 'shape': (16, 8), }"
+        header += " " * (64 - 10 - len(header) - 1) + "\n"
+        values = b"".join(int.to_bytes(0x3F800000 + i * 4096, 4, "little") for i in range(16 * 8))
+        (t / "emb.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() +
+                                    values)
+
+    def invocation(self, cmd, option, out):
+        """The command writing `out` through `option`, and the pause point just before its output
+        is put in place. Every writing command has one here: a new one fails until it is added."""
+        t = self.tmp
+        file_point, dir_point = "output-rename", "output-dir-rename"
+        runs = {
+            ("encode", "--output"): (["encode", "--text", "hello world", "--d-model", "8"], file_point),
+            ("encode", "--output-dir"): (["encode", "--input", str(self.src), "--d-model", "8"], "output-dir-create"),
+            ("tokenize", "--output"): (["tokenize", "--text", "hello world"], file_point),
+            ("decode", "--output"): (["decode", "--ids", "1,262,2"], file_point),
+            ("pe", "--output"): (["pe", "--d-model", "8", "--max-len", "4", "--format", "csv"], file_point),
+            ("quantize", "--output"): (["quantize", "--weights", str(t / "emb.npy")], file_point),
+            ("merge", "--output"): (["merge", str(t / "s1.npy"), str(t / "s2.npy")], file_point),
+            ("merge", "--output-dir"): (["merge", str(t / "p1"), str(t / "p2")], dir_point),
+        }
+        self.assertIn((cmd, option), runs, f"embedpe {cmd} {option}: no case in NoClobberTests.invocation")
+        args, point = runs[(cmd, option)]
+        return [EMBEDPE] + args + [option, str(out), "--no-clobber"], point
+
+    @staticmethod
+    def output_name(cmd, option):
+        ext = {"encode": "json", "tokenize": "json", "decode": "txt", "pe": "csv", "quantize": "safetensors",
+               "merge": "npy"}[cmd]
+        return f"new-{cmd}" if option == "--output-dir" else f"new-{cmd}.{ext}"
+
+    def assert_refused(self, p_returncode, stderr, out):
+        self.assertEqual(p_returncode, 2, stderr)
+        self.assertEqual(stderr.count("\n"), 1, stderr)
+        self.assertIn(str(out), stderr)
+        self.assertIn("--no-clobber", stderr)
+        self.assertEqual([f for f in os.listdir(out.parent) if ".embedpe-" in f], [])
+
+    def test_every_writing_command_has_it(self):
+        writers = self.writing_commands()
+        # What writes today; losing one (an output option renamed) is a change to look at.
+        self.assertLessEqual({("encode", "--output"), ("encode", "--output-dir"), ("tokenize", "--output"),
+                              ("decode", "--output"), ("pe", "--output"), ("quantize", "--output"),
+                              ("merge", "--output"), ("merge", "--output-dir")}, writers)
+
+    def test_a_missing_output_is_written(self):
+        for cmd, option in sorted(self.writing_commands()):
+            with self.subTest(cmd=cmd, option=option):
+                out = self.tmp / self.output_name(cmd, option)
+                args, _ = self.invocation(cmd, option, out)
+                p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertTrue(out.exists())
+                if option == "--output-dir":
+                    self.assertTrue((out / "manifest.json").is_file())
+
+    def test_an_existing_output_is_refused_untouched(self):
+        for cmd, option in sorted(self.writing_commands()):
+            existing = ["file"] + (["empty directory"] if option == "--output-dir" else [])
+            for kind in existing:
+                with self.subTest(cmd=cmd, option=option, existing=kind):
+                    out = self.tmp / ("old-" + self.output_name(cmd, option))
+                    if kind == "file":
+                        out.write_bytes(b"keep me\n")
+                    else:
+                        out.mkdir()
+                    os.utime(out, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))  # 2001
+                    before = out.lstat()
+                    args, _ = self.invocation(cmd, option, out)
+                    p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+                    self.assert_refused(p.returncode, p.stderr, out)
+                    self.assertIn("already exists", p.stderr)
+                    after = out.lstat()
+                    self.assertEqual((after.st_ino, after.st_mtime_ns, after.st_size),
+                                     (before.st_ino, before.st_mtime_ns, before.st_size))
+                    if kind == "file":
+                        self.assertEqual(out.read_bytes(), b"keep me\n")
+                    else:
+                        self.assertEqual(os.listdir(out), [])
+                    # The same run without --no-clobber replaces a file as before (a directory
+                    # stays refused or reused by the command's own rules: not checked here).
+                    if kind == "file" and option == "--output":
+                        q = subprocess.run(args[:-1], capture_output=True, text=True, timeout=120)
+                        self.assertEqual(q.returncode, 0, q.stderr)
+                        self.assertNotEqual(out.read_bytes(), b"keep me\n")
+                    if out.is_dir():
+                        shutil.rmtree(out)
+                    else:
+                        out.unlink()
+
+    def test_a_dangling_symbolic_link_is_refused_and_not_followed(self):
+        for cmd, option in sorted(self.writing_commands()):
+            with self.subTest(cmd=cmd, option=option):
+                out = self.tmp / ("link-" + self.output_name(cmd, option))
+                target = self.tmp / ("target-" + self.output_name(cmd, option))
+                os.symlink(target, out)
+                args, _ = self.invocation(cmd, option, out)
+                p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+                self.assert_refused(p.returncode, p.stderr, out)
+                self.assertTrue(out.is_symlink())
+                self.assertFalse(os.path.lexists(target))
+
+    def test_an_output_that_appears_during_the_run_is_kept(self):
+        for cmd, option in sorted(self.writing_commands()):
+            with self.subTest(cmd=cmd, option=option):
+                out = self.tmp / ("race-" + self.output_name(cmd, option))
+                args, point = self.invocation(cmd, option, out)
+                made = {}
+
+                def appear():
+                    if option == "--output-dir":
+                        out.mkdir()  # empty: what rename(2) would replace without RENAME_NOREPLACE
+                    else:
+                        out.write_bytes(b"another run's\n")
+                    made["ino"] = out.lstat().st_ino
+
+                rc, err = paused(point, self.tmp / f"fifo-{cmd}{option}", appear, args)
+                self.assert_refused(rc, err, out)
+                self.assertIn("appeared while this run", err)
+                self.assertEqual(out.lstat().st_ino, made["ino"])
+                if option == "--output-dir":
+                    self.assertEqual(os.listdir(out), [])
+                else:
+                    self.assertEqual(out.read_bytes(), b"another run's\n")
+
+    def test_standard_output_and_devices_are_written(self):
+        for out in ("-", "/dev/null", "/dev/stdout"):
+            with self.subTest(out=out):
+                p = subprocess.run([EMBEDPE, "decode", "--ids", "1,262,2", "-o", out, "--no-clobber"],
+                                   capture_output=True, text=True, timeout=60)
+                self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_resume_continues_an_existing_output_dir(self):
+        out = self.tmp / "resumed"
+        run = [EMBEDPE, "encode", "--input", str(self.src), "--d-model", "8", "--shard-rows", "10", "--output-dir",
+               str(out), "--no-clobber"]
+        subprocess.run(run, check=True, capture_output=True, timeout=120)
+        manifest = (out / "manifest.json").read_bytes()
+        p = subprocess.run(run, capture_output=True, text=True, timeout=120)
+        self.assert_refused(p.returncode, p.stderr, out)
+        p = subprocess.run(run + ["--resume"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads((out / "manifest.json").read_bytes())["parts"],
+                         json.loads(manifest)["parts"])
+
+    def test_a_shard_record_beside_the_output_is_not_replaced(self):
+        # encode --shard writes FILE.shard.json beside FILE: an existing one is refused before any work.
+        out = self.tmp / "shard.npy"
+        record = self.tmp / "shard.npy.shard.json"
+        record.write_bytes(b"{}\n")
+        p = subprocess.run([EMBEDPE, "encode", "--input", str(self.src), "--d-model", "8", "--shard", "1/2", "-o",
+                            str(out), "--no-clobber"], capture_output=True, text=True, timeout=120)
+        self.assert_refused(p.returncode, p.stderr, record)
+        self.assertFalse(out.exists())
+        self.assertEqual(record.read_bytes(), b"{}\n")

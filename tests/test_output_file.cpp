@@ -239,3 +239,126 @@ TEST_CASE("an OutputDirectory appears whole on commit, and nothing of it stays o
   }
   std::system(("rm -rf '" + parent + "'").c_str());
 }
+
+namespace {
+// set_no_clobber(true) for one test case, whatever it throws.
+struct NoClobber {
+  NoClobber() { embedpe::set_no_clobber(true); }
+  ~NoClobber() { embedpe::set_no_clobber(false); }
+};
+}  // namespace
+
+TEST_CASE("issue 31 – with no_clobber an OutputFile refuses what exists, and keeps a file that appears before commit") {
+  const std::string dir = test::temp_dir("output_file_no_clobber");
+  const std::string path = dir + "/out.txt";
+  NoClobber on;
+  SUBCASE("a new file is written as usual") {
+    OutputFile out(path);
+    out.write("new");
+    out.commit();
+    CHECK(test::read_file(path) == "new");
+  }
+  SUBCASE("an existing file, a symbolic link to one and a dangling link are refused, untouched") {
+    std::ofstream(path) << "old";
+    const std::string link = dir + "/link", dangling = dir + "/dangling";
+    REQUIRE(::symlink(path.c_str(), link.c_str()) == 0);
+    REQUIRE(::symlink((dir + "/nowhere").c_str(), dangling.c_str()) == 0);
+    for (const std::string& p : {path, link, dangling, dir}) {
+      CAPTURE(p);
+      CHECK_THROWS_WITH_AS(OutputFile{p}, doctest::Contains((p + " already exists, and no_clobber keeps it").c_str()),
+                           embedpe::UsageError);
+    }
+    CHECK(test::read_file(path) == "old");
+    CHECK_FALSE(exists(dir + "/nowhere"));
+    CHECK(temporaries(dir) == 0);
+  }
+  SUBCASE("a file that appears while the output is written is kept, and the temporary removed") {
+    {
+      OutputFile out(path);
+      out.write("ours");
+      std::ofstream(path) << "theirs";  // another run got there first
+      CHECK_THROWS_WITH_AS(out.commit(), doctest::Contains((path + " appeared while this run wrote it").c_str()),
+                           embedpe::UsageError);
+    }
+    CHECK(test::read_file(path) == "theirs");
+    CHECK(temporaries(dir) == 0);
+  }
+  SUBCASE("a dangling symbolic link that appears is not followed or replaced") {
+    const std::string link_target = dir + "/elsewhere";
+    {
+      OutputFile out(path);
+      out.write("ours");
+      REQUIRE(::symlink(link_target.c_str(), path.c_str()) == 0);
+      CHECK_THROWS_AS(out.commit(), embedpe::UsageError);
+    }
+    struct stat st;
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    CHECK(S_ISLNK(st.st_mode));
+    CHECK_FALSE(exists(link_target));
+    CHECK(temporaries(dir) == 0);
+  }
+  SUBCASE("devices and standard output are written, not refused") {
+    OutputFile null("/dev/null");
+    null.write("x");
+    null.commit();
+    OutputFile out("-");
+    out.commit();
+  }
+  SUBCASE("a file a run owns (Existing::replaced) is replaced whatever the setting") {
+    std::ofstream(path) << "old";
+    OutputFile out(path, path, embedpe::Existing::replaced);
+    out.write("new");
+    out.commit();
+    CHECK(test::read_file(path) == "new");
+  }
+  SUBCASE("refuse_existing_output says the same before any work, and nothing without the setting") {
+    std::ofstream(path) << "old";
+    CHECK_THROWS_WITH_AS(embedpe::refuse_existing_output(path, "output_path"),
+                         doctest::Contains(("output_path " + path + " already exists").c_str()), embedpe::UsageError);
+    CHECK_NOTHROW(embedpe::refuse_existing_output("-"));
+    CHECK_NOTHROW(embedpe::refuse_existing_output("/dev/null"));
+    CHECK_NOTHROW(embedpe::refuse_existing_output(dir + "/new"));
+    embedpe::set_no_clobber(false);
+    CHECK_NOTHROW(embedpe::refuse_existing_output(path));
+  }
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_CASE("issue 31 – with no_clobber an OutputDirectory refuses any existing entry, and one that appears before commit") {
+  const std::string parent = test::temp_path("outdir_no_clobber");
+  ::mkdir(parent.c_str(), 0777);
+  const std::string target = parent + "/joined";
+  NoClobber on;
+  SUBCASE("an empty directory, a file and a dangling link are refused") {
+    ::mkdir(target.c_str(), 0777);
+    const std::string file = parent + "/file", dangling = parent + "/dangling";
+    std::ofstream(file) << "x";
+    REQUIRE(::symlink("nowhere", dangling.c_str()) == 0);
+    for (const std::string& p : {target, file, dangling}) {
+      CAPTURE(p);
+      CHECK_THROWS_WITH_AS(embedpe::OutputDirectory{p}, doctest::Contains((p + " already exists, and no_clobber").c_str()),
+                           embedpe::UsageError);
+    }
+    CHECK(entries(target) == 0);
+  }
+  SUBCASE("a new directory is made as usual") {
+    {
+      embedpe::OutputDirectory d(target);
+      std::ofstream(d.temp_path() + "/part-0") << "x";
+      d.commit();
+    }
+    CHECK(exists(target + "/part-0"));
+  }
+  SUBCASE("an empty directory that appears before commit is kept, and the temporary removed") {
+    {
+      embedpe::OutputDirectory d(target);
+      std::ofstream(d.temp_path() + "/part-0") << "x";
+      ::mkdir(target.c_str(), 0777);
+      CHECK_THROWS_WITH_AS(d.commit(), doctest::Contains((target + " appeared while this run wrote it").c_str()),
+                           embedpe::UsageError);
+    }
+    CHECK(entries(target) == 0);
+    CHECK(temporaries(parent) == 0);
+  }
+  std::system(("rm -rf '" + parent + "'").c_str());
+}

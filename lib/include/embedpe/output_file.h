@@ -23,6 +23,12 @@
 // full disk, /dev/full, a closed pipe, the file-size limit) throw
 // embedpe::Error naming the output. rewrite() (going back to complete a
 // header) needs a replaced regular file: can_rewrite() says whether it has one.
+//
+// With set_no_clobber(true) (the embedpe tool's --no-clobber, as cp -n), an
+// output never replaces or removes what exists at its path: OutputFile's
+// constructor refuses an existing entry (see refuse_existing_output), and
+// commit() renames with RENAME_NOREPLACE, so that a file which appears while
+// the output is written is kept and the temporary removed.
 #pragma once
 
 #include <sys/types.h>
@@ -38,6 +44,27 @@
 
 namespace embedpe {
 
+// What an output does with a file already at its path.
+enum class Existing {
+  per_setting,  // replaces it, unless set_no_clobber(true): every output a user names
+  replaced,     // replaces it whatever the setting: a file of a directory the run
+                // made or continues and holds locked (a parts directory's manifest)
+};
+
+// --no-clobber, for the whole process (the embedpe tool runs one command):
+// read by every OutputFile and OutputDirectory when it is made.
+void set_no_clobber(bool on);
+bool no_clobber();
+
+// With no_clobber(): throws UsageError "PARAM PATH already exists, and
+// no_clobber keeps it ..." if `path` names anything an output would replace
+// or remove: a regular file, a symbolic link (even a dangling one), a
+// directory. Standard output ("-"), /dev/stdout and /dev/fd/N, devices
+// (/dev/null), FIFOs and sockets are written in place, never replaced: they
+// are not refused. `param` names the output in the message ("output_path",
+// "output_dir"). Without no_clobber() it does nothing.
+void refuse_existing_output(const std::string& path, const std::string& param = "output_path");
+
 class OutputFile {
  public:
   explicit OutputFile(std::string path);
@@ -45,7 +72,7 @@ class OutputFile {
   // directory descriptor held open (/proc/self/fd/N/NAME, so that a
   // directory renamed meanwhile is still the one written) is shown by the
   // name the user gave.
-  OutputFile(std::string path, std::string shown);
+  OutputFile(std::string path, std::string shown, Existing existing = Existing::per_setting);
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   ~OutputFile();
@@ -97,6 +124,7 @@ class OutputFile {
   std::unique_ptr<char[]> buffer_;  // kBufferSize bytes, not zeroed: pages are touched only as output fills them
   std::size_t used_ = 0;
   bool committed_ = false;
+  bool no_clobber_ = false;  // commit() never replaces a file that appeared meanwhile
   std::function<void(std::string_view)> tap_;
   Companion companion_;
 };
@@ -142,7 +170,9 @@ class HeldDirectory {
 // fsyncs it and renames it into place. `path` must not exist, or be an empty
 // directory; a symbolic link there is refused. An error, an exception that
 // skips commit(), or SIGINT/SIGTERM/SIGHUP (with app/main.cpp's handlers)
-// removes the temporary directory and everything in it.
+// removes the temporary directory and everything in it. With no_clobber(),
+// `path` must not exist at all (not even as an empty directory), and commit()
+// renames with RENAME_NOREPLACE.
 class OutputDirectory {
  public:
   explicit OutputDirectory(std::string path);
@@ -155,8 +185,10 @@ class OutputDirectory {
   void commit();
 
  private:
-  void check_target() const;
+  // `again`: at commit, where what exists appeared while the run wrote.
+  void check_target(bool again = false) const;
   std::string path_, temp_path_;
+  bool no_clobber_ = false;
   std::unique_ptr<HeldDirectory> temp_, parent_;  // commit() renames temp_ within parent_
   int slot_ = -1;
   bool committed_ = false;

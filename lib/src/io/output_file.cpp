@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "embedpe/error.h"
+#include "message.h"
 #include "output_temporaries.h"
+#include "test_pause.h"
 
 namespace embedpe {
 namespace {
@@ -133,6 +135,57 @@ sigset_t termination_signals() {
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGHUP);
   return set;
+}
+
+std::atomic<bool> g_no_clobber{false};
+
+// Whether an output at `path` would replace or remove what is there: any
+// entry (a regular file, a symbolic link even if dangling, a directory), but
+// not a descriptor, device, FIFO or socket, which are written in place.
+bool clobbers(const std::string& path) {
+  if (path.empty() || path == "-" || descriptor_alias(path)) return false;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return false;  // nothing there (or unreachable: the writer says why)
+  try {
+    const Target t = resolve(path, path);
+    return t.kind == Target::file;  // a regular file, or a link to one or to nothing
+  } catch (const Error&) {
+    return true;  // a directory, a link loop: something is there
+  }
+}
+
+// "PARAM PATH already exists ...", or with `appeared`, that it appeared while
+// the output was written (a concurrent run, the race RENAME_NOREPLACE closes).
+[[noreturn]] void refuse_clobbering(const std::string& path, const std::string& param, bool appeared) {
+  Message m;
+  m << param << " " << Verbatim{path}
+    << (appeared ? " appeared while this run wrote it, and no_clobber keeps it: nothing was written; "
+                 : " already exists, and no_clobber keeps it: ")
+    << "remove it or choose another " << param;
+  throw m.usage_error({param, "no_clobber"});
+}
+
+// rename(2) that never replaces `to`: RENAME_NOREPLACE; where the file system
+// does not support it (EINVAL), link(2) then unlink(2) for a file (link never
+// replaces either), and for a directory, or a file system without hard
+// links, a last look at `to` just before a plain rename (a window of a few
+// microseconds instead of the whole run). 0, or -1 and errno (EEXIST: `to` exists).
+int rename_noreplace(int from_dir, const char* from, int to_dir, const char* to, bool directory) {
+  if (::renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (!directory) {
+    if (::linkat(from_dir, from, to_dir, to, 0) == 0) {
+      ::unlinkat(from_dir, from, 0);
+      return 0;
+    }
+    if (errno == EEXIST) return -1;
+  }
+  struct stat st;
+  if (::fstatat(to_dir, to, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    errno = EEXIST;
+    return -1;
+  }
+  return ::renameat(from_dir, from, to_dir, to);
 }
 
 // Every regular file this process has read as an input, and every regular
@@ -274,11 +327,21 @@ std::size_t temporaries_in_progress() noexcept {
   return n;
 }
 
+void set_no_clobber(bool on) { g_no_clobber.store(on); }
+
+bool no_clobber() { return g_no_clobber.load(); }
+
+void refuse_existing_output(const std::string& path, const std::string& param) {
+  if (no_clobber() && clobbers(path)) refuse_clobbering(path, param, false);
+}
+
 OutputFile::OutputFile(std::string path) : OutputFile(path, path) {}
 
-OutputFile::OutputFile(std::string path, std::string shown)
+OutputFile::OutputFile(std::string path, std::string shown, Existing existing)
     : path_(std::move(shown)), buffer_(std::make_unique_for_overwrite<char[]>(kBufferSize)) {
   if (path_.empty()) throw UsageError("output_path must not be empty (use - for standard output)", {"output_path"});
+  no_clobber_ = existing == Existing::per_setting && no_clobber();
+  if (no_clobber_ && clobbers(path)) refuse_clobbering(path_, "output_path", false);
   // Written straight to a descriptor: refused if that is a file read as an input.
   const auto note_descriptor = [this] {
     struct stat st;
@@ -417,12 +480,20 @@ void OutputFile::commit() {
   const std::function<void()> take_back = companion_ ? companion_(fd_) : nullptr;
   const int fd = fd_;
   fd_ = -1;
-  const int closed = ::close(fd);
-  const int close_error = errno;
-  const int renamed = closed == 0 ? ::rename(temp_path_.c_str(), target_.c_str()) : -1;
-  if (renamed != 0) {
-    const int error = closed == 0 ? errno : close_error;
-    if (take_back) take_back();
+  int error = ::close(fd) == 0 ? 0 : errno;
+  bool clobbered = false;
+  if (error == 0 && no_clobber_) {
+    pause_for_test("output-rename");  // the file written, not yet in place
+    if (rename_noreplace(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, target_.c_str(), false) != 0) {
+      error = errno;
+      clobbered = error == EEXIST;
+    }
+  } else if (error == 0 && ::rename(temp_path_.c_str(), target_.c_str()) != 0) {
+    error = errno;
+  }
+  if (error != 0) {
+    if (take_back) take_back();  // the companion goes with the file it describes
+    if (clobbered) refuse_clobbering(path_, "output_path", true);  // the destructor removes the temporary
     fail(errno_text(error));
   }
   committed_ = true;
@@ -510,7 +581,7 @@ bool HeldDirectory::moved() const {
   return ::stat(path_.c_str(), &st) != 0 || st.st_dev != dev_ || st.st_ino != ino_;
 }
 
-OutputDirectory::OutputDirectory(std::string path) : path_(std::move(path)) {
+OutputDirectory::OutputDirectory(std::string path) : path_(std::move(path)), no_clobber_(no_clobber()) {
   if (path_.empty()) throw UsageError("output_dir must not be empty", {"output_dir"});
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
   check_target();
@@ -557,7 +628,8 @@ OutputDirectory::~OutputDirectory() {
   if (slot_ >= 0) g_slots[slot_].state.store(0);
 }
 
-void OutputDirectory::check_target() const {
+void OutputDirectory::check_target(bool again) const {
+  if (no_clobber_ && clobbers(path_)) refuse_clobbering(path_, "output_dir", again);
   struct stat st;
   if (::lstat(path_.c_str(), &st) != 0) {
     if (errno == ENOENT) return;
@@ -585,7 +657,7 @@ void OutputDirectory::commit() {
   if (::syncfs(temp_->fd()) != 0 || (::fsync(temp_->fd()) != 0 && errno != EINVAL)) {
     throw Error("cannot sync output_dir " + path_ + ": " + errno_text(errno), {"output_dir"});
   }
-  check_target();  // again: it may have appeared meanwhile
+  check_target(true);  // again: it may have appeared meanwhile
   // The files went to the temporary directory through its descriptor: it must
   // still be where the rename takes it from, in the directory that path_ names.
   if (temp_->moved() || parent_->moved()) {
@@ -594,9 +666,15 @@ void OutputDirectory::commit() {
                     "nothing was written, run it again",
                 {"output_dir"});
   }
-  // rename(2) replaces an empty directory, and refuses one that is not.
-  if (::renameat(parent_->fd(), base_of(temp_path_).c_str(), parent_->fd(), base_of(path_).c_str()) != 0) {
+  // rename(2) replaces an empty directory, and refuses one that is not;
+  // with no_clobber, nothing is replaced.
+  if (no_clobber_) pause_for_test("output-dir-rename");  // the directory filled, not yet in place
+  const int renamed =
+      no_clobber_ ? rename_noreplace(parent_->fd(), base_of(temp_path_).c_str(), parent_->fd(), base_of(path_).c_str(), true)
+                  : ::renameat(parent_->fd(), base_of(temp_path_).c_str(), parent_->fd(), base_of(path_).c_str());
+  if (renamed != 0) {
     const int error = errno;
+    if (no_clobber_ && error == EEXIST) refuse_clobbering(path_, "output_dir", true);
     if (error == ENOTEMPTY || error == EEXIST) {
       throw UsageError("output_dir " + path_ + " was filled by another run while this one wrote; give a new directory",
                        {"output_dir"});

@@ -330,7 +330,8 @@ std::optional<std::string> read_part(const std::string& at, const std::string& p
 }
 
 void write_manifest(const std::string& at, const std::string& path, Manifest& m) {
-  OutputFile out(at, path);
+  // The run's own file, in a directory it holds locked: replaced as the run goes on, --no-clobber or not.
+  OutputFile out(at, path, Existing::replaced);
   out.write(manifest_text(m));
   out.commit();
 }
@@ -698,8 +699,24 @@ class Stopwatch {
   throw (Message() << "output_dir " << Verbatim{dir} << " exists and is not a directory").usage_error({"output_dir"});
 }
 
-// Creates `dir` unless it exists; whether this call created it.
-bool make_directory(const std::string& dir) {
+// Creates `dir` unless it exists; whether this call created it. With
+// no_clobber() and a new run (not `continuing` one with resume), `dir` must
+// not exist: mkdir(2) makes it, or the run is refused (even if it appeared
+// a moment ago).
+bool make_directory(const std::string& dir, bool continuing) {
+  if (no_clobber() && !continuing) {
+    refuse_existing_output(dir, "output_dir");
+    pause_for_test("output-dir-create");  // checked, not yet made
+    if (::mkdir(dir.c_str(), 0777) == 0) return true;
+    if (errno == EEXIST) {
+      Message m;
+      m << "output_dir " << Verbatim{dir} << " appeared while this run started, and no_clobber keeps it: nothing was "
+        << "written; remove it or choose another output_dir";
+      throw m.usage_error({"output_dir", "no_clobber"});
+    }
+    throw (Message() << "cannot create output_dir " << Verbatim{dir} << ": " << std::strerror(errno))
+        .error({"output_dir"});
+  }
   struct stat st;
   if (::stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) not_a_directory(dir);
@@ -795,7 +812,7 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   LineReader& reader = s.reader;
   s.dir = s.options.output_dir;
   const std::string& dir = s.dir;
-  s.created = make_directory(dir);
+  s.created = make_directory(dir, s.options.resume);
   s.held.emplace(dir);
   s.lock.emplace(*s.held);
   remove_stale_temporaries(*s.held);
@@ -926,7 +943,7 @@ void PartsDirSink::add(const SinkBatch& batch) {
   PartRecord& p = *s.pending;
   const std::string path = s.dir + "/" + p.file, at = s.held->at(p.file);
   {
-    OutputFile out(at, path);
+    OutputFile out(at, path, Existing::replaced);  // a part this run redoes (see write_manifest)
     // The record is of the bytes written, hashed as they are written.
     Sha256 written;
     std::size_t bytes = 0;

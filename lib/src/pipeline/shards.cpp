@@ -183,8 +183,24 @@ std::string input_fingerprint(const std::string& path) {
   return file_fingerprint(f.fd(), f.size(), path);
 }
 
+namespace {
+
+// With no_clobber: the record beside `output` would be replaced or removed, so
+// an existing one is refused before any work, as the output itself is.
+void refuse_existing_record(const std::string& output) {
+  struct stat st;
+  if (!no_clobber() || ::lstat(shard_record_path(output).c_str(), &st) != 0) return;
+  Message m;
+  m << "the shard record " << Verbatim{shard_record_path(output)}
+    << " beside output_path already exists, and no_clobber keeps it: remove it or choose another output_path";
+  throw m.usage_error({"output_path", "no_clobber"});
+}
+
+}  // namespace
+
 void check_shard_record_path(const std::string& output) {
   if (!output_is_replaced_file(output)) return;
+  refuse_existing_record(output);
   const std::string record = shard_record_path(output);
   const auto refuse_record = [&](const std::string& why) {
     Message m;
@@ -211,6 +227,7 @@ void check_shard_record_path(const std::string& output) {
 
 void check_stale_shard_record(const std::string& output) {
   if (!output_is_replaced_file(output)) return;
+  refuse_existing_record(output);
   if (struct stat st; ::lstat(shard_record_path(output).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     Message m;
     m << "cannot remove " << Verbatim{shard_record_path(output)}
