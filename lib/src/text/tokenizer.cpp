@@ -26,6 +26,7 @@
 #include "memory.h"
 #include "protobuf_fields.h"
 #include "segment_cache.h"
+#include "segment_unigram.h"
 
 // Exported by libsentencepiece but declared only in its private common.h:
 // the lowest severity it logs to stderr (0 INFO .. 3 FATAL).
@@ -44,6 +45,8 @@ struct Tokenizer::Impl {
   std::once_flag sp_once;
   bool sp_lazy = false;
   std::unique_ptr<SegmentEncoder> segments;  // null: every text goes to SentencePiece whole
+  // A unigram model's encoder (segment_unigram.h); sp is then the model as it is, for what it leaves.
+  std::unique_ptr<SegmentUnigram> unigram;
   ModelInfo info;
   std::string owned;            // a model read from a file
   std::string_view serialized;  // the model's bytes (owned, or the embedded model)
@@ -253,7 +256,12 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
     const int unknown = bpe ? bpe->unknown_id() : info.unk_id;
     impl->segments = std::make_unique<SegmentEncoder>(std::move(*rules), unknown, std::move(bpe));
   }
-  info.segment_cache = impl->segments != nullptr;
+  if (!impl->segments && info.model_type == "unigram") {
+    if (auto unigram = SegmentUnigram::from_model(serialized)) {
+      impl->unigram = std::make_unique<SegmentUnigram>(std::move(*unigram));
+    }
+  }
+  info.segment_cache = impl->segments != nullptr || impl->unigram != nullptr;
   return Tokenizer(std::move(impl));
 }
 
@@ -290,6 +298,9 @@ Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
     Encoding e{std::move(seq.ids), std::move(seq.tokens)};
     if (pieces == Pieces::drop) e.pieces.clear();
     return e;
+  }
+  if (impl_->unigram) {
+    if (std::optional<Encoding> e = impl_->unigram->encode(text, pieces)) return std::move(*e);
   }
   Encoding e =
       impl_->segments
