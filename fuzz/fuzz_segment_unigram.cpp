@@ -11,10 +11,14 @@
 // start. Each text is encoded alone and after a fixed text, so that its
 // segments start from a score other than 0 and the cached paths are tried
 // against the margin, and retried when it does not prove them.
+// With EMBEDPE_FUZZ_COUNTS set, the counts of those (per model) are printed
+// on stderr at exit: the retried ones are the fallback path, compared too.
 #include <sentencepiece_processor.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -43,6 +47,8 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+const std::vector<std::unique_ptr<Variant>>& load_variants_result();
+
 std::vector<std::unique_ptr<Variant>> load_variants() {
   const std::string dir = EMBEDPE_SOURCE_DIR;
   const std::string t5 = slurp(dir + "/tests/models/t5-spiece.model");
@@ -59,7 +65,23 @@ std::vector<std::unique_ptr<Variant>> load_variants() {
     if (!v->direct || !v->tokenizer.info().segment_cache) __builtin_trap();
     out.push_back(std::move(v));
   }
+  if (std::getenv("EMBEDPE_FUZZ_COUNTS")) {
+    std::atexit([] {
+      for (const auto& v : load_variants_result()) {
+        const auto c = v->direct->counts();
+        std::fprintf(stderr, "segments %llu, replayed %llu, encoded again %llu\n",
+                     static_cast<unsigned long long>(c.segments), static_cast<unsigned long long>(c.replayed),
+                     static_cast<unsigned long long>(c.reruns));
+      }
+    });
+  }
   return out;
+}
+
+// Never destroyed, so that the counts can be read at exit.
+const std::vector<std::unique_ptr<Variant>>& load_variants_result() {
+  static const auto* variants = new std::vector<std::unique_ptr<Variant>>(load_variants());
+  return *variants;
 }
 
 void check(const Variant& v, std::string_view text) {
@@ -82,7 +104,7 @@ void check(const Variant& v, std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const auto variants = load_variants();
+  const auto& variants = load_variants_result();
   if (size == 0) return 0;
   const Variant& v = *variants[data[0] % variants.size()];
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);

@@ -108,12 +108,15 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
     return std::nullopt;
   };
   if (!protobuf::well_formed(serialized)) return no("not a well-formed ModelProto");
+  if (serialized.size() > 0xFFFFFFFF) return no("it is larger than 4 GiB");
   SegmentUnigram uni;
   uni.shared_->max_bytes = max_bytes;
   std::uint64_t model_type = 1;
   bool suffix = false, escape = true, self_test = false, usable = true;
   std::string_view charsmap;
-  std::vector<std::string_view> texts;
+  std::vector<std::string_view>& texts = uni.texts_;
+  static constexpr std::string_view kDefaultNames[4] = {"<unk>", "<s>", "</s>", "<pad>"};
+  std::string_view names[4] = {kDefaultNames[0], kDefaultNames[1], kDefaultNames[2], kDefaultNames[3]};
   protobuf::for_each_field(serialized, [&](const protobuf::Field& f) {
     if (f.wire_type != protobuf::kLengthDelimited) return;
     if (f.number <= kDenormalizerSpec && !protobuf::well_formed(f.bytes)) usable = false;
@@ -140,6 +143,16 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
         if (t.number == kModelType) model_type = t.value;
         if (t.number == kTreatWhitespaceAsSuffix) suffix = t.value != 0;
         if (t.number == kByteFallback) uni.byte_fallback_ = t.value != 0;
+      });
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& t) {
+        if (t.number >= kUnkPiece && t.number <= kPadPiece && t.wire_type == protobuf::kLengthDelimited) {
+          const std::size_t i = t.number - kUnkPiece;
+          names[i] = t.bytes.empty() ? kDefaultNames[i] : t.bytes.substr(0, t.bytes.find('\0'));
+        }
+      });
+    } else if (f.number == kDenormalizerSpec) {
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& n) {
+        if (n.number == kCharsmap && n.wire_type == protobuf::kLengthDelimited && !n.bytes.empty()) usable = false;
       });
     } else if (f.number == kNormalizerSpec) {
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& n) {
@@ -210,30 +223,34 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
   if (uni.byte_fallback_ && std::find(std::begin(byte_found), std::end(byte_found), false) != std::end(byte_found)) {
     return no("its byte pieces");
   }
-  // Reserved pieces defined twice, or a byte piece's text also a normal piece's: SentencePiece's business.
-  {
-    std::unordered_map<std::string_view, int> reserved;
-    for (std::size_t id = 0; id < texts.size(); ++id) {
-      if (is_reserved(uni.pieces_[id].type) && !reserved.emplace(texts[id], static_cast<int>(id)).second) {
-        return no("a piece is defined twice");
-      }
-    }
+  // Reserved pieces (control, unknown, byte) defined twice: SentencePiece refuses the model.
+  for (std::size_t id = 0; id < texts.size(); ++id) {
+    if (is_reserved(uni.pieces_[id].type)) uni.reserved_.emplace_back(texts[id], static_cast<int>(id));
   }
+  std::sort(uni.reserved_.begin(), uni.reserved_.end());
+  for (std::size_t i = 1; i < uni.reserved_.size(); ++i) {
+    if (uni.reserved_[i].first == uni.reserved_[i - 1].first) return no("a piece is defined twice");
+  }
+  if (table_entries == 0) return no("it has no piece to match");
   uni.unk_score_ = min_score - kUnkPenalty;
   uni.max_score_ = max_score;
 
+  // At most 2/3 full (table_entries counts every prefix, shared ones more than once): its pages
+  // are first-touched at load, which costs more than the probes.
+  uni.base_ = serialized.data();
   std::size_t capacity = 64;
-  while (capacity < 2 * table_entries) capacity *= 2;
+  while (2 * capacity < 3 * table_entries) capacity *= 2;
   uni.slots_.assign(capacity, Slot{});
   uni.slot_mask_ = capacity - 1;
   const auto insert = [&](std::string_view bytes, std::uint64_t hash, std::int32_t id) {
     for (std::uint64_t s = hash & uni.slot_mask_;; s = (s + 1) & uni.slot_mask_) {
       Slot& slot = uni.slots_[s];
-      if (slot.data == nullptr) {
-        slot = {hash, bytes.data(), static_cast<std::uint32_t>(bytes.size()), id};
+      const std::uint32_t tag = static_cast<std::uint32_t>(hash >> 32) | 1;
+      if (slot.tag == 0) {
+        slot = {tag, static_cast<std::uint32_t>(bytes.data() - uni.base_), static_cast<std::uint32_t>(bytes.size()), id};
         return true;
       }
-      if (slot.hash == hash && std::string_view(slot.data, slot.size) == bytes) {
+      if (slot.tag == tag && std::string_view(uni.base_ + slot.offset, slot.size) == bytes) {
         if (id < 0) return true;          // a prefix already there
         if (slot.id >= 0) return false;   // a piece defined twice
         slot.id = id;
@@ -253,15 +270,32 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
       }
     }
   }
+  // SentencePieceProcessor's unk_id() .. pad_id(): the named piece's id if it has the right type, else -1.
+  const auto special = [&](std::string_view name, std::uint8_t type) {
+    const int id = uni.piece_to_id(name);
+    return uni.pieces_[static_cast<std::size_t>(id)].type == type ? id : -1;
+  };
+  uni.special_ = {special(names[0], kUnknown), special(names[1], kControl), special(names[2], kControl),
+                  special(names[3], kControl)};
   return uni;
+}
+
+int SegmentUnigram::piece_to_id(std::string_view text) const {
+  const auto it = std::lower_bound(reserved_.begin(), reserved_.end(), text,
+                                   [](const std::pair<std::string_view, int>& a, std::string_view b) { return a.first < b; });
+  if (it != reserved_.end() && it->first == text) return it->second;
+  const int id = find(text);
+  return id >= 0 ? id : unk_id_;
 }
 
 int SegmentUnigram::find(std::string_view bytes) const {
   const std::uint64_t h = hash_bytes(bytes);
   for (std::uint64_t s = h & slot_mask_;; s = (s + 1) & slot_mask_) {
     const Slot& slot = slots_[s];
-    if (slot.data == nullptr) return -1;
-    if (slot.hash == h && std::string_view(slot.data, slot.size) == bytes) return slot.id;
+    if (slot.tag == 0) return -1;
+    if (slot.tag == (static_cast<std::uint32_t>(h >> 32) | 1) && std::string_view(base_ + slot.offset, slot.size) == bytes) {
+      return slot.id;
+    }
   }
 }
 
@@ -402,11 +436,11 @@ float SegmentUnigram::viterbi(std::string_view text, float p, Path& path) const 
       int id = -1;
       for (std::uint64_t s = h & slot_mask_;; s = (s + 1) & slot_mask_) {
         const Slot& slot = slots_[s];
-        if (slot.data == nullptr) {
+        if (slot.tag == 0) {
           id = -1;
           break;
         }
-        if (slot.hash == h && std::string_view(slot.data, slot.size) == key) {
+        if (slot.tag == (static_cast<std::uint32_t>(h >> 32) | 1) && std::string_view(base_ + slot.offset, slot.size) == key) {
           id = slot.id;
           break;
         }

@@ -36,7 +36,9 @@
 // whitespace as a prefix, without self-test data, with valid pieces (none
 // empty or defined twice, none holding U+2581 past its first character or a
 // NUL byte, one <unk>, byte pieces only as byte fallback's 256), and a
-// charsmap whose double array it can read. A text whose charsmap lookup would
+// charsmap whose double array it can read, no denormalizer: a model it
+// accepts is one SentencePiece loads, so the tokenizer loads SentencePiece
+// only when a text or decode needs it. A text whose charsmap lookup would
 // leave the array is left to SentencePiece (nullopt). Identity with
 // SentencePiece: fuzz_segment_unigram and the `identity:` test.
 #pragma once
@@ -72,6 +74,17 @@ class SegmentUnigram {
 
   // SentencePiece's normalized text (tests compare it); false: left to SentencePiece.
   bool normalize(std::string_view text, std::string& out) const;
+
+  // What SentencePieceProcessor says of the same model: GetPieceSize,
+  // IdToPiece, PieceToId (reserved pieces first), and unk_id .. pad_id (-1
+  // where the model has none), so that the tokenizer need not load it.
+  std::size_t size() const { return texts_.size(); }
+  std::string_view piece(int id) const { return texts_[static_cast<std::size_t>(id)]; }
+  int piece_to_id(std::string_view text) const;
+  struct SpecialIds {
+    int unk = -1, bos = -1, eos = -1, pad = -1;
+  };
+  const SpecialIds& special_ids() const { return special_; }
 
   // How segments were encoded so far (tests and the fuzzer count them).
   struct Counts {
@@ -109,14 +122,18 @@ class SegmentUnigram {
     std::uint8_t type = 1;
   };
   std::vector<PieceInfo> pieces_;
+  std::vector<std::string_view> texts_;
+  std::vector<std::pair<std::string_view, int>> reserved_;  // sorted by text
+  SpecialIds special_;
   // Every piece and every prefix of one (normal, user-defined, unused): open
   // addressing of (hash, id or -2 for a prefix only, offset, length).
   struct Slot {
-    std::uint64_t hash = 0;
-    const char* data = nullptr;
+    std::uint32_t tag = 0;  // the hash's high half, | 1; 0: empty
+    std::uint32_t offset = 0;  // of the bytes in the serialized model
     std::uint32_t size = 0;
     std::int32_t id = -1;
   };
+  const char* base_ = nullptr;  // the serialized model
   std::vector<Slot> slots_;
   std::uint64_t slot_mask_ = 0;
   std::size_t max_piece_bytes_ = 0;
