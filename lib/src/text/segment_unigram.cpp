@@ -556,7 +556,8 @@ std::optional<Encoding> SegmentUnigram::encode(std::string_view text, Pieces pie
     if (!cached && shard) {
       auto path = std::make_shared<Path>();
       viterbi(seg, 0.0f, *path);
-      const std::size_t cost = 96 + seg.size() + path->nodes.size() * (sizeof(Node) + sizeof(double));
+      // The key's node, the shared Path and its two vectors, with malloc's overhead.
+      const std::size_t cost = 256 + 2 * seg.size() + path->nodes.size() * (sizeof(Node) + sizeof(double));
       cached = path;
       std::lock_guard lock(shard->mutex);
       if (shard->bytes + cost > shared_->max_bytes / kShards) {

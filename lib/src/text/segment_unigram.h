@@ -58,7 +58,9 @@ namespace embedpe {
 
 class SegmentUnigram {
  public:
-  static constexpr std::size_t kMaxBytes = std::size_t(32) << 20;
+  // The cache's budget (entries costed generously): botchan's distinct segments fit; a stream of
+  // fresh text keeps the peak RSS a few MiB above one line's (cli: Stream).
+  static constexpr std::size_t kMaxBytes = std::size_t(2) << 20;
   static constexpr std::size_t kMaxSegmentBytes = 128;
 
   // The serialized model must outlive the result (pieces are views into it).
