@@ -2,6 +2,11 @@
 // corpora: every line of every TEXT through every MODEL, Tokenizer::encode
 // (cached where the model allows it) vs a SentencePieceProcessor loaded from
 // the same file (the plain path). Ids and pieces must be identical.
+// Unigram models are also run through a SegmentUnigram of their own with a
+// small cache (64 KiB, so that it is emptied and refilled), whose segments
+// are counted: how many took a cached path under another start score, and
+// how many were encoded again because the margin did not prove it. Some must
+// have been: the test fails if no segment took that fallback path.
 //
 //   segment_identity MODEL... -- TEXT...
 //
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "embedpe/tokenizer.h"
+#include "segment_unigram.h"
 
 namespace {
 
@@ -51,9 +57,13 @@ int main(int argc, char** argv) {
   }
   if (models.empty() || texts.empty()) return 77;
   int failures = 0;
-  std::size_t cached_models = 0;
+  std::size_t cached_models = 0, unigram_models = 0;
+  std::uint64_t unigram_reruns = 0;
   for (const auto& model_path : models) {
     const auto tok = embedpe::Tokenizer::from_file(model_path);
+    const std::string bytes = slurp(model_path);
+    const auto uni = embedpe::SegmentUnigram::from_model(bytes, nullptr, std::size_t(64) << 10);
+    unigram_models += uni.has_value();
     sentencepiece::SentencePieceProcessor plain;
     if (!plain.LoadFromSerializedProto(slurp(model_path)).ok()) {
       std::cout << model_path << ": SentencePiece cannot load it\n";
@@ -87,6 +97,12 @@ int main(int argc, char** argv) {
             if (got.ids != ids || got.pieces != pieces) {
               if (++bad[w] <= 3) std::printf("DIFFERENT: %s line %zu\n", text_path.c_str(), i + 1);
             }
+            if (uni) {
+              const auto direct = uni->encode(lines[i]);
+              if (direct && (direct->ids != ids || direct->pieces != pieces)) {
+                if (++bad[w] <= 3) std::printf("DIFFERENT (SegmentUnigram): %s line %zu\n", text_path.c_str(), i + 1);
+              }
+            }
           }
         });
       }
@@ -96,8 +112,20 @@ int main(int argc, char** argv) {
       std::printf("%s, %s: %zu lines, %zu tokens, segment cache %s, %d different\n", model_path.c_str(),
                   text_path.c_str(), lines.size(), tokens[0] + tokens[1], tok.info().segment_cache ? "on" : "off", n);
     }
+    if (uni) {
+      const auto c = uni->counts();
+      unigram_reruns += c.reruns;
+      std::printf("%s: SegmentUnigram: %llu segments, %llu cached paths replayed from another score, %llu encoded "
+                  "again\n",
+                  model_path.c_str(), static_cast<unsigned long long>(c.segments),
+                  static_cast<unsigned long long>(c.replayed), static_cast<unsigned long long>(c.reruns));
+    }
   }
   std::printf("%zu of %zu models cached; %d lines different\n", cached_models, models.size(), failures);
+  if (unigram_models > 0 && unigram_reruns == 0) {
+    std::printf("no unigram segment was encoded again: the fallback path was not compared\n");
+    return 1;
+  }
   if (cached_models == 0) {
     std::printf("no model uses the segment cache: the cached path was not compared\n");
     return 1;

@@ -58,10 +58,10 @@ TEST_CASE("which models may use the segment cache") {
   CHECK(SegmentRules::from_model(mistral(), &why).has_value());
   CHECK(Tokenizer::from_bytes(mistral(), "mistral").info().segment_cache);
 
-  SUBCASE("unigram models never: float32 Viterbi sums depend on the offset") {
+  SUBCASE("unigram models: not SegmentRules' (BPE), SegmentUnigram's (segment_unigram.h)") {
     CHECK_FALSE(SegmentRules::from_model(embedpe::detail::default_model_bytes(), &why));
     CHECK(why == "it is not a BPE model");
-    CHECK_FALSE(Tokenizer::default_model().info().segment_cache);
+    CHECK(Tokenizer::default_model().info().segment_cache);
   }
   SUBCASE("an UNUSED piece: BPE re-splits it with a table spanning the whole text") {
     CHECK_FALSE(SegmentRules::from_model(with_piece(mistral(), "zzq", 5), &why));

@@ -51,10 +51,10 @@ struct ModelInfo {
   std::string normalizer;        // normalizer_spec.name, e.g. "nmt_nfkc"
   bool byte_fallback = false;
   std::size_t size_bytes = 0;    // of the serialized model
-  // encode() caches the encodings of segments no vocabulary piece spans,
-  // with output identical to SentencePiece's (BPE models with the identity
-  // normalizer; see lib/src/segment_cache.h). Otherwise texts go to
-  // SentencePiece whole.
+  // encode() caches the encodings of segments no vocabulary piece spans, output identical to
+  // SentencePiece's (BPE models with the identity normalizer, lib/src/text/segment_cache.h;
+  // unigram models, segments starting at each U+2581, lib/src/text/segment_unigram.h).
+  // Otherwise texts go to SentencePiece whole.
   bool segment_cache = false;
   // Set for a tokenizer from a Hugging Face directory; vocab_size is then len(tokenizer)
   // and the ids are the HF class's.

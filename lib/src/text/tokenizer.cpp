@@ -26,6 +26,7 @@
 #include "memory.h"
 #include "protobuf_fields.h"
 #include "segment_cache.h"
+#include "segment_unigram.h"
 
 // Exported by libsentencepiece but declared only in its private common.h:
 // the lowest severity it logs to stderr (0 INFO .. 3 FATAL).
@@ -44,6 +45,9 @@ struct Tokenizer::Impl {
   std::once_flag sp_once;
   bool sp_lazy = false;
   std::unique_ptr<SegmentEncoder> segments;  // null: every text goes to SentencePiece whole
+  // A unigram model's encoder (segment_unigram.h); sp is then the model as
+  // it is, loaded when a text it leaves, or decode, needs it.
+  std::unique_ptr<SegmentUnigram> unigram;
   ModelInfo info;
   std::string owned;            // a model read from a file
   std::string_view serialized;  // the model's bytes (owned, or the embedded model)
@@ -60,7 +64,8 @@ struct Tokenizer::Impl {
   // SentencePiece, loaded now if it was left until needed.
   const sentencepiece::SentencePieceProcessor& processor();
   // The processor's PieceToId and IdToPiece, from the SegmentBpe when it stands in for it.
-  const SegmentBpe* bpe() const { return sp_lazy ? segments->bpe() : nullptr; }
+  const SegmentBpe* bpe() const { return sp_lazy && segments ? segments->bpe() : nullptr; }
+  const SegmentUnigram* uni() const { return sp_lazy ? unigram.get() : nullptr; }
 };
 
 namespace {
@@ -92,7 +97,7 @@ sentencepiece::util::Status load_without_dummy_prefix(sentencepiece::SentencePie
 const sentencepiece::SentencePieceProcessor& Tokenizer::Impl::processor() {
   if (sp_lazy) {
     std::call_once(sp_once, [this] {
-      const auto status = load_without_dummy_prefix(sp, serialized);
+      const auto status = unigram ? sp.LoadFromSerializedProto(serialized) : load_without_dummy_prefix(sp, serialized);
       if (!status.ok()) {
         throw Error("model " + info.source + " is not a usable SentencePiece model (" + load_failure(status) + ")");
       }
@@ -221,7 +226,18 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
   }
   ModelInfo& info = impl->info;
   info.source = source;
-  if (rules && bpe) {
+  // A unigram model SegmentUnigram reproduces: SentencePiece waits too.
+  std::optional<SegmentUnigram> unigram;
+  if (!SegmentRules::spec_allows(serialized)) unigram = SegmentUnigram::from_model(serialized);
+  if (unigram) {
+    impl->sp_lazy = true;
+    info.vocab_size = static_cast<int>(unigram->size());
+    info.pad_id = unigram->special_ids().pad;
+    info.bos_id = unigram->special_ids().bos;
+    info.eos_id = unigram->special_ids().eos;
+    info.unk_id = unigram->special_ids().unk;
+    impl->unigram = std::make_unique<SegmentUnigram>(std::move(*unigram));
+  } else if (rules && bpe) {
     impl->sp_lazy = true;
     info.vocab_size = static_cast<int>(bpe->size());
     info.pad_id = bpe->special_ids().pad;
@@ -253,7 +269,7 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
     const int unknown = bpe ? bpe->unknown_id() : info.unk_id;
     impl->segments = std::make_unique<SegmentEncoder>(std::move(*rules), unknown, std::move(bpe));
   }
-  info.segment_cache = impl->segments != nullptr;
+  info.segment_cache = impl->segments != nullptr || impl->unigram != nullptr;
   return Tokenizer(std::move(impl));
 }
 
@@ -291,6 +307,9 @@ Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
     if (pieces == Pieces::drop) e.pieces.clear();
     return e;
   }
+  if (impl_->unigram) {
+    if (std::optional<Encoding> e = impl_->unigram->encode(text, pieces)) return std::move(*e);
+  }
   Encoding e =
       impl_->segments
           ? impl_->segments->encode(
@@ -303,6 +322,7 @@ Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
 std::string_view Tokenizer::id_to_piece(int id) const {
   if (impl_->hf) return impl_->hf->token(id);
   if (const SegmentBpe* bpe = impl_->bpe()) return bpe->piece(id);
+  if (const SegmentUnigram* uni = impl_->uni()) return uni->piece(id);
   return impl_->sp.IdToPiece(id);
 }
 
@@ -326,7 +346,7 @@ std::string Tokenizer::decode(std::span<const int> ids, bool skip_special_tokens
 std::string Tokenizer::decode(std::span<const int> ids) const {
   if (impl_->hf) return decode(ids, false);
   check_ids(ids, "ids");
-  const sentencepiece::SentencePieceProcessor* sp = &impl_->sp;
+  const sentencepiece::SentencePieceProcessor* sp = impl_->unigram ? &impl_->processor() : &impl_->sp;
   if (impl_->segments) {
     std::call_once(impl_->decoder_once, [&] {
       if (!impl_->decoder.LoadFromSerializedProto(impl_->serialized).ok()) throw Error("cannot load the model to decode");
@@ -544,7 +564,9 @@ Batch Tokenizer::encode_pair_batch(const std::vector<std::string>& a, const std:
   if (impl_->hf) return hf_batch(a, &b, options, threads);
   const ModelInfo& info = impl_->info;
   auto special = [&](const char* piece) {
-    const int id = impl_->bpe() ? impl_->bpe()->piece_to_id(piece) : impl_->sp.PieceToId(piece);
+    const int id = impl_->bpe()   ? impl_->bpe()->piece_to_id(piece)
+                   : impl_->uni() ? impl_->uni()->piece_to_id(piece)
+                                  : impl_->sp.PieceToId(piece);
     if (id < 0 || id >= info.vocab_size || id_to_piece(id) != piece) {
       throw UsageError("model " + info.source + " has no " + piece +
                            " piece, so it cannot encode pairs as [CLS] A [SEP] B [SEP] (BERT-style models such as "

@@ -1,0 +1,594 @@
+#include "segment_unigram.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <unordered_map>
+
+#include "protobuf_fields.h"
+
+namespace embedpe {
+namespace {
+
+using namespace model_proto;
+
+constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // U+2581
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+constexpr float kUnkPenalty = 10.0f;
+
+// SentencePiece's OneCharLen: the length its lead byte announces.
+std::size_t one_char_len(char c) { return "\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[(c & 0xFF) >> 4]; }
+
+bool trail(char c) { return static_cast<signed char>(c) < -0x40; }
+bool valid_cp(char32_t c) { return c < 0xD800 || (c >= 0xE000 && c <= 0x10FFFF); }
+
+// SentencePiece's IsValidDecodeUTF8: the length of the valid character at
+// the start of `s` (non-empty), or 0 for bytes it replaces (one at a time).
+std::size_t valid_utf8_len(std::string_view s) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const std::size_t len = s.size();
+  if (b(0) < 0x80) return 1;
+  if (len >= 2 && (b(0) & 0xE0) == 0xC0) {
+    const char32_t cp = (char32_t(b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    return trail(s[1]) && cp >= 0x80 && valid_cp(cp) ? 2 : 0;
+  }
+  if (len >= 3 && (b(0) & 0xF0) == 0xE0) {
+    const char32_t cp = (char32_t(b(0) & 0x0F) << 12) | (char32_t(b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    return trail(s[1]) && trail(s[2]) && cp >= 0x800 && valid_cp(cp) ? 3 : 0;
+  }
+  if (len >= 4 && (b(0) & 0xF8) == 0xF0) {
+    const char32_t cp = (char32_t(b(0) & 0x07) << 18) | (char32_t(b(1) & 0x3F) << 12) |
+                        (char32_t(b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    return trail(s[1]) && trail(s[2]) && trail(s[3]) && cp >= 0x10000 && valid_cp(cp) ? 4 : 0;
+  }
+  return 0;
+}
+
+std::uint64_t hash_step(std::uint64_t h, unsigned char c) { return (h ^ c) * 0x100000001B3ULL; }
+constexpr std::uint64_t kHashSeed = 0xCBF29CE484222325ULL;
+
+std::uint64_t hash_bytes(std::string_view s) {
+  std::uint64_t h = kHashSeed;
+  for (char c : s) h = hash_step(h, static_cast<unsigned char>(c));
+  return h;
+}
+
+constexpr char kHex[] = "0123456789ABCDEF";
+
+std::string byte_piece(unsigned char b) { return std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">"; }
+
+int byte_of_piece(std::string_view piece) {
+  if (piece.size() != 6 || !piece.starts_with("<0x") || piece[5] != '>') return -1;
+  const auto digit = [](char c) {
+    const char* d = std::strchr(kHex, c);
+    return c != '\0' && d ? static_cast<int>(d - kHex) : -1;
+  };
+  const int hi = digit(piece[3]), lo = digit(piece[4]);
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
+bool is_reserved(std::uint8_t type) { return type == kControl || type == kUnknown || type == kByte; }
+
+struct SegmentHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+constexpr std::size_t kShards = 32;
+
+}  // namespace
+
+struct SegmentUnigram::Shared {
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::shared_ptr<const Path>, SegmentHash, std::equal_to<>> map;
+    std::size_t bytes = 0;
+  };
+  Shard shards[kShards];
+  std::size_t max_bytes = kMaxBytes;
+  std::atomic<std::uint64_t> segments{0}, replayed{0}, reruns{0};
+};
+
+SegmentUnigram::SegmentUnigram() : shared_(std::make_unique<Shared>()) {}
+SegmentUnigram::SegmentUnigram(SegmentUnigram&&) noexcept = default;
+SegmentUnigram& SegmentUnigram::operator=(SegmentUnigram&&) noexcept = default;
+SegmentUnigram::~SegmentUnigram() = default;
+
+SegmentUnigram::Counts SegmentUnigram::counts() const {
+  return {shared_->segments.load(), shared_->replayed.load(), shared_->reruns.load()};
+}
+
+std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serialized, std::string* why_not,
+                                                         std::size_t max_bytes) {
+  const auto no = [&](const char* reason) -> std::optional<SegmentUnigram> {
+    if (why_not) *why_not = reason;
+    return std::nullopt;
+  };
+  if (!protobuf::well_formed(serialized)) return no("not a well-formed ModelProto");
+  if (serialized.size() > 0xFFFFFFFF) return no("it is larger than 4 GiB");
+  SegmentUnigram uni;
+  uni.shared_->max_bytes = max_bytes;
+  std::uint64_t model_type = 1;
+  bool suffix = false, escape = true, self_test = false, usable = true;
+  std::string_view charsmap;
+  std::vector<std::string_view>& texts = uni.texts_;
+  static constexpr std::string_view kDefaultNames[4] = {"<unk>", "<s>", "</s>", "<pad>"};
+  std::string_view names[4] = {kDefaultNames[0], kDefaultNames[1], kDefaultNames[2], kDefaultNames[3]};
+  protobuf::for_each_field(serialized, [&](const protobuf::Field& f) {
+    if (f.wire_type != protobuf::kLengthDelimited) return;
+    if (f.number <= kDenormalizerSpec && !protobuf::well_formed(f.bytes)) usable = false;
+    if (f.number == kSelfTestData) self_test = true;
+    if (f.number == kPieces) {
+      std::string_view text;
+      PieceInfo info;
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& p) {
+        if (p.number == kPiece && p.wire_type == protobuf::kLengthDelimited) text = p.bytes;
+        if (p.number == kScore && p.wire_type == protobuf::kFixed32) {
+          const auto bits = static_cast<std::uint32_t>(p.value);
+          std::memcpy(&info.score, &bits, sizeof bits);
+        }
+        if (p.number == kType && p.wire_type == protobuf::kVarint) {
+          if (p.value < kNormal || p.value > kByte) usable = false;
+          info.type = static_cast<std::uint8_t>(p.value);
+        }
+      });
+      texts.push_back(text);
+      uni.pieces_.push_back(info);
+    } else if (f.number == kTrainerSpec) {
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& t) {
+        if (t.wire_type != protobuf::kVarint) return;
+        if (t.number == kModelType) model_type = t.value;
+        if (t.number == kTreatWhitespaceAsSuffix) suffix = t.value != 0;
+        if (t.number == kByteFallback) uni.byte_fallback_ = t.value != 0;
+      });
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& t) {
+        if (t.number >= kUnkPiece && t.number <= kPadPiece && t.wire_type == protobuf::kLengthDelimited) {
+          const std::size_t i = t.number - kUnkPiece;
+          names[i] = t.bytes.empty() ? kDefaultNames[i] : t.bytes.substr(0, t.bytes.find('\0'));
+        }
+      });
+    } else if (f.number == kDenormalizerSpec) {
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& n) {
+        if (n.number == kCharsmap && n.wire_type == protobuf::kLengthDelimited && !n.bytes.empty()) usable = false;
+      });
+    } else if (f.number == kNormalizerSpec) {
+      protobuf::for_each_field(f.bytes, [&](const protobuf::Field& n) {
+        if (n.number == kCharsmap && n.wire_type == protobuf::kLengthDelimited) charsmap = n.bytes;
+        if (n.wire_type != protobuf::kVarint) return;
+        if (n.number == kAddDummyPrefix) uni.add_dummy_prefix_ = n.value != 0;
+        if (n.number == kRemoveExtraWhitespaces) uni.remove_extra_whitespaces_ = n.value != 0;
+        if (n.number == kEscapeWhitespaces) escape = n.value != 0;
+      });
+    }
+  });
+  if (!usable) return no("a field SentencePiece might read otherwise");
+  if (model_type != 1) return no("it is not a unigram model");
+  if (self_test) return no("it has self-test data");
+  if (!escape) return no("it does not escape whitespace");
+  if (suffix) return no("it treats whitespace as a suffix");
+  if (uni.pieces_.empty() || uni.pieces_.size() > 0x7FFFFFF) return no("its number of pieces");
+
+  // The charsmap: <trie size (4 bytes, little-endian)><double array><strings>.
+  if (!charsmap.empty()) {
+    std::uint32_t trie_bytes = 0;
+    if (charsmap.size() <= 4) return no("its charsmap is broken");
+    std::memcpy(&trie_bytes, charsmap.data(), 4);
+    if (trie_bytes >= charsmap.size() - 4 || trie_bytes % 4 != 0 || trie_bytes == 0) {
+      return no("its charsmap is broken");
+    }
+    uni.charsmap_units_ = reinterpret_cast<const std::uint32_t*>(charsmap.data() + 4);
+    uni.charsmap_size_ = trie_bytes / 4;
+    uni.charsmap_strings_ = charsmap.substr(4 + trie_bytes);
+  }
+
+  // InitializePieces' checks, and the pieces' table.
+  int unknowns = 0;
+  bool byte_found[256] = {};
+  float min_score = FLT_MAX, max_score = FLT_MIN;
+  std::size_t table_entries = 0;
+  for (std::size_t id = 0; id < texts.size(); ++id) {
+    const std::string_view text = texts[id];
+    const PieceInfo& p = uni.pieces_[id];
+    if (text.empty()) return no("a piece is empty");
+    if (text.find('\0') != std::string_view::npos) return no("a piece holds a NUL byte");
+    if (text.substr(1).find(kSpaceSymbol) != std::string_view::npos) return no("a piece holds U+2581 inside");
+    if (std::isnan(p.score)) return no("a score is not a number");
+    if (p.type == kUnknown) {
+      uni.unk_id_ = static_cast<int>(id);
+      ++unknowns;
+    }
+    if (p.type == kByte) {
+      const int byte = byte_of_piece(text);
+      if (!uni.byte_fallback_ || byte < 0) return no("its byte pieces");
+      byte_found[byte] = true;
+      uni.byte_ids_[byte] = static_cast<std::int32_t>(id);
+    }
+    if (p.type == kNormal) {
+      min_score = std::min(min_score, p.score);
+      max_score = std::max(max_score, p.score);
+    }
+    if (p.type == kUserDefined) {
+      uni.user_defined_.push_back(text);
+      uni.max_user_defined_bytes_ = std::max(uni.max_user_defined_bytes_, text.size());
+    }
+    if (!is_reserved(p.type)) {
+      table_entries += text.size();
+      uni.max_piece_bytes_ = std::max(uni.max_piece_bytes_, text.size());
+    }
+  }
+  if (unknowns != 1) return no("it has no single <unk>");
+  if (uni.byte_fallback_ && std::find(std::begin(byte_found), std::end(byte_found), false) != std::end(byte_found)) {
+    return no("its byte pieces");
+  }
+  // Reserved pieces (control, unknown, byte) defined twice: SentencePiece refuses the model.
+  for (std::size_t id = 0; id < texts.size(); ++id) {
+    if (is_reserved(uni.pieces_[id].type)) uni.reserved_.emplace_back(texts[id], static_cast<int>(id));
+  }
+  std::sort(uni.reserved_.begin(), uni.reserved_.end());
+  for (std::size_t i = 1; i < uni.reserved_.size(); ++i) {
+    if (uni.reserved_[i].first == uni.reserved_[i - 1].first) return no("a piece is defined twice");
+  }
+  if (table_entries == 0) return no("it has no piece to match");
+  uni.unk_score_ = min_score - kUnkPenalty;
+  uni.max_score_ = max_score;
+
+  // At most 2/3 full (table_entries counts every prefix, shared ones more than once): its pages
+  // are first-touched at load, which costs more than the probes.
+  uni.base_ = serialized.data();
+  std::size_t capacity = 64;
+  while (2 * capacity < 3 * table_entries) capacity *= 2;
+  uni.slots_.assign(capacity, Slot{});
+  uni.slot_mask_ = capacity - 1;
+  const auto insert = [&](std::string_view bytes, std::uint64_t hash, std::int32_t id) {
+    for (std::uint64_t s = hash & uni.slot_mask_;; s = (s + 1) & uni.slot_mask_) {
+      Slot& slot = uni.slots_[s];
+      const std::uint32_t tag = static_cast<std::uint32_t>(hash >> 32) | 1;
+      if (slot.tag == 0) {
+        slot = {tag, static_cast<std::uint32_t>(bytes.data() - uni.base_), static_cast<std::uint32_t>(bytes.size()), id};
+        return true;
+      }
+      if (slot.tag == tag && std::string_view(uni.base_ + slot.offset, slot.size) == bytes) {
+        if (id < 0) return true;          // a prefix already there
+        if (slot.id >= 0) return false;   // a piece defined twice
+        slot.id = id;
+        return true;
+      }
+    }
+  };
+  for (std::size_t id = 0; id < texts.size(); ++id) {
+    if (is_reserved(uni.pieces_[id].type)) continue;
+    const std::string_view text = texts[id];
+    std::uint64_t h = kHashSeed;
+    for (std::size_t len = 1; len <= text.size(); ++len) {
+      h = hash_step(h, static_cast<unsigned char>(text[len - 1]));
+      const bool whole = len == text.size();
+      if (!insert(text.substr(0, len), h, whole ? static_cast<std::int32_t>(id) : -2)) {
+        return no("a piece is defined twice");
+      }
+    }
+  }
+  // SentencePieceProcessor's unk_id() .. pad_id(): the named piece's id if it has the right type, else -1.
+  const auto special = [&](std::string_view name, std::uint8_t type) {
+    const int id = uni.piece_to_id(name);
+    return uni.pieces_[static_cast<std::size_t>(id)].type == type ? id : -1;
+  };
+  uni.special_ = {special(names[0], kUnknown), special(names[1], kControl), special(names[2], kControl),
+                  special(names[3], kControl)};
+  return uni;
+}
+
+int SegmentUnigram::piece_to_id(std::string_view text) const {
+  const auto it = std::lower_bound(reserved_.begin(), reserved_.end(), text,
+                                   [](const std::pair<std::string_view, int>& a, std::string_view b) { return a.first < b; });
+  if (it != reserved_.end() && it->first == text) return it->second;
+  const int id = find(text);
+  return id >= 0 ? id : unk_id_;
+}
+
+int SegmentUnigram::find(std::string_view bytes) const {
+  const std::uint64_t h = hash_bytes(bytes);
+  for (std::uint64_t s = h & slot_mask_;; s = (s + 1) & slot_mask_) {
+    const Slot& slot = slots_[s];
+    if (slot.tag == 0) return -1;
+    if (slot.tag == (static_cast<std::uint32_t>(h >> 32) | 1) && std::string_view(base_ + slot.offset, slot.size) == bytes) {
+      return slot.id;
+    }
+  }
+}
+
+bool SegmentUnigram::normalize_prefix(std::string_view input, std::string_view& out, std::size_t& consumed) const {
+  // User-defined symbols first, as they are: the longest that starts the input.
+  if (!user_defined_.empty()) {
+    std::size_t longest = 0;
+    for (std::string_view u : user_defined_) {
+      if (u.size() > longest && input.starts_with(u)) longest = u.size();
+    }
+    if (longest > 0) {
+      out = input.substr(0, longest);
+      consumed = longest;
+      return true;
+    }
+  }
+  // The charsmap's longest match (Darts-clone's commonPrefixSearch).
+  std::size_t longest_length = 0;
+  std::uint32_t longest_value = 0;
+  if (charsmap_units_) {
+    const auto unit = [&](std::size_t i, std::uint32_t& u) {
+      if (i >= charsmap_size_) return false;
+      std::memcpy(&u, reinterpret_cast<const char*>(charsmap_units_) + 4 * i, 4);
+      return true;
+    };
+    const auto offset = [](std::uint32_t u) -> std::size_t { return (u >> 10) << ((u & (1U << 9)) >> 6); };
+    std::uint32_t u = 0;
+    if (!unit(0, u)) return false;
+    std::size_t node = offset(u);
+    std::size_t found = 0;
+    for (std::size_t i = 0; i < input.size(); ++i) {
+      const auto c = static_cast<unsigned char>(input[i]);
+      node ^= c;
+      if (!unit(node, u)) return false;
+      if ((u & ((1U << 31) | 0xFF)) != c) break;
+      node ^= offset(u);
+      if ((u >> 8) & 1) {
+        std::uint32_t leaf = 0;
+        if (!unit(node, leaf)) return false;
+        // SentencePiece keeps 32 results; more would be read past its array.
+        if (++found > 32) return false;
+        longest_length = i + 1;
+        longest_value = leaf & ((1U << 31) - 1);
+      }
+    }
+  }
+  if (longest_length == 0) {
+    const std::size_t len = valid_utf8_len(input);
+    if (len == 0) {
+      out = kReplacement;
+      consumed = 1;
+    } else {
+      out = input.substr(0, len);
+      consumed = len;
+    }
+    return true;
+  }
+  if (longest_value >= charsmap_strings_.size()) return false;
+  const std::size_t end = charsmap_strings_.find('\0', longest_value);
+  if (end == std::string_view::npos) return false;
+  out = charsmap_strings_.substr(longest_value, end - longest_value);
+  consumed = longest_length;
+  return true;
+}
+
+bool SegmentUnigram::normalize(std::string_view input, std::string& normalized) const {
+  normalized.clear();
+  if (input.empty()) return true;
+  std::string_view p;
+  std::size_t n = 0;
+  if (remove_extra_whitespaces_) {
+    while (!input.empty()) {
+      if (!normalize_prefix(input, p, n)) return false;
+      if (p != " ") break;
+      input.remove_prefix(n);
+    }
+  }
+  if (input.empty()) return true;
+  normalized.reserve(input.size() * 3);
+  if (add_dummy_prefix_) normalized += kSpaceSymbol;
+  bool prev_space = remove_extra_whitespaces_;
+  while (!input.empty()) {
+    if (!normalize_prefix(input, p, n)) return false;
+    while (prev_space && p.starts_with(' ')) p.remove_prefix(1);
+    if (!p.empty()) {
+      for (char c : p) {
+        if (c == ' ') {
+          normalized += kSpaceSymbol;
+        } else {
+          normalized += c;
+        }
+      }
+      prev_space = p.ends_with(' ');
+    }
+    input.remove_prefix(n);
+    if (!remove_extra_whitespaces_) prev_space = false;
+  }
+  if (remove_extra_whitespaces_) {
+    while (std::string_view(normalized).ends_with(kSpaceSymbol)) normalized.resize(normalized.size() - 3);
+  }
+  return true;
+}
+
+float SegmentUnigram::viterbi(std::string_view text, float p, Path& path) const {
+  struct Best {
+    int id = -1;
+    float score = 0;
+    int starts_at = -1;
+    double win = 0, other = -std::numeric_limits<double>::infinity();
+  };
+  thread_local std::vector<Best> best;
+  const int size = static_cast<int>(text.size());
+  best.assign(static_cast<std::size_t>(size) + 1, Best{});
+  best[0].score = p;
+  double magnitude = std::fabs(static_cast<double>(p));
+  const auto offer = [&](Best& target, double candidate, float stored, int start, int id) {
+    magnitude = std::max(magnitude, std::fabs(candidate));
+    if (target.starts_at == -1) {
+      target = {id, stored, start, candidate, target.other};
+    } else if (candidate > static_cast<double>(target.score)) {
+      target.other = std::max(target.other, target.win);
+      target.id = id;
+      target.score = stored;
+      target.starts_at = start;
+      target.win = candidate;
+    } else {
+      target.other = std::max(target.other, candidate);
+    }
+  };
+  for (int start = 0; start < size;) {
+    const float till_here = best[static_cast<std::size_t>(start)].score;
+    const int mblen = std::min<int>(static_cast<int>(one_char_len(text[static_cast<std::size_t>(start)])), size - start);
+    bool single = false;
+    std::uint64_t h = kHashSeed;
+    for (int end = start + 1; end <= size && static_cast<std::size_t>(end - start) <= max_piece_bytes_; ++end) {
+      h = hash_step(h, static_cast<unsigned char>(text[static_cast<std::size_t>(end - 1)]));
+      const std::string_view key = text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start));
+      int id = -1;
+      for (std::uint64_t s = h & slot_mask_;; s = (s + 1) & slot_mask_) {
+        const Slot& slot = slots_[s];
+        if (slot.tag == 0) {
+          id = -1;
+          break;
+        }
+        if (slot.tag == (static_cast<std::uint32_t>(h >> 32) | 1) && std::string_view(base_ + slot.offset, slot.size) == key) {
+          id = slot.id;
+          break;
+        }
+      }
+      if (id == -1) break;
+      if (id == -2) continue;
+      const PieceInfo& piece = pieces_[static_cast<std::size_t>(id)];
+      if (piece.type == kUnused) continue;
+      const std::size_t length = static_cast<std::size_t>(end - start);
+      const double score = piece.type == kUserDefined ? (static_cast<float>(length) * max_score_ - 0.1)
+                                                      : static_cast<double>(piece.score);
+      const double candidate = score + static_cast<double>(till_here);
+      offer(best[static_cast<std::size_t>(end)], candidate, static_cast<float>(candidate), start, id);
+      magnitude = std::max(magnitude, std::fabs(score));
+      if (static_cast<int>(length) == mblen) single = true;
+    }
+    if (!single) {
+      const float candidate = unk_score_ + till_here;
+      offer(best[static_cast<std::size_t>(start + mblen)], static_cast<double>(candidate), candidate, start, unk_id_);
+      magnitude = std::max(magnitude, std::fabs(static_cast<double>(unk_score_)));
+    }
+    start += mblen;
+  }
+  double margin = std::numeric_limits<double>::infinity();
+  for (int i = 1; i <= size; ++i) {
+    const Best& b = best[static_cast<std::size_t>(i)];
+    if (b.starts_at >= 0) margin = std::min(margin, b.win - b.other);
+  }
+  path.nodes.clear();
+  path.steps.clear();
+  for (int end = size; end > 0;) {
+    const Best& b = best[static_cast<std::size_t>(end)];
+    path.nodes.push_back({b.id, static_cast<std::uint32_t>(end - b.starts_at)});
+    end = b.starts_at;
+  }
+  std::reverse(path.nodes.begin(), path.nodes.end());
+  for (const Node& node : path.nodes) {
+    const PieceInfo& piece = pieces_[static_cast<std::size_t>(node.id)];
+    if (node.id == unk_id_) {
+      path.steps.push_back(static_cast<double>(unk_score_));
+    } else if (piece.type == kUserDefined) {
+      path.steps.push_back(static_cast<float>(node.length) * max_score_ - 0.1);
+    } else {
+      path.steps.push_back(static_cast<double>(piece.score));
+    }
+  }
+  path.margin = margin;
+  path.magnitude = magnitude;
+  return best[static_cast<std::size_t>(size)].score;
+}
+
+float SegmentUnigram::replay(const Path& path, float p) const {
+  for (std::size_t i = 0; i < path.nodes.size(); ++i) {
+    if (path.nodes[i].id == unk_id_) {
+      p = unk_score_ + p;  // float, as SentencePiece adds an <unk> node's score
+    } else {
+      p = static_cast<float>(path.steps[i] + static_cast<double>(p));
+    }
+  }
+  return p;
+}
+
+void SegmentUnigram::emit(const Path& path, std::string_view segment, Encoding& out, bool& prev_unknown,
+                          Pieces pieces) const {
+  const bool keep = pieces == Pieces::keep;
+  std::size_t pos = 0;
+  for (const Node& node : path.nodes) {
+    const std::string_view w = segment.substr(pos, node.length);
+    pos += node.length;
+    const bool unknown = node.id == unk_id_;
+    if (unknown && byte_fallback_) {
+      for (char c : w) {
+        const auto b = static_cast<unsigned char>(c);
+        out.ids.push_back(byte_ids_[b]);
+        if (keep) out.pieces.push_back(byte_piece(b));
+      }
+    } else if (unknown && prev_unknown) {
+      if (keep) out.pieces.back() += w;
+    } else {
+      out.ids.push_back(node.id);
+      if (keep) out.pieces.emplace_back(w);
+    }
+    prev_unknown = unknown;
+  }
+}
+
+std::optional<Encoding> SegmentUnigram::encode(std::string_view text, Pieces pieces) const {
+  thread_local std::string normalized;
+  if (!normalize(text, normalized)) return std::nullopt;
+  Encoding out;
+  if (normalized.empty()) return out;
+  out.ids.reserve(normalized.size() / 3 + 1);
+  if (pieces == Pieces::keep) out.pieces.reserve(normalized.size() / 3 + 1);
+  const std::string_view all = normalized;
+  float p = 0;
+  bool prev_unknown = false;
+  thread_local Path fresh;
+  std::uint64_t segments = 0, replayed = 0, reruns = 0;
+  for (std::size_t start = 0; start < all.size();) {
+    std::size_t end = all.find(kSpaceSymbol, start + 1);
+    if (end == std::string_view::npos) end = all.size();
+    const std::string_view seg = all.substr(start, end - start);
+    start = end;
+    ++segments;
+    std::shared_ptr<const Path> cached;
+    Shared::Shard* shard = nullptr;
+    if (seg.size() <= kMaxSegmentBytes) {
+      shard = &shared_->shards[SegmentHash{}(seg) % kShards];
+      std::lock_guard lock(shard->mutex);
+      const auto it = shard->map.find(seg);
+      if (it != shard->map.end()) cached = it->second;
+    }
+    if (!cached && shard) {
+      auto path = std::make_shared<Path>();
+      viterbi(seg, 0.0f, *path);
+      // The key's node, the shared Path and its two vectors, with malloc's overhead.
+      const std::size_t cost = 256 + 2 * seg.size() + path->nodes.size() * (sizeof(Node) + sizeof(double));
+      cached = path;
+      std::lock_guard lock(shard->mutex);
+      if (shard->bytes + cost > shared_->max_bytes / kShards) {
+        shard->map.clear();
+        shard->bytes = 0;
+      }
+      if (shard->map.try_emplace(std::string(seg), path).second) shard->bytes += cost;
+    }
+    if (cached) {
+      const double bound = (2.0 * static_cast<double>(seg.size()) + 4.0) * 0x1p-24 *
+                           (std::fabs(static_cast<double>(p)) + 2.0 * cached->magnitude);
+      if (p == 0.0f && !std::signbit(p)) {  // the cached run's own start
+        p = replay(*cached, p);
+        emit(*cached, seg, out, prev_unknown, pieces);
+        continue;
+      }
+      if (cached->margin > bound) {
+        ++replayed;
+        p = replay(*cached, p);
+        emit(*cached, seg, out, prev_unknown, pieces);
+        continue;
+      }
+      ++reruns;
+    }
+    p = viterbi(seg, p, fresh);
+    emit(fresh, seg, out, prev_unknown, pieces);
+  }
+  shared_->segments.fetch_add(segments, std::memory_order_relaxed);
+  if (replayed) shared_->replayed.fetch_add(replayed, std::memory_order_relaxed);
+  if (reruns) shared_->reruns.fetch_add(reruns, std::memory_order_relaxed);
+  return out;
+}
+
+}  // namespace embedpe
