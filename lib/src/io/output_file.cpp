@@ -480,21 +480,21 @@ void OutputFile::commit() {
   const std::function<void()> take_back = companion_ ? companion_(fd_) : nullptr;
   const int fd = fd_;
   fd_ = -1;
-  int error = ::close(fd) == 0 ? 0 : errno;
+  int failed = ::close(fd) == 0 ? 0 : errno;
   bool clobbered = false;
-  if (error == 0 && no_clobber_) {
+  if (failed == 0 && no_clobber_) {
     pause_for_test("output-rename");  // the file written, not yet in place
     if (rename_noreplace(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, target_.c_str(), false) != 0) {
-      error = errno;
-      clobbered = error == EEXIST;
+      failed = errno;
+      clobbered = failed == EEXIST;
     }
-  } else if (error == 0 && ::rename(temp_path_.c_str(), target_.c_str()) != 0) {
-    error = errno;
+  } else if (failed == 0 && ::rename(temp_path_.c_str(), target_.c_str()) != 0) {
+    failed = errno;
   }
-  if (error != 0) {
+  if (failed != 0) {
     if (take_back) take_back();  // the companion goes with the file it describes
     if (clobbered) refuse_clobbering(path_, "output_path", true);  // the destructor removes the temporary
-    fail(errno_text(error));
+    fail(errno_text(failed));
   }
   committed_ = true;
   temp_path_.clear();
