@@ -255,6 +255,40 @@ class NothingReplacesAnInputTests(Case):
         self.assertEqual((t / "all.jsonl.shard.json").read_bytes(), before)
 
 
+def wait_at_point(fifo, p, timeout=120):
+    """Returns once the run p has reached its pause point (it opened and closed FIFO for writing:
+    lib/src/core/test_pause.h). Fails, never hangs, if p ends or the time runs out first (a binary
+    without that pause point)."""
+    import select
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLHUP)
+        deadline = time.monotonic() + timeout
+        while not any(ev & select.POLLHUP for _, ev in poller.poll(100)):
+            if p.poll() is not None:
+                raise AssertionError(f"the run ended (status {p.returncode}) without reaching its pause point")
+            if time.monotonic() > deadline:
+                raise AssertionError("the run did not reach its pause point in time")
+    finally:
+        os.close(fd)
+
+
+def release_point(fifo, p, timeout=120):
+    """Lets the run p, waiting at its pause point, go on (it waits to open FIFO for reading).
+    Returns at once if p has ended meanwhile: never hangs on a FIFO that nobody will open."""
+    import errno
+    deadline = time.monotonic() + timeout
+    while p.poll() is None:
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            return
+        except OSError as e:
+            if e.errno != errno.ENXIO or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def paused(env_point, fifo, action, popen_args, **kw):
     """Runs popen_args with EMBEDPE_TEST_PAUSE=POINT:FIFO (lib/src/test_pause.h): once the run
     reaches POINT it waits; action() runs; then the run goes on. Returns (exit status, stderr)."""
@@ -262,11 +296,9 @@ def paused(env_point, fifo, action, popen_args, **kw):
     env = dict(os.environ, EMBEDPE_TEST_PAUSE=f"{env_point}:{fifo}")
     p = subprocess.Popen(popen_args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
     try:
-        with open(fifo, "rb") as f:  # returns once the run is at POINT
-            f.read()
+        wait_at_point(fifo, p)
         action()
-        with open(fifo, "wb"):  # lets it go on
-            pass
+        release_point(fifo, p)
         _, err = p.communicate(timeout=300)
     finally:
         if p.poll() is None:
@@ -416,6 +448,61 @@ class ShardRecordPathTests(Case):
                 self.assertEqual(record["input"], expected["input"])
                 self.assertEqual(record["config"], expected["config"])
                 self.assertNotIn("output", record)
+
+    def test_a_signal_between_the_record_and_its_output_waits_for_the_pair(self):
+        # SIGTERM once the record is in place and before the output's rename: the signal waits
+        # until both are in place, so the run dies of it leaving the whole pair, not the record alone.
+        import zlib
+        src = self.corpus(60)
+        out = self.tmp / "o.jsonl"
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        env = dict(os.environ, EMBEDPE_TEST_PAUSE=f"companion-placed:{fifo}")
+        p = subprocess.Popen([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--format", "jsonl",
+                              "--shard", "1/2", "-o", str(out)], env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_at_point(fifo, p)  # the record is in place, the output not yet
+            self.assertTrue(pathlib.Path(str(out) + ".shard.json").exists())
+            self.assertFalse(out.exists())
+            p.send_signal(signal.SIGTERM)
+            time.sleep(0.2)  # delivered now, were it not held
+            release_point(fifo, p)
+            p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, -signal.SIGTERM)
+        record = json.loads(pathlib.Path(str(out) + ".shard.json").read_text())
+        data = out.read_bytes()
+        self.assertEqual(record["output"]["bytes"], len(data))
+        self.assertEqual(record["output"]["crc32"], "%08x" % zlib.crc32(data))
+        self.assertEqual([f for f in os.listdir(self.tmp) if ".embedpe-" in f], [])
+
+    def test_a_corrupt_npz_shard_is_refused_though_its_record_is_inside(self):
+        # The record inside an .npz holds no checksum of the file; each member's zip CRC-32 is
+        # checked instead, by merge and by diff (a byte flipped in a tensor's data).
+        src = self.corpus(60)
+        run = [EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--seq-len", "16"]
+        shards = []
+        for k in (1, 2):
+            shards.append(self.tmp / f"s{k}.npz")
+            subprocess.run(run + ["--shard", f"{k}/2", "-o", str(shards[-1])], check=True)
+        data = bytearray(shards[1].read_bytes())
+        at = data.index(b"output.npy") + 200  # inside the output member's data
+        data[at] ^= 0x40
+        bad = self.tmp / "bad.npz"
+        bad.write_bytes(bytes(data))
+        out = self.tmp / "m.npz"
+        p = subprocess.run([EMBEDPE, "merge", "-o", str(out), str(shards[0]), str(bad)], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+        self.assertIn("member output.npy is corrupt (CRC-32 mismatch)", p.stderr)
+        self.assertFalse(out.exists())
+        p = subprocess.run([EMBEDPE, "diff", str(bad), str(shards[1])], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("output is corrupt (CRC-32 mismatch)", p.stderr)
 
     def test_a_run_without_shard_over_a_shard_output_removes_its_stale_record(self):
         src = self.corpus(50)
@@ -798,8 +885,7 @@ class InterruptedRunTests(Case):
         env = dict(os.environ, EMBEDPE_TEST_PAUSE=f"{point}:{fifo}")
         p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            with open(fifo, "rb") as f:  # returns once the run waits at POINT
-                f.read()
+            wait_at_point(fifo, p)
             p.send_signal(signal.SIGINT)
             _, err = p.communicate(timeout=120)
         finally:

@@ -86,5 +86,9 @@ struct NpzEntry {
   std::uint32_t crc32 = 0;
 };
 std::vector<NpzEntry> npz_entries(std::string_view file, const std::string& source);
+// Throws embedpe::Error "SOURCE: NAME is corrupt (CRC-32 mismatch)" if a
+// stored entry's bytes do not have its recorded CRC-32 (deflated entries are
+// checked as read_npz inflates them): for callers that use npz_entries' views.
+void check_npz_entry(const NpzEntry& entry, const std::string& source);
 
 }  // namespace embedpe

@@ -175,6 +175,7 @@ void read_npz_file(Operand& side, std::string_view bytes, const std::string& sou
   for (const NpzEntry& e : npz_entries(bytes, source)) {
     const std::string where = source + " member " + e.name + ".npy";
     std::string_view npy = e.data;
+    check_npz_entry(e, source);  // a stored member's CRC-32 (a deflated one's is checked as it is inflated)
     if (e.method != 0) {
       std::vector<NpzMember> m = read_npz(bytes, source, {e.name});
       if (m.size() != 1) throw Error(where + " cannot be read");

@@ -477,7 +477,22 @@ void OutputFile::commit() {
   // Again at the last moment: the file now at the target may have been read
   // as an input since the output was opened.
   refuse_replacing_input(target_);
+  // With a companion, SIGINT/SIGTERM/SIGHUP wait from before it is placed
+  // until this file's rename is done: a signal then finds both files in
+  // place or neither, never the companion alone (only SIGKILL or a crash can).
+  struct HoldSignals {
+    sigset_t previous;
+    bool held = false;
+    ~HoldSignals() {
+      if (held) pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    }
+  } hold;
+  if (companion_) {
+    const sigset_t block = termination_signals();
+    hold.held = pthread_sigmask(SIG_BLOCK, &block, &hold.previous) == 0;
+  }
   const std::function<void()> take_back = companion_ ? companion_(fd_) : nullptr;
+  if (companion_) pause_for_test("companion-placed");  // the companion in place, this file not yet
   const int fd = fd_;
   fd_ = -1;
   int failed = ::close(fd) == 0 ? 0 : errno;

@@ -479,4 +479,10 @@ std::vector<NpzMember> read_npz(std::string_view file, const std::string& source
   return members;
 }
 
+void check_npz_entry(const NpzEntry& entry, const std::string& source) {
+  if (entry.method == 0 && crc32_of(0, entry.data.data(), entry.data.size()) != entry.crc32) {
+    throw Error(source + ": " + entry.name + " is corrupt (CRC-32 mismatch)");
+  }
+}
+
 }  // namespace embedpe

@@ -495,6 +495,16 @@ std::optional<std::pair<Json, Piece>> record_inside(const std::string& path) {
     return std::nullopt;  // not an .npz at all: said as a missing record, below
   }
   if (!member) return std::nullopt;
+  // No checksum of the whole file is recorded inside it: each member's own
+  // CRC-32 (the zip's) says the file is intact; read_verified then checks
+  // that what is copied is these very bytes.
+  for (const NpzEntry& e : npz_entries(bytes, path)) {
+    try {
+      check_npz_entry(e, path);
+    } catch (const Error&) {
+      refuse(path, "its member " + e.name + ".npy is corrupt (CRC-32 mismatch); run that shard again");
+    }
+  }
   Json rec;
   try {
     rec = Json::parse(npy_text(*member, path + " member shard.npy"));
