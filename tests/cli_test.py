@@ -385,12 +385,105 @@ class TokenizeTests(CliCase):
         self.assertFalse(doc["config"]["add_eos"])
 
 
+def report_rows(text):
+    """info's "key  value" rows as {key: value}, after checking that every value starts in one column."""
+    lines = text.splitlines()
+    columns = {len(line) - len(line.split(None, 1)[1]) for line in lines}
+    assert len(columns) == 1, f"values not aligned: {lines}"
+    return {line.split(None, 1)[0]: line.split(None, 1)[1] for line in lines}
+
+
 class InfoTests(CliCase):
     def test_default_model(self):
-        out = self.ok("info").stdout.decode()
-        for line in ("vocab_size    8000", "pad_id        0  <pad>", "bos_id        1  <s>", "eos_id        2  </s>",
-                     "unk_id        3  <unk>", "type          unigram", "byte_fallback yes"):
-            self.assertIn(line, out)
+        rows = report_rows(self.ok("info").stdout.decode())
+        expected = {"vocab_size": "8000", "pad_id": "0  <pad>", "bos_id": "1  <s>", "eos_id": "2  </s>",
+                    "unk_id": "3  <unk>", "type": "unigram", "byte_fallback": "yes"}
+        self.assertEqual({k: rows[k] for k in expected}, expected)
+
+    def test_the_normalizer_options_are_what_sentencepiece_does(self):
+        # Issue 31: add_dummy_prefix, remove_extra_whitespaces and split_digits decide whether ids match
+        # another tool's. Each is checked against what SentencePiece does with the model.
+        import sentencepiece as spm
+
+        def varint(b, i):
+            v = shift = 0
+            while True:
+                v |= (b[i] & 0x7F) << shift
+                shift += 7
+                i += 1
+                if b[i - 1] < 0x80:
+                    return v, i
+
+        def enc_varint(v):
+            out = bytearray()
+            while True:
+                out.append((v & 0x7F) | (0x80 if v > 0x7F else 0))
+                v >>= 7
+                if not v:
+                    return bytes(out)
+
+        def with_normalizer_field(model, number, value):
+            """The model with normalizer_spec (ModelProto field 3) field `number` set to `value`: appended,
+            as protobuf's last value wins."""
+            out, i = bytearray(), 0
+            while i < len(model):
+                key, j = varint(model, i)
+                assert key & 7 == 2 or key >> 3 != 3
+                if key & 7 == 0:
+                    _, j = varint(model, j)
+                    out += model[i:j]
+                elif key & 7 == 2:
+                    n, k = varint(model, j)
+                    body = model[k:k + n]
+                    if key >> 3 == 3:
+                        body += enc_varint(number << 3) + enc_varint(value)
+                    out += enc_varint(key) + enc_varint(len(body)) + body
+                    j = k + n
+                else:
+                    j += 4 if key & 7 == 5 else 8
+                    out += model[i:j]
+                i = j
+            return bytes(out)
+
+        models = sorted((HERE / "models").glob("*.model"))
+        source = (HERE / "models" / "sp-test.model").read_bytes()
+        for name, number in (("no-dummy-prefix", 3), ("keep-whitespace", 4)):
+            variant = self.tmp / f"{name}.model"
+            variant.write_bytes(with_normalizer_field(source, number, 0))
+            models.append(variant)
+        seen = set()
+        for model in models:
+            with self.subTest(model=model.name):
+                rows = report_rows(self.ok("info", "--model", str(model)).stdout.decode())
+                doc = json.loads(self.ok("info", "--model", str(model), "--format", "json").stdout)
+                sp = spm.SentencePieceProcessor(model_file=str(model))
+                pieces = lambda text: sp.encode(text, out_type=str)
+                dummy = pieces("a")[0].startswith("\u2581")
+                kept = "".join(pieces("a  b")).count("\u2581") != "".join(pieces("a b")).count("\u2581")
+                digits = "0123456789 10 100 1000 2000 2019 12345678 99 00 11"
+                multi = any(sum(c.isdigit() for c in p) > 1 for p in pieces(digits))
+                self.assertEqual(rows["add_dummy_prefix"], "yes" if dummy else "no")
+                self.assertEqual(doc["add_dummy_prefix"], dummy)
+                self.assertEqual(rows["remove_extra_whitespaces"], "no" if kept else "yes")
+                self.assertEqual(doc["remove_extra_whitespaces"], not kept)
+                if multi:  # a piece of two digits: SentencePiece does not split digits
+                    self.assertEqual((rows["split_digits"], doc["split_digits"]), ("no", False))
+                if doc["split_digits"]:
+                    self.assertFalse(multi)
+                seen.add((dummy, kept, doc["split_digits"]))
+        # The models committed cover both values of each option (else the checks above prove less).
+        for k in range(3):
+            self.assertEqual({s[k] for s in seen}, {True, False}, seen)
+
+    def test_long_tensor_names_keep_the_columns_aligned(self):
+        name = "model.encoder.embed_tokens.a_tensor_name_longer_than_forty_characters.weight"
+        path = self.tmp / "long.safetensors"
+        write_safetensors(path, {"b": ("F32", np.zeros((4, 3), np.float32)),
+                                 name: ("F16", np.zeros((1000, 8), np.float16))})
+        lines = [l for l in self.ok("info", "--weights", str(path)).stdout.decode().splitlines() if l.startswith("  ")]
+        self.assertEqual(len(lines), 2, lines)
+        self.assertEqual(len({(l.index("("), l.index(" F")) for l in lines}), 1, lines)  # shapes, dtypes
+        self.assertEqual(len({len(l) for l in lines}), 1, lines)  # the sizes right-aligned
 
     def test_json_and_sha256_of_a_file(self):
         import hashlib

@@ -593,6 +593,30 @@ class AmbiguousInputTests(Case):
         self.assertIn("the member input_ids.npy is in the archive twice", p.stderr)
         self.assertEqual(p.stdout, "")
 
+    def test_a_shard_given_twice_to_merge_is_said_to_be_given_twice(self):
+        # Issue 31: it used to say "it and s1.npz are both shard 1/2", as for two different runs' files.
+        src = self.corpus(20)
+        for ext in ("npz", "jsonl"):
+            shards = [self.tmp / f"s{k}.{ext}" for k in (1, 2)]
+            for k, s in enumerate(shards, 1):
+                subprocess.run([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard", f"{k}/2",
+                                "-o", str(s)], check=True)
+            other = self.tmp / f"other1.{ext}"  # shard 1/2 of the same run, another file
+            subprocess.run([EMBEDPE, "encode", "--input", str(src), "--d-model", "8", "--shard", "1/2", "-o", str(other)],
+                           check=True)
+            for given, said in (([shards[0], shards[0]], "it is given twice; give each shard once"),
+                                ([shards[0], f"{self.tmp}/./{shards[0].name}"],
+                                 f"it is {shards[0]}, given twice; give each shard once"),
+                                ([shards[0], other], f"it and {shards[0]} are both shard 1/2")):
+                with self.subTest(ext=ext, given=[str(g) for g in given]):
+                    out = self.tmp / f"m.{ext}"
+                    p = subprocess.run([EMBEDPE, "merge", "-o", str(out), *map(str, given), str(shards[1])],
+                                       capture_output=True, text=True, timeout=60)
+                    self.assertEqual(p.returncode, 1, p.stderr)
+                    self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                    self.assertIn(said, p.stderr)
+                    self.assertFalse(out.exists())
+
     def test_standard_input_given_twice_is_refused(self):
         p = self.tokenize(b"a\n", "--input", "-", "--input", "-")
         self.assertEqual(p.returncode, 2, p.stderr)

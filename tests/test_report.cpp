@@ -60,10 +60,13 @@ TEST_CASE("the model report: the run config's fields, and rows of text with the 
   CHECK(json.contains("byte_fallback"));
   CHECK(model_report(tok, ReportFormat::json) == json.dump(2) + "\n");
   const std::string text = model_report(tok, ReportFormat::text);
-  CHECK(text.starts_with("model         embedded default\n"));
-  CHECK(text.find("\nsha256        " + tok.sha256() + "\n") != std::string::npos);
-  CHECK(text.find("\nbos_id        " + std::to_string(tok.info().bos_id) + "  " +
+  CHECK(text.starts_with("model                    embedded default\n"));  // the keys as wide as remove_extra_whitespaces
+  CHECK(text.find("\nsha256                   " + tok.sha256() + "\n") != std::string::npos);
+  CHECK(text.find("\nbos_id                   " + std::to_string(tok.info().bos_id) + "  " +
                   std::string(tok.id_to_piece(tok.info().bos_id)) + "\n") != std::string::npos);
+  CHECK(text.find("\nadd_dummy_prefix         yes\nremove_extra_whitespaces yes\nsplit_digits             yes\n") !=
+        std::string::npos);
+  CHECK(json["add_dummy_prefix"] == true);
 }
 
 TEST_CASE("the weights report: tensors, the table encode would take, and no positions in a .npy") {
@@ -79,7 +82,7 @@ TEST_CASE("the weights report: tensors, the table encode would take, and no posi
   const std::string text = weights_report(*file, path, ReportFormat::text);
   CHECK(text.starts_with("weights       " + path + " (npy, "));
   CHECK(text.find("\nembedding     (the array)\n") != std::string::npos);
-  CHECK(text.ends_with("  (array)                                  (4, 3)           F32   48 bytes\n"));
+  CHECK(text.ends_with("  (array)  (4, 3)  F32  48 bytes\n"));  // columns as wide as their widest entry
 }
 
 TEST_CASE("table rows: the dims asked for, as text and JSON, and refusals naming ids and dims") {
@@ -175,7 +178,7 @@ TEST_CASE("text reports spell out control bytes in names, and never cut a long o
   const auto weights = WeightFile::open(path);
   const std::string report = weights_report(*weights, path, ReportFormat::text);
   CHECK(report.find("evil\\nname\\x1b[31m") != std::string::npos);
-  CHECK(report.find(long_name + " (2, 2)") != std::string::npos);
+  CHECK(report.find(long_name + "  (2, 2)") != std::string::npos);
   CHECK(report.find("report-names\\n.safetensors (safetensors, ") != std::string::npos);
   for (std::size_t i = 0; i < report.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(report[i]);

@@ -50,6 +50,11 @@ struct ModelInfo {
   std::string model_type;        // "unigram", "bpe", "word", "char"
   std::string normalizer;        // normalizer_spec.name, e.g. "nmt_nfkc"
   bool byte_fallback = false;
+  // Options that decide whether ids match another tool's (the proto's
+  // defaults when a model does not set them).
+  bool add_dummy_prefix = true;           // normalizer_spec: a ' ' before each text
+  bool remove_extra_whitespaces = true;   // normalizer_spec: leading, trailing, repeated ' ' dropped
+  bool split_digits = false;              // trainer_spec: no piece holds two digits
   std::size_t size_bytes = 0;    // of the serialized model
   // encode() caches the encodings of segments no vocabulary piece spans, output identical to
   // SentencePiece's (BPE models with the identity normalizer, lib/src/text/segment_cache.h;

@@ -1,6 +1,7 @@
 #include "embedpe/report.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -34,12 +35,27 @@ std::string printable(std::string_view name) {
   return out;
 }
 
-// "key           value\n": the text reports' rows.
-void row(std::string& text, const char* key, const std::string& value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%-14s", key);
-  text += buf + value + "\n";
-}
+// `width` characters: `s`, then spaces (never cut: a longer `s` is kept whole).
+std::string padded(std::string s, std::size_t width) { return s.append(width - std::min(width, s.size()), ' '); }
+
+// The text reports' "key  value" rows, the values lined up one column after
+// the longest key, however long.
+class Rows {
+ public:
+  void add(std::string key, std::string value) { rows_.emplace_back(std::move(key), std::move(value)); }
+  std::string text() const {
+    std::size_t width = 13;  // "byte_fallback", the widest key of most reports
+    for (const auto& [key, value] : rows_) width = std::max(width, key.size());
+    std::string out;
+    for (const auto& [key, value] : rows_) out += padded(key, width + 1) + value + "\n";
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> rows_;
+};
+
+const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 std::string special(const Tokenizer& tok, int id) {
   if (id < 0) return "-1 (none)";
@@ -82,6 +98,9 @@ nlohmann::ordered_json model_report_json(const Tokenizer& tok) {
   const ModelInfo& info = tok.info();
   nlohmann::ordered_json m = model_config(tok);
   m["normalizer"] = info.normalizer;
+  m["add_dummy_prefix"] = info.add_dummy_prefix;
+  m["remove_extra_whitespaces"] = info.remove_extra_whitespaces;
+  m["split_digits"] = info.split_digits;
   m["byte_fallback"] = info.byte_fallback;
   m["size_bytes"] = info.size_bytes;
   return m;
@@ -90,19 +109,22 @@ nlohmann::ordered_json model_report_json(const Tokenizer& tok) {
 std::string model_report(const Tokenizer& tok, ReportFormat format) {
   if (format == ReportFormat::json) return model_report_json(tok).dump(2) + "\n";
   const ModelInfo& info = tok.info();
-  std::string text;
-  row(text, "model", printable(info.source));
-  row(text, "sha256", tok.sha256());
-  row(text, "size", std::to_string(info.size_bytes) + " bytes");
-  row(text, "type", info.model_type);
-  row(text, "normalizer", info.normalizer.empty() ? "(none)" : printable(info.normalizer));
-  row(text, "byte_fallback", info.byte_fallback ? "yes" : "no");
-  row(text, "vocab_size", std::to_string(info.vocab_size));
-  row(text, "pad_id", special(tok, info.pad_id));
-  row(text, "bos_id", special(tok, info.bos_id));
-  row(text, "eos_id", special(tok, info.eos_id));
-  row(text, "unk_id", special(tok, info.unk_id));
-  return text;
+  Rows rows;
+  rows.add("model", printable(info.source));
+  rows.add("sha256", tok.sha256());
+  rows.add("size", std::to_string(info.size_bytes) + " bytes");
+  rows.add("type", info.model_type);
+  rows.add("normalizer", info.normalizer.empty() ? "(none)" : printable(info.normalizer));
+  rows.add("add_dummy_prefix", yes_no(info.add_dummy_prefix));
+  rows.add("remove_extra_whitespaces", yes_no(info.remove_extra_whitespaces));
+  rows.add("split_digits", yes_no(info.split_digits));
+  rows.add("byte_fallback", yes_no(info.byte_fallback));
+  rows.add("vocab_size", std::to_string(info.vocab_size));
+  rows.add("pad_id", special(tok, info.pad_id));
+  rows.add("bos_id", special(tok, info.bos_id));
+  rows.add("eos_id", special(tok, info.eos_id));
+  rows.add("unk_id", special(tok, info.unk_id));
+  return rows.text();
 }
 
 nlohmann::ordered_json weights_report_json(const WeightFile& file, const std::string& path) {
@@ -151,14 +173,13 @@ std::string weights_report(const WeightFile& file, const std::string& path, Repo
             (p.same_bytes ? " has the same bytes" : " differs");
   }
   if (tying.embedding && tied.empty()) tied = "no output projection stored (a tied model may store it once)";
-  std::string text;
-  row(text, "weights",
-      printable(path) + " (" + format_name(file) + ", " + std::to_string(file.file_size()) + " bytes)");
+  Rows rows;
+  rows.add("weights", printable(path) + " (" + format_name(file) + ", " + std::to_string(file.file_size()) + " bytes)");
   const char* none = file.format() == WeightFormat::npy ? "(none: the array is not a (vocab, d_model) table)"
                                                         : "(none or several usual names; give PATH:TENSOR)";
-  row(text, "embedding", emb.empty() ? none : printable(emb));
-  if (!pos.empty()) row(text, "positions", printable(pos));
-  if (!tied.empty()) row(text, "tied", tied);
+  rows.add("embedding", emb.empty() ? none : printable(emb));
+  if (!pos.empty()) rows.add("positions", printable(pos));
+  if (!tied.empty()) rows.add("tied", tied);
   if (const std::optional<StoredFactorization> factorized = stored_factorization(file)) {
     const auto& f = *factorized;
     char saved[256];
@@ -174,15 +195,20 @@ std::string weights_report(const WeightFile& file, const std::string& path, Repo
     } else {
       line += "nothing saved (E is not below d_model)";
     }
-    row(text, "factorized", line);
+    rows.add("factorized", line);
   }
+  // One line a tensor, its columns as wide as their widest entry.
+  std::vector<std::array<std::string, 4>> lines;
+  std::array<std::size_t, 4> width{};
   for (const auto& t : file.tensors()) {
-    // "%-40s %-16s %-5s", without a buffer that would cut a long name.
-    const auto padded = [](std::string s, std::size_t width) {
-      return s.append(width - std::min(width, s.size()), ' ');
-    };
-    text += "  " + padded(t.name.empty() ? "(array)" : printable(t.name), 40) + " " + padded(shape_text(t.shape), 16) +
-            " " + padded(dtype_info(t.dtype).safetensors, 5) + " " + std::to_string(t.size_bytes) + " bytes\n";
+    lines.push_back({t.name.empty() ? "(array)" : printable(t.name), shape_text(t.shape),
+                     std::string(dtype_info(t.dtype).safetensors), std::to_string(t.size_bytes) + " bytes"});
+    for (std::size_t c = 0; c < 4; ++c) width[c] = std::max(width[c], lines.back()[c].size());
+  }
+  std::string text = rows.text();
+  for (const auto& l : lines) {
+    text += "  " + padded(l[0], width[0]) + "  " + padded(l[1], width[1]) + "  " + padded(l[2], width[2]) + "  " +
+            std::string(width[3] - l[3].size(), ' ') + l[3] + "\n";  // sizes right-aligned
   }
   return text;
 }

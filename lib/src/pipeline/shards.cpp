@@ -647,6 +647,12 @@ Json comparable(Json config) {
   return config;
 }
 
+// Whether two names are one file (or directory) now: said instead of "both shard K/N".
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 // Every check that does not need the output: the same run, the whole input once, intact files.
 void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
   const Shard& first = shards.front();
@@ -674,6 +680,11 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
   std::stable_sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });
   for (std::size_t k = 0; k < shards.size(); ++k) {
     if (k > 0 && shards[k].index == shards[k - 1].index) {
+      if (same_file(shards[k].name, shards[k - 1].name)) {
+        refuse(shards[k].name, shards[k].name == shards[k - 1].name
+                                   ? "it is given twice; give each shard once"
+                                   : "it is " + shards[k - 1].name + ", given twice; give each shard once");
+      }
       refuse(shards[k].name, "it and " + shards[k - 1].name + " are both shard " + std::to_string(shards[k].index) +
                                  "/" + std::to_string(shards[k].count));
     }

@@ -51,7 +51,7 @@ constexpr std::uint32_t kPiece = 1, kScore = 2, kType = 3;
 enum PieceType : std::uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
 // TrainerSpec; model_type's values (UNIGRAM = 1, BPE, WORD, CHAR); the
 // special pieces' names unk_piece .. pad_piece are 45 to 48
-constexpr std::uint32_t kModelType = 3, kTreatWhitespaceAsSuffix = 24, kByteFallback = 35, kUnkPiece = 45,
+constexpr std::uint32_t kModelType = 3, kTreatWhitespaceAsSuffix = 24, kSplitDigits = 25, kByteFallback = 35, kUnkPiece = 45,
                         kPadPiece = 48;
 constexpr std::uint64_t kModelBpe = 2;
 // NormalizerSpec (and the denormalizer's, the same message)

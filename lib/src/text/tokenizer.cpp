@@ -154,12 +154,18 @@ void read_spec_fields(std::string_view model, ModelInfo& info) {
           info.model_type = t.value < 5 ? kTypes[t.value] : "unknown";
         } else if (t.number == model_proto::kByteFallback && t.wire_type == protobuf::kVarint) {
           info.byte_fallback = t.value != 0;
+        } else if (t.number == model_proto::kSplitDigits && t.wire_type == protobuf::kVarint) {
+          info.split_digits = t.value != 0;
         }
       });
     } else if (field.number == model_proto::kNormalizerSpec && field.wire_type == protobuf::kLengthDelimited) {
       protobuf::for_each_field(field.bytes, [&](const protobuf::Field& n) {
         if (n.number == model_proto::kName && n.wire_type == protobuf::kLengthDelimited) {
           info.normalizer = std::string(n.bytes);
+        } else if (n.number == model_proto::kAddDummyPrefix && n.wire_type == protobuf::kVarint) {
+          info.add_dummy_prefix = n.value != 0;
+        } else if (n.number == model_proto::kRemoveExtraWhitespaces && n.wire_type == protobuf::kVarint) {
+          info.remove_extra_whitespaces = n.value != 0;
         }
       });
     }
