@@ -9,33 +9,51 @@
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/output_file.h"
+#include "embedpe/pretrained_model.h"
 #include "embedpe/projection.h"
 #include "embedpe/quantize.h"
 #include "embedpe/report.h"
 #include "embedpe/weights.h"
+#include "layer_flags.h"
 
 namespace embedpe::cli {
 namespace {
 
 struct QuantizeCommand {
   std::string weights;
+  std::string pretrained;
   std::string output;
   std::string scale = "sqrt";
+  const CLI::App* sub = nullptr;
   ReportFormat format = ReportFormat::text;
 };
 
-void run_quantize(const QuantizeCommand& cmd) {
+void run_quantize(QuantizeCommand cmd) {
   check_quantize_output(cmd.output);
+  // A model directory names its token embedding and the scale its model applies to it (none for
+  // most, Gemma's normalizer in the weights' dtype): --weights and --scale, when given, override them.
+  std::optional<PretrainedModel> model;
+  if (!cmd.pretrained.empty()) {
+    model = read_pretrained_model(cmd.pretrained);
+    if (cmd.sub->count("--weights") == 0) cmd.weights = model->spec.table.weights;
+  } else if (cmd.weights.empty()) {
+    throw UsageError("quantize needs --weights PATH[:TENSOR] or --pretrained DIR");
+  }
   refuse_outputs_over_inputs({cmd.output, "-"}, {{"--weights", cmd.weights}});
   const TensorSpec spec = parse_tensor_spec(cmd.weights);
   auto file = WeightFile::open(spec.path);
   const WeightTensor& tensor = select_tensor(*file, spec.tensor, kEmbeddingNames, "token embedding");
   if (tensor.shape.size() != 2) throw Error(cmd.weights + " is not a (vocab, d_model) table");
-  const float scale = Scale::parse(cmd.scale).factor(tensor.shape[1]);
+  const Scale model_scale = model && cmd.sub->count("--scale") == 0 ? pretrained_scale(*model, tensor.dtype)
+                                                                     : Scale::parse(cmd.scale);
+  const float scale = model_scale.factor(tensor.shape[1]);
 
   // A factorized checkpoint's projection stays in the float file: only the table is quantized.
+  const std::string model_projection = model && cmd.sub->count("--weights") == 0 ? model->spec.table.projection : "";
   const std::optional<Projection> projection =
-      spec.tensor.empty() ? read_projection("", cmd.weights, tensor.shape[1]) : std::nullopt;
+      !model_projection.empty() ? read_projection(model_projection, cmd.weights, tensor.shape[1])
+      : spec.tensor.empty()     ? read_projection("", cmd.weights, tensor.shape[1])
+                                : std::nullopt;
   const std::string projection_note =
       projection ? "the projection " + projection->weight_source + " is not in the output (only the table is " +
                        "quantized); encode with --weights " + cmd.output + " --projection " + projection->weight_source +
@@ -62,17 +80,22 @@ void setup_quantize(CLI::App& app) {
   option_group(*sub, kInputGroup);
   sub->add_option("--weights", cmd->weights, "Float table: .npy or .safetensors[:TENSOR]")
       ->type_name("PATH[:TENSOR]")
-      ->required()
       ->check(non_empty_path());
+  cmd->sub = sub;
   option_group(*sub, kEmbeddingGroup);
-  add_scale_option(*sub, cmd->scale, "Embedding scale the output error figures assume");
+  add_pretrained_option(*sub, cmd->pretrained,
+                        "A Hugging Face model directory: its token embedding table, and the scale its model applies "
+                        "(none for most; Gemma's normalizer); --weights and --scale given override them");
+  add_scale_option(*sub, cmd->scale, "Embedding scale the output error figures assume")
+      ->default_str("sqrt; with --pretrained, the model's");
   option_group(*sub, kOutputGroup);
   sub->add_option("--output,-o", cmd->output, "The int8 .safetensors file to write")->type_name("PATH")->required();
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
                            {{"text", ReportFormat::text}, {"json", ReportFormat::json}}, "Report as text or json",
                            "text");
   clikit::set_examples(*sub, {
-                       "embedpe quantize --weights emb.npy -o emb-int8.safetensors"});
+                       "embedpe quantize --weights emb.npy -o emb-int8.safetensors",
+                       "embedpe quantize --pretrained xlm-roberta-base -o emb-int8.safetensors"});
   sub->callback([cmd] { run_quantize(*cmd); });
 }
 

@@ -916,6 +916,31 @@ class WeightsTests(CliCase):
         self.fails(2, "NumPy has no bfloat16", *base, "--dtype", "bf16", "-o", str(self.tmp / "b.npy"),
                    output=self.tmp / "b.npy")
 
+    def test_quantize_pretrained_takes_the_models_table_and_scale(self):
+        # Issue 31: the report assumed √d ("embedding x 5.65685") for any checkpoint. With --pretrained the
+        # scale is the model's own: none for LLaMA and XLM-R, Gemma's √hidden_size rounded to bfloat16
+        # (its torch_dtype), as HF's GemmaModel computes its normalizer.
+        hf = HERE / "models" / "hf_layer"
+        root = int(np.array([np.sqrt(24.0)], np.float32).view(np.uint32)[0])  # bfloat16: nearest, ties to even
+        gemma = float(np.array([(root + 0x7FFF + ((root >> 16) & 1)) >> 16 << 16], np.uint32).view(np.float32)[0])
+        for d, scale in (("llama-openllama-3b-subst-mistralv1", 1.0), ("xlm-roberta-base-subst-hfsample", 1.0),
+                         ("gemma-h24", gemma)):
+            with self.subTest(model=d):
+                q = self.tmp / f"{d}.safetensors"
+                doc = json.loads(self.ok("quantize", "--pretrained", str(hf / d), "-o", str(q), "--format",
+                                         "json").stdout)
+                self.assertEqual(doc["output_scale"], scale)
+                self.assertIn(doc["tensor"], read_safetensors(q)[0])  # the model's token embedding, quantized
+                self.assertLess(abs(doc["max_abs_output_error"] - doc["max_abs_error"] * scale),
+                                1e-5 * doc["max_abs_output_error"])
+                # --scale given overrides the model's
+                doc = json.loads(self.ok("quantize", "--pretrained", str(hf / d), "--scale", "sqrt", "-o",
+                                         str(self.tmp / "s.safetensors"), "--format", "json").stdout)
+                self.assertAlmostEqual(doc["output_scale"], np.sqrt(np.float32(read_safetensors(q)[0][
+                    doc["tensor"]].shape[1])), places=5)
+        self.fails(2, "quantize needs --weights PATH[:TENSOR] or --pretrained DIR", "quantize", "-o",
+                   str(self.tmp / "none.safetensors"), output=self.tmp / "none.safetensors")
+
     def test_quantize_then_encode(self):
         q = self.tmp / "q.safetensors"
         report = json.loads(self.ok("quantize", "--weights", str(WEIGHTS / "llama_f32.safetensors"), "-o", str(q),
