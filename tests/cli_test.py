@@ -1416,7 +1416,7 @@ class PeTests(CliCase):
              ["d=32", "base 500", "position scale 2"]),
             (["--d-model", "32", "--max-len", "8", "--similarity"], ["similarity", "d=32", "base 10000"]),
             (["--kind", "rope", "--d-model", "16", "--max-len", "8", "--rope-theta", "500000", "--rope-scaling",
-              "linear", "--rope-factor", "4"], ["RoPE cos dim=16", "theta 500000", "linear scaling factor 4"]),
+              "linear", "--rope-factor", "4"], ["RoPE cos and sin dim=16", "theta 500000", "linear scaling factor 4"]),
             (["--kind", "t5", "--max-len", "8", "--causal", "--num-buckets", "16"],
              ["causal", "16 buckets", "max_distance 128"]),
             (["--kind", "t5", "--max-len", "8", "--weights", npy, "--head", "3"], ["head 3 of 4", "32 buckets"]),
@@ -1428,7 +1428,145 @@ class PeTests(CliCase):
                 title = self.png_title(data)
                 for w in want:
                     self.assertIn(w, title)
-                self.assertIn(title, self.ok("pe", *args).stdout.decode().splitlines()[0])  # the table's too
+                # The table's too (a RoPE table is one of the two tables the picture draws).
+                self.assertIn(title.replace("cos and sin", "cos"), self.ok("pe", *args).stdout.decode().splitlines()[0])
+
+    # --- issue 31: pictures as a new user reads them ---
+    INK = (20, 20, 20)
+
+    @staticmethod
+    def mask_of(pixels, colour):
+        return (pixels == np.array(colour, dtype=np.uint8)).all(axis=2)
+
+    def test_rope_png_draws_cos_and_sin_side_by_side(self):
+        """cos(p * inv_freq) and sin(p * inv_freq) in HF's rotate_half layout, computed here with NumPy: each cell's
+        colour has its value's sign (red > 0, blue < 0), the cos panel left of the sin panel, both labelled by dim."""
+        d, n = 16, 8
+        inv = 1.0 / 10000.0 ** (np.arange(0, d, 2, dtype=np.float64) / d)
+        freqs = np.outer(np.arange(n), inv)
+        emb = np.concatenate([freqs, freqs], axis=1)
+        want = {"cos": np.cos(emb), "sin": np.sin(emb)}
+        data = self.run_pe(["--kind", "rope", "--d-model", str(d), "--max-len", str(n)], "png")
+        _, height, pixels = decode_png(data)
+        # Position 0: cos is 1 (the range's top, dark red) in every dim, sin is 0 (white): two runs on one row.
+        red_len, y0, cos_x = self.longest_run(pixels, (178, 24, 43))
+        self.assertEqual(red_len % d, 0)
+        cell_w = red_len // d
+        self.assertGreaterEqual(cell_w, 2)
+        white_len, white_y, sin_x = self.longest_run(pixels[y0:y0 + 1], (247, 247, 247))
+        self.assertEqual(white_len, d * cell_w)               # the sin panel: as many dims as the cos panel
+        self.assertGreater(sin_x, cos_x + red_len)            # right of the cos panel, with a gap
+        cell_h = int(self.mask_of(pixels[:, cos_x:cos_x + 1], (178, 24, 43))[:, 0].sum())  # position 0's cell only
+        self.assertGreaterEqual(cell_h, 2)
+        checked = 0
+        for name, x0 in (("cos", cos_x), ("sin", sin_x)):
+            for p in range(n):
+                for k in range(d):
+                    v = want[name][p, k]
+                    r, _, b = (int(c) for c in pixels[y0 + p * cell_h + cell_h // 2, x0 + k * cell_w + cell_w // 2])
+                    if abs(v) < 0.05:
+                        continue
+                    checked += 1
+                    self.assertEqual(r > b, v > 0, (name, p, k, v, r, b))
+        self.assertGreater(checked, n * d)  # most cells: the high dims of sin stay near 0 over 8 positions
+        title = self.png_title(data)
+        self.assertIn("RoPE cos and sin dim=16", title)
+        # The dim axis label sits by its ticks, above the plot: no text below the plot, and no room left for any.
+        plot_bottom = y0 + n * cell_h
+        self.assertFalse(self.mask_of(pixels[plot_bottom:, cos_x:sin_x + d * cell_w], self.INK).any())
+        self.assertLessEqual(height - plot_bottom, 10)
+        self.assertTrue(self.mask_of(pixels[:y0, cos_x:sin_x + d * cell_w], self.INK).any())
+        # --rope-table still chooses the one table of the text and array formats; a PNG would ignore it.
+        npy = self.run_pe(["--kind", "rope", "--d-model", str(d), "--max-len", str(n), "--rope-table", "sin"], "npy")
+        np.testing.assert_allclose(npy, want["sin"], atol=1e-6)
+        self.fails(2, "drop --rope-table", "pe", "--kind", "rope", "--d-model", "16", "--rope-table", "sin",
+                   "-o", str(self.tmp / "r.png"))
+        self.assertFalse((self.tmp / "r.png").exists())
+
+    def t5_plot(self, args, n):
+        """A T5 bucket picture and its buckets (int64, from npy): (pixels, buckets, top, left) with the plot's
+        top-left corner, the first pixel in reading order that is neither grey (text, ground, mask) nor white: the
+        cell (query 0, key 0), left of the legend on its row."""
+        buckets = self.run_pe(["--kind", "t5", "--max-len", str(n)] + args, "npy")
+        _, _, pixels = decode_png(self.run_pe(["--kind", "t5", "--max-len", str(n)] + args, "png"))
+        ys, xs = np.nonzero(self.colourful(pixels))
+        top = ys.min()
+        return pixels, buckets, top, xs[ys == top].min()
+
+    @staticmethod
+    def colourful(pixels):
+        p = pixels.astype(int)
+        return (p.max(axis=-1) - p.min(axis=-1)) > 12
+
+    def check_bucket_cells(self, pixels, buckets, top, left, causal):
+        """Each cell is one flat colour, the same bucket the same colour and different buckets different colours;
+        as many colours in the plot as buckets shown. Returns ({bucket: colour}, the plot's right edge)."""
+        n = buckets.shape[0]
+        # The cell size: key 0's column is coloured in every row (no query is before key 0), n cells tall.
+        run = 0
+        while top + run < pixels.shape[0] and self.colourful(pixels[top + run, left]):
+            run += 1
+        self.assertEqual(run % n, 0)
+        cell = run // n
+        plot = pixels[top:top + n * cell, left:left + n * cell]
+        colours = {}
+        for q in range(n):
+            for k in range(n):
+                if causal and k > q:
+                    continue
+                block = plot[q * cell:(q + 1) * cell, k * cell:(k + 1) * cell].reshape(-1, 3)
+                self.assertTrue((block == block[0]).all(), f"cell ({q}, {k}) is one flat colour")
+                colours.setdefault(int(buckets[q, k]), set()).add(tuple(int(v) for v in block[0]))
+        for b, cs in colours.items():
+            self.assertEqual(len(cs), 1, f"bucket {b} in one colour")
+        by_bucket = {b: next(iter(cs)) for b, cs in colours.items()}
+        self.assertEqual(len(set(by_bucket.values())), len(by_bucket), "different buckets, different colours")
+        visible = np.tril(np.ones((n, n), bool)) if causal else np.ones((n, n), bool)
+        self.assertEqual(len(by_bucket), len(np.unique(buckets[visible])))
+        # In the whole plot area: exactly the buckets' colours (and the mask's two greys), nothing else.
+        distinct = {tuple(int(v) for v in c) for c in np.unique(plot.reshape(-1, 3), axis=0)}
+        distinct -= {(224, 224, 224), (150, 150, 150)} if causal else set()
+        self.assertEqual(distinct, set(by_bucket.values()))
+        return by_bucket, left + n * cell
+
+    def test_t5_buckets_png_is_a_stepped_categorical_picture(self):
+        """Bucket indices are categories: one flat colour per bucket, two hues for the two directions, and a legend
+        of steps (one swatch per bucket shown, no continuous bar)."""
+        n = 40
+        pixels, buckets, top, left = self.t5_plot([], n)
+        by_bucket, right = self.check_bucket_cells(pixels, buckets, top, left, causal=False)
+        self.assertGreater(len(by_bucket), 20)
+        half = 16  # HF: bidirectional buckets from num_buckets // 2 on are keys after the query
+        for b, (r, g, bl) in by_bucket.items():
+            self.assertEqual(r > bl, b >= half, (b, (r, g, bl)))  # after: the orange ramp; before or at: blue
+        legend = pixels[:, right:].reshape(-1, 3).astype(int)
+        colourful = legend[(legend.max(axis=1) - legend.min(axis=1)) > 12]
+        legend_colours = {tuple(c) for c in np.unique(colourful, axis=0)}
+        self.assertEqual(legend_colours, set(by_bucket.values()))  # a swatch per bucket, and only those
+        # Causal (the decoder): keys after the query are masked; the buckets shown, one colour each, one hue.
+        pixels, buckets, top, left = self.t5_plot(["--causal", "--num-buckets", "16"], 24)
+        by_bucket, _ = self.check_bucket_cells(pixels, buckets, top, left, causal=True)
+        self.assertGreater(len(by_bucket), 8)
+        # With --weights the values are real biases: the continuous diverging bar stays.
+        npy = str(self.T5 / "relative_attention_bias.npy")
+        _, _, pixels = decode_png(self.run_pe(["--kind", "t5", "--max-len", "20", "--weights", npy], "png"))
+        self.assertGreater(len(np.unique(pixels.reshape(-1, 3), axis=0)), 100)
+
+    def test_png_text_is_drawn_large_at_the_default_size(self):
+        """The 5x7 font doubled: a glyph's stem is 14 pixels tall, not 7; a tiny plot keeps the small font."""
+        def tallest_stroke(pixels):
+            ink = self.mask_of(pixels, self.INK).astype(np.int8)
+            best = 0
+            for x in range(ink.shape[1]):
+                col = ink[:, x]
+                if col.any():
+                    edges = np.flatnonzero(np.diff(np.concatenate([[0], col, [0]])))
+                    best = max(best, int((edges[1::2] - edges[::2]).max()))
+            return best
+        _, _, pixels = decode_png(self.run_pe(["--d-model", "128", "--max-len", "128"], "png"))
+        self.assertEqual(tallest_stroke(pixels), 14)
+        _, _, pixels = decode_png(self.run_pe(["--d-model", "4", "--max-len", "4"], "png"))
+        self.assertEqual(tallest_stroke(pixels), 7)
 
     def test_similarity_is_the_gram_matrix(self):
         got = self.run_pe(["--d-model", "32", "--max-len", "30", "--similarity"], "npy")

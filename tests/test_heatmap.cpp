@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
@@ -182,4 +183,79 @@ TEST_CASE("the title is drawn whole, wrapped when long, and kept in the PNG's tE
   const std::string png = encode_png(img);
   const std::string want = "tEXtTitle" + std::string(1, '\0') + long_title;
   CHECK(png.find(want) != std::string::npos);
+}
+
+TEST_CASE("categories are flat colours, two hue ramps when asked, distinct from one another") {
+  HeatmapLook look{.scale = ColourScale::categorical, .categories = 32, .second_ramp = 16};
+  std::vector<Rgb> seen;
+  for (std::size_t k = 0; k < 32; ++k) {
+    Rgb c;
+    category_colour(k, look, c.data());
+    INFO("category ", k);
+    CHECK(std::find(seen.begin(), seen.end(), c) == seen.end());
+    CHECK((k < 16 ? c[2] > c[0] : c[0] > c[2]));  // blue ramp, then orange
+    seen.push_back(c);
+  }
+  // A matrix of categories: every cell its category's colour, nothing in between.
+  Heatmap h{.values = {{0.0f, 17.0f, 18.0f}, {1.0f, 0.0f, 17.0f}, {2.0f, 1.0f, 0.0f}}, .title = "buckets",
+            .row_label = "query", .col_label = "key"};
+  h.look = look;
+  h.look.first_ramp_label = "key<=query";
+  h.look.second_ramp_label = "key>query";
+  const Image img = render_heatmap(h);
+  for (std::size_t r = 0; r < 3; ++r) {
+    for (std::size_t c = 0; c < 3; ++c) {
+      Rgb want;
+      category_colour(static_cast<std::size_t>(h.values(r, c)), look, want.data());
+      CHECK(cell(img, 0, r, c, 3, 3) == want);
+    }
+  }
+  // The legend: a swatch per category drawn (0, 1, 2, 17, 18), and no other colour of either ramp.
+  const ImageRect box = img.panels.at(0);
+  std::size_t legend_colours = 0;
+  for (std::size_t k = 0; k < 32; ++k) {
+    bool found = false;
+    for (std::size_t y = 0; y < img.height && !found; ++y)
+      for (std::size_t x = box.x + box.width; x < img.width && !found; ++x) found = pixel(img, x, y) == seen[k];
+    const bool drawn = k <= 2 || k == 17 || k == 18;
+    INFO("category ", k);
+    CHECK(found == drawn);
+    legend_colours += found;
+  }
+  CHECK(legend_colours == 5);
+  look.categories = 0;
+  h.look = look;
+  CHECK_THROWS_AS(render_heatmap(h), InternalError);
+}
+
+TEST_CASE("the limit of 1024 columns is a panel's: RoPE's cos and sin panels of d=1024 fit") {
+  Heatmap h{.values = xt::xtensor<float, 2>::from_shape({2, 2048}), .title = "wide"};
+  CHECK_THROWS_WITH_AS(render_heatmap(h), doctest::Contains("narrow positions or dims"), UsageError);
+  h.values.fill(0.5f);
+  h.look.panels = {{"cos", {}, 0}, {"sin", {}, 0}};
+  for (std::size_t c = 0; c < 1024; ++c) {
+    h.look.panels[0].columns.push_back(c);
+    h.look.panels[1].columns.push_back(1024 + c);
+  }
+  const Image img = render_heatmap(h);
+  CHECK(img.panels.size() == 2);
+}
+
+TEST_CASE("text is drawn at twice the font's size once the plot is large, once when it is tiny") {
+  // The tallest vertical run of ink: a glyph's stem, 7 font pixels.
+  auto stem = [](const Image& img) {
+    std::size_t best = 0;
+    for (std::size_t x = 0; x < img.width; ++x) {
+      std::size_t run = 0;
+      for (std::size_t y = 0; y < img.height; ++y) {
+        run = pixel(img, x, y) == Rgb{20, 20, 20} ? run + 1 : 0;
+        best = std::max(best, run);
+      }
+    }
+    return best;
+  };
+  CHECK(stem(render_heatmap({.values = {{1.0f}}, .title = "l1"})) == 7);
+  Heatmap large{.values = xt::xtensor<float, 2>::from_shape({50, 64}), .title = "l1"};
+  large.values.fill(0.25f);
+  CHECK(stem(render_heatmap(large)) == 14);
 }

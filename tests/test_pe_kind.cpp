@@ -235,7 +235,7 @@ TEST_CASE("sinusoidal pictures split sin and cos columns into panels, for either
   }
 }
 
-TEST_CASE("similarity is drawn on a sequential scale; ALiBi and causal T5 mask the keys after the query") {
+TEST_CASE("similarity is drawn on a sequential scale, T5 buckets on a categorical one; ALiBi and causal T5 mask the keys after the query") {
   const PeInspection sim = find_pe_kind("sinusoidal").inspect({}, {.d_model = 32, .count = 20, .view = PeViewKind::similarity});
   CHECK(sim.matrix->look.scale == ColourScale::sequential);
   CHECK(sim.title.find("d=32 interleaved, paper frequencies, base 10000") != std::string::npos);
@@ -252,10 +252,16 @@ TEST_CASE("similarity is drawn on a sequential scale; ALiBi and causal T5 mask t
 
   const PeInspection t5 = find_pe_kind("t5").inspect({}, {.count = 6});
   CHECK(!t5.matrix->look.causal_mask);  // bidirectional: the encoder sees every key
-  CHECK(t5.matrix->look.scale == ColourScale::sequential);
+  // Bucket indices are categories (issue 31): one colour each; the upper half (keys after the query) a second hue.
+  CHECK(t5.matrix->look.scale == ColourScale::categorical);
+  CHECK(t5.matrix->look.categories == 32);
+  CHECK(t5.matrix->look.second_ramp == 16);
   PeArgs causal;
   causal.set("causal", true);
-  CHECK(find_pe_kind("t5").inspect(causal, {.count = 6}).matrix->look.causal_mask);
+  const PeInspection decoder = find_pe_kind("t5").inspect(causal, {.count = 6});
+  CHECK(decoder.matrix->look.causal_mask);
+  CHECK(decoder.matrix->look.scale == ColourScale::categorical);
+  CHECK(decoder.matrix->look.second_ramp == 0);  // one direction: one ramp
   causal.set("weights", test::golden("t5/relative_attention_bias.npy"));
   const PeInspection bias = find_pe_kind("t5").inspect(causal, {.count = 6});
   CHECK(bias.matrix->look.causal_mask);

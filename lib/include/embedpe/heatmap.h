@@ -5,17 +5,22 @@
 //   h.look.panels = {{"sin", {0, 2, 4}}, {"cos", {1, 3, 5}}};  // columns drawn side by side
 //   embedpe::write_heatmap_png(out, h);
 //
-// Two colour scales: diverging (blue < 0 < red, white at 0, symmetric about
-// zero) for values of both signs around a meaningful zero, and sequential
-// (dark to light over the data's own [min, max]) for values such as
-// similarities or bucket indices whose range is not centred on zero. Cells
+// Three colour scales: diverging (blue < 0 < red, white at 0, symmetric about
+// zero) for values of both signs around a meaningful zero; sequential (dark
+// to light over the data's own [min, max]) for values such as similarities
+// whose range is not centred on zero; and categorical, for whole numbers that
+// name categories (T5's bucket indices): one flat colour per category, from
+// one or two hue ramps, and a legend of steps, one per category drawn. Cells
 // whose key comes after their query can be drawn as masked (hatched grey), as
 // causal attention never sees them; the range then covers the visible cells
 // only. Columns can be split into titled panels (the sin and the cos columns
 // of an interleaved table, which side by side would alternate column by
 // column). Each cell is a rectangle of several pixels, with tick labels for
-// rows and columns, a colour bar with the value range and the title above.
-// Text uses a small built-in 5×7 font. The PNG is 8-bit RGB, written with
+// rows and columns, a colour bar with the value range (steps, for
+// categories) and the title above.
+// Text uses a built-in 5×7 font, drawn twice its size (each font pixel a
+// 2×2 square) unless the plot is under 192 pixels both ways. The column axis
+// label is above the column ticks, at the top. The PNG is 8-bit RGB, written with
 // zlib, with the title also in a tEXt "Title" chunk.
 #pragma once
 
@@ -64,6 +69,9 @@ void write_heatmap_png(OutputFile& out, const Heatmap& heatmap);
 void diverging_colour(double t, std::uint8_t rgb[3]);
 // The sequential colour of t in [0, 1] (0 the data's minimum, 1 its maximum).
 void sequential_colour(double t, std::uint8_t rgb[3]);
+// The flat colour of a category of a categorical look: its ramp's colour,
+// light for the first category of the ramp, dark for the last.
+void category_colour(std::size_t category, const HeatmapLook& look, std::uint8_t rgb[3]);
 // A masked cell's two colours: the ground and its hatching.
 inline constexpr std::uint8_t kMaskGround[3] = {224, 224, 224};
 inline constexpr std::uint8_t kMaskHatch[3] = {150, 150, 150};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,17 @@ namespace embedpe {
 enum class ColourScale {
   diverging,   // [-max|v|, +max|v|], white at 0
   sequential,  // [min v, max v]
+  categorical, // whole numbers 0..categories-1 (T5 buckets), each one flat colour, a stepped legend
 };
 
 // A group of columns drawn as one panel, under its own title.
 struct HeatmapPanel {
   std::string title;                 // "sin (even dims)"
   std::vector<std::size_t> columns;  // indices into the matrix's columns, in drawing order
+  // The tick label of the panel's k-th column is first_label + k; unset, it is
+  // the column's own label (Heatmap::col_first + its index). RoPE's cos and sin
+  // panels are one matrix [cos | sin] whose sin columns are labelled by dim again.
+  std::optional<std::size_t> first_label;
 };
 
 // How a matrix is drawn, beyond its values and labels.
@@ -27,6 +33,13 @@ struct HeatmapLook {
   // query) are masked, as in causal attention: drawn hatched, left out of the range.
   bool causal_mask = false;
   std::vector<HeatmapPanel> panels;  // empty: one panel of every column in order
+  // categorical: how many categories there are, and where a second hue ramp
+  // starts (0: one ramp). T5's bidirectional buckets give their upper half to
+  // keys after the query: two ramps tell the two directions apart. The legend
+  // heads each ramp with its label.
+  std::size_t categories = 0;
+  std::size_t second_ramp = 0;
+  std::string first_ramp_label, second_ramp_label;
 };
 
 }  // namespace embedpe

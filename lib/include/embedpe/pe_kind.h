@@ -101,6 +101,7 @@ struct PeInspectRequest {
   PeViewKind view = PeViewKind::table;
   bool text_table = false;  // written as a text table
   bool csv = false;         // written as CSV
+  bool png = false;         // drawn as a PNG
   bool whole = false;       // written to a format that holds every tensor of the view (JSON, .npz, .safetensors)
 };
 

@@ -233,6 +233,7 @@ void write_pe_inspection(const PeKind& kind, const PeArgs& args, PeInspectJob jo
   }
   request.text_table = format.is(PeView::table);
   request.csv = format.is(PeView::csv);
+  request.png = format.is(PeView::png);
   request.whole = format.sink && !format.sink->traits.one_tensor;
   // The columns: those given, or every dim (the first 8 in a text table).
   const bool table = kind.needs_d_model() && request.view == PeViewKind::table && request.d_model;

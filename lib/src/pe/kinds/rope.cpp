@@ -47,7 +47,9 @@ class Rope final : public PeKind {
         {.name = "rope_high_freq_factor", .default_value = d.high_freq_factor, .min = 1e-6, .max = 1e6,
          .help = "llama3 high_freq_factor"},
         {.name = "rope_table", .type = Type::choice, .choices = {"cos", "sin"},
-         .help = "RoPE table for table/csv/npy/png (json and npz hold inv_freq, cos and sin)", .default_text = "cos",
+         .help = "RoPE table for table/csv/npy (png draws cos and sin side by side; json and npz hold inv_freq, "
+                 "cos and sin)",
+         .default_text = "cos",
          .use = Use::inspect},
     };
     return p;
@@ -60,12 +62,17 @@ class Rope final : public PeKind {
   }
 
   std::size_t view_columns(const PeArgs&, const PeInspectRequest& r) const override {
-    // JSON and .npz hold both tables whole.
-    return r.whole ? 2 * r.d_model.value_or(0) : r.dims_count;
+    // JSON and .npz hold both tables whole; a PNG draws both for the dims shown.
+    return r.whole ? 2 * r.d_model.value_or(0) : r.png ? 2 * r.dims_count : r.dims_count;
   }
 
-  void check_inspect(const PeArgs&, const PeInspectRequest& r) const override {
+  void check_inspect(const PeArgs& args, const PeInspectRequest& r) const override {
     if (r.view == PeViewKind::stats) pe_support::check_pair_records(r.d_model.value_or(0));
+    if (r.png && r.view == PeViewKind::table && args.find("rope_table")) {
+      throw UsageError("rope_table chooses the table for table, csv and npy; a PNG draws both cos and sin: drop "
+                       "rope_table",
+                       {"rope_table"});
+    }
   }
 
   PeInspection compute_inspection(const PeArgs& args, const PeInspectRequest& r) const override {
@@ -94,6 +101,28 @@ class Rope final : public PeKind {
       v.tensors.push_back({"inv_freq", std::move(inv)});
       v.tensors.push_back({"cos", std::move(cos)});
       v.tensors.push_back({"sin", std::move(sin)});
+      return v;
+    }
+    if (r.png) {
+      // cos and sin side by side, each panel labelled by dim, as the
+      // sinusoidal picture draws its sin and cos columns: one matrix [cos | sin].
+      const std::size_t n = r.dims_count;
+      auto both = xt::xtensor<float, 2>::from_shape({r.count, 2 * n});
+      for (std::size_t p = 0; p < r.count; ++p) {
+        for (std::size_t c = 0; c < n; ++c) {
+          both(p, c) = cos(p, r.dims_first + c);
+          both(p, n + c) = sin(p, r.dims_first + c);
+        }
+      }
+      v.matrix = PeMatrix{std::move(both), "position", "dim", r.first, r.dims_first};
+      HeatmapPanel cos_panel{"cos", {}, r.dims_first}, sin_panel{"sin", {}, r.dims_first};
+      for (std::size_t c = 0; c < n; ++c) {
+        cos_panel.columns.push_back(c);
+        sin_panel.columns.push_back(n + c);
+      }
+      v.matrix->look.panels = {std::move(cos_panel), std::move(sin_panel)};
+      v.title = "RoPE cos and sin dim=" + std::to_string(o.dim) + ", " + describe(o, f);
+      v.matrix_name = "cos_sin";
       return v;
     }
     const bool is_cos = text(args, "rope_table") != "sin";

@@ -140,8 +140,15 @@ class T5 final : public PeKind {
       auto shown = xt::xtensor<float, 2>::from_shape({n, n});  // (query, key)
       std::transform(buckets.begin(), buckets.end(), shown.begin(), [](std::int64_t x) { return static_cast<float>(x); });
       v.matrix = PeMatrix{std::move(shown), "query", "key", r.first, r.first, /*integers=*/true};
-      // Bucket indices are not centred on zero: a sequential scale over the buckets that occur.
-      v.matrix->look = {.scale = ColourScale::sequential, .causal_mask = !b.bidirectional};
+      // Bucket indices are categories: one flat colour each. Bidirectional
+      // buckets give their upper half to keys after the query: a second hue.
+      v.matrix->look = {.scale = ColourScale::categorical, .causal_mask = !b.bidirectional,
+                        .categories = static_cast<std::size_t>(b.num_buckets)};
+      if (b.bidirectional) {
+        v.matrix->look.second_ramp = static_cast<std::size_t>(b.num_buckets / 2);
+        v.matrix->look.first_ramp_label = "key<=query";
+        v.matrix->look.second_ramp_label = "key>query";
+      }
       v.matrix_name = "buckets";
       v.title = "T5 relative position buckets (" + shape + ")";
       v.tensors.push_back({"buckets", std::move(buckets)});
