@@ -23,6 +23,7 @@
 
 #include "embedpe/tokenizer.h"
 #include "model_variants.h"
+#include "source_tree.h"
 
 namespace {
 
@@ -32,7 +33,7 @@ struct Variant {
 };
 
 std::vector<std::unique_ptr<Variant>> load_variants() {
-  std::ifstream in(EMBEDPE_SOURCE_DIR "/tests/models/mistral-v3-tokenizer.model", std::ios::binary);
+  std::ifstream in(std::string(test::source_dir()) + "/tests/models/mistral-v3-tokenizer.model", std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string base = ss.str();

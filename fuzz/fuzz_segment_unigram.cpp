@@ -29,6 +29,7 @@
 
 #include "embedpe/tokenizer.h"
 #include "model_variants.h"
+#include "source_tree.h"
 #include "segment_unigram.h"
 
 namespace {
@@ -50,7 +51,7 @@ std::string slurp(const std::string& path) {
 const std::vector<std::unique_ptr<Variant>>& load_variants_result();
 
 std::vector<std::unique_ptr<Variant>> load_variants() {
-  const std::string dir = EMBEDPE_SOURCE_DIR;
+  const std::string dir = test::source_dir();
   const std::string t5 = slurp(dir + "/tests/models/t5-spiece.model");
   std::vector<std::string> models = {slurp(dir + "/data/default.model"), t5,
                                      slurp(dir + "/tests/models/albert-spiece.model"),

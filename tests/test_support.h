@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "source_tree.h"
+
 #include "embedpe/tensor_io.h"
 #include "embedpe/weights.h"
 
@@ -21,7 +23,7 @@ namespace test {
 // falsely (-Warray-bounds, GCC PR 105329) on string + literal for some
 // lengths of the source path, so a clone in another folder could fail to build.
 inline std::string source_path(const std::string& relative) {
-  std::string path = EMBEDPE_SOURCE_DIR;
+  std::string path = source_dir();
   path += '/';
   path += relative;
   return path;
@@ -57,7 +59,7 @@ inline F64Array load_f64(const std::string& path) {
 // A fresh directory for one test, under the build tree's temporary
 // directory; CTest runs test files in parallel, so each test uses its own.
 inline std::string temp_dir(const std::string& name) {
-  const std::string dir = std::string(EMBEDPE_TEST_TMPDIR) + "/" + name;
+  const std::string dir = std::string(scratch_dir()) + "/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -64,7 +64,7 @@ TEST_CASE("read_lines of a missing file says so") {
 }
 
 TEST_CASE("read_lines of a directory says so") {
-  CHECK_THROWS_WITH_AS(embedpe::read_lines(EMBEDPE_TEST_TMPDIR), doctest::Contains("is a directory"), embedpe::Error);
+  CHECK_THROWS_WITH_AS(embedpe::read_lines(test::scratch_dir()), doctest::Contains("is a directory"), embedpe::Error);
 }
 
 namespace {

@@ -16,6 +16,10 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   # Precompiled headers (EMBEDPE_PCH) are cached only with these.
   export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+  # Paths inside the tree are hashed relative to it, so a clone at another
+  # path (CI's) hits what this one compiled. Debug line tables then name the
+  # path of whichever tree compiled an object first.
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBEDPE_WERROR=ON "${launcher[@]}" "$@" >/dev/null
 cmake --build "$build" -j "$(nproc)"
