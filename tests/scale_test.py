@@ -2,7 +2,7 @@
 
     EMBEDPE=build/app/embedpe EMBEDPE_TEST_TMPDIR=/tmp python3 -m unittest -v scale_test
 
-- MergeTests: merge joins .npy, .npz, .jsonl and --output-dir shards into what
+- MergeTests: merge joins .npy, .npz, .jsonl, .safetensors and --output-dir shards into what
   one run writes, byte for byte (empty shards included), and refuses missing,
   duplicated, foreign, incomplete and corrupt shards with one line naming them.
 - RecipeTests: the README's local GNU parallel recipe, extracted from README.md.
@@ -39,13 +39,24 @@ TMP = os.environ.get("EMBEDPE_TEST_TMPDIR", tempfile.gettempdir())
 
 
 
+def safetensors_header(path):
+    """The JSON header of a .safetensors file, as the format specifies it: an 8-byte little-endian
+    length, then that many bytes of JSON."""
+    data = pathlib.Path(path).read_bytes()
+    n = int.from_bytes(data[:8], "little")
+    return json.loads(data[8:8 + n])
+
+
 def record_of(shard):
     """A shard output's record: inside an .npz (its "shard" member, a 0-d unicode array that
-    numpy.load reads without allow_pickle), beside any other file (FILE.shard.json)."""
+    numpy.load reads without allow_pickle) or a .safetensors (its "shard" metadata string), beside
+    any other file (FILE.shard.json)."""
     shard = str(shard)
     if shard.endswith(".npz"):
         with numpy.load(shard) as z:  # allow_pickle is False by default
             return json.loads(str(z["shard"][()]))
+    if shard.endswith(".safetensors"):
+        return json.loads(safetensors_header(shard)["__metadata__"]["shard"])
     return json.loads(pathlib.Path(shard + ".shard.json").read_text())
 
 
@@ -136,14 +147,14 @@ class MergeTests(ScaleCase):
             self.ok("encode", "--input", str(src), *LAYER, *extra, "--shard", f"{k}/{n}", "-o", str(path),
                     *(("--shard-seek",) if seek else ()))
             self.assertEqual(record_of(path)["shard"], f"{k}/{n}")
-            # an .npz carries its record: nothing beside it
-            self.assertEqual(pathlib.Path(str(path) + ".shard.json").exists(), ext != "npz")
+            # an .npz or a .safetensors carries its record: nothing beside it
+            self.assertEqual(pathlib.Path(str(path) + ".shard.json").exists(), ext not in ("npz", "safetensors"))
             out.append(str(path))
         return out
 
-    def test_npy_npz_jsonl_shards_merge_to_the_single_run(self):
+    def test_npy_npz_jsonl_safetensors_shards_merge_to_the_single_run(self):
         src = self.corpus(corpus_lines())
-        for ext in ("npy", "npz", "jsonl"):
+        for ext in ("npy", "npz", "jsonl", "safetensors"):
             with self.subTest(ext=ext):
                 extra = ("--emit", "output") if ext == "npy" else ALL
                 single = self.tmp / f"single.{ext}"
@@ -159,7 +170,7 @@ class MergeTests(ScaleCase):
         lines = corpus_lines() + ["ünïcödé line", "", "last"]
         # 25 shards of 20 lines: empty shards too (a process a shard: 25, not the 500 it once took).
         inputs = {"all": (self.corpus(lines), len(lines)), "few": (self.corpus(lines[-20:], "few.txt"), 20)}
-        for ext in ("npy", "npz", "jsonl"):
+        for ext in ("npy", "npz", "jsonl", "safetensors"):
             extra = ("--emit", "output") if ext == "npy" else ALL
             for which, n in (("all", 3), ("all", 7), ("few", 25)):
                 src, count = inputs[which]
@@ -503,7 +514,7 @@ class MergeTests(ScaleCase):
 
     def test_empty_shards_are_valid_and_merge(self):
         src = self.corpus(["one", "two", "three"])
-        for ext in ("npy", "npz", "jsonl"):
+        for ext in ("npy", "npz", "jsonl", "safetensors"):
             with self.subTest(ext=ext):
                 single = self.tmp / f"single.{ext}"
                 self.ok("encode", "--input", str(src), *LAYER, *(() if ext == "npy" else ALL), "-o", str(single))
@@ -559,6 +570,32 @@ class MergeTests(ScaleCase):
         err = self.fails("is missing", "merge", "-o", str(out), *shards, output=out)
         self.assertIn(shards[2], err)
 
+    def test_damaged_safetensors_shards_are_refused(self):
+        """A .safetensors shard carries its record in its metadata, with the CRC-32 of its tensors' bytes:
+        a flipped byte, a record removed or a shard of another kind is refused, and nothing is written."""
+        src = self.corpus(corpus_lines())
+        shards = self.shards(src, 3, "safetensors")
+        self.assertRegex(safetensors_header(shards[0])["__metadata__"]["shard_crc32"], "^[0-9a-f]{8}$")
+        out = self.tmp / "m.safetensors"
+        good = pathlib.Path(shards[1]).read_bytes()
+        data = bytearray(good)
+        data[-5] ^= 0x40
+        pathlib.Path(shards[1]).write_bytes(bytes(data))
+        err = self.fails("CRC-32", "merge", "-o", str(out), *shards, output=out)
+        self.assertIn(shards[1], err)
+        # a file that is not a .safetensors: no record in it
+        pathlib.Path(shards[1]).write_bytes(b"\x10" + bytes(20))
+        self.fails("record", "merge", "-o", str(out), *shards, output=out)
+        pathlib.Path(shards[1]).write_bytes(good)
+        # shards of two kinds
+        other = self.shards(src, 3, "npz")
+        self.fails("merge shards of one kind", "merge", "-o", str(out), shards[0], other[1], shards[2], output=out)
+        self.ok("merge", "-o", str(out), *shards)
+        merged = safetensors_header(out)
+        self.assertNotIn("shard", merged["__metadata__"])
+        self.assertNotIn("shard_crc32", merged["__metadata__"])
+        self.assertEqual(json.loads(merged["__metadata__"]["config"])["sequences"], len(corpus_lines()))
+
     def test_weights_changed_between_pieces_are_refused(self):
         """The config names --weights by path; the record and the manifest also hold its SHA-256, so a file
         rewritten with other values between two shards, or before a --resume, is refused."""
@@ -601,10 +638,14 @@ class MergeTests(ScaleCase):
         self.assertIn(str(d), err)
 
     def test_usage_mistakes(self):
+        (self.tmp / "a.json").write_text("{}")
         for args, status, message in (
                 (["merge"], 2, "SHARD is required"),
                 (["merge", "a.npy"], 2, "merge writes a file: give --output"),
                 (["merge", "-o", "x.txt", "a.npy"], 2, "x.txt is none of them"),
+                # the formats merge writes are those whose sink joins shards: not one JSON document
+                (["merge", "-o", "x.json", "a.npy"], 2, "merge writes .jsonl, .npy, .npz or .safetensors; x.json"),
+                (["merge", "-o", "x.npy", "a.json"], 1, "merge joins .jsonl, .npy, .npz, .safetensors shards"),
                 (["merge", "-o", "x.npy", "nope.npy"], 1, "shard nope.npy does not exist"),
                 (["merge", "-o", "x.jsonl", "."], 1, "manifest.json is missing")):
             with self.subTest(args=args):

@@ -91,7 +91,7 @@ class ShardRecorder {
 std::string input_fingerprint(const std::string& path);
 
 struct MergeOptions {
-  std::string output;               // .npy, .npz or .jsonl: a file, not standard output
+  std::string output;               // a file of a format whose sink joins shards (.npy, .npz, .jsonl, .safetensors), not standard output
   std::string output_dir;           // instead of output: parts directories into one (join_parts_dirs)
   std::string input;                // if given, the file the shards read: each range's SHA-256 is checked
   std::vector<std::string> shards;  // files with their records, or parts directories; any order

@@ -17,7 +17,7 @@
 // A format is one file, src/sinks/NAME_sink.cpp, defining
 // `const SinkFormat& NAME_sink_format()`, plus its NAME in EMBEDPE_SINKS in
 // lib/CMakeLists.txt (src/sinks/safetensors_sink.cpp is an example). Callers
-// never switch on a format: they read its traits.
+// never switch on a format: they read its traits, and merge calls its join.
 #pragma once
 
 #include <cstdint>
@@ -111,7 +111,10 @@ struct SinkTraits {
   // ZIP64 stays under 4 GiB. Checked before any work where sizes are known.
   std::uint64_t max_bytes = 0;
   bool holds_record = false;  // stores SinkRun::record inside the file
+  bool joins_parts = false;   // merge also joins output_dir shards (their .npz parts) into it
 };
+
+struct ShardJoin;  // src/sinks/shard_join.h
 
 struct SinkFormat {
   const char* name;                    // "npz": --format's word
@@ -119,6 +122,13 @@ struct SinkFormat {
   SinkTraits traits;
   // A sink writing `path` ("-" for standard output); nothing is opened yet.
   std::function<std::unique_ptr<TensorSink>(const std::string& path)> make;
+  // embedpe merge: joins the shards of one run into one file of this format
+  // and returns the rows written (src/sinks/shard_join.h). Empty: merge does
+  // not write this format.
+  std::function<std::size_t(OutputFile& out, const ShardJoin& join)> join = {};
+  // For holds_record formats: the shard record the whole file `file` holds,
+  // as JSON text; nullopt if it holds none.
+  std::function<std::optional<std::string>(std::string_view file, const std::string& path)> read_record = {};
 };
 
 // Every format, in registration order.

@@ -24,11 +24,13 @@
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/parts_dir.h"
+#include "embedpe/sink.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
 #include "message.h"
 #include "parallel.h"
 #include "sha256.h"
+#include "sinks/shard_join.h"
 #include "test_pause.h"
 
 namespace embedpe {
@@ -39,11 +41,6 @@ using Json = nlohmann::ordered_json;
 constexpr std::size_t kChunk = std::size_t(4) << 20;          // bytes read at a time
 constexpr std::size_t kMaxRecordBytes = std::size_t(64) << 20;  // a record or manifest larger than this is not ours
 constexpr int kRecordVersion = 1;
-
-// Tensors with one row per position, the same in every shard (encoder.cpp's SinkRun::per_position).
-bool per_position(const std::string& name) {
-  return name == "positional_encoding" || name == "rope_cos" || name == "rope_sin";
-}
 
 std::string base_name(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
@@ -132,20 +129,6 @@ class InFile {
   std::size_t size_ = 0;
   mutable void* map_ = nullptr;
 };
-
-// The .npy bytes of member `name` of the .npz `f`: a view of its mapping
-// where the member is stored (as embedpe writes), else inflated into `keep`.
-// nullopt if it has no such member. The file's checksum was checked whole.
-std::optional<std::string_view> npz_member(std::string_view file, const std::string& path, const std::string& name,
-                                           std::string& keep) {
-  for (const NpzEntry& e : npz_entries(file, path)) {
-    if (e.name != name) continue;
-    if (e.method == 0 && e.data.size() == e.size) return e.data;
-    keep = std::move(read_npz(file, path, {name}).at(0).npy);
-    return std::string_view(keep);
-  }
-  return std::nullopt;
-}
 
 std::string file_sha256(const InFile& f) {
   Sha256 h;
@@ -334,17 +317,40 @@ OutputFile::Companion ShardRecorder::beside(const std::string& output, const std
 
 namespace {
 
-enum class Kind { npy, npz, jsonl, parts_dir };
-
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::npy: return "npy";
-    case Kind::npz: return "npz";
-    case Kind::jsonl: return "jsonl";
-    case Kind::parts_dir: return "parts directory";
-  }
-  return "?";
+// A file name's extension, lower case: ".npz"; empty if it has none.
+std::string extension(const std::string& path) {
+  const std::size_t dot = path.find_last_of('.'), slash = path.find_last_of('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
 }
+
+// The format of the sink registry that merge joins for a file named `path`
+// (SinkFormat::join), by its extension; nullptr if none.
+const SinkFormat* joined_format(const std::string& path) {
+  const std::string ext = extension(path);
+  for (const SinkFormat* f : sink_formats()) {
+    if (f->join && std::find(f->extensions.begin(), f->extensions.end(), ext) != f->extensions.end()) return f;
+  }
+  return nullptr;
+}
+
+// The extensions of the formats merge joins: ".npy, .npz, .jsonl, .safetensors"
+// (`last` before the last one).
+std::string joined_extensions(const std::string& last) {
+  std::vector<std::string> all;
+  for (const SinkFormat* f : sink_formats()) {
+    if (f->join) all.push_back(f->extensions.front());
+  }
+  std::string text;
+  for (std::size_t k = 0; k < all.size(); ++k) text += (k == 0 ? "" : k + 1 == all.size() ? last : ", ") + all[k];
+  return text;
+}
+
+// A shard's format: its output's (the sink registry's), or nullptr for an
+// output_dir directory, whose parts are .npz.
+const char* kind_name(const SinkFormat* format) { return format ? format->name : "parts directory"; }
 
 // A file a shard is made of, with the size and hash its record gives it.
 struct Piece {
@@ -357,7 +363,7 @@ struct Piece {
 
 struct Shard {
   std::string name;  // as given
-  Kind kind = Kind::npy;
+  const SinkFormat* format = nullptr;
   std::size_t index = 0, count = 0;
   Json config, reading;
   std::size_t input_bytes = 0;
@@ -367,12 +373,6 @@ struct Shard {
   std::string range_sha256;          // of the input bytes [begin, end), if recorded
   std::vector<Piece> pieces;  // the output file, or the directory's parts in order
 };
-
-[[noreturn]] void refuse(const std::string& shard, const std::string& why) {
-  Message m;
-  m << "shard " << Verbatim{shard} << ": " << why;
-  throw m.error();
-}
 
 // The leaves where two JSON values differ, as "model.sha256, seed".
 void differences(const Json& a, const Json& b, const std::string& at, std::vector<std::string>& out) {
@@ -425,37 +425,29 @@ void read_verified(const std::string& shard, const Piece& p, F&& use) {
     at += piece.size();
   }
   if (at != p.bytes || (part ? sha.hex() != p.sha256 : crc32_hex(crc) != p.crc32)) {
-    refuse(shard, p.path + " changed while it was merged (replaced or rewritten after its check); run that shard "
+    refuse_shard(shard, p.path + " changed while it was merged (replaced or rewritten after its check); run that shard "
                            "again, or merge once nothing writes it");
   }
-}
-
-// The whole file of a piece, checked as read_verified does.
-std::string read_verified_whole(const std::string& shard, const Piece& p) {
-  std::string all;
-  all.reserve(p.bytes);
-  read_verified(shard, p, [&](std::size_t, std::string_view bytes) { all.append(bytes); });
-  return all;
 }
 
 Json read_json(const std::string& path, const std::string& shard, const std::string& what) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
-    refuse(shard, "its " + what + " " + path + " is missing (" + std::strerror(errno) +
+    refuse_shard(shard, "its " + what + " " + path + " is missing (" + std::strerror(errno) +
                       "); merge takes the outputs of encode with shard K/N, each with its record");
   }
   const InFile f(path);
-  if (f.size() > kMaxRecordBytes) refuse(shard, "its " + what + " " + path + " is too large to be one embedpe wrote");
+  if (f.size() > kMaxRecordBytes) refuse_shard(shard, "its " + what + " " + path + " is too large to be one embedpe wrote");
   try {
     return Json::parse(f.all());
   } catch (const Json::exception&) {
-    refuse(shard, "its " + what + " " + path + " is not valid JSON (corrupt?); run that shard again");
+    refuse_shard(shard, "its " + what + " " + path + " is not valid JSON (corrupt?); run that shard again");
   }
 }
 
 // Reads "K/N".
 std::pair<std::size_t, std::size_t> parse_shard_label(const Json& v, const std::string& shard) {
-  if (!v.is_string()) refuse(shard, "its record has no shard K/N");
+  if (!v.is_string()) refuse_shard(shard, "its record has no shard K/N");
   const std::string s = v.get<std::string>();
   const std::size_t slash = s.find('/');
   try {
@@ -467,7 +459,7 @@ std::pair<std::size_t, std::size_t> parse_shard_label(const Json& v, const std::
     if (used != s.size() - slash - 1 || k == 0 || k > n) throw std::invalid_argument(s);
     return {k, n};
   } catch (const std::exception&) {
-    refuse(shard, "its record's shard \"" + s + "\" is not K/N with 1 <= K <= N");
+    refuse_shard(shard, "its record's shard \"" + s + "\" is not K/N with 1 <= K <= N");
   }
 }
 
@@ -476,40 +468,25 @@ T field(const Json& obj, const char* key, const std::string& shard) {
   try {
     return obj.at(key).get<T>();
   } catch (const Json::exception&) {
-    refuse(shard, std::string("its record has no valid \"") + key + "\" (corrupt, or not written by embedpe)");
+    refuse_shard(shard, std::string("its record has no valid \"") + key + "\" (corrupt, or not written by embedpe)");
   }
 }
 
-// The record an .npz carries inside, its "shard" member (SinkRun::record),
-// with the piece it describes: the file's size and CRC-32 taken from the
-// same bytes the record was read from, which read_verified checks again as
-// merge copies them. nullopt for an .npz without one (the record is beside it).
-std::optional<std::pair<Json, Piece>> record_inside(const std::string& path) {
+// The record a file carries inside (SinkTraits::holds_record: the format's
+// read_record), with the piece it describes: the file's size and CRC-32 taken
+// from the same bytes the record was read from, which read_verified checks
+// again as merge copies them. nullopt for a file without one (the record is
+// beside it).
+std::optional<std::pair<Json, Piece>> record_inside(const std::string& path, const SinkFormat& format) {
   const InFile f(path);
   const std::string_view bytes = f.map();
-  std::string keep;
-  std::optional<std::string_view> member;
-  try {
-    member = npz_member(bytes, path, "shard", keep);
-  } catch (const Error&) {
-    return std::nullopt;  // not an .npz at all: said as a missing record, below
-  }
-  if (!member) return std::nullopt;
-  // No checksum of the whole file is recorded inside it: each member's own
-  // CRC-32 (the zip's) says the file is intact; read_verified then checks
-  // that what is copied is these very bytes.
-  for (const NpzEntry& e : npz_entries(bytes, path)) {
-    try {
-      check_npz_entry(e, path);
-    } catch (const Error&) {
-      refuse(path, "its member " + e.name + ".npy is corrupt (CRC-32 mismatch); run that shard again");
-    }
-  }
+  const std::optional<std::string> text = format.read_record(bytes, path);
+  if (!text) return std::nullopt;
   Json rec;
   try {
-    rec = Json::parse(npy_text(*member, path + " member shard.npy"));
+    rec = Json::parse(*text);
   } catch (const Json::exception&) {
-    refuse(path, "its shard member is not valid JSON (corrupt?); run that shard again");
+    refuse_shard(path, "its shard record is not valid JSON (corrupt?); run that shard again");
   }
   uLong crc = ::crc32(0L, Z_NULL, 0);
   for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
@@ -519,23 +496,23 @@ std::optional<std::pair<Json, Piece>> record_inside(const std::string& path) {
   return std::pair{std::move(rec), Piece{path, bytes.size(), "", crc32_hex(crc)}};
 }
 
-Shard load_file_shard(const std::string& path, Kind kind) {
-  Shard s{.name = path, .kind = kind};
+Shard load_file_shard(const std::string& path, const SinkFormat& format) {
+  Shard s{.name = path, .format = &format};
   std::optional<std::pair<Json, Piece>> inside;
-  if (kind == Kind::npz) inside = record_inside(path);
+  if (format.read_record) inside = record_inside(path, format);
   const Json rec = inside ? inside->first : read_json(shard_record_path(path), path, "record");
-  if (!rec.is_object() || !rec.contains("embedpe_shard")) refuse(path, "its record is not an embedpe shard record");
-  if (field<int>(rec, "embedpe_shard", path) != kRecordVersion) refuse(path, "its record has an unknown version");
+  if (!rec.is_object() || !rec.contains("embedpe_shard")) refuse_shard(path, "its record is not an embedpe shard record");
+  if (field<int>(rec, "embedpe_shard", path) != kRecordVersion) refuse_shard(path, "its record has an unknown version");
   std::tie(s.index, s.count) = parse_shard_label(rec.value("shard", Json()), path);
-  const std::string format = field<std::string>(rec, "format", path);
-  if (format != kind_name(kind)) refuse(path, "its record says it is " + format + ", not " + kind_name(kind));
+  const std::string recorded = field<std::string>(rec, "format", path);
+  if (recorded != s.format->name) refuse_shard(path, "its record says it is " + recorded + ", not " + s.format->name);
   s.config = field<Json>(rec, "config", path);
   s.reading = field<Json>(rec, "reading", path);
   const Json input = field<Json>(rec, "input", path);
   s.input_bytes = field<std::size_t>(input, "bytes", path);
   s.fingerprint = field<std::string>(input, "fingerprint", path);
   const auto range = field<std::vector<std::size_t>>(input, "range", path);
-  if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse(path, "its record's range is invalid");
+  if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse_shard(path, "its record's range is invalid");
   s.begin = range[0];
   s.end = range[1];
   s.lines = field<std::size_t>(input, "lines", path);
@@ -550,25 +527,25 @@ Shard load_file_shard(const std::string& path, Kind kind) {
 }
 
 Shard load_dir_shard(const std::string& dir) {
-  Shard s{.name = dir, .kind = Kind::parts_dir};
+  Shard s{.name = dir, .format = nullptr};
   const Json m = read_json(dir + "/manifest.json", dir, "manifest");
   if (!m.is_object() || field<std::string>(m, "format", dir) != "npz" || !m.contains("parts")) {
-    refuse(dir, "its manifest.json is not one embedpe encode output_dir wrote");
+    refuse_shard(dir, "its manifest.json is not one embedpe encode output_dir wrote");
   }
   if (!field<bool>(m, "complete", dir)) {
-    refuse(dir, "its run is not complete (manifest.json says \"complete\": false); run that shard again with resume");
+    refuse_shard(dir, "its run is not complete (manifest.json says \"complete\": false); run that shard again with resume");
   }
   s.config = field<Json>(m, "config", dir);
   Json reading = field<Json>(m, "reading", dir);
   std::tie(s.index, s.count) = parse_shard_label(reading.value("shard", Json()), dir);
   const Json inputs = field<Json>(m, "inputs", dir);
-  if (!inputs.is_array() || inputs.size() != 1) refuse(dir, "a sharded run reads exactly one input; its manifest lists " + std::to_string(inputs.size()));
+  if (!inputs.is_array() || inputs.size() != 1) refuse_shard(dir, "a sharded run reads exactly one input; its manifest lists " + std::to_string(inputs.size()));
   const Json& in = inputs[0];
   s.input_bytes = field<std::size_t>(in, "bytes", dir);
   if (s.count > 1) {
     s.fingerprint = field<std::string>(in, "fingerprint", dir);
     const auto range = field<std::vector<std::size_t>>(in, "range", dir);
-    if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse(dir, "its manifest's range is invalid");
+    if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse_shard(dir, "its manifest's range is invalid");
     s.begin = range[0];
     s.end = range[1];
     if (in.contains("lines")) s.lines = field<std::size_t>(in, "lines", dir);
@@ -586,13 +563,13 @@ Shard load_dir_shard(const std::string& dir) {
   const bool skipping = s.reading.value("skip_empty", false);
   for (const Json& p : field<Json>(m, "parts", dir)) {
     const std::string file = field<std::string>(p, "file", dir);
-    if (file.find('/') != std::string::npos || file.empty()) refuse(dir, "its manifest names a part outside it");
+    if (file.find('/') != std::string::npos || file.empty()) refuse_shard(dir, "its manifest names a part outside it");
     const std::size_t part_rows = field<std::size_t>(p, "rows", dir);
     std::size_t in_lines = 0;
     for (const Json& r : field<Json>(p, "lines", dir)) {
       const std::size_t first = field<std::size_t>(r, "first_line", dir), to = field<std::size_t>(r, "last_line", dir);
       if (first <= last || to < first) {
-        refuse(dir, "its manifest's line ranges of " + file + " overlap or go backwards (corrupt?)");
+        refuse_shard(dir, "its manifest's line ranges of " + file + " overlap or go backwards (corrupt?)");
       }
       in_lines += to - first + 1;
       last = to;
@@ -600,7 +577,7 @@ Shard load_dir_shard(const std::string& dir) {
     // A range spans its first row's line to its last's: with skip_empty it
     // may include skipped lines.
     if (skipping ? in_lines < part_rows : in_lines != part_rows) {
-      refuse(dir, "its manifest gives " + file + " " + std::to_string(part_rows) + " rows but " +
+      refuse_shard(dir, "its manifest gives " + file + " " + std::to_string(part_rows) + " rows but " +
                       std::to_string(in_lines) + " lines (corrupt?)");
     }
     rows += part_rows;
@@ -608,14 +585,14 @@ Shard load_dir_shard(const std::string& dir) {
         {dir + "/" + file, field<std::size_t>(p, "bytes", dir), field<std::string>(p, "sha256", dir), "", part_rows});
   }
   if (rows != field<std::size_t>(m, "rows", dir)) {
-    refuse(dir, "its manifest's parts hold " + std::to_string(rows) + " rows, not the " +
+    refuse_shard(dir, "its manifest's parts hold " + std::to_string(rows) + " rows, not the " +
                     std::to_string(field<std::size_t>(m, "rows", dir)) +
                     " it says the run wrote (a part missing from it?)");
   }
   // A shard_seek shard numbers its own lines; another, the file's.
   const bool own = s.reading.value("shard_seek", false);
   if (s.lines && ((own && last > *s.lines) || (!skipping && rows != *s.lines) || rows > *s.lines)) {
-    refuse(dir, "its manifest's parts hold " + std::to_string(rows) + " rows up to line " + std::to_string(last) +
+    refuse_shard(dir, "its manifest's parts hold " + std::to_string(rows) + " rows up to line " + std::to_string(last) +
                     ", and it read " + std::to_string(*s.lines) + " lines (a part missing from it?)");
   }
   return s;
@@ -629,13 +606,10 @@ Shard load_shard(const std::string& path) {
     throw m.error();
   }
   if (S_ISDIR(st.st_mode)) return load_dir_shard(path);
-  std::string ext = path.substr(std::min(path.size(), path.find_last_of('.') == std::string::npos ? path.size() : path.find_last_of('.')));
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext == ".npy") return load_file_shard(path, Kind::npy);
-  if (ext == ".npz") return load_file_shard(path, Kind::npz);
-  if (ext == ".jsonl") return load_file_shard(path, Kind::jsonl);
-  refuse(path, "merge joins .npy, .npz, .jsonl shards or output_dir directories, not " +
-                   (ext.empty() ? std::string("a file without an extension") : ext + " files"));
+  if (const SinkFormat* f = joined_format(path)) return load_file_shard(path, *f);
+  const std::string ext = extension(path);
+  refuse_shard(path, "merge joins " + joined_extensions(", ") + " shards or output_dir directories, not " +
+                         (ext.empty() ? std::string("a file without an extension") : ext + " files"));
 }
 
 // A config as shards of one run must share it: the model by its SHA-256, not
@@ -657,35 +631,35 @@ bool same_file(const std::string& a, const std::string& b) {
 void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
   const Shard& first = shards.front();
   for (const Shard& s : shards) {
-    if (s.kind != first.kind) {
-      refuse(s.name, std::string("it is a ") + kind_name(s.kind) + " shard and " + first.name + " is a " +
-                         kind_name(first.kind) + " one; merge shards of one kind");
+    if (s.format != first.format) {
+      refuse_shard(s.name, std::string("it is a ") + kind_name(s.format) + " shard and " + first.name + " is a " +
+                               kind_name(first.format) + " one; merge shards of one kind");
     }
     if (s.count != first.count) {
-      refuse(s.name, "it is one of " + std::to_string(s.count) + " shards and " + first.name + " one of " +
+      refuse_shard(s.name, "it is one of " + std::to_string(s.count) + " shards and " + first.name + " one of " +
                          std::to_string(first.count) + ": they are not shards of the same run");
     }
     const std::string d = first_difference(comparable(first.config), comparable(s.config));
-    if (!d.empty()) refuse(s.name, "its config differs from " + first.name + "'s at " + d + ": not the same run");
+    if (!d.empty()) refuse_shard(s.name, "its config differs from " + first.name + "'s at " + d + ": not the same run");
     const std::string r = first_difference(first.reading, s.reading);
-    if (!r.empty()) refuse(s.name, "its input was read differently from " + first.name + "'s (" + r + ")");
+    if (!r.empty()) refuse_shard(s.name, "its input was read differently from " + first.name + "'s (" + r + ")");
     if (s.input_bytes != first.input_bytes || s.fingerprint != first.fingerprint) {
-      refuse(s.name, "its input is not " + first.name + "'s (size or content differs): not the same input");
+      refuse_shard(s.name, "its input is not " + first.name + "'s (size or content differs): not the same input");
     }
   }
   if (first.config.value("training", false)) {
-    refuse(first.name, "it was made in training mode, whose dropout masks are drawn per shard, so the shards do not "
+    refuse_shard(first.name, "it was made in training mode, whose dropout masks are drawn per shard, so the shards do not "
                        "join into one run's output");
   }
   std::stable_sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });
   for (std::size_t k = 0; k < shards.size(); ++k) {
     if (k > 0 && shards[k].index == shards[k - 1].index) {
       if (same_file(shards[k].name, shards[k - 1].name)) {
-        refuse(shards[k].name, shards[k].name == shards[k - 1].name
+        refuse_shard(shards[k].name, shards[k].name == shards[k - 1].name
                                    ? "it is given twice; give each shard once"
                                    : "it is " + shards[k - 1].name + ", given twice; give each shard once");
       }
-      refuse(shards[k].name, "it and " + shards[k - 1].name + " are both shard " + std::to_string(shards[k].index) +
+      refuse_shard(shards[k].name, "it and " + shards[k - 1].name + " are both shard " + std::to_string(shards[k].index) +
                                  "/" + std::to_string(shards[k].count));
     }
   }
@@ -702,13 +676,13 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
   std::size_t at = 0;
   for (const Shard& s : shards) {
     if (s.begin != at) {
-      refuse(s.name, "it starts at input byte " + std::to_string(s.begin) + ", not " + std::to_string(at) +
+      refuse_shard(s.name, "it starts at input byte " + std::to_string(s.begin) + ", not " + std::to_string(at) +
                          " where the shard before it ended: the shards do not tile the input");
     }
     at = s.end;
   }
   if (at != first.input_bytes) {
-    refuse(shards.back().name, "it ends at input byte " + std::to_string(at) + " of " + std::to_string(first.input_bytes));
+    refuse_shard(shards.back().name, "it ends at input byte " + std::to_string(at) + " of " + std::to_string(first.input_bytes));
   }
   // Every file's size and checksum, read on every core (a directory merge
   // costs little else); the first bad one in shard order is the one named.
@@ -735,7 +709,7 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
         c.intact = part ? file_sha256(f) == c.piece->sha256 : file_crc32(f) == c.piece->crc32;
         if (c.intact && c.piece->rows) {
           for (const NpzEntry& e : npz_entries(f.map(), c.piece->path)) {
-            if (per_position(e.name)) continue;
+            if (per_position_tensor(e.name)) continue;
             std::string keep;
             const std::string_view npy = npz_member(f.map(), c.piece->path, e.name, keep).value();
             c.rows = parse_npy_header(npy, c.piece->path).shape.at(0);
@@ -751,205 +725,19 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
     const Piece& p = *c.piece;
     if (c.error) std::rethrow_exception(c.error);
     if (c.size != p.bytes) {
-      refuse(c.shard->name, p.path + " has " + std::to_string(c.size) + " bytes, its record says " +
+      refuse_shard(c.shard->name, p.path + " has " + std::to_string(c.size) + " bytes, its record says " +
                                 std::to_string(p.bytes) + " (truncated or replaced); run that shard again");
     }
     if (!c.intact) {
-      refuse(c.shard->name, p.path + " does not have its recorded " + (p.crc32.empty() ? "SHA-256" : "CRC-32") +
+      refuse_shard(c.shard->name, p.path + " does not have its recorded " + (p.crc32.empty() ? "SHA-256" : "CRC-32") +
                                 " (corrupt or replaced); run that shard again");
     }
     if (p.rows && c.rows != p.rows) {
-      refuse(c.shard->name, p.path + " holds " + (c.rows ? std::to_string(*c.rows) : std::string("no")) +
+      refuse_shard(c.shard->name, p.path + " holds " + (c.rows ? std::to_string(*c.rows) : std::string("no")) +
                                 " rows, its manifest says " + std::to_string(*p.rows) + " (corrupt?)");
     }
     stats.bytes_read += c.size;
   }
-}
-
-DType dtype_of(const std::string& descr, const std::string& shard) {
-  for (DType d : {DType::float32, DType::float16, DType::float64, DType::int64, DType::int8}) {
-    const char* nd = dtype_info(d).numpy_descr;
-    if (nd && descr == nd) return d;
-  }
-  refuse(shard, "it holds dtype " + descr + ", which embedpe does not write");
-}
-
-// A .npy's header and the layout of its data, checked against its size.
-struct NpyLayout {
-  DType dtype = DType::float32;
-  std::vector<std::size_t> shape;
-  std::size_t data_offset = 0, data_bytes = 0;
-};
-
-NpyLayout npy_layout(std::string_view head, std::size_t file_bytes, const std::string& shard) {
-  const NpyHeader h = parse_npy_header(head, shard);
-  if (h.fortran_order || h.shape.empty()) refuse(shard, "its .npy is not C-ordered rows");
-  NpyLayout l{dtype_of(h.descr, shard), h.shape, h.data_offset, 0};
-  l.data_bytes = TensorRef{"", l.dtype, l.shape, nullptr}.bytes();
-  if (l.data_offset + l.data_bytes != file_bytes) refuse(shard, "its .npy's size does not match its header");
-  return l;
-}
-
-bool same_rows(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
-  return a.size() == b.size() && std::equal(a.begin() + 1, a.end(), b.begin() + 1);
-}
-
-[[noreturn]] void refuse_shape(const std::string& shard, const std::string& piece, const std::string& tensor,
-                               const std::string& other) {
-  refuse(
-      shard,
-      (piece == shard ? std::string("its ") : piece + "'s ") + tensor + " rows are not shaped as " + other +
-          "'s (without a fixed seq_len each shard, and each part, pads to its own longest line): encode with seq_len");
-}
-
-// .npy shards (or one tensor of parts) into one .npy, streamed: the data of each in turn.
-struct NpySource {
-  std::string shard;
-  const Piece* piece;
-  std::string member;  // a part's tensor; empty for a .npy file
-};
-
-void write_npy_merge(OutputFile& out, const std::vector<NpySource>& sources, MergeStats& stats) {
-  // Pass 1: headers. Zero-row shards (an empty shard) may have any trailing shape.
-  std::vector<NpyLayout> layouts;
-  std::optional<std::size_t> shaped;
-  std::size_t rows = 0;
-  for (const NpySource& s : sources) {
-    const std::string& path = s.piece->path;
-    const InFile f(path);
-    if (s.member.empty()) {
-      layouts.push_back(npy_layout(f.read_at(0, std::min<std::size_t>(f.size(), 1 << 20)), f.size(), s.shard));
-    } else {
-      std::string keep;
-      const std::optional<std::string_view> npy = npz_member(f.map(), path, s.member, keep);
-      if (!npy) refuse(s.shard, path + " holds no " + s.member);
-      layouts.push_back(npy_layout(*npy, npy->size(), s.shard));
-    }
-    const NpyLayout& l = layouts.back();
-    if (l.shape[0] == 0) continue;
-    if (!shaped) {
-      shaped = layouts.size() - 1;
-    } else if (!same_rows(l.shape, layouts[*shaped].shape) || l.dtype != layouts[*shaped].dtype) {
-      refuse_shape(s.shard, path, s.member.empty() ? "tensor" : s.member, sources[*shaped].piece->path);
-    }
-    rows += l.shape[0];
-  }
-  TensorRef all{"", layouts[shaped.value_or(0)].dtype, layouts[shaped.value_or(0)].shape, nullptr};
-  all.shape[0] = rows;
-  out.write(npy_header(all));
-  // Pass 2: the data, from the bytes whose checksum is verified as they are
-  // read (a header that changed since pass 1 fails that check too).
-  for (std::size_t k = 0; k < sources.size(); ++k) {
-    const NpySource& s = sources[k];
-    const std::size_t begin = layouts[k].data_offset, end = begin + layouts[k].data_bytes;
-    if (s.member.empty()) {
-      read_verified(s.shard, *s.piece, [&](std::size_t at, std::string_view bytes) {
-        const std::size_t from = std::clamp(begin, at, at + bytes.size());
-        const std::size_t to = std::clamp(end, at, at + bytes.size());
-        out.write(bytes.substr(from - at, to - from));
-      });
-    } else {
-      const std::string file = read_verified_whole(s.shard, *s.piece);
-      std::string keep;
-      const std::optional<std::string_view> npy = npz_member(file, s.piece->path, s.member, keep);
-      if (!npy || npy->size() < end) refuse(s.shard, s.piece->path + " holds no " + s.member);
-      out.write(npy->substr(begin, end - begin));
-    }
-  }
-  stats.rows = rows;
-}
-
-// .npz shards or parts into one .npz: the whole output in memory, as one run holds it.
-// The merged file holds the config one run's holds: `config` when given
-// (for parts, which hold none: their manifest's), else the first shard's
-// "config" member; no shard's record.
-void write_npz_merge(OutputFile& out, const std::vector<std::pair<std::string, const Piece*>>& pieces,
-                     MergeStats& stats, std::optional<std::string> config) {
-  struct Tensor {
-    std::string name;
-    NpyLayout layout;
-    std::string data;
-    std::string first;     // the piece (file or part) that set its shape
-    std::size_t rows = 0;  // sequences so far
-  };
-  std::vector<Tensor> tensors;
-  std::vector<std::string> names;
-  // Each tensor's bytes in all, at most: reserved once, not grown by doubling
-  // (for a gigabyte that doubled the merge's time in copies and page faults).
-  std::map<std::string, std::size_t> capacity;
-  for (const auto& piece : pieces) {
-    const InFile f(piece.second->path);
-    for (const NpzEntry& e : npz_entries(f.map(), piece.second->path)) capacity[e.name] += e.size;
-  }
-  for (const auto& [shard, piece] : pieces) {
-    const std::string& path = piece->path;
-    const std::string file = read_verified_whole(shard, *piece);
-    struct Member {
-      std::string name;
-      std::string_view npy;
-    };
-    std::vector<Member> members;
-    std::vector<std::string> these;
-    const std::vector<NpzEntry> entries = npz_entries(file, path);
-    std::vector<std::string> keep(entries.size());  // inflated members, if any
-    for (std::size_t k = 0; k < entries.size(); ++k) {
-      const std::string_view npy = npz_member(file, path, entries[k].name, keep[k]).value();
-      // Text is what a file says about itself, not rows: its config (kept
-      // once) and a shard's record (which one run's file does not hold).
-      if (npy_holds_text(npy, path + " member " + entries[k].name + ".npy")) {
-        if (entries[k].name == "config" && !config) config = npy_text(npy, path + " member config.npy");
-        continue;
-      }
-      members.push_back({entries[k].name, npy});
-      these.push_back(entries[k].name);
-    }
-    if (names.empty() && tensors.empty()) {
-      names = these;
-      for (const Member& m : members) tensors.push_back({m.name, {}, {}, "", 0});
-    } else if (these != names) {
-      refuse(shard, path + " holds other tensors than the first shard's");
-    }
-    // Rows of this piece: those of its first per-row tensor.
-    std::size_t rows = 0;
-    std::vector<NpyLayout> layouts;
-    for (const Member& m : members) {
-      layouts.push_back(npy_layout(m.npy, m.npy.size(), shard));
-      if (!per_position(m.name)) rows = layouts.back().shape[0];
-    }
-    bool empty_so_far = true;  // every piece before this one had zero rows
-    for (const Tensor& t : tensors) empty_so_far = empty_so_far && (t.first.empty() || t.rows == 0);
-    for (std::size_t k = 0; k < members.size(); ++k) {
-      Tensor& t = tensors[k];
-      const NpyLayout& l = layouts[k];
-      const std::string_view data = std::string_view(members[k].npy).substr(l.data_offset, l.data_bytes);
-      if (empty_so_far) {  // the first piece with rows (or the first piece) sets the shapes
-        if (t.first.empty() || rows > 0) {
-          t.layout = l;
-          t.first = path;
-          t.rows = rows;
-          if (!per_position(t.name)) t.data.reserve(capacity[t.name]);
-          t.data.assign(data);
-        }
-        continue;
-      }
-      if (rows == 0) continue;  // an empty shard adds nothing
-      if (per_position(t.name)) {
-        if (l.shape != t.layout.shape || l.dtype != t.layout.dtype || data != t.data)
-          refuse_shape(shard, path, t.name, t.first);
-        continue;
-      }
-      if (!same_rows(l.shape, t.layout.shape) || l.dtype != t.layout.dtype) refuse_shape(shard, path, t.name, t.first);
-      t.layout.shape[0] += l.shape[0];
-      t.rows += rows;
-      t.data.append(data);
-    }
-    stats.rows += rows;
-  }
-  std::vector<TensorRef> refs;
-  for (const Tensor& t : tensors) refs.push_back({t.name, t.layout.dtype, t.layout.shape, t.data.data()});
-  std::vector<NpzText> texts;
-  if (config) texts.push_back({"config", *config});
-  write_npz(out, refs, texts);
 }
 
 // merge --input: the file the shards read, read again whole. Each shard's
@@ -968,7 +756,7 @@ std::string check_input(const std::string& input, const std::vector<Shard>& shar
   Sha256 whole;
   for (const Shard& s : shards) {
     if (s.range_sha256.empty())
-      refuse(s.name, "its record has no SHA-256 of the input it read, to check against input");
+      refuse_shard(s.name, "its record has no SHA-256 of the input it read, to check against input");
     Sha256 range;
     std::size_t lines = 0;
     char last = '\n';
@@ -987,7 +775,7 @@ std::string check_input(const std::string& input, const std::vector<Shard>& shar
       throw m.error();
     }
     if (s.lines && *s.lines != lines) {
-      refuse(s.name, "its record says it read " + std::to_string(*s.lines) + " lines, and its bytes of " + input +
+      refuse_shard(s.name, "its record says it read " + std::to_string(*s.lines) + " lines, and its bytes of " + input +
                          " hold " + std::to_string(lines) + " (corrupt record?)");
     }
     stats.bytes_read += s.end - s.begin;
@@ -1003,75 +791,16 @@ std::vector<std::size_t> line_offsets(const std::vector<Shard>& shards) {
   std::size_t before = 0;
   for (const Shard& s : shards) {
     const bool own = s.reading.value("shard_seek", false);
-    if (own && !s.lines) refuse(s.name, "its record does not say how many input lines it read");
+    if (own && !s.lines) refuse_shard(s.name, "its record does not say how many input lines it read");
     offsets.push_back(own ? before : 0);
     before += s.lines.value_or(0);
   }
   return offsets;
 }
 
-// A JSON Lines shard, its records' "line" raised by `offset`. A sharded run
-// reads one input, so each record starts {"line":N, (no "source").
-void copy_jsonl(OutputFile& out, const Shard& s, std::size_t offset, MergeStats& stats) {
-  if (!s.reading.value("shard_seek", false)) {  // the file's line numbers already
-    read_verified(s.name, s.pieces[0], [&](std::size_t, std::string_view piece) {
-      out.write(piece);
-      stats.rows += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
-    });
-    return;
-  }
-  static constexpr std::string_view head = "{\"line\":";
-  const std::size_t lines = s.lines.value_or(0);
-  std::size_t previous = 0, records = 0;
-  auto record = [&](std::string_view r) {
-    std::size_t i = head.size(), n = 0;
-    while (i < r.size() && i < head.size() + 18 && r[i] >= '0' && r[i] <= '9')
-      n = n * 10 + static_cast<std::size_t>(r[i++] - '0');
-    if (r.substr(0, head.size()) != head || i == head.size() || i >= r.size() || r[i] != ',') {
-      refuse(s.name, "record " + std::to_string(records + 1) +
-                         " does not start {\"line\":N, (not written by embedpe encode --shard)");
-    }
-    // Its own lines, in order, within the count its record gives.
-    if (n <= previous || n > lines) {
-      refuse(s.name, "record " + std::to_string(records + 1) + " is line " + std::to_string(n) + ", after line " +
-                         std::to_string(previous) + " of the " + std::to_string(lines) +
-                         " its record says it read (corrupt?)");
-    }
-    previous = n;
-    ++records;
-    out.write(head);
-    out.write(std::to_string(n + offset));
-    out.write(r.substr(i));
-    ++stats.rows;
-  };
-  std::string carry;  // a record cut by a chunk boundary
-  read_verified(s.name, s.pieces[0], [&](std::size_t, std::string_view piece) {
-    for (std::size_t at = 0; at < piece.size();) {
-      const std::size_t nl = piece.find('\n', at);
-      if (nl == std::string_view::npos) {
-        carry.append(piece.substr(at));
-        break;
-      }
-      if (carry.empty()) {
-        record(piece.substr(at, nl + 1 - at));
-      } else {
-        carry.append(piece.substr(at, nl + 1 - at));
-        record(carry);
-        carry.clear();
-      }
-      at = nl + 1;
-    }
-  });
-  if (!carry.empty()) refuse(s.name, "its last record has no line end (truncated?)");
-  if (!s.reading.value("skip_empty", false) && records != lines) {
-    refuse(s.name, "it holds " + std::to_string(records) + " records of the " + std::to_string(lines) +
-                       " lines its record says it read (corrupt?)");
-  }
-}
-
 // Every shard holds no row: the input has no text, which a single run refuses too.
 [[noreturn]] void refuse_no_rows(const std::string& shard) {
-  refuse(shard, "no shard holds a row (the input has no text): nothing to merge");
+  refuse_shard(shard, "no shard holds a row (the input has no text): nothing to merge");
 }
 
 // Parts directories into one parts directory (parts_dir.h, join_parts_dirs).
@@ -1082,9 +811,9 @@ MergeStats merge_into_directory(const MergeOptions& options) {
   std::vector<Shard> shards;
   for (const std::string& path : options.shards) {
     shards.push_back(load_shard(path));
-    if (shards.back().kind != Kind::parts_dir) {
+    if (const SinkFormat* f = shards.back().format) {
       Message m;
-      m << "merge: " << kind_name(shards.back().kind) << " shards join into a ." << kind_name(shards.back().kind)
+      m << "merge: " << f->name << " shards join into a " << f->extensions.front()
         << " file, not the directory " << Verbatim{options.output_dir} << "; output_dir takes output_dir shards";
       throw m.usage_error({"output_dir"});
     }
@@ -1126,24 +855,16 @@ MergeStats merge_into_directory(const MergeOptions& options) {
 
 MergeStats merge_shards(const MergeOptions& options) {
   if (options.output_dir.empty() && (options.output.empty() || options.output == "-")) {
-    throw UsageError("merge writes a file: give output_path OUT.npy, OUT.npz or OUT.jsonl (or output_dir DIR for "
-                     "output_dir shards)",
+    throw UsageError("merge writes a file: give output_path OUT (" + joined_extensions(" or ") +
+                         "), or output_dir DIR for output_dir shards",
                      {"output_path", "output_dir"});
   }
   if (options.shards.empty()) throw UsageError("merge needs the shards to join");
   if (!options.output_dir.empty()) return merge_into_directory(options);
-  std::string ext = options.output.substr(std::min(options.output.size(), options.output.rfind('.')));
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  Kind target;
-  if (ext == ".npy") {
-    target = Kind::npy;
-  } else if (ext == ".npz") {
-    target = Kind::npz;
-  } else if (ext == ".jsonl") {
-    target = Kind::jsonl;
-  } else {
+  const SinkFormat* target = joined_format(options.output);
+  if (!target) {
     Message m;
-    m << "merge writes .npy, .npz or .jsonl; " << Verbatim{options.output} << " is none of them";
+    m << "merge writes " << joined_extensions(" or ") << "; " << Verbatim{options.output} << " is none of them";
     throw m.usage_error();
   }
   check_stale_shard_record(options.output);
@@ -1151,13 +872,21 @@ MergeStats merge_shards(const MergeOptions& options) {
   std::vector<Shard> shards;
   for (const std::string& path : options.shards) shards.push_back(load_shard(path));
   stats.shards = shards.size();
-  const Kind kind = shards.front().kind;
-  const bool fits = kind == target || (kind == Kind::parts_dir && (target == Kind::npy || target == Kind::npz));
+  const SinkFormat* kind = shards.front().format;
+  const bool fits = kind == target || (!kind && target->traits.joins_parts);
   if (!fits) {
+    std::string into;  // what these shards join into
+    if (kind) {
+      into = kind->extensions.front();
+    } else {
+      std::vector<std::string> all;
+      for (const SinkFormat* f : sink_formats()) {
+        if (f->join && f->traits.joins_parts) all.push_back(f->extensions.front());
+      }
+      for (std::size_t k = 0; k < all.size(); ++k) into += (k == 0 ? "" : k + 1 == all.size() ? " or " : ", ") + all[k];
+    }
     Message m;
-    m << "merge: " << kind_name(kind) << " shards join into ";
-    m << (kind == Kind::parts_dir ? std::string(".npy or .npz") : "." + std::string(kind_name(kind)));
-    m << ", not " << Verbatim{options.output};
+    m << "merge: " << kind_name(kind) << " shards join into " << into << ", not " << Verbatim{options.output};
     throw m.usage_error();
   }
   // The output must not be one of the files it is made from.
@@ -1185,34 +914,31 @@ MergeStats merge_shards(const MergeOptions& options) {
   pause_for_test("merge-copy");  // the shards checked, none copied yet
   OutputFile out(options.output);
   out.commit_with(without_stale_shard_record(options.output));  // it described an earlier shard written there
-  if (target == Kind::jsonl) {
-    const std::vector<std::size_t> offsets = line_offsets(shards);
-    for (std::size_t k = 0; k < shards.size(); ++k) copy_jsonl(out, shards[k], offsets[k], stats);
-  } else if (target == Kind::npy) {
-    std::string member;
-    if (kind == Kind::parts_dir) {
-      const Json emit = shards.front().config.value("emit", Json::array());
-      member = emit.size() == 1 ? emit[0].get<std::string>() : "output";
-      if (std::find(emit.begin(), emit.end(), Json(member)) == emit.end()) {
-        refuse(shards.front().name, "its parts hold no output tensor to write as one .npy; merge into .npz");
-      }
+  // The files in order, each read through read_verified: what is copied is what was checked.
+  ShardJoin join{.parts = kind == nullptr, .config = shards.front().config};
+  std::size_t lines_before = 0;  // what a shard_seek shard's own line numbers are raised by
+  for (const Shard& s : shards) {
+    for (const Piece& p : s.pieces) {
+      join.files.push_back({.shard = s.name,
+                            .path = p.path,
+                            .bytes = p.bytes,
+                            .rows = p.rows,
+                            .own_lines = s.reading.value("shard_seek", false),
+                            .line_offset = lines_before,
+                            .lines = s.lines.value_or(0),
+                            .skip_empty = s.reading.value("skip_empty", false),
+                            .read = [&s, &p](const std::function<void(std::size_t, std::string_view)>& use) {
+                              read_verified(s.name, p, use);
+                            },
+                            .peek = [&p](const std::function<void(std::string_view)>& look) {
+                              const InFile f(p.path);
+                              look(f.map());
+                            }});
     }
-    std::vector<NpySource> sources;
-    for (const Shard& s : shards) {
-      for (const Piece& p : s.pieces) sources.push_back({s.name, &p, member});
-    }
-    if (sources.empty()) refuse(shards.front().name, "no shard holds a part: nothing to write");
-    write_npy_merge(out, sources, stats);
-  } else {
-    std::vector<std::pair<std::string, const Piece*>> pieces;
-    for (const Shard& s : shards) {
-      for (const Piece& p : s.pieces) pieces.emplace_back(s.name, &p);
-    }
-    if (pieces.empty()) refuse(shards.front().name, "no shard holds a part: nothing to write");
-    std::optional<std::string> config;  // parts hold none: the manifest's, as one run's .npz holds it
-    if (kind == Kind::parts_dir) config = shards.front().config.dump(-1, ' ', false, Json::error_handler_t::replace);
-    write_npz_merge(out, pieces, stats, config);
+    lines_before += s.lines.value_or(0);
   }
+  if (join.files.empty()) refuse_shard(shards.front().name, "no shard holds a part: nothing to write");
+  stats.rows = target->join(out, join);
   if (stats.rows == 0) refuse_no_rows(shards.front().name);
   out.commit();
   struct stat done;

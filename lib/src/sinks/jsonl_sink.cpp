@@ -3,12 +3,15 @@
 // only up to pad_to_multiple_of, so records do not depend on batching.
 // Records are rendered on run.threads threads, a few megabytes at a time, and
 // written in order.
+// merge: JSON Lines shards into one file, each record's "line" numbered as
+// the whole input's.
 #include <algorithm>
 
 #include "json_writer.h"
 #include "message.h"
 #include "parallel.h"
 #include "sinks/file_sink.h"
+#include "sinks/shard_join.h"
 
 namespace embedpe {
 namespace {
@@ -73,11 +76,78 @@ class JsonlSink : public FileSink {
   }
 };
 
+// A JSON Lines shard, its records' "line" raised by its line_offset. A sharded run
+// reads one input, so each record starts {"line":N, (no "source").
+std::size_t copy_jsonl(OutputFile& out, const ShardFile& f) {
+  std::size_t rows = 0;
+  if (!f.own_lines) {  // the file's line numbers already
+    f.read([&](std::size_t, std::string_view piece) {
+      out.write(piece);
+      rows += static_cast<std::size_t>(std::count(piece.begin(), piece.end(), '\n'));
+    });
+    return rows;
+  }
+  static constexpr std::string_view head = "{\"line\":";
+  const std::size_t lines = f.lines;
+  std::size_t previous = 0, records = 0;
+  auto record = [&](std::string_view r) {
+    std::size_t i = head.size(), n = 0;
+    while (i < r.size() && i < head.size() + 18 && r[i] >= '0' && r[i] <= '9')
+      n = n * 10 + static_cast<std::size_t>(r[i++] - '0');
+    if (r.substr(0, head.size()) != head || i == head.size() || i >= r.size() || r[i] != ',') {
+      refuse_shard(f.shard, "record " + std::to_string(records + 1) +
+                         " does not start {\"line\":N, (not written by embedpe encode --shard)");
+    }
+    // Its own lines, in order, within the count its record gives.
+    if (n <= previous || n > lines) {
+      refuse_shard(f.shard, "record " + std::to_string(records + 1) + " is line " + std::to_string(n) + ", after line " +
+                         std::to_string(previous) + " of the " + std::to_string(lines) +
+                         " its record says it read (corrupt?)");
+    }
+    previous = n;
+    ++records;
+    out.write(head);
+    out.write(std::to_string(n + f.line_offset));
+    out.write(r.substr(i));
+    ++rows;
+  };
+  std::string carry;  // a record cut by a chunk boundary
+  f.read([&](std::size_t, std::string_view piece) {
+    for (std::size_t at = 0; at < piece.size();) {
+      const std::size_t nl = piece.find('\n', at);
+      if (nl == std::string_view::npos) {
+        carry.append(piece.substr(at));
+        break;
+      }
+      if (carry.empty()) {
+        record(piece.substr(at, nl + 1 - at));
+      } else {
+        carry.append(piece.substr(at, nl + 1 - at));
+        record(carry);
+        carry.clear();
+      }
+      at = nl + 1;
+    }
+  });
+  if (!carry.empty()) refuse_shard(f.shard, "its last record has no line end (truncated?)");
+  if (!f.skip_empty && records != lines) {
+    refuse_shard(f.shard, "it holds " + std::to_string(records) + " records of the " + std::to_string(lines) +
+                       " lines its record says it read (corrupt?)");
+  }
+  return rows;
+}
+
+std::size_t join_jsonl(OutputFile& out, const ShardJoin& j) {
+  std::size_t rows = 0;
+  for (const ShardFile& f : j.files) rows += copy_jsonl(out, f);
+  return rows;
+}
+
 }  // namespace
 
 const SinkFormat& jsonl_sink_format() {
   static const SinkFormat f{"jsonl", {".jsonl"}, {.streams = true, .tables = false},
-                            [](const std::string& path) { return std::make_unique<JsonlSink>(path); }};
+                            [](const std::string& path) { return std::make_unique<JsonlSink>(path); }, join_jsonl};
   return f;
 }
 
