@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 # Public headers with no .cpp of their own name (pretrained_tokenizer.h is
-# defined in tokenizer.cpp): the layer they belong to.
-HEADER_ONLY = {"error.h": "core", "heatmap_look.h": "pe", "pretrained_tokenizer.h": "text"}
+# defined in tokenizer.cpp, shards.h in shard_record.cpp and merge.cpp): the
+# layer they belong to.
+HEADER_ONLY = {"error.h": "core", "heatmap_look.h": "pe", "pretrained_tokenizer.h": "text", "shards.h": "pipeline"}
 # Written at configure time (the sink registry's list): part of sinks.
 GENERATED = {"sink_formats.inc": "sinks"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -79,7 +79,7 @@ TEST_CASE("without commit (an error midway) nothing is left behind, and an old f
 TEST_CASE("unwritable outputs are errors naming the path") {
   CHECK_THROWS_WITH_AS(OutputFile(test::temp_path("no/such/dir/x.npy")), doctest::Contains("cannot write output"),
                        embedpe::Error);
-  CHECK_THROWS_WITH_AS(OutputFile(test::scratch_dir()), doctest::Contains("is a directory"), embedpe::Error);
+  CHECK_THROWS_WITH_AS(OutputFile{test::scratch_dir()}, doctest::Contains("is a directory"), embedpe::Error);
   CHECK_THROWS_AS(OutputFile(""), embedpe::UsageError);
 }
 

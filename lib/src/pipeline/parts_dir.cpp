@@ -27,7 +27,11 @@
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
 #include "embedpe/weights.h"
+#include "in_file.h"
+#include "json_difference.h"
+#include "manifest.h"
 #include "message.h"
+#include "shard_record.h"
 #include "output_temporaries.h"
 #include "sha256.h"
 #include "test_pause.h"
@@ -37,310 +41,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kManifest = "manifest.json";
-constexpr const char* kJournal = "parts.journal";
 constexpr const char* kLock = ".lock";
-// A manifest or journal is ~200 bytes per part: 256 MiB is over a million
-// parts. Anything larger is not ours, and is not read into memory.
-constexpr std::size_t kMaxManifestBytes = std::size_t(256) << 20;
 
-// ---------------------------------------------------------------- records
-
-struct LineRange {
-  std::string source;
-  std::size_t first_line = 0, last_line = 0;
-  bool operator==(const LineRange&) const = default;
-};
-
-struct PartRecord {
-  std::string file;
-  std::size_t rows = 0;
-  std::vector<LineRange> lines;
-  std::string input_sha256;  // of the raw input bytes consumed for this part, skipped lines included
-  std::string sha256;        // of the part file
-  std::size_t bytes = 0;     // of the part file
-  std::string text;          // part_text(*this), once known: written to the journal, reused in the manifest
-};
-
-struct InputRecord {
-  std::string path;
-  std::optional<std::size_t> bytes;   // a regular file's size; none for stdin or a pipe
-  std::optional<std::string> sha256;  // of all bytes read from it (the shard's range), once complete
-  // A shard of many, once complete: the byte range [begin, end) it read and
-  // the input's identity (shards.h), which embedpe merge checks.
-  std::optional<std::pair<std::size_t, std::size_t>> range;
-  std::optional<std::string> fingerprint;
-  std::optional<std::size_t> lines;  // a shard's: consumed, kept or skipped (merge renumbers by them)
-};
-
-// How the inputs were read: with the config, what decides the rows.
-struct Reading {
-  std::vector<std::string> inputs;
-  std::string input_format;
-  std::string field;
-  bool skip_empty = false;
-  std::string shard;  // "K/N"
-  bool shard_seek = false;  // line numbers count from the shard's first line
-  // Not max_line_bytes: a different limit changes no row, only whether a
-  // run fails, so a resume may raise it.
-};
-
-struct Manifest {
-  std::string embedpe_version;
-  Json config;
-  Reading reading;
-  std::vector<InputRecord> inputs;
-  std::size_t shard_rows = 0;
-  bool complete = false;
-  std::size_t merged = 0;  // joined from this many shards by embedpe merge (0: written by encode)
-  std::vector<PartRecord> parts;
-};
-
-// The part as one line of JSON, written out by hand: building an ordered_json tree
-// per part cost 13 us, most of a 1-row part's bookkeeping (bench/manifest.py).
-const std::string& part_text(PartRecord& p) {
-  if (!p.text.empty()) return p.text;
-  // Most parts name the same source: escape it once.
-  static thread_local std::string last_source, last_escaped;
-  std::string& t = p.text;
-  t.reserve(256);
-  t += "{\"file\":\"" + p.file + "\",\"rows\":" + std::to_string(p.rows) + ",\"lines\":[";  // file: part-NNNNN.npz
-  for (std::size_t i = 0; i < p.lines.size(); ++i) {
-    const LineRange& r = p.lines[i];
-    if (r.source != last_source || last_escaped.empty()) {
-      last_source = r.source;
-      last_escaped = Json(r.source).dump(-1, ' ', false, Json::error_handler_t::replace);
-    }
-    t += i ? ",{\"source\":" : "{\"source\":";
-    t += last_escaped;
-    t += ",\"first_line\":" + std::to_string(r.first_line) + ",\"last_line\":" + std::to_string(r.last_line) + "}";
-  }
-  t += "],\"input_sha256\":\"" + p.input_sha256 + "\",\"sha256\":\"" + p.sha256 + "\",\"bytes\":" +
-       std::to_string(p.bytes) + "}";
-  return t;
-}
-
-// The manifest as text. Each part's JSON is dumped once (see part_text) and
-// spliced in, so the final manifest of 10,000 parts costs a copy of their
-// journal lines rather than building and dumping a JSON tree of them.
-std::string manifest_text(Manifest& m) {
-  Json inputs = Json::array();
-  for (const auto& i : m.inputs) {
-    inputs.push_back({{"path", i.path},
-                      {"bytes", i.bytes ? Json(*i.bytes) : Json()},
-                      {"sha256", i.sha256 ? Json(*i.sha256) : Json()}});
-    if (i.range) inputs.back()["range"] = {i.range->first, i.range->second};
-    if (i.fingerprint) inputs.back()["fingerprint"] = *i.fingerprint;
-    if (i.lines) inputs.back()["lines"] = *i.lines;
-  }
-  std::size_t rows = 0;
-  for (const auto& p : m.parts) rows += p.rows;
-  const Reading& r = m.reading;
-  Json reading = {{"inputs", r.inputs},
-                  {"input_format", r.input_format},
-                  {"field", r.field},
-                  {"skip_empty", r.skip_empty},
-                  {"shard", r.shard}};
-  if (r.shard_seek) reading["shard_seek"] = true;  // only then: earlier manifests stay the same bytes
-  Json head = {{"embedpe_version", m.embedpe_version},
-               {"format", "npz"},
-               {"config", m.config},
-               {"reading", reading},
-               {"inputs", inputs},
-               {"shard_rows", m.shard_rows},
-               {"rows", rows},
-               {"complete", m.complete},
-               {"parts", Json::array()}};
-  if (m.merged) {  // before "parts", which must come last
-    head.erase("parts");
-    head["merged_shards"] = m.merged;
-    head["parts"] = Json::array();
-  }
-  std::string text = head.dump(1, ' ', false, Json::error_handler_t::replace);  // paths need not be UTF-8
-  const std::string empty = "[]\n}";
-  if (text.size() < empty.size() || text.compare(text.size() - empty.size(), empty.size(), empty) != 0) {
-    throw InternalError("unexpected manifest layout");
-  }
-  text.resize(text.size() - empty.size());
-  text += "[";
-  for (std::size_t i = 0; i < m.parts.size(); ++i) {
-    text += i ? ",\n  " : "\n  ";
-    text += part_text(m.parts[i]);
-  }
-  text += m.parts.empty() ? "]\n}\n" : "\n ]\n}\n";
-  return text;
-}
-
-// ---------------------------------------------------------------- schema
-
-// Turns a manifest (or journal line) into records, checking every key and
-// type: a tampered or foreign file is one clear error naming it, never a
-// crash or a silently wrong resume.
-class Schema {
- public:
-  explicit Schema(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const std::string& what) const {
-    Message m;
-    m << Verbatim{file_} << " is not a valid embedpe manifest (" << Verbatim{what}
-      << "); remove the directory's contents or choose another output_dir";
-    throw m.error({"output_dir"});
-  }
-  const Json& member(const Json& obj, const char* key, const std::string& where) const {
-    if (!obj.is_object()) fail(where + " is not an object");
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(where + " has no \"" + key + "\"");
-    return *it;
-  }
-  std::string string(const Json& obj, const char* key, const std::string& where) const {
-    const Json& v = member(obj, key, where);
-    if (!v.is_string()) fail(where + "." + key + " is not a string");
-    return v.get<std::string>();
-  }
-  std::size_t count(const Json& obj, const char* key, const std::string& where) const {
-    const Json& v = member(obj, key, where);
-    if (!v.is_number_unsigned()) fail(where + "." + key + " is not a non-negative integer");
-    return v.get<std::size_t>();
-  }
-  bool boolean(const Json& obj, const char* key, const std::string& where) const {
-    const Json& v = member(obj, key, where);
-    if (!v.is_boolean()) fail(where + "." + key + " is not true or false");
-    return v.get<bool>();
-  }
-  const Json& array(const Json& obj, const char* key, const std::string& where) const {
-    const Json& v = member(obj, key, where);
-    if (!v.is_array()) fail(where + "." + key + " is not an array");
-    return v;
-  }
-  std::string sha256(const Json& obj, const char* key, const std::string& where) const {
-    std::string s = string(obj, key, where);
-    if (s.size() != 64 || s.find_first_not_of("0123456789abcdef") != std::string::npos) {
-      fail(where + "." + key + " is not a SHA-256 in hex");
-    }
-    return s;
-  }
-
-  PartRecord part(const Json& j, const std::string& where) const {
-    PartRecord p;
-    p.file = string(j, "file", where);
-    p.rows = count(j, "rows", where);
-    const Json& lines = array(j, "lines", where);
-    for (std::size_t k = 0; k < lines.size(); ++k) {
-      const std::string w = where + ".lines[" + std::to_string(k) + "]";
-      p.lines.push_back({string(lines[k], "source", w), count(lines[k], "first_line", w), count(lines[k], "last_line", w)});
-    }
-    p.input_sha256 = sha256(j, "input_sha256", where);
-    p.sha256 = sha256(j, "sha256", where);
-    p.bytes = count(j, "bytes", where);
-    return p;
-  }
-
-  Manifest manifest(const Json& doc) const {
-    const std::string top = "the document";
-    if (!doc.is_object()) fail(top + " is not a JSON object");
-    Manifest m;
-    m.embedpe_version = string(doc, "embedpe_version", top);
-    if (string(doc, "format", top) != "npz") fail("format is not \"npz\"");
-    m.config = member(doc, "config", top);
-    if (!m.config.is_object()) fail("config is not an object");
-    const Json& r = member(doc, "reading", top);
-    const Json& inputs = array(r, "inputs", "reading");
-    for (const auto& i : inputs) {
-      if (!i.is_string()) fail("reading.inputs holds a non-string");
-      m.reading.inputs.push_back(i.get<std::string>());
-    }
-    m.reading.input_format = string(r, "input_format", "reading");
-    m.reading.field = string(r, "field", "reading");
-    m.reading.skip_empty = boolean(r, "skip_empty", "reading");
-    m.reading.shard = string(r, "shard", "reading");
-    if (r.contains("shard_seek")) m.reading.shard_seek = boolean(r, "shard_seek", "reading");
-    const Json& records = array(doc, "inputs", top);
-    for (std::size_t k = 0; k < records.size(); ++k) {
-      const std::string w = "inputs[" + std::to_string(k) + "]";
-      InputRecord in;
-      in.path = string(records[k], "path", w);
-      if (!member(records[k], "bytes", w).is_null()) in.bytes = count(records[k], "bytes", w);
-      if (!member(records[k], "sha256", w).is_null()) in.sha256 = sha256(records[k], "sha256", w);
-      m.inputs.push_back(std::move(in));
-    }
-    if (m.inputs.size() != m.reading.inputs.size()) fail("inputs and reading.inputs differ in length");
-    m.shard_rows = count(doc, "shard_rows", top);
-    if (m.shard_rows == 0) fail("shard_rows is 0");
-    m.complete = boolean(doc, "complete", top);
-    if (doc.contains("merged_shards")) m.merged = count(doc, "merged_shards", top);
-    const Json& parts = array(doc, "parts", top);
-    for (std::size_t k = 0; k < parts.size(); ++k) {
-      m.parts.push_back(part(parts[k], "parts[" + std::to_string(k) + "]"));
-      if (m.parts.back().file != part_name(k)) fail("parts[" + std::to_string(k) + "].file is not " + part_name(k));
-    }
-    count(doc, "rows", top);
-    return m;
-  }
-
- private:
-  std::string file_;
-};
 
 // ---------------------------------------------------------------- files
-
-// The regular file at `at`, whole; nullopt if there is none. Anything else
-// there (a FIFO, a symlink, a directory) is an error naming it (`path`), found
-// without blocking: O_NOFOLLOW refuses a symlink, O_NONBLOCK a FIFO's wait.
-std::optional<std::string> read_small_file(const std::string& at, const std::string& path, const std::string& what,
-                                           std::size_t max_bytes = SIZE_MAX) {
-  const int fd = ::open(at.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0 && errno == ENOENT) return std::nullopt;
-  const auto not_regular = [&] {
-    return Error(path + " is not a regular file; remove it (it is not a " + what + " embedpe wrote)");
-  };
-  if (fd < 0 && errno == ELOOP) throw not_regular();
-  if (fd < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st;
-  if (::fstat(fd, &st) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw not_regular();
-  if (static_cast<std::size_t>(st.st_size) > max_bytes) {
-    Message m;
-    m << Verbatim{path} << " is " << std::to_string(st.st_size) << " bytes, more than a " << what
-      << " embedpe writes (" << std::to_string(max_bytes) << "); remove it or choose another output_dir";
-    throw m.error({"output_dir"});
-  }
-  std::string data(static_cast<std::size_t>(st.st_size) + 1, '\0');  // one more byte: sees a file that grew
-  std::size_t got = 0;
-  for (;;) {
-    if (got == data.size()) data.resize(data.size() * 2);
-    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  data.resize(got);
-  return data;
-}
 
 // The part file at `path`: nullopt if absent; its bytes if a regular file.
 // Anything else (a FIFO would block an open, a symlink could point at an
 // input) is an error naming it.
 std::optional<std::string> read_part(const std::string& at, const std::string& path) {
   return read_small_file(at, path, "part");
-}
-
-void write_manifest(const std::string& at, const std::string& path, Manifest& m) {
-  // The run's own file, in a directory it holds locked: replaced as the run goes on, --no-clobber or not.
-  OutputFile out(at, path, Existing::replaced);
-  out.write(manifest_text(m));
-  out.commit();
-}
-
-bool is_part_name(const std::string& name) {
-  std::size_t index = 0;
-  char tail[8] = {};
-  if (name.size() < 14 || std::sscanf(name.c_str(), "part-%zu.np%1s", &index, tail) != 2) return false;
-  return name == part_name(index);
 }
 
 struct PartFile {
@@ -485,46 +195,6 @@ class Journal {
   int fd_ = -1;
 };
 
-// manifest.json with the journal's parts folded in (a journal line for part
-// k replaces the manifest's part k). A final line cut short by a crash is
-// ignored; any other malformed line is an error.
-// `at`: where to read DIR's files (HeldDirectory::at), if not at its name.
-Manifest load_manifest(const std::string& dir, const std::string& at = "") {
-  const std::string manifest_path = dir + "/" + kManifest, journal_path = dir + "/" + kJournal;
-  const std::string& in = at.empty() ? dir : at;
-  const Schema schema(manifest_path);
-  const std::string text =
-      read_small_file(in + "/" + kManifest, manifest_path, "manifest", kMaxManifestBytes).value_or("");
-  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) schema.fail("not JSON");
-  Manifest m = schema.manifest(doc);
-  const std::optional<std::string> journal =
-      read_small_file(in + "/" + kJournal, journal_path, "journal", kMaxManifestBytes);
-  if (!journal) return m;
-  const Schema jschema(journal_path);
-  std::size_t begin = 0, number = 0;
-  while (begin < journal->size()) {
-    const std::size_t end = journal->find('\n', begin);
-    if (end == std::string::npos) break;  // cut short while being written
-    ++number;
-    const std::string where = "line " + std::to_string(number);
-    const Json line = Json::parse(journal->substr(begin, end - begin), nullptr, false);
-    if (line.is_discarded()) jschema.fail(where + " is not JSON");
-    PartRecord p = jschema.part(line, where);
-    std::size_t index = 0;
-    if (!is_part_name(p.file) || (index = std::strtoull(p.file.c_str() + 5, nullptr, 10)) > m.parts.size()) {
-      jschema.fail(where + " names " + p.file + ", not the next part");
-    }
-    if (index == m.parts.size()) {
-      m.parts.push_back(std::move(p));
-    } else {
-      m.parts[index] = std::move(p);
-    }
-    begin = end + 1;
-  }
-  return m;
-}
-
 // ---------------------------------------------------------------- resume checks
 
 std::string joined(const std::vector<std::string>& v) {
@@ -549,35 +219,6 @@ std::string joined(const std::vector<std::string>& v) {
   throw m.usage_error(std::move(parameters));
 }
 
-// The first leaf where two configs differ, as "model.sha256".
-std::optional<std::string> first_difference(const Json& a, const Json& b, const std::string& path,
-                                            std::string& then, std::string& now) {
-  if (a.is_object() && b.is_object()) {
-    for (const auto& [key, value] : a.items()) {
-      const std::string p = path.empty() ? key : path + "." + key;
-      auto it = b.find(key);
-      if (it == b.end()) {
-        then = value.dump();
-        now = "(none)";
-        return p;
-      }
-      if (auto d = first_difference(value, *it, p, then, now)) return d;
-    }
-    for (const auto& [key, value] : b.items()) {
-      if (!a.contains(key)) {
-        then = "(none)";
-        now = value.dump();
-        return path.empty() ? key : path + "." + key;
-      }
-    }
-    return std::nullopt;
-  }
-  if (a == b) return std::nullopt;
-  then = a.dump();
-  now = b.dump();
-  return path;
-}
-
 void check_same_run(const Manifest& old, const Manifest& now, const std::string& manifest_path) {
   const Reading &a = old.reading, &b = now.reading;
   if (a.inputs != b.inputs) refuse(manifest_path, "input", joined(a.inputs), joined(b.inputs));
@@ -593,9 +234,8 @@ void check_same_run(const Manifest& old, const Manifest& now, const std::string&
   if (old.shard_rows != now.shard_rows) {
     refuse(manifest_path, "shard_rows", std::to_string(old.shard_rows), std::to_string(now.shard_rows));
   }
-  std::string then, here;
-  if (auto key = first_difference(old.config, now.config, "", then, here)) {
-    refuse(manifest_path, "config " + *key, then, here);
+  if (const std::vector<JsonDifference> d = json_differences(old.config, now.config); !d.empty()) {
+    refuse(manifest_path, "config " + d.front().path, d.front().then, d.front().now);
   }
   for (std::size_t i = 0; i < old.inputs.size(); ++i) {
     const auto& x = old.inputs[i];
@@ -680,9 +320,6 @@ void verify_input_unchanged(const Manifest& old, const LineReader& reader, const
   }
 }
 
-std::string shard_label(const InputOptions& o) {
-  return std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
-}
 
 class Stopwatch {
  public:
@@ -826,7 +463,7 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   const InputOptions& o = reader.options();
   run.reading = {reader.paths(), o.format == InputFormat::jsonl ? "jsonl" : "lines",
                  o.field,        o.skip_empty,
-                 shard_label(o), o.shard_seek && o.shard_count > 1};
+                 shard_label(o.shard_index, o.shard_count), o.shard_seek && o.shard_count > 1};
   for (const auto& path : reader.paths()) {
     InputRecord in{path, std::nullopt, std::nullopt};
     struct stat st;
@@ -1112,24 +749,13 @@ void link_or_copy(const std::string& from, const std::string& to, const std::str
 // after that check (by another run of the shard) is refused, never joined
 // unchecked.
 void verify_joined(const std::string& at, const std::string& from, const PartRecord& p, const std::string& shard) {
-  const int fd = ::open(at.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) throw Error("cannot read " + from + ": " + std::strerror(errno));
+  const InFile f(at, InFile::Links::refuse, from, {}, InFile::Use::own);
   Sha256 h;
   std::size_t bytes = 0;
-  static thread_local std::string buffer(std::size_t(1) << 20, '\0');
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      throw Error("cannot read " + from + ": " + std::strerror(e));
-    }
-    if (n == 0) break;
-    h.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
-    bytes += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
+  f.each_chunk(0, f.size(), [&](std::string_view piece) {
+    h.update(piece);
+    bytes += piece.size();
+  });
   if (bytes != p.bytes || h.hex() != p.sha256) {
     Message m;
     m << "shard " << Verbatim{shard} << ": " << Verbatim{from}

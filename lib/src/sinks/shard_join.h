@@ -1,5 +1,5 @@
 // Joining the shards of one run into one file (embedpe merge): what merge
-// (pipeline/shards.cpp) hands a format's SinkFormat::join once it has checked
+// (pipeline/merge.cpp) hands a format's SinkFormat::join once it has checked
 // that the shards are one run's, in order, and that each file is the one its
 // record describes. A format that merge can write defines its join beside its
 // sink, in src/sinks/NAME_sink.cpp; merge names no format itself.

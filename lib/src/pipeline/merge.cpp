@@ -1,4 +1,4 @@
-// Shard records (OUTPUT.shard.json) and embedpe merge: see embedpe/shards.h.
+// embedpe merge: the shards of one run checked and joined: see embedpe/shards.h.
 #include "embedpe/shards.h"
 
 #include <fcntl.h>
@@ -27,9 +27,13 @@
 #include "embedpe/sink.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
+#include "in_file.h"
+#include "json_difference.h"
+#include "manifest.h"
 #include "message.h"
 #include "parallel.h"
 #include "sha256.h"
+#include "shard_record.h"
 #include "sinks/shard_join.h"
 #include "test_pause.h"
 
@@ -38,113 +42,13 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::size_t kChunk = std::size_t(4) << 20;          // bytes read at a time
-constexpr std::size_t kMaxRecordBytes = std::size_t(64) << 20;  // a record or manifest larger than this is not ours
-constexpr int kRecordVersion = 1;
-
-std::string base_name(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// An open regular file, read in pieces; errors name it. A FIFO is refused,
-// never waited on (O_NONBLOCK); with follow_links false, so is a symlink.
-class InFile {
- public:
-  explicit InFile(const std::string& path, bool follow_links = true) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW));
-    if (fd_ < 0 && errno == ELOOP && !follow_links) fail("it is a symbolic link, not a file embedpe wrote");
-    if (fd_ < 0) fail(std::string("cannot open it: ") + std::strerror(errno));
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) fail(std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd_);
-      fd_ = -1;
-      fail("it is not a regular file");
-    }
-    size_ = static_cast<std::size_t>(st.st_size);
-    try {
-      note_input(fd_, path_);
-    } catch (...) {
-      ::close(fd_);
-      throw;
-    }
-  }
-  InFile(const InFile&) = delete;
-  InFile& operator=(const InFile&) = delete;
-  ~InFile() {
-    if (map_) ::munmap(map_, size_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  std::size_t size() const { return size_; }
-  int fd() const { return fd_; }
-  // `n` bytes at `offset`; fewer only at the end of the file.
-  std::string read_at(std::size_t offset, std::size_t n) const {
-    std::string buf(n, '\0');
-    std::size_t got = 0;
-    while (got < n) {
-      const ssize_t r = ::pread(fd_, buf.data() + got, n - got, static_cast<off_t>(offset + got));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) fail(std::string("read failed: ") + std::strerror(errno));
-      if (r == 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    buf.resize(got);
-    return buf;
-  }
-  // Calls `f` with consecutive pieces of [offset, offset + n); the file must hold them.
-  template <typename F>
-  void each_chunk(std::size_t offset, std::size_t n, F&& f) const {
-    for (std::size_t done = 0; done < n;) {
-      const std::string piece = read_at(offset + done, std::min(kChunk, n - done));
-      if (piece.empty()) fail("it is shorter than it was");
-      f(std::string_view(piece));
-      done += piece.size();
-    }
-  }
-  std::string all() const {
-    std::string s = read_at(0, size_);
-    if (s.size() != size_) fail("it is shorter than it was");
-    return s;
-  }
-  // The whole file, mapped: no copy of a part of hundreds of megabytes.
-  std::string_view map() const {
-    if (!map_ && size_ > 0) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-      if (p == MAP_FAILED) fail(std::string("cannot map it: ") + std::strerror(errno));
-      ::madvise(p, size_, MADV_SEQUENTIAL);
-      map_ = p;
-    }
-    return {static_cast<const char*>(map_), size_};
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& why) const {
-    Message m;
-    m << "cannot read " << Verbatim{path_} << ": " << why;
-    throw m.error();
-  }
-  std::string path_;
-  int fd_ = -1;
-  std::size_t size_ = 0;
-  mutable void* map_ = nullptr;
-};
+constexpr std::size_t kChunk = InFile::kChunk;                  // bytes read at a time
+constexpr std::size_t kMaxRecordBytes = std::size_t(64) << 20;  // a record larger than this is not ours
 
 std::string file_sha256(const InFile& f) {
   Sha256 h;
   f.each_chunk(0, f.size(), [&](std::string_view piece) { h.update(piece); });
   return h.hex();
-}
-
-// CRC-32 (zlib's) of an output file, as 8 hex digits. An output is hundreds of
-// times its input's size (a token becomes d_model floats), so its integrity
-// check must cost little next to writing it: CRC-32 runs at memory speed where
-// SHA-256 took 4 times the whole encode (docs/SCALING.md). Which input and
-// config a shard holds is established by the SHA-256s and the config.
-std::string crc32_hex(uLong crc) {
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08lx", crc & 0xFFFFFFFFUL);
-  return hex;
 }
 
 std::string file_crc32(const InFile& f) {
@@ -156,164 +60,6 @@ std::string file_crc32(const InFile& f) {
 }
 
 }  // namespace
-
-// ------------------------------------------------------------ the record
-
-std::string shard_record_path(const std::string& output) { return output + ".shard.json"; }
-
-std::string input_fingerprint(const std::string& path) {
-  const InFile f(path);
-  return file_fingerprint(f.fd(), f.size(), path);
-}
-
-namespace {
-
-// With no_clobber: the record beside `output` would be replaced or removed, so
-// an existing one is refused before any work, as the output itself is.
-void refuse_existing_record(const std::string& output) {
-  struct stat st;
-  if (!no_clobber() || ::lstat(shard_record_path(output).c_str(), &st) != 0) return;
-  Message m;
-  m << "the shard record " << Verbatim{shard_record_path(output)}
-    << " beside output_path already exists, and no_clobber keeps it: remove it or choose another output_path";
-  throw m.usage_error({"output_path", "no_clobber"});
-}
-
-}  // namespace
-
-void check_shard_record_path(const std::string& output) {
-  if (!output_is_replaced_file(output)) return;
-  refuse_existing_record(output);
-  const std::string record = shard_record_path(output);
-  const auto refuse_record = [&](const std::string& why) {
-    Message m;
-    m << "cannot write the shard record " << Verbatim{record} << " beside output_path: " << why
-      << "; remove it or choose another output_path";
-    throw m.error({"output_path"});
-  };
-  const std::size_t slash = record.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : record.substr(0, std::max<std::size_t>(slash, 1));
-  long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
-  if (name_max <= 0) name_max = NAME_MAX;
-  if (base_name(record).size() > static_cast<std::size_t>(name_max)) refuse_record(std::strerror(ENAMETOOLONG));
-  struct stat st;
-  if (::lstat(record.c_str(), &st) != 0) {
-    if (errno == ENOENT) return;
-    refuse_record(std::strerror(errno));
-  }
-  if (S_ISLNK(st.st_mode) && ::stat(record.c_str(), &st) != 0) {
-    refuse_record(errno == ENOENT ? std::string("it is a dangling symbolic link") : std::strerror(errno));
-  }
-  if (S_ISDIR(st.st_mode)) refuse_record("it is a directory");
-  if (!S_ISREG(st.st_mode)) refuse_record("it is not a regular file (a device, a FIFO or a socket)");
-}
-
-void check_stale_shard_record(const std::string& output) {
-  if (!output_is_replaced_file(output)) return;
-  refuse_existing_record(output);
-  if (struct stat st; ::lstat(shard_record_path(output).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    Message m;
-    m << "cannot remove " << Verbatim{shard_record_path(output)}
-      << " (the place of an earlier output's record): it is a directory; remove it or choose another output_path";
-    throw m.error({"output_path"});
-  }
-  refuse_replacing_input(shard_record_path(output));
-}
-
-OutputFile::Companion without_stale_shard_record(const std::string& output) {
-  return [output](int) {
-    refuse_replacing_input(shard_record_path(output));
-    // A name too long for a record is one no record can have: nothing to remove.
-    if (::unlink(shard_record_path(output).c_str()) != 0 && errno != ENOENT && errno != ENAMETOOLONG) {
-      throw Error("cannot remove " + shard_record_path(output) + " (the record of an earlier file there): " +
-                  std::strerror(errno));
-    }
-    return std::function<void()>();
-  };
-}
-
-struct ShardRecorder::State {
-  LineReader& reader;
-  Sha256 read;             // of every raw byte consumed, line endings included
-  std::size_t lines = 0;   // consumed, kept or skipped
-};
-
-ShardRecorder::ShardRecorder(LineReader& reader) : s_(new State{reader, {}, 0}) {
-  State* s = s_;
-  reader.set_raw_sink([s](std::size_t, std::string_view bytes) {
-    s->read.update(bytes);
-    ++s->lines;
-  });
-}
-
-ShardRecorder::~ShardRecorder() {
-  s_->reader.set_raw_sink(nullptr);
-  delete s_;
-}
-
-std::optional<Json> ShardRecorder::record(const std::string& format, const Json& config) const {
-  const LineReader& r = s_->reader;
-  if (r.paths().size() != 1) throw InternalError("a shard record needs exactly one input");
-  const std::string& input = r.paths().front();
-  if (input == "-") return std::nullopt;  // shard 1/1 of standard input: nothing to identify it by
-  pause_for_test("shard-record");  // the input read, its record not yet written
-  const InputOptions& o = r.options();
-  const auto [begin, end] = r.consumed_range();
-  // The input as the reader opened it (its size and fingerprint taken through
-  // the descriptor it read), never the file found at its name now.
-  if (!r.opened_size()) {
-    Message m;
-    m << "cannot read " << Verbatim{input} << ": it is not a regular file";
-    throw m.error();
-  }
-  Json reading = {{"input_format", o.format == InputFormat::jsonl ? "jsonl" : "lines"},
-                  {"field", o.field},
-                  {"skip_empty", o.skip_empty}};
-  if (o.shard_seek && o.shard_count > 1) reading["shard_seek"] = true;  // line numbers are the shard's own
-  return Json{{"embedpe_shard", kRecordVersion},
-              {"embedpe_version", version()},
-              {"shard", std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count)},
-              {"format", format},
-              {"config", config},
-              {"reading", reading},
-              {"input",
-               {{"path", input},
-                {"bytes", *r.opened_size()},
-                {"fingerprint", r.fingerprint()},
-                {"range", {begin, end}},
-                {"lines", s_->lines},
-                {"sha256", s_->read.hex()}}}};
-}
-
-OutputFile::Companion ShardRecorder::beside(const std::string& output, const std::string& format,
-                                            const Json& config) const {
-  return [this, output, format, config](int fd) -> std::function<void()> {
-    std::optional<Json> rec = record(format, config);
-    if (!rec) return without_stale_shard_record(output)(fd);  // standard input: no record, and none stale
-    // The output's bytes as they will appear, read through the descriptor
-    // that wrote them: never the file at its name, which may be another by now.
-    uLong crc = ::crc32(0L, Z_NULL, 0);
-    std::string chunk(kChunk, '\0');
-    std::size_t size = 0;
-    for (;;) {
-      const ssize_t n = ::pread(fd, chunk.data(), chunk.size(), static_cast<off_t>(size));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw Error("cannot read back output " + output + ": " + std::strerror(errno));
-      if (n == 0) break;
-      crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<std::size_t>(n));
-      size += static_cast<std::size_t>(n);
-    }
-    (*rec)["output"] = {{"file", base_name(output)}, {"bytes", size}, {"crc32", crc32_hex(crc)}};
-    const std::string path = shard_record_path(output);
-    OutputFile f(path);
-    // Paths are bytes, not always UTF-8: invalid ones are written as U+FFFD.
-    f.write(rec->dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
-    f.commit();
-    return [path] { ::unlink(path.c_str()); };
-  };
-}
-
-// ------------------------------------------------------------ merging
 
 namespace {
 
@@ -375,29 +121,11 @@ struct Shard {
 };
 
 // The leaves where two JSON values differ, as "model.sha256, seed".
-void differences(const Json& a, const Json& b, const std::string& at, std::vector<std::string>& out) {
-  if (a.is_object() && b.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      const std::string key = at.empty() ? it.key() : at + "." + it.key();
-      if (!b.contains(it.key())) {
-        out.push_back(key);
-      } else {
-        differences(it.value(), b.at(it.key()), key, out);
-      }
-    }
-    for (auto it = b.begin(); it != b.end(); ++it) {
-      if (!a.contains(it.key())) out.push_back(at.empty() ? it.key() : at + "." + it.key());
-    }
-  } else if (a != b) {
-    out.push_back(at.empty() ? std::string("the whole") : at);
-  }
-}
-
-std::string first_difference(const Json& a, const Json& b) {
-  std::vector<std::string> all;
-  differences(a, b, "", all);
+std::string differing_keys(const Json& a, const Json& b) {
   std::string text;
-  for (const std::string& d : all) text += (text.empty() ? "" : ", ") + d;
+  for (const JsonDifference& d : json_differences(a, b)) {
+    text += (text.empty() ? "" : ", ") + (d.path.empty() ? std::string("the whole") : d.path);
+  }
   return text;
 }
 
@@ -408,7 +136,7 @@ std::string first_difference(const Json& a, const Json& b) {
 // since check_shards looked at it is caught here, not copied.
 template <typename F>
 void read_verified(const std::string& shard, const Piece& p, F&& use) {
-  const InFile f(p.path, /*follow_links=*/!p.crc32.empty());  // a part is never a link
+  const InFile f(p.path, p.crc32.empty() ? InFile::Links::refuse : InFile::Links::follow);  // a part is never a link
   Sha256 sha;
   uLong crc = ::crc32(0L, Z_NULL, 0);
   const bool part = p.crc32.empty();
@@ -502,7 +230,7 @@ Shard load_file_shard(const std::string& path, const SinkFormat& format) {
   if (format.read_record) inside = record_inside(path, format);
   const Json rec = inside ? inside->first : read_json(shard_record_path(path), path, "record");
   if (!rec.is_object() || !rec.contains("embedpe_shard")) refuse_shard(path, "its record is not an embedpe shard record");
-  if (field<int>(rec, "embedpe_shard", path) != kRecordVersion) refuse_shard(path, "its record has an unknown version");
+  if (field<int>(rec, "embedpe_shard", path) != kShardRecordVersion) refuse_shard(path, "its record has an unknown version");
   std::tie(s.index, s.count) = parse_shard_label(rec.value("shard", Json()), path);
   const std::string recorded = field<std::string>(rec, "format", path);
   if (recorded != s.format->name) refuse_shard(path, "its record says it is " + recorded + ", not " + s.format->name);
@@ -528,72 +256,72 @@ Shard load_file_shard(const std::string& path, const SinkFormat& format) {
 
 Shard load_dir_shard(const std::string& dir) {
   Shard s{.name = dir, .format = nullptr};
-  const Json m = read_json(dir + "/manifest.json", dir, "manifest");
-  if (!m.is_object() || field<std::string>(m, "format", dir) != "npz" || !m.contains("parts")) {
-    refuse_shard(dir, "its manifest.json is not one embedpe encode output_dir wrote");
+  // The one parser of a parts directory's manifest (manifest.h), which the
+  // run that wrote it and its resume use too; a manifest that is not there
+  // is said as such first.
+  struct stat st;
+  const std::string manifest_path = dir + "/" + kManifest;
+  if (::lstat(manifest_path.c_str(), &st) != 0) {
+    refuse_shard(dir, "its manifest " + manifest_path + " is missing (" + std::strerror(errno) +
+                          "); merge takes the outputs of encode with shard K/N, each with its record");
   }
-  if (!field<bool>(m, "complete", dir)) {
+  const Manifest m = load_manifest(dir, "", "run that shard again");
+  if (!m.complete) {
     refuse_shard(dir, "its run is not complete (manifest.json says \"complete\": false); run that shard again with resume");
   }
-  s.config = field<Json>(m, "config", dir);
-  Json reading = field<Json>(m, "reading", dir);
-  std::tie(s.index, s.count) = parse_shard_label(reading.value("shard", Json()), dir);
-  const Json inputs = field<Json>(m, "inputs", dir);
-  if (!inputs.is_array() || inputs.size() != 1) refuse_shard(dir, "a sharded run reads exactly one input; its manifest lists " + std::to_string(inputs.size()));
-  const Json& in = inputs[0];
-  s.input_bytes = field<std::size_t>(in, "bytes", dir);
+  s.config = m.config;
+  std::tie(s.index, s.count) = parse_shard_label(Json(m.reading.shard), dir);
+  if (m.inputs.size() != 1) {
+    refuse_shard(dir, "a sharded run reads exactly one input; its manifest lists " + std::to_string(m.inputs.size()));
+  }
+  const InputRecord& in = m.inputs[0];
+  if (!in.bytes) refuse_shard(dir, "its manifest gives no size of its input (not a file embedpe can merge)");
+  s.input_bytes = *in.bytes;
   if (s.count > 1) {
-    s.fingerprint = field<std::string>(in, "fingerprint", dir);
-    const auto range = field<std::vector<std::size_t>>(in, "range", dir);
-    if (range.size() != 2 || range[0] > range[1] || range[1] > s.input_bytes) refuse_shard(dir, "its manifest's range is invalid");
-    s.begin = range[0];
-    s.end = range[1];
-    if (in.contains("lines")) s.lines = field<std::size_t>(in, "lines", dir);
+    if (!in.fingerprint || !in.range) refuse_shard(dir, "its manifest has no byte range of the input it read");
+    s.fingerprint = *in.fingerprint;
+    s.begin = in.range->first;
+    s.end = in.range->second;
+    s.lines = in.lines;
   } else {
     s.end = s.input_bytes;
   }
-  if (in.contains("sha256") && in.at("sha256").is_string()) s.range_sha256 = in.at("sha256").get<std::string>();
-  // The records below compare reading options; the paths may differ per host.
-  reading.erase("inputs");
-  reading.erase("shard");
-  s.reading = reading;
+  if (in.sha256) s.range_sha256 = *in.sha256;
+  // The records below compare reading options (as the manifest writes them,
+  // less the inputs and the shard); the paths may differ per host.
+  s.reading = {{"input_format", m.reading.input_format}, {"field", m.reading.field}, {"skip_empty", m.reading.skip_empty}};
+  if (m.reading.shard_seek) s.reading["shard_seek"] = true;
   // The parts must account for the rows and lines the manifest says the run
   // read: a part list cut short or edited is refused, not merged without it.
   std::size_t rows = 0, last = 0;
-  const bool skipping = s.reading.value("skip_empty", false);
-  for (const Json& p : field<Json>(m, "parts", dir)) {
-    const std::string file = field<std::string>(p, "file", dir);
-    if (file.find('/') != std::string::npos || file.empty()) refuse_shard(dir, "its manifest names a part outside it");
-    const std::size_t part_rows = field<std::size_t>(p, "rows", dir);
+  const bool skipping = m.reading.skip_empty;
+  for (const PartRecord& p : m.parts) {
     std::size_t in_lines = 0;
-    for (const Json& r : field<Json>(p, "lines", dir)) {
-      const std::size_t first = field<std::size_t>(r, "first_line", dir), to = field<std::size_t>(r, "last_line", dir);
-      if (first <= last || to < first) {
-        refuse_shard(dir, "its manifest's line ranges of " + file + " overlap or go backwards (corrupt?)");
+    for (const LineRange& r : p.lines) {
+      if (r.first_line <= last || r.last_line < r.first_line) {
+        refuse_shard(dir, "its manifest's line ranges of " + p.file + " overlap or go backwards (corrupt?)");
       }
-      in_lines += to - first + 1;
-      last = to;
+      in_lines += r.last_line - r.first_line + 1;
+      last = r.last_line;
     }
     // A range spans its first row's line to its last's: with skip_empty it
     // may include skipped lines.
-    if (skipping ? in_lines < part_rows : in_lines != part_rows) {
-      refuse_shard(dir, "its manifest gives " + file + " " + std::to_string(part_rows) + " rows but " +
-                      std::to_string(in_lines) + " lines (corrupt?)");
+    if (skipping ? in_lines < p.rows : in_lines != p.rows) {
+      refuse_shard(dir, "its manifest gives " + p.file + " " + std::to_string(p.rows) + " rows but " +
+                            std::to_string(in_lines) + " lines (corrupt?)");
     }
-    rows += part_rows;
-    s.pieces.push_back(
-        {dir + "/" + file, field<std::size_t>(p, "bytes", dir), field<std::string>(p, "sha256", dir), "", part_rows});
+    rows += p.rows;
+    s.pieces.push_back({dir + "/" + p.file, p.bytes, p.sha256, "", p.rows});
   }
-  if (rows != field<std::size_t>(m, "rows", dir)) {
-    refuse_shard(dir, "its manifest's parts hold " + std::to_string(rows) + " rows, not the " +
-                    std::to_string(field<std::size_t>(m, "rows", dir)) +
-                    " it says the run wrote (a part missing from it?)");
+  if (rows != m.rows) {
+    refuse_shard(dir, "its manifest's parts hold " + std::to_string(rows) + " rows, not the " + std::to_string(m.rows) +
+                          " it says the run wrote (a part missing from it?)");
   }
   // A shard_seek shard numbers its own lines; another, the file's.
-  const bool own = s.reading.value("shard_seek", false);
+  const bool own = m.reading.shard_seek;
   if (s.lines && ((own && last > *s.lines) || (!skipping && rows != *s.lines) || rows > *s.lines)) {
     refuse_shard(dir, "its manifest's parts hold " + std::to_string(rows) + " rows up to line " + std::to_string(last) +
-                    ", and it read " + std::to_string(*s.lines) + " lines (a part missing from it?)");
+                          ", and it read " + std::to_string(*s.lines) + " lines (a part missing from it?)");
   }
   return s;
 }
@@ -639,9 +367,9 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
       refuse_shard(s.name, "it is one of " + std::to_string(s.count) + " shards and " + first.name + " one of " +
                          std::to_string(first.count) + ": they are not shards of the same run");
     }
-    const std::string d = first_difference(comparable(first.config), comparable(s.config));
+    const std::string d = differing_keys(comparable(first.config), comparable(s.config));
     if (!d.empty()) refuse_shard(s.name, "its config differs from " + first.name + "'s at " + d + ": not the same run");
-    const std::string r = first_difference(first.reading, s.reading);
+    const std::string r = differing_keys(first.reading, s.reading);
     if (!r.empty()) refuse_shard(s.name, "its input was read differently from " + first.name + "'s (" + r + ")");
     if (s.input_bytes != first.input_bytes || s.fingerprint != first.fingerprint) {
       refuse_shard(s.name, "its input is not " + first.name + "'s (size or content differs): not the same input");
@@ -659,8 +387,8 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
                                    ? "it is given twice; give each shard once"
                                    : "it is " + shards[k - 1].name + ", given twice; give each shard once");
       }
-      refuse_shard(shards[k].name, "it and " + shards[k - 1].name + " are both shard " + std::to_string(shards[k].index) +
-                                 "/" + std::to_string(shards[k].count));
+      refuse_shard(shards[k].name, "it and " + shards[k - 1].name + " are both shard " +
+                                                   shard_label(shards[k].index, shards[k].count));
     }
   }
   const std::size_t n = first.count;
@@ -703,7 +431,7 @@ void check_shards(std::vector<Shard>& shards, MergeStats& stats) {
       Check& c = checks[k];
       try {
         const bool part = c.piece->crc32.empty();
-        const InFile f(c.piece->path, /*follow_links=*/!part);  // a part is never a link: encode refuses them too
+        const InFile f(c.piece->path, part ? InFile::Links::refuse : InFile::Links::follow);  // a part is never a link: encode refuses them too
         c.size = f.size();
         if (c.size != c.piece->bytes) continue;
         c.intact = part ? file_sha256(f) == c.piece->sha256 : file_crc32(f) == c.piece->crc32;
