@@ -259,3 +259,49 @@ TEST_CASE("text is drawn at twice the font's size once the plot is large, once w
   large.values.fill(0.25f);
   CHECK(stem(render_heatmap(large)) == 14);
 }
+
+TEST_CASE("each panel has the column axis label over its own ticks, and a wrapped title stays clear of the labels") {
+  // The pixels a label draws: the image with it against the image without it.
+  auto label_pixels = [](Heatmap with) {
+    Heatmap without = with;
+    without.col_label = "";
+    const Image a = render_heatmap(with), b = render_heatmap(without);
+    REQUIRE((a.width == b.width && a.height == b.height));
+    std::vector<std::array<std::size_t, 2>> out;
+    for (std::size_t y = 0; y < a.height; ++y)
+      for (std::size_t x = 0; x < a.width; ++x)
+        if (pixel(a, x, y) != pixel(b, x, y)) out.push_back({x, y});
+    return std::make_pair(a, out);
+  };
+  Heatmap two{.values = xt::xtensor<float, 2>::from_shape({64, 64}), .title = "RoPE"};
+  two.values.fill(0.5f);
+  two.look.panels = {{"cos", {}}, {"sin", {}}};
+  for (std::size_t c = 0; c < 64; ++c) two.look.panels[c % 2].columns.push_back(c);
+  const auto [img, ink] = label_pixels(two);
+  REQUIRE(img.panels.size() == 2);
+  for (const ImageRect& p : img.panels) {
+    // "dim" centred over the panel: the mean x of its pixels within the panel is its middle.
+    std::size_t n = 0, sum = 0;
+    for (const auto& [x, y] : ink) {
+      if (x >= p.x && x < p.x + p.width) ++n, sum += x;
+    }
+    REQUIRE(n > 0);
+    CHECK(sum / n > p.x + p.width / 2 - 12);
+    CHECK(sum / n < p.x + p.width / 2 + 12);
+  }
+  // A title that wraps: its last line ends more than 12 px (three quarters of a line at this size)
+  // above the label (9 before: it nearly touched the axis labels).
+  std::string long_title = "T5 relative position buckets (bidirectional, 32 buckets, max_distance 128) and more words";
+  Heatmap titled{.values = xt::xtensor<float, 2>::from_shape({64, 64}), .title = long_title, .col_label = "key"};
+  titled.values.fill(0.5f);
+  const auto [timg, label] = label_pixels(titled);
+  REQUIRE(!label.empty());
+  std::size_t label_top = timg.height;
+  for (const auto& [x, y] : label) label_top = std::min(label_top, y);
+  std::size_t title_bottom = 0;
+  for (std::size_t y = 0; y < label_top; ++y)
+    for (std::size_t x = 0; x < timg.width; ++x)
+      if (pixel(timg, x, y) == Rgb{20, 20, 20}) title_bottom = y;
+  CHECK(title_bottom > 20);  // two lines at least
+  CHECK(label_top > title_bottom + 12);
+}

@@ -342,9 +342,12 @@ Image render_heatmap(const Heatmap& hm) {
   const std::vector<std::string> title = wrap(hm.title, std::max<std::size_t>((content_w - left) / cw, 60));
   std::size_t title_w = 0;
   for (const std::string& l : title) title_w = std::max(title_w, l.size());
-  const std::size_t title_h = title.size() * ch + 6;
+  // Title lines a little apart, and half a line between the title and what
+  // is under it, so that a wrapped title does not run into the axis labels.
+  const std::size_t title_pitch = ch + 2 * scale;
+  const std::size_t title_h = title.size() * title_pitch + ch / 2 + 4;
   // Under the title: the panel titles (if any), then the axis labels (the
-  // row axis label at the left, the column axis label centred over the plot),
+  // row axis label at the left, the column axis label centred over each panel),
   // then the column tick labels: each axis label by the ticks it names.
   const bool panel_titles =
       std::any_of(panels.begin(), panels.end(), [](const HeatmapPanel& p) { return !p.title.empty(); });
@@ -365,8 +368,7 @@ Image render_heatmap(const Heatmap& hm) {
   Canvas canvas(std::max(content_w, left + cw * title_w + 16),
                 top + std::max(plot_h, bar_h + legend_h) + bottom);
 
-  for (std::size_t i = 0; i < title.size(); ++i) canvas.text(left, 4 + i * ch, title[i], scale);
-  canvas.text(left + plot_w / 2 - std::min(plot_w / 2, text_w(hm.col_label) / 2), axis_y, hm.col_label, scale);
+  for (std::size_t i = 0; i < title.size(); ++i) canvas.text(left, 4 + i * title_pitch, title[i], scale);
   canvas.text(2, axis_y, hm.row_label, scale);
 
   Image image;
@@ -377,6 +379,9 @@ Image render_heatmap(const Heatmap& hm) {
     const std::size_t w = p.columns.size() * cell_w;
     image.panels.push_back({x0, top, w, plot_h});
     canvas.text(x0, panel_title_y, p.title, scale);
+    // The column axis label over each panel's own ticks (between two panels
+    // it would name neither).
+    canvas.text(x0 + w / 2 - std::min(w / 2, text_w(hm.col_label) / 2), axis_y, hm.col_label, scale);
     for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t k = 0; k < p.columns.size(); ++k) {
         const std::size_t c = p.columns[k], x = x0 + k * cell_w, y = top + r * cell_h;
