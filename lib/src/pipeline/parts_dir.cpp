@@ -702,16 +702,11 @@ namespace {
 // once. Errors name `shown`, the part's path in the directory being made.
 void link_or_copy(const std::string& from, const std::string& to, const std::string& shown) {
   if (::link(from.c_str(), to.c_str()) == 0) return;
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (in < 0) throw Error("cannot read " + from + ": " + std::strerror(errno));
+  const InFile source(from, InFile::Links::refuse);  // a part is never a link, nor a FIFO
+  const int in = source.fd();
   const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (out < 0) {
-    const int e = errno;
-    ::close(in);
-    throw Error("cannot write " + shown + ": " + std::strerror(e));
-  }
+  if (out < 0) throw Error("cannot write " + shown + ": " + std::strerror(errno));
   auto fail = [&](const std::string& what, int e) {
-    ::close(in);
     ::close(out);
     throw Error(what + ": " + std::strerror(e));
   };
@@ -739,7 +734,6 @@ void link_or_copy(const std::string& from, const std::string& to, const std::str
       done += w;
     }
   }
-  ::close(in);
   if (::close(out) != 0) throw Error("cannot write " + shown + ": " + std::strerror(errno));
 }
 
