@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <thread>
 
+#include "mapped_block.h"
+
 namespace embedpe {
 
 class RowCache {
@@ -23,7 +25,7 @@ class RowCache {
   RowCache(std::size_t rows, std::size_t width, std::size_t limit_bytes, std::size_t huge_page_limit);
   RowCache(const RowCache&) = delete;
   RowCache& operator=(const RowCache&) = delete;
-  ~RowCache();
+  ~RowCache() = default;
 
   bool enabled() const { return cache_ != nullptr; }
 
@@ -48,8 +50,7 @@ class RowCache {
 
  private:
   std::size_t width_ = 0;
-  void* mapping_ = nullptr;
-  std::size_t mapping_bytes_ = 0;
+  MappedBlock block_;
   float* cache_ = nullptr;
   std::uint8_t* state_ = nullptr;
 };

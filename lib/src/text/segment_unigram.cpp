@@ -1,13 +1,14 @@
 #include "segment_unigram.h"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
-#include <unordered_map>
+#include <new>
 
+#include "mapped_block.h"
 #include "protobuf_fields.h"
 
 namespace embedpe {
@@ -72,27 +73,114 @@ int byte_of_piece(std::string_view piece) {
 
 bool is_reserved(std::uint8_t type) { return type == kControl || type == kUnknown || type == kByte; }
 
-struct SegmentHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
-constexpr std::size_t kShards = 32;
-
 }  // namespace
 
 struct SegmentUnigram::Shared {
-  struct Shard {
-    std::mutex mutex;
-    std::unordered_map<std::string, std::shared_ptr<const Path>, SegmentHash, std::equal_to<>> map;
-    std::size_t bytes = 0;
-  };
-  Shard shards[kShards];
   std::size_t max_bytes = kMaxBytes;
   std::atomic<std::uint64_t> segments{0}, replayed{0}, reruns{0};
 };
 
-SegmentUnigram::SegmentUnigram() : shared_(std::make_unique<Shared>()) {}
+// One thread's cached paths for one model, in one MappedBlock of max_bytes
+// (huge pages: its first touch is one fault): an open-addressed table, at
+// most 2/3 full, of entries pointing into an arena of records (a path's
+// nodes, then the segment's bytes). All is emptied when either is full.
+struct SegmentUnigram::Cache {
+  struct Entry {
+    std::uint64_t hash = 0;
+    std::uint32_t at = 0;                      // the record, in the arena
+    std::uint16_t size = 0, count = 0;         // the segment's bytes, the path's nodes
+    float magnitude = 0;                       // M, rounded up
+    double margin = 0;                         // m0
+    bool used() const { return size != 0; }    // no segment is empty
+    const Node* nodes(const char* arena) const { return reinterpret_cast<const Node*>(arena + at); }
+    std::string_view segment(const char* arena) const { return {arena + at + count * sizeof(Node), size}; }
+  };
+  static_assert(kMaxSegmentBytes <= 0xFFFF);
+
+  std::uint64_t owner = 0;
+  std::uint64_t last_use = 0;
+  MappedBlock block;
+  Entry* table = nullptr;
+  std::size_t mask = 0, entries = 0, most_entries = 0;
+  char* arena = nullptr;
+  std::size_t arena_size = 0, arena_used = 0;
+
+  // For a budget of max_bytes: a quarter for the table, the rest for records.
+  bool ready(std::size_t max_bytes) {
+    if (block) return true;
+    block = MappedBlock(max_bytes, MappedBlock::kHugePage);
+    if (!block) return false;
+    std::size_t slots = 16;
+    while (2 * slots * sizeof(Entry) <= max_bytes / 4) slots *= 2;
+    table = static_cast<Entry*>(block.data());
+    mask = slots - 1;
+    most_entries = 2 * slots / 3;
+    arena = static_cast<char*>(block.data()) + slots * sizeof(Entry);
+    arena_size = max_bytes > slots * sizeof(Entry) ? max_bytes - slots * sizeof(Entry) : 0;
+    return true;
+  }
+
+  void clear() {
+    if (entries) std::fill(table, table + mask + 1, Entry{});
+    entries = 0;
+    arena_used = 0;
+  }
+
+  const Entry* find(std::string_view segment, std::uint64_t hash) const {
+    for (std::size_t s = hash & mask;; s = (s + 1) & mask) {
+      const Entry& e = table[s];
+      if (!e.used()) return nullptr;
+      if (e.hash == hash && e.segment(arena) == segment) return &e;
+    }
+  }
+
+  // The entry for `path`, or nullptr when its record alone would not fit.
+  const Entry* add(std::string_view segment, std::uint64_t hash, const Path& path) {
+    const std::size_t record = (path.nodes.size() * sizeof(Node) + segment.size() + 7) / 8 * 8;
+    if (record > arena_size || path.nodes.size() > 0xFFFF) return nullptr;
+    if (entries + 1 > most_entries || arena_used + record > arena_size) clear();
+    char* at = arena + arena_used;
+    std::memcpy(at, path.nodes.data(), path.nodes.size() * sizeof(Node));
+    std::memcpy(at + path.nodes.size() * sizeof(Node), segment.data(), segment.size());
+    float magnitude = static_cast<float>(path.magnitude);
+    if (static_cast<double>(magnitude) < path.magnitude) magnitude = std::nextafter(magnitude, INFINITY);
+    std::size_t s = hash & mask;
+    while (table[s].used()) s = (s + 1) & mask;
+    table[s] = {hash, static_cast<std::uint32_t>(arena_used), static_cast<std::uint16_t>(segment.size()),
+                static_cast<std::uint16_t>(path.nodes.size()), magnitude, path.margin};
+    arena_used += record;
+    ++entries;
+    return &table[s];
+  }
+};
+
+namespace {
+std::atomic<std::uint64_t> g_cache_owners{0};
+}  // namespace
+
+// The calling thread's cache for this model. A thread keeps two, so that two
+// models used in turn (as a test does) keep theirs; the older is reused.
+SegmentUnigram::Cache& SegmentUnigram::thread_cache() const {
+  thread_local Cache caches[2];
+  thread_local std::uint64_t uses = 0;
+  Cache* pick = &caches[0];
+  for (Cache& c : caches) {
+    if (c.owner == cache_owner_) {
+      pick = &c;
+      break;
+    }
+    if (c.last_use < pick->last_use) pick = &c;
+  }
+  if (pick->owner != cache_owner_) {
+    if (pick->block) pick->clear();
+    pick->owner = cache_owner_;
+  }
+  pick->last_use = ++uses;
+  return *pick;
+}
+
+SegmentUnigram::SegmentUnigram()
+    : cache_owner_(g_cache_owners.fetch_add(1, std::memory_order_relaxed) + 1), shared_(std::make_unique<Shared>()) {}
 SegmentUnigram::SegmentUnigram(SegmentUnigram&&) noexcept = default;
 SegmentUnigram& SegmentUnigram::operator=(SegmentUnigram&&) noexcept = default;
 SegmentUnigram::~SegmentUnigram() = default;
@@ -235,21 +323,31 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
   uni.unk_score_ = min_score - kUnkPenalty;
   uni.max_score_ = max_score;
 
-  // At most 2/3 full (table_entries counts every prefix, shared ones more than once): its pages
-  // are first-touched at load, which costs more than the probes.
+  // At most 2/3 full. Sized for three entries a piece (a piece and the prefixes no other piece has
+  // given: 2.6 in the default model, 1.8 in LLaMA-2's), grown when that is short: its pages are
+  // first-touched at load, which costs more than the probes.
   uni.base_ = serialized.data();
   std::size_t capacity = 64;
-  while (2 * capacity < 3 * table_entries) capacity *= 2;
-  uni.slots_.assign(capacity, Slot{});
-  uni.slot_mask_ = capacity - 1;
+  while (capacity < 3 * uni.pieces_.size()) capacity *= 2;
+  const auto allocate = [&](std::size_t slots) {
+    MappedBlock block(slots * sizeof(Slot), SIZE_MAX);
+    if (!block) throw std::bad_alloc();
+    uni.slot_block_ = std::move(block);
+    uni.slots_ = static_cast<Slot*>(uni.slot_block_.data());
+    uni.slot_mask_ = slots - 1;
+  };
+  allocate(capacity);
+  std::size_t used = 0;
+  const auto place = [&](const Slot& slot, std::uint64_t hash) -> Slot& {
+    std::uint64_t s = hash & uni.slot_mask_;
+    while (uni.slots_[s].tag != 0) s = (s + 1) & uni.slot_mask_;
+    return uni.slots_[s] = slot;
+  };
   const auto insert = [&](std::string_view bytes, std::uint64_t hash, std::int32_t id) {
+    const std::uint32_t tag = static_cast<std::uint32_t>(hash >> 32) | 1;
     for (std::uint64_t s = hash & uni.slot_mask_;; s = (s + 1) & uni.slot_mask_) {
       Slot& slot = uni.slots_[s];
-      const std::uint32_t tag = static_cast<std::uint32_t>(hash >> 32) | 1;
-      if (slot.tag == 0) {
-        slot = {tag, static_cast<std::uint32_t>(bytes.data() - uni.base_), static_cast<std::uint32_t>(bytes.size()), id};
-        return true;
-      }
+      if (slot.tag == 0) break;
       if (slot.tag == tag && std::string_view(uni.base_ + slot.offset, slot.size) == bytes) {
         if (id < 0) return true;          // a prefix already there
         if (slot.id >= 0) return false;   // a piece defined twice
@@ -257,6 +355,19 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
         return true;
       }
     }
+    if (3 * (used + 1) > 2 * (uni.slot_mask_ + 1)) {
+      MappedBlock old = std::move(uni.slot_block_);
+      const Slot* old_slots = static_cast<const Slot*>(old.data());
+      const std::size_t old_size = uni.slot_mask_ + 1;
+      allocate(2 * old_size);
+      for (std::size_t i = 0; i < old_size; ++i) {
+        const Slot& o = old_slots[i];
+        if (o.tag != 0) place(o, hash_bytes(std::string_view(uni.base_ + o.offset, o.size)));
+      }
+    }
+    place({tag, static_cast<std::uint32_t>(bytes.data() - uni.base_), static_cast<std::uint32_t>(bytes.size()), id}, hash);
+    ++used;
+    return true;
   };
   for (std::size_t id = 0; id < texts.size(); ++id) {
     if (is_reserved(uni.pieces_[id].type)) continue;
@@ -270,6 +381,7 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
       }
     }
   }
+  uni.find_plain_ascii();
   // SentencePieceProcessor's unk_id() .. pad_id(): the named piece's id if it has the right type, else -1.
   const auto special = [&](std::string_view name, std::uint8_t type) {
     const int id = uni.piece_to_id(name);
@@ -361,14 +473,66 @@ bool SegmentUnigram::normalize_prefix(std::string_view input, std::string_view& 
   return true;
 }
 
+namespace {
+constexpr auto kAsciiBytes = [] {
+  std::array<char, 128> a{};
+  for (int c = 0; c < 128; ++c) a[static_cast<std::size_t>(c)] = static_cast<char>(c);
+  return a;
+}();
+}  // namespace
+
+void SegmentUnigram::find_plain_ascii() {
+  for (std::size_t c = 0; c < 128; ++c) {
+    const std::string_view byte(kAsciiBytes.data() + c, 1);
+    ascii_plain_[c] = false;
+    if (std::any_of(user_defined_.begin(), user_defined_.end(), [&](std::string_view u) { return u[0] == byte[0]; })) {
+      continue;
+    }
+    // A charsmap key longer than the byte starts with it when the byte's node has a child.
+    if (charsmap_units_) {
+      const auto unit = [&](std::size_t i, std::uint32_t& u) {
+        if (i >= charsmap_size_) return false;
+        std::memcpy(&u, reinterpret_cast<const char*>(charsmap_units_) + 4 * i, 4);
+        return true;
+      };
+      const auto offset = [](std::uint32_t u) -> std::size_t { return (u >> 10) << ((u & (1U << 9)) >> 6); };
+      std::uint32_t u = 0;
+      if (!unit(0, u)) continue;
+      std::size_t node = offset(u) ^ c;
+      if (unit(node, u) && (u & ((1U << 31) | 0xFF)) == c) {
+        node ^= offset(u);
+        bool child = false;
+        for (std::uint32_t next = 1; next < 256 && !child; ++next) {
+          child = unit(node ^ next, u) && (u & ((1U << 31) | 0xFF)) == next;
+        }
+        if (child) continue;
+      }
+    }
+    std::string_view form;
+    std::size_t consumed = 0;
+    if (!normalize_prefix(byte, form, consumed) || consumed != 1) continue;
+    ascii_plain_[c] = true;
+    ascii_form_[c] = form;
+  }
+}
+
 bool SegmentUnigram::normalize(std::string_view input, std::string& normalized) const {
   normalized.clear();
   if (input.empty()) return true;
   std::string_view p;
   std::size_t n = 0;
+  const auto next = [&](std::string_view in) {
+    const auto c = static_cast<unsigned char>(in[0]);
+    if (c < 0x80 && ascii_plain_[c]) {
+      p = ascii_form_[c];
+      n = 1;
+      return true;
+    }
+    return normalize_prefix(in, p, n);
+  };
   if (remove_extra_whitespaces_) {
     while (!input.empty()) {
-      if (!normalize_prefix(input, p, n)) return false;
+      if (!next(input)) return false;
       if (p != " ") break;
       input.remove_prefix(n);
     }
@@ -378,7 +542,7 @@ bool SegmentUnigram::normalize(std::string_view input, std::string& normalized) 
   if (add_dummy_prefix_) normalized += kSpaceSymbol;
   bool prev_space = remove_extra_whitespaces_;
   while (!input.empty()) {
-    if (!normalize_prefix(input, p, n)) return false;
+    if (!next(input)) return false;
     while (prev_space && p.starts_with(' ')) p.remove_prefix(1);
     if (!p.empty()) {
       for (char c : p) {
@@ -470,44 +634,38 @@ float SegmentUnigram::viterbi(std::string_view text, float p, Path& path) const 
     if (b.starts_at >= 0) margin = std::min(margin, b.win - b.other);
   }
   path.nodes.clear();
-  path.steps.clear();
   for (int end = size; end > 0;) {
     const Best& b = best[static_cast<std::size_t>(end)];
     path.nodes.push_back({b.id, static_cast<std::uint32_t>(end - b.starts_at)});
     end = b.starts_at;
   }
   std::reverse(path.nodes.begin(), path.nodes.end());
-  for (const Node& node : path.nodes) {
-    const PieceInfo& piece = pieces_[static_cast<std::size_t>(node.id)];
-    if (node.id == unk_id_) {
-      path.steps.push_back(static_cast<double>(unk_score_));
-    } else if (piece.type == kUserDefined) {
-      path.steps.push_back(static_cast<float>(node.length) * max_score_ - 0.1);
-    } else {
-      path.steps.push_back(static_cast<double>(piece.score));
-    }
-  }
   path.margin = margin;
   path.magnitude = magnitude;
   return best[static_cast<std::size_t>(size)].score;
 }
 
-float SegmentUnigram::replay(const Path& path, float p) const {
-  for (std::size_t i = 0; i < path.nodes.size(); ++i) {
-    if (path.nodes[i].id == unk_id_) {
+float SegmentUnigram::replay(const Node* nodes, std::size_t count, float p) const {
+  for (std::size_t i = 0; i < count; ++i) {
+    const Node& node = nodes[i];
+    if (node.id == unk_id_) {
       p = unk_score_ + p;  // float, as SentencePiece adds an <unk> node's score
-    } else {
-      p = static_cast<float>(path.steps[i] + static_cast<double>(p));
+      continue;
     }
+    const PieceInfo& piece = pieces_[static_cast<std::size_t>(node.id)];
+    const double step = piece.type == kUserDefined ? static_cast<float>(node.length) * max_score_ - 0.1
+                                                   : static_cast<double>(piece.score);
+    p = static_cast<float>(step + static_cast<double>(p));
   }
   return p;
 }
 
-void SegmentUnigram::emit(const Path& path, std::string_view segment, Encoding& out, bool& prev_unknown,
-                          Pieces pieces) const {
+void SegmentUnigram::emit(const Node* nodes, std::size_t count, std::string_view segment, Encoding& out,
+                          bool& prev_unknown, Pieces pieces) const {
   const bool keep = pieces == Pieces::keep;
   std::size_t pos = 0;
-  for (const Node& node : path.nodes) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const Node& node = nodes[i];
     const std::string_view w = segment.substr(pos, node.length);
     pos += node.length;
     const bool unknown = node.id == unk_id_;
@@ -535,6 +693,8 @@ std::optional<Encoding> SegmentUnigram::encode(std::string_view text, Pieces pie
   out.ids.reserve(normalized.size() / 3 + 1);
   if (pieces == Pieces::keep) out.pieces.reserve(normalized.size() / 3 + 1);
   const std::string_view all = normalized;
+  Cache& cache = thread_cache();
+  const bool caching = cache.ready(shared_->max_bytes);
   float p = 0;
   bool prev_unknown = false;
   thread_local Path fresh;
@@ -545,45 +705,30 @@ std::optional<Encoding> SegmentUnigram::encode(std::string_view text, Pieces pie
     const std::string_view seg = all.substr(start, end - start);
     start = end;
     ++segments;
-    std::shared_ptr<const Path> cached;
-    Shared::Shard* shard = nullptr;
-    if (seg.size() <= kMaxSegmentBytes) {
-      shard = &shared_->shards[SegmentHash{}(seg) % kShards];
-      std::lock_guard lock(shard->mutex);
-      const auto it = shard->map.find(seg);
-      if (it != shard->map.end()) cached = it->second;
-    }
-    if (!cached && shard) {
-      auto path = std::make_shared<Path>();
-      viterbi(seg, 0.0f, *path);
-      // The key's node, the shared Path and its two vectors, with malloc's overhead.
-      const std::size_t cost = 256 + 2 * seg.size() + path->nodes.size() * (sizeof(Node) + sizeof(double));
-      cached = path;
-      std::lock_guard lock(shard->mutex);
-      if (shard->bytes + cost > shared_->max_bytes / kShards) {
-        shard->map.clear();
-        shard->bytes = 0;
+    const Cache::Entry* cached = nullptr;
+    if (caching && seg.size() <= kMaxSegmentBytes) {
+      const std::uint64_t hash = hash_bytes(seg);
+      cached = cache.find(seg, hash);
+      if (!cached) {
+        viterbi(seg, 0.0f, fresh);
+        cached = cache.add(seg, hash, fresh);
       }
-      if (shard->map.try_emplace(std::string(seg), path).second) shard->bytes += cost;
     }
     if (cached) {
+      const Node* nodes = cached->nodes(cache.arena);
       const double bound = (2.0 * static_cast<double>(seg.size()) + 4.0) * 0x1p-24 *
                            (std::fabs(static_cast<double>(p)) + 2.0 * cached->magnitude);
-      if (p == 0.0f && !std::signbit(p)) {  // the cached run's own start
-        p = replay(*cached, p);
-        emit(*cached, seg, out, prev_unknown, pieces);
-        continue;
-      }
-      if (cached->margin > bound) {
-        ++replayed;
-        p = replay(*cached, p);
-        emit(*cached, seg, out, prev_unknown, pieces);
+      const bool own_start = p == 0.0f && !std::signbit(p);  // the cached run's own start
+      if (own_start || cached->margin > bound) {
+        replayed += !own_start;
+        p = replay(nodes, cached->count, p);
+        emit(nodes, cached->count, seg, out, prev_unknown, pieces);
         continue;
       }
       ++reruns;
     }
     p = viterbi(seg, p, fresh);
-    emit(fresh, seg, out, prev_unknown, pieces);
+    emit(fresh.nodes.data(), fresh.nodes.size(), seg, out, prev_unknown, pieces);
   }
   shared_->segments.fetch_add(segments, std::memory_order_relaxed);
   if (replayed) shared_->replayed.fetch_add(replayed, std::memory_order_relaxed);

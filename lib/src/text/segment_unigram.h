@@ -32,6 +32,10 @@
 // the segment is encoded again from the real P, and that result is used.
 // Either way the result is SentencePiece's, whatever the cache holds.
 //
+// The cache is each thread's own (no lock on the hot path): an open-addressed
+// table over two arenas (the segments' bytes, the paths' nodes), emptied but
+// kept when it would pass max_bytes, so that a long run reuses its memory.
+//
 // from_model accepts only what it reproduces: a unigram model that escapes
 // whitespace as a prefix, without self-test data, with valid pieces (none
 // empty or defined twice, none holding U+2581 past its first character or a
@@ -53,13 +57,14 @@
 #include <vector>
 
 #include "embedpe/tokenizer.h"
+#include "mapped_block.h"
 
 namespace embedpe {
 
 class SegmentUnigram {
  public:
-  // The cache's budget (entries costed generously): botchan's distinct segments fit; a stream of
-  // fresh text keeps the peak RSS a few MiB above one line's (cli: Stream).
+  // Each thread's cache budget, in the bytes it holds: botchan's 9,183 distinct segments take
+  // about 0.6 MiB; a stream of fresh text keeps the peak RSS a few MiB above one line's (cli: Stream).
   static constexpr std::size_t kMaxBytes = std::size_t(2) << 20;
   static constexpr std::size_t kMaxSegmentBytes = 128;
 
@@ -104,19 +109,23 @@ class SegmentUnigram {
   };
   struct Path {
     std::vector<Node> nodes;
-    std::vector<double> steps;  // each node's score (unk nodes: the float unk score)
-    double margin = 0;          // m0
-    double magnitude = 0;       // M
+    double margin = 0;     // m0
+    double magnitude = 0;  // M
   };
   struct Shared;
+  struct Cache;
+  Cache& thread_cache() const;
 
   // EncodeOptimized on one segment from the float score p; returns the end score.
   float viterbi(std::string_view segment, float p, Path& path) const;
-  float replay(const Path& path, float p) const;
-  void emit(const Path& path, std::string_view segment, Encoding& out, bool& prev_unknown, Pieces pieces) const;
+  // The score after the nodes' additions from p, as SentencePiece adds them.
+  float replay(const Node* nodes, std::size_t count, float p) const;
+  void emit(const Node* nodes, std::size_t count, std::string_view segment, Encoding& out, bool& prev_unknown,
+            Pieces pieces) const;
   // NormalizePrefix: the normalized form of input's first unit and the bytes
   // it takes; false if the charsmap would be read out of bounds.
   bool normalize_prefix(std::string_view input, std::string_view& out, std::size_t& consumed) const;
+  void find_plain_ascii();
   int find(std::string_view bytes) const;  // -1: not a prefix of any piece; -2: a prefix only
 
   struct PieceInfo {
@@ -130,13 +139,16 @@ class SegmentUnigram {
   // Every piece and every prefix of one (normal, user-defined, unused): open
   // addressing of (hash, id or -2 for a prefix only, offset, length).
   struct Slot {
-    std::uint32_t tag = 0;  // the hash's high half, | 1; 0: empty
-    std::uint32_t offset = 0;  // of the bytes in the serialized model
-    std::uint32_t size = 0;
-    std::int32_t id = -1;
+    std::uint32_t tag;     // the hash's high half, | 1; 0: empty
+    std::uint32_t offset;  // of the bytes in the serialized model
+    std::uint32_t size;
+    std::int32_t id;       // the piece, or -2 for a prefix only
   };
   const char* base_ = nullptr;  // the serialized model
-  std::vector<Slot> slots_;
+  // Every slot is touched by the inserts, so the block has huge pages at any
+  // size: 2 MiB, T5's table, is one fault instead of 512.
+  MappedBlock slot_block_;
+  Slot* slots_ = nullptr;  // zero pages: all empty
   std::uint64_t slot_mask_ = 0;
   std::size_t max_piece_bytes_ = 0;
   // User-defined symbols, longest prefix match on the raw text.
@@ -147,6 +159,10 @@ class SegmentUnigram {
   const std::uint32_t* charsmap_units_ = nullptr;  // unaligned: read with memcpy
   std::size_t charsmap_size_ = 0;                  // units
   std::string_view charsmap_strings_;
+  // ASCII bytes that no longer charsmap key or user-defined symbol starts
+  // with: normalize_prefix would give ascii_form_[c] for them, one byte taken.
+  bool ascii_plain_[128] = {};
+  std::string_view ascii_form_[128];
   bool add_dummy_prefix_ = true;
   bool remove_extra_whitespaces_ = true;
 
@@ -156,6 +172,7 @@ class SegmentUnigram {
   bool byte_fallback_ = false;
   std::int32_t byte_ids_[256] = {};
 
+  std::uint64_t cache_owner_ = 0;  // which thread caches are this model's
   std::unique_ptr<Shared> shared_;
 };
 
