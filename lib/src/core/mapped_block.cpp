@@ -7,6 +7,19 @@
 
 namespace embedpe {
 
+void advise_huge_pages(void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  if (bytes < MappedBlock::kHugePage || begin + bytes < begin) return;
+  const std::uintptr_t first = (begin + MappedBlock::kHugePage - 1) / MappedBlock::kHugePage * MappedBlock::kHugePage;
+  const std::uintptr_t last = (begin + bytes) / MappedBlock::kHugePage * MappedBlock::kHugePage;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 MappedBlock::MappedBlock(std::size_t bytes, std::size_t huge_up_to) {
   if (bytes == 0) return;
   const bool huge = bytes <= huge_up_to;
