@@ -106,9 +106,14 @@ struct SegmentUnigram::Cache {
   std::size_t arena_size = 0, arena_used = 0;
 
   // For a budget of max_bytes: a quarter for the table, the rest for records.
+  std::size_t budget = 0;  // the max_bytes the block was laid out for
+
   bool ready(std::size_t max_bytes) {
-    if (block) return true;
+    if (block && budget == max_bytes) return true;
+    entries = 0;
+    arena_used = 0;
     block = MappedBlock(max_bytes, MappedBlock::kHugePage);
+    budget = max_bytes;
     if (!block) return false;
     std::size_t slots = 16;
     while (2 * slots * sizeof(Entry) <= max_bytes / 4) slots *= 2;
