@@ -92,8 +92,8 @@ struct SegmentUnigram::Cache {
     float magnitude = 0;                       // M, rounded up
     double margin = 0;                         // m0
     bool used() const { return size != 0; }    // no segment is empty
-    const Node* nodes(const char* arena) const { return reinterpret_cast<const Node*>(arena + at); }
-    std::string_view segment(const char* arena) const { return {arena + at + count * sizeof(Node), size}; }
+    const Node* nodes(const char* base) const { return reinterpret_cast<const Node*>(base + at); }
+    std::string_view segment(const char* base) const { return {base + at + count * sizeof(Node), size}; }
   };
   static_assert(kMaxSegmentBytes <= 0xFFFF);
 
