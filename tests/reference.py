@@ -6,12 +6,12 @@ lib/include/embedpe/positional_encoding.h (sinusoidal PE). Used by
 tools/make_goldens.py and by the CLI tests; needs only NumPy.
 
 random_normal_rows() is NOT an independent reference for the default table:
-it is our own NumPy port of our own generator ("splitmix64+box-muller/2"),
+it is our own NumPy port of our own generator ("splitmix64+box-muller-f32/3"),
 so agreeing with it shows only that the C++ code and the port compute the
 same bits. What anchors the generator to N(0,1) is a statistical check
 against the normal distribution itself (cli_test.py,
 DefaultTableTests.test_the_table_is_standard_normal) and the comparison with
-libm's Box-Muller (test_recipe_values_are_box_muller_with_libm_rounded_to_float32).
+Box-Muller in float64 (test_recipe_values_are_box_muller_within_4_ulps).
 """
 import math
 
@@ -29,11 +29,15 @@ def splitmix64(x):
         return z ^ (z >> np.uint64(31))
 
 
-# The polynomials of the generator "splitmix64+box-muller/2": each coefficient
-# is one correctly rounded division, as in lib/src/embedding.cpp.
-_LOG = [2.0 / (2 * k + 1) for k in range(10)]
-_SIN = [(-1.0) ** k / math.factorial(2 * k + 1) for k in range(8)]
-_COS = [(-1.0) ** k / math.factorial(2 * k) for k in range(9)]
+# The polynomials of the generator "splitmix64+box-muller-f32/3": each
+# coefficient is the float64 quotient rounded to float32, as in
+# lib/src/layer/embedding.cpp.
+_F32 = np.float32
+_LOG = [_F32(2.0 / (2 * k + 1)) for k in range(5)]
+_SIN = [_F32((-1.0) ** k / math.factorial(2 * k + 1)) for k in range(5)]
+_COS = [_F32((-1.0) ** k / math.factorial(2 * k)) for k in range(6)]
+_LN2_HI, _LN2_LO = _F32(float.fromhex("0x1.62e4p-1")), _F32(float.fromhex("0x1.7f7d1cp-20"))
+_ANGLE_STEP = _F32(2 * math.pi * 2.0**-24)
 
 
 def _horner(coefficients, y):
@@ -43,42 +47,49 @@ def _horner(coefficients, y):
     return p
 
 
+def normal_uniforms(ids, d_model, seed):
+    """The uniforms (u1, u2) of each pair of the default table's rows, in float64: (len(ids), pairs)."""
+    ids = np.asarray(ids, dtype=np.uint64).reshape(-1, 1)
+    key = splitmix64(splitmix64(np.uint64(seed)) ^ ids)
+    with np.errstate(over="ignore"):
+        a = splitmix64(key + np.arange((d_model + 1) // 2, dtype=np.uint64))
+    return ((a >> np.uint64(40)) + np.uint64(1)).astype(np.float64) * 2.0**-24, \
+        (a & np.uint64(0xFFFFFF)).astype(np.float64) * 2.0**-24
+
+
 def random_normal_rows(ids, d_model, seed):
     """Rows E[ids] of the default table: float32 array (len(ids), d_model).
 
-    Generator "splitmix64+box-muller/2", every float64 operation in the
+    Generator "splitmix64+box-muller-f32/3", every float32 operation in the
     C++ code's order, so the bits are the same. Our own port of our own
     generator (see the module's docstring): a test that compares the program
     with it checks that the two agree, not that the values are N(0,1).
     """
     ids = np.asarray(ids, dtype=np.uint64).reshape(-1, 1)
     key = splitmix64(splitmix64(np.uint64(seed)) ^ ids)           # (n, 1)
-    pairs = (d_model + 1) // 2
-    j = np.arange(pairs, dtype=np.uint64) * np.uint64(2)          # (pairs,)
     with np.errstate(over="ignore"):
-        a = splitmix64(key + j)
-        b = splitmix64(key + j + np.uint64(1))
-    # r = sqrt(-2 ln u1), u1 = v / 2^52, v = 2^e f with f in (sqrt(1/2), sqrt(2)]
-    v = (a >> np.uint64(12)).astype(np.float64) + 0.5
-    bits = v.view(np.uint64)
-    mantissa = bits & np.uint64(0x000FFFFFFFFFFFFF)
-    halve = mantissa > np.uint64(0x6A09E667F3BCD)                  # f > sqrt(2)
-    f = (mantissa | np.where(halve, np.uint64(1022 << 52), np.uint64(1023 << 52))).view(np.float64)
-    e = (bits >> np.uint64(52)).astype(np.float64) + halve - 1075.0
-    s = (f - 1.0) / (f + 1.0)
-    r = np.sqrt(-2.0 * (e * 0.6931471805599453 + s * _horner(_LOG, s * s)))
-    # 2π u2 = q π/2 + x, x in [-π/4, π/4), u2 = (b >> 12) / 2^52
-    w = (b >> np.uint64(12)) + np.uint64(1 << 49)
-    q = (w >> np.uint64(50)) & np.uint64(3)
-    x = ((w & np.uint64((1 << 50) - 1)).astype(np.float64) - 2.0**49) * (2 * math.pi * 2.0**-52)
+        a = splitmix64(key + np.arange((d_model + 1) // 2, dtype=np.uint64))  # one draw per pair
+    # r = sqrt(-2 ln u1), u1 = m / 2^24, m = 2^e f with f in (sqrt(1/2), sqrt(2)]; m <= 2^24 is exact
+    m = ((a >> np.uint64(40)) + np.uint64(1)).astype(np.float32)
+    bits = m.view(np.uint32)
+    mantissa = bits & np.uint32(0x7FFFFF)
+    halve = (mantissa > np.uint32(0x3504F3)).astype(np.uint32)    # f > sqrt(2)
+    f = (mantissa | ((np.uint32(127) - halve) << np.uint32(23))).view(np.float32)
+    e = ((bits >> np.uint32(23)).astype(np.int32) + halve.astype(np.int32) - 151).astype(np.float32)
+    s = (f - _F32(1)) / (f + _F32(1))
+    r = np.sqrt(_F32(-2) * ((e * _LN2_LO + s * _horner(_LOG, s * s)) + e * _LN2_HI))
+    # 2π u2 = q π/2 + x, x in [-π/4, π/4), u2 = (a & (2^24 - 1)) / 2^24
+    t = (a & np.uint64(0xFFFFFF)).astype(np.uint32) + np.uint32(1 << 21)
+    q = (t >> np.uint32(22)) & np.uint32(3)
+    x = ((t & np.uint32((1 << 22) - 1)).astype(np.int32) - (1 << 21)).astype(np.float32) * _ANGLE_STEP
     sin_x, cos_x = x * _horner(_SIN, x * x), _horner(_COS, x * x)
-    odd = (q & np.uint64(1)) == 1
-    cos_t = np.where(odd, sin_x, cos_x) * np.where((q == 1) | (q == 2), -1.0, 1.0)
-    sin_t = np.where(odd, cos_x, sin_x) * np.where(q >= 2, -1.0, 1.0)
-    out = np.empty((ids.shape[0], 2 * pairs), dtype=np.float64)
+    odd = (q & np.uint32(1)) == 1
+    cos_t = np.where(odd, sin_x, cos_x) * np.where((q == 1) | (q == 2), _F32(-1), _F32(1))
+    sin_t = np.where(odd, cos_x, sin_x) * np.where(q >= 2, _F32(-1), _F32(1))
+    out = np.empty((ids.shape[0], 2 * a.shape[1]), dtype=np.float32)
     out[:, 0::2] = r * cos_t
     out[:, 1::2] = r * sin_t
-    return out[:, :d_model].astype(np.float32)
+    return out[:, :d_model]
 
 
 def sinusoidal_pe64(positions, d_model, base=10000.0):

@@ -28,7 +28,7 @@ TEST_CASE("splitmix64 reference values") {
   CHECK(embedpe::splitmix64(0x9E3779B97F4A7C15ULL) == 0x6E789E6AA1B965F4ULL);
 }
 
-TEST_CASE("random rows are the NumPy reference's, bit for bit (generator splitmix64+box-muller/2)") {
+TEST_CASE("random rows are the NumPy reference's, bit for bit (generator splitmix64+box-muller-f32/3)") {
   // tests/golden/default_table*: tests/reference.py's rows, written by tools/make_goldens.py. Odd and
   // even widths, more than one block of 64 pairs, ids far beyond any vocabulary.
   const auto doc = test::read_json(test::golden("default_table.json"));
@@ -46,8 +46,8 @@ TEST_CASE("random rows are the NumPy reference's, bit for bit (generator splitmi
       CHECK(std::memcmp(got.data(), want.data() + k * d, d * sizeof(float)) == 0);
     }
   }
-  CHECK(std::string(RandomNormalTable::kGenerator) == "splitmix64+box-muller/2");
-  CHECK(RandomNormalTable(8, 4, 3).describe() == "random-normal(seed=3, generator=splitmix64+box-muller/2)");
+  CHECK(std::string(RandomNormalTable::kGenerator) == "splitmix64+box-muller-f32/3");
+  CHECK(RandomNormalTable(8, 4, 3).describe() == "random-normal(seed=3, generator=splitmix64+box-muller-f32/3)");
 }
 
 TEST_CASE("random rows depend on (seed, row) only, not on the vocabulary size") {

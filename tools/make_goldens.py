@@ -186,7 +186,7 @@ def cli_goldens():
 
 
 def default_table_goldens():
-    """Rows of the default N(0,1) table (generator splitmix64+box-muller/2) from the NumPy reference:
+    """Rows of the default N(0,1) table (generator splitmix64+box-muller-f32/3) from the NumPy reference:
     odd and even widths, one pair block and more (64 pairs), ids up to 2^62."""
     ids = list(range(32)) + [7999, 123456789, 2**40, 2**62]
     cases = []

@@ -158,7 +158,7 @@ CASES = [
          ["encode", "--input", "{tmp}/corpus.txt", "--d-model", "16", "--emit", "input_ids", "--shard-rows", "3",
           "--output-dir", "{tmp}/dir", "--resume"], 2,
          "was written with config d_model 8, this run has config d_model 16", setup=finished(), files=DIR_UNCHANGED),
-    Case("resume with another --seed is refused", resume("--seed", "7"), 2, "config embedding \"random-normal(seed=0, generator=splitmix64+box-muller/2)\", this run has config embedding \"random-normal(seed=7, generator=splitmix64+box-muller/2)\"", setup=finished(),
+    Case("resume with another --seed is refused", resume("--seed", "7"), 2, "config embedding \"random-normal(seed=0, generator=splitmix64+box-muller-f32/3)\", this run has config embedding \"random-normal(seed=7, generator=splitmix64+box-muller-f32/3)\"", setup=finished(),
          files=DIR_UNCHANGED),
     Case("a directory begun by another embedpe version is refused, not mixed", resume(), 2,
          "was written with config embedpe_version \"0.0.1\", this run has config embedpe_version",

@@ -7,28 +7,30 @@
 // RandomNormalTable never materialises the table: each row is generated on
 // demand from (seed, row) by a counter-based generator, so a run costs
 // O(tokens × d_model) whatever the vocabulary size. The generator,
-// "splitmix64+box-muller/2" (RandomNormalTable::kGenerator; the run's config
-// names it), so that it can be reproduced elsewhere (README.md has it in
-// NumPy; tests/reference.py too):
+// "splitmix64+box-muller-f32/3" (RandomNormalTable::kGenerator; the run's
+// config names it), so that it can be reproduced elsewhere (README.md has it
+// in NumPy; tests/reference.py too):
 //
 //   mix(x)     = splitmix64 finaliser of x + 0x9E3779B97F4A7C15 (mod 2^64)
 //   key        = mix(mix(seed) ^ row)
-//   a, b       = mix(key + 2k), mix(key + 2k + 1)             for pair k
-//   u1         = ((a >> 12) + 0.5) / 2^52                      in (0, 1)
-//   u2         = (b >> 12) / 2^52                              in [0, 1)
-//   E[row, 2k]   = float32(sqrt(-2 ln u1) * cos(2π u2))        (Box–Muller)
-//   E[row, 2k+1] = float32(sqrt(-2 ln u1) * sin(2π u2))
+//   a          = mix(key + k)                                  for pair k: one draw
+//   u1         = ((a >> 40) + 1) / 2^24                        in (0, 1]
+//   u2         = (a & (2^24 - 1)) / 2^24                       in [0, 1)
+//   E[row, 2k]   = sqrt(-2 ln u1) * cos(2π u2)                 (Box–Muller)
+//   E[row, 2k+1] = sqrt(-2 ln u1) * sin(2π u2)
 //
-// in float64, with ln, cos and sin as fixed polynomials rather than libm's
+// in float32, with ln, cos and sin as fixed polynomials rather than libm's
 // (so that the loop vectorises and every value has the same bits on every
-// compiler and machine): ln u1 = (e - 52) ln 2 + ln f, with (a >> 12) + 0.5 =
-// 2^e f and f in (sqrt(1/2), sqrt(2)], ln f = s Σ_{k<10} 2 s^2k / (2k+1) for
-// s = (f - 1) / (f + 1); 2π u2 = q π/2 + x with x in [-π/4, π/4), split
-// exactly in integers, and the Taylor series of sin x (8 terms) and cos x
-// (9 terms). Within a few float64 ulps of the exact values, so the float32
-// results are libm's. Version 1 (before issue 14) used 53-bit uniforms and
-// libm's log and sincos; its float32 values are the same for the 8000 × 512
-// checked (seed 0), though not guaranteed to be everywhere.
+// compiler and machine): ln u1 = (e - 24) ln 2 + ln f, with (a >> 40) + 1 =
+// 2^e f and f in (sqrt(1/2), sqrt(2)], ln 2 split in two floats (0x1.62e4p-1
+// + 0x1.7f7d1cp-20), ln f = s Σ_{k<5} 2 s^2k / (2k+1) for s = (f - 1) / (f + 1);
+// 2π u2 = q π/2 + x with x in [-π/4, π/4), split exactly in integers and
+// scaled by float32(2π / 2^24), and the Taylor series of sin x (5 terms) and
+// cos x (6 terms), each coefficient the float64 quotient rounded to float32.
+// Within 4 float32 ulps (4e-7) of Box–Muller in float64 on the same uniforms;
+// |values| ≤ sqrt(48 ln 2) = 5.77 (u1 ≥ 2^-24), as for any float32 Box–Muller.
+// Version 2 (issues 14 to 32) drew two splitmix64 values per pair and
+// computed in float64: about 3.5 times the time a row.
 //
 // Generating a row costs far more than reading one, so RandomNormalTable
 // keeps each row it has generated (when vocab × d_model floats fit
@@ -59,7 +61,7 @@ class EmbeddingTable {
   // table, or nullptr when the row has to be converted or computed (then use
   // row()). The input layer reads rows through this, without a copy.
   virtual const float* row_data(std::int64_t /*id*/) const { return nullptr; }
-  // One line for the JSON config, e.g. "random-normal(seed=0, generator=splitmix64+box-muller/2)";
+  // One line for the JSON config, e.g. "random-normal(seed=0, generator=splitmix64+box-muller-f32/3)";
   // another init scheme says which, and its scale.
   virtual std::string describe() const = 0;
 };
@@ -85,7 +87,7 @@ const char* init_name(Init init);
 class RandomNormalTable final : public EmbeddingTable {
  public:
   // The generator's name and version, as the run's config records it.
-  static constexpr const char* kGenerator = "splitmix64+box-muller/2";
+  static constexpr const char* kGenerator = "splitmix64+box-muller-f32/3";
   // Tables up to this many bytes keep the rows they generate.
   static constexpr std::size_t kRowCacheLimit = std::size_t(256) << 20;
   // Caches up to this size are given huge pages (fewer page faults).

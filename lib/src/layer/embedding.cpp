@@ -31,79 +31,33 @@ namespace {
 
 // The default table's generator (embedding.h has the formulas, README.md the
 // same in NumPy). Everything below is integer arithmetic or one correctly
-// rounded IEEE operation at a time (+ - * / sqrt, in the order written; the
-// library is built with -ffp-contract=off and without -ffast-math), so a row
-// has the same bits on every compiler, optimisation level and vector width.
-// log and sincos are polynomials rather than libm's so that the loop
-// vectorises and NumPy can repeat the exact operations.
-
-// An integer below 2^52 as a double, exactly: 2^52 + k has k as its
-// mantissa. (A vector uint64 → double conversion needs AVX-512.)
-inline double small_to_double(std::uint64_t k) {
-  return std::bit_cast<double>(k | 0x4330000000000000ULL) - 0x1p52;
-}
+// rounded IEEE float32 operation at a time (+ - * / sqrt, in the order
+// written; the library is built with -ffp-contract=off and without
+// -ffast-math), so a row has the same bits on every compiler, optimisation
+// level and vector width. log and sincos are polynomials rather than libm's
+// so that the loop vectorises and NumPy can repeat the exact operations.
 
 struct NormalCoefficients {
-  double log[10];  // 2 / (2k + 1):      ln f = s · Σ log[k] s^2k,     s = (f - 1) / (f + 1)
-  double sin[8];   // (-1)^k / (2k+1)!:  sin x = x · Σ sin[k] x^2k
-  double cos[9];   // (-1)^k / (2k)!:    cos x = Σ cos[k] x^2k
+  float log[5];  // 2 / (2k + 1):      ln f = s · Σ log[k] s^2k,     s = (f - 1) / (f + 1)
+  float sin[5];  // (-1)^k / (2k+1)!:  sin x = x · Σ sin[k] x^2k
+  float cos[6];  // (-1)^k / (2k)!:    cos x = Σ cos[k] x^2k
 };
 
+// Each coefficient is the float64 quotient rounded to float32.
 constexpr NormalCoefficients normal_coefficients() {
   NormalCoefficients c{};
-  for (int k = 0; k < 10; ++k) c.log[k] = 2.0 / (2 * k + 1);
+  for (int k = 0; k < 5; ++k) c.log[k] = static_cast<float>(2.0 / (2 * k + 1));
   double factorial = 1;  // exact up to 22!
-  for (int n = 1; n <= 16; ++n) {
+  for (int n = 1; n <= 10; ++n) {
     factorial *= n;
     const double sign = (n / 2) % 2 ? -1.0 : 1.0;
-    if (n % 2 == 1) c.sin[n / 2] = sign / factorial;
-    if (n % 2 == 0) c.cos[n / 2] = sign / factorial;
+    if (n % 2 == 1) c.sin[n / 2] = static_cast<float>(sign / factorial);
+    if (n % 2 == 0) c.cos[n / 2] = static_cast<float>(sign / factorial);
   }
-  c.cos[0] = 1.0;
+  c.cos[0] = 1.0f;
   return c;
 }
 constexpr NormalCoefficients kNormal = normal_coefficients();
-
-// Box–Muller for n pairs of splitmix64 outputs: out[2i], out[2i+1] from
-// a[i], b[i]. Written without branches so that it vectorises.
-[[gnu::always_inline]] inline void box_muller(const std::uint64_t* a, const std::uint64_t* b, std::size_t n, float* out) {
-  constexpr std::uint64_t kMantissa = 0x000FFFFFFFFFFFFFULL;
-  constexpr double kLn2 = std::numbers::ln2;
-  constexpr double kAngleStep = 2 * std::numbers::pi * 0x1p-52;  // 2π / 2^52, exact
-  for (std::size_t i = 0; i < n; ++i) {
-    // r = sqrt(-2 ln u1), u1 = v / 2^52 in (0, 1). v = 2^e · f with f in
-    // (sqrt(1/2), sqrt(2)]: ln u1 = (e - 52) ln 2 + ln f.
-    const double v = small_to_double(a[i] >> 12) + 0.5;
-    const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
-    const std::uint64_t mantissa = bits & kMantissa;
-    const std::uint64_t halve = (mantissa + (0x10000000000000ULL - 0x6A09E667F3BCEULL)) >> 52;  // f > sqrt(2)
-    const double f = std::bit_cast<double>(mantissa | ((1023 - halve) << 52));
-    const double e = small_to_double((bits >> 52) + halve) - 1075.0;  // e - 52
-    const double s = (f - 1.0) / (f + 1.0);
-    const double z = s * s;
-    double p = kNormal.log[9];
-    for (int k = 8; k >= 0; --k) p = p * z + kNormal.log[k];
-    const double r = std::sqrt(-2.0 * (e * kLn2 + s * p));
-    // θ = 2π u2, u2 = w / 2^52: quadrant q (nearest multiple of π/2) and
-    // x = θ - q π/2 in [-π/4, π/4), split off exactly in integers.
-    const std::uint64_t w = (b[i] >> 12) + (std::uint64_t(1) << 49);
-    const std::uint64_t q = (w >> 50) & 3;
-    const double x = (small_to_double(w & ((std::uint64_t(1) << 50) - 1)) - 0x1p49) * kAngleStep;
-    const double y = x * x;
-    double ps = kNormal.sin[7];
-    for (int k = 6; k >= 0; --k) ps = ps * y + kNormal.sin[k];
-    double pc = kNormal.cos[8];
-    for (int k = 7; k >= 0; --k) pc = pc * y + kNormal.cos[k];
-    // cos θ, sin θ = (cos x, sin x), (-sin x, cos x), (-cos x, -sin x), (sin x, -cos x) for q = 0..3,
-    // as bit operations (swap, then flip signs).
-    const std::uint64_t cx = std::bit_cast<std::uint64_t>(pc), sx = std::bit_cast<std::uint64_t>(x * ps);
-    const std::uint64_t swap = 0 - (q & 1);
-    const double cos_theta = std::bit_cast<double>(((sx & swap) | (cx & ~swap)) ^ ((((q + 1) >> 1) & 1) << 63));
-    const double sin_theta = std::bit_cast<double>(((cx & swap) | (sx & ~swap)) ^ ((q >> 1) << 63));
-    out[2 * i] = static_cast<float>(r * cos_theta);
-    out[2 * i + 1] = static_cast<float>(r * sin_theta);
-  }
-}
 
 // Clones for AVX2 and AVX-512 where the compiler offers them: the same
 // operations, more lanes at a time, so the same bits. Not in sanitizer
@@ -128,26 +82,55 @@ constexpr NormalCoefficients kNormal = normal_coefficients();
 #define EMBEDPE_VECTOR_CLONES
 #endif
 
+// Box–Muller in float32 on one splitmix64 draw: out[0], out[1] of pair k.
+// Written without branches so that the loop calling it vectorises.
+[[gnu::always_inline]] inline void normal_pair(std::uint64_t key, std::uint64_t k, float* out) {
+  constexpr float kLn2Hi = 0x1.62e4p-1f;  // ln 2 = kLn2Hi + kLn2Lo; e · kLn2Hi is exact for |e| < 2^7
+  constexpr float kLn2Lo = 0x1.7f7d1cp-20f;
+  constexpr float kAngleStep = static_cast<float>(2 * std::numbers::pi * 0x1p-24);  // 2π / 2^24, rounded
+  const std::uint64_t a = mix(key + k);
+  // r = sqrt(-2 ln u1), u1 = m / 2^24 in (0, 1]: m = 2^e · f with f in
+  // (sqrt(1/2), sqrt(2)], ln u1 = (e - 24) ln 2 + ln f. m <= 2^24 is exact
+  // as a float.
+  const std::uint32_t m = static_cast<std::uint32_t>(a >> 40) + 1;
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int32_t>(m)));
+  const std::uint32_t mantissa = bits & 0x7FFFFFu;
+  const std::uint32_t halve = (mantissa + (0x800000u - 0x3504F4u)) >> 23;  // f > sqrt(2)
+  const float f = std::bit_cast<float>(mantissa | ((127u - halve) << 23));
+  const float e = static_cast<float>(static_cast<std::int32_t>((bits >> 23) + halve) - 151);  // e - 24
+  const float s = (f - 1.0f) / (f + 1.0f);
+  const float z = s * s;
+  float p = kNormal.log[4];
+  for (int j = 3; j >= 0; --j) p = p * z + kNormal.log[j];
+  const float r = std::sqrt(-2.0f * ((e * kLn2Lo + s * p) + e * kLn2Hi));
+  // θ = 2π u2, u2 = w / 2^24 (the draw's low 24 bits): quadrant q (nearest
+  // multiple of π/2) and x = θ - q π/2 in [-π/4, π/4), split off exactly in
+  // integers.
+  const std::uint32_t t = (static_cast<std::uint32_t>(a) & 0xFFFFFFu) + (1u << 21);
+  const std::uint32_t q = (t >> 22) & 3u;
+  const float x = static_cast<float>(static_cast<std::int32_t>(t & ((1u << 22) - 1)) - (1 << 21)) * kAngleStep;
+  const float y = x * x;
+  float ps = kNormal.sin[4];
+  for (int j = 3; j >= 0; --j) ps = ps * y + kNormal.sin[j];
+  float pc = kNormal.cos[5];
+  for (int j = 4; j >= 0; --j) pc = pc * y + kNormal.cos[j];
+  // cos θ, sin θ = (cos x, sin x), (-sin x, cos x), (-cos x, -sin x), (sin x, -cos x) for q = 0..3,
+  // as bit operations (swap, then flip signs).
+  const std::uint32_t cx = std::bit_cast<std::uint32_t>(pc), sx = std::bit_cast<std::uint32_t>(x * ps);
+  const std::uint32_t swap = 0u - (q & 1u);
+  out[0] = r * std::bit_cast<float>(((sx & swap) | (cx & ~swap)) ^ ((((q + 1) >> 1) & 1u) << 31));
+  out[1] = r * std::bit_cast<float>(((cx & swap) | (sx & ~swap)) ^ ((q >> 1) << 31));
+}
+
 EMBEDPE_VECTOR_CLONES
 void normal_row(std::uint64_t seed, std::int64_t id, std::size_t d_model, float* out) {
-  constexpr std::size_t kBlock = 64;  // pairs at a time: the uniforms stay in L1
   const std::uint64_t key = mix(mix(seed) ^ static_cast<std::uint64_t>(id));
-  std::uint64_t a[kBlock], b[kBlock];
-  const std::size_t pairs = (d_model + 1) / 2;
-  for (std::size_t p0 = 0; p0 < pairs; p0 += kBlock) {
-    const std::size_t n = std::min(kBlock, pairs - p0);
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t j = 2 * (p0 + i);
-      a[i] = mix(key + j);
-      b[i] = mix(key + j + 1);
-    }
-    const bool odd_tail = 2 * (p0 + n) > d_model;  // the last pair's second value is not in the row
-    box_muller(a, b, n - odd_tail, out + 2 * p0);
-    if (odd_tail) {
-      float last[2];
-      box_muller(a + n - 1, b + n - 1, 1, last);
-      out[d_model - 1] = last[0];
-    }
+  const std::size_t whole = d_model / 2;  // pairs whose both values are in the row
+  for (std::size_t k = 0; k < whole; ++k) normal_pair(key, k, out + 2 * k);
+  if (d_model % 2 != 0) {
+    float last[2];
+    normal_pair(key, whole, last);
+    out[d_model - 1] = last[0];
   }
 }
 
