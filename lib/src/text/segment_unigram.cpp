@@ -416,6 +416,16 @@ int SegmentUnigram::find(std::string_view bytes) const {
   }
 }
 
+// The charsmap's Darts-clone double array: unit i (false past its end), and
+// the offset a unit holds.
+bool SegmentUnigram::charsmap_unit(std::size_t i, std::uint32_t& u) const {
+  if (i >= charsmap_size_) return false;
+  std::memcpy(&u, reinterpret_cast<const char*>(charsmap_units_) + 4 * i, 4);
+  return true;
+}
+
+std::size_t SegmentUnigram::charsmap_offset(std::uint32_t u) { return (u >> 10) << ((u & (1U << 9)) >> 6); }
+
 bool SegmentUnigram::normalize_prefix(std::string_view input, std::string_view& out, std::size_t& consumed) const {
   // User-defined symbols first, as they are: the longest that starts the input.
   if (!user_defined_.empty()) {
@@ -433,25 +443,19 @@ bool SegmentUnigram::normalize_prefix(std::string_view input, std::string_view& 
   std::size_t longest_length = 0;
   std::uint32_t longest_value = 0;
   if (charsmap_units_) {
-    const auto unit = [&](std::size_t i, std::uint32_t& u) {
-      if (i >= charsmap_size_) return false;
-      std::memcpy(&u, reinterpret_cast<const char*>(charsmap_units_) + 4 * i, 4);
-      return true;
-    };
-    const auto offset = [](std::uint32_t u) -> std::size_t { return (u >> 10) << ((u & (1U << 9)) >> 6); };
     std::uint32_t u = 0;
-    if (!unit(0, u)) return false;
-    std::size_t node = offset(u);
+    if (!charsmap_unit(0, u)) return false;
+    std::size_t node = charsmap_offset(u);
     std::size_t found = 0;
     for (std::size_t i = 0; i < input.size(); ++i) {
       const auto c = static_cast<unsigned char>(input[i]);
       node ^= c;
-      if (!unit(node, u)) return false;
+      if (!charsmap_unit(node, u)) return false;
       if ((u & ((1U << 31) | 0xFF)) != c) break;
-      node ^= offset(u);
+      node ^= charsmap_offset(u);
       if ((u >> 8) & 1) {
         std::uint32_t leaf = 0;
-        if (!unit(node, leaf)) return false;
+        if (!charsmap_unit(node, leaf)) return false;
         // SentencePiece keeps 32 results; more would be read past its array.
         if (++found > 32) return false;
         longest_length = i + 1;
@@ -495,20 +499,14 @@ void SegmentUnigram::find_plain_ascii() {
     }
     // A charsmap key longer than the byte starts with it when the byte's node has a child.
     if (charsmap_units_) {
-      const auto unit = [&](std::size_t i, std::uint32_t& u) {
-        if (i >= charsmap_size_) return false;
-        std::memcpy(&u, reinterpret_cast<const char*>(charsmap_units_) + 4 * i, 4);
-        return true;
-      };
-      const auto offset = [](std::uint32_t u) -> std::size_t { return (u >> 10) << ((u & (1U << 9)) >> 6); };
       std::uint32_t u = 0;
-      if (!unit(0, u)) continue;
-      std::size_t node = offset(u) ^ c;
-      if (unit(node, u) && (u & ((1U << 31) | 0xFF)) == c) {
-        node ^= offset(u);
+      if (!charsmap_unit(0, u)) continue;
+      std::size_t node = charsmap_offset(u) ^ c;
+      if (charsmap_unit(node, u) && (u & ((1U << 31) | 0xFF)) == c) {
+        node ^= charsmap_offset(u);
         bool child = false;
         for (std::uint32_t next = 1; next < 256 && !child; ++next) {
-          child = unit(node ^ next, u) && (u & ((1U << 31) | 0xFF)) == next;
+          child = charsmap_unit(node ^ next, u) && (u & ((1U << 31) | 0xFF)) == next;
         }
         if (child) continue;
       }

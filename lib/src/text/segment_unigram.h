@@ -63,8 +63,8 @@ namespace embedpe {
 
 class SegmentUnigram {
  public:
-  // Each thread's cache budget, in the bytes it holds: botchan's 9,183 distinct segments take
-  // about 0.6 MiB; a stream of fresh text keeps the peak RSS a few MiB above one line's (cli: Stream).
+  // Each thread's cache budget, in the bytes it holds; a stream of fresh text keeps the peak RSS
+  // a few MiB above one line's (cli: Stream).
   static constexpr std::size_t kMaxBytes = std::size_t(2) << 20;
   static constexpr std::size_t kMaxSegmentBytes = 128;
 
@@ -126,6 +126,8 @@ class SegmentUnigram {
   // it takes; false if the charsmap would be read out of bounds.
   bool normalize_prefix(std::string_view input, std::string_view& out, std::size_t& consumed) const;
   void find_plain_ascii();
+  bool charsmap_unit(std::size_t i, std::uint32_t& u) const;
+  static std::size_t charsmap_offset(std::uint32_t u);
   int find(std::string_view bytes) const;  // -1: not a prefix of any piece; -2: a prefix only
 
   struct PieceInfo {
