@@ -2,7 +2,7 @@
 """embedpe's benchmark suite: every figure is a ratio against a reference
 measured in the same run, on this machine. Prints a Markdown table.
 
-    bench/run.py [--corpus PATH] [--quick]
+    bench/run.py [--corpus PATH] [--quick] [--tokenize-only|--corpus-only|--latency-only|--diff-only]
 
 Installs what it needs (tools/install_deps.sh: python3-torch, python3-sentencepiece), builds
 Release into build-bench/ (tools/build.sh), then measures:
@@ -28,6 +28,8 @@ Release into build-bench/ (tools/build.sh), then measures:
   diff     embedpe diff on two 256 MB float32 .npy files (64x1024x1024; 64 MB with --quick)
            vs bench/numpy_diff.py, the NumPy script computing the same figures on the same
            (memory-mapped) files; time and peak RSS (`--diff-only` runs just these rows)
+Every corpus, tokenize and kernel row also counts minor page faults (fresh memory touched), the
+process's own from wait4 (bench_kernel's per pass from getrusage), next to the reference's.
 Timings are the best of several runs (wall clock); an output file is removed before each run
 (untimed), so that no run pays for freeing the previous run's file.
 """
@@ -50,18 +52,35 @@ SHM = pathlib.Path("/dev/shm") if pathlib.Path("/dev/shm").is_dir() else pathlib
 SENTENCE = "Hello, this is machine translation"
 
 
-def best(cmd, repeats, stdin=None, stdout=subprocess.DEVNULL, remove=None):
-    times = []
+def measure(cmd, repeats, stdin=None, stdout=subprocess.DEVNULL, remove=None):
+    """(best wall time, minor page faults of that run): the faults are the child's own (wait4's rusage)."""
+    runs = []
     for _ in range(repeats):
         if remove:
             pathlib.Path(remove).unlink(missing_ok=True)
         with open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp, \
                 open(stdout, "wb") if isinstance(stdout, pathlib.Path) else open(os.devnull, "rb") as out:
             t0 = time.perf_counter()
-            subprocess.run(cmd, stdin=inp, stdout=out if isinstance(stdout, pathlib.Path) else stdout,
-                           stderr=subprocess.PIPE, check=True)
-            times.append(time.perf_counter() - t0)
-    return min(times)
+            p = subprocess.Popen(cmd, stdin=inp, stdout=out if isinstance(stdout, pathlib.Path) else stdout,
+                                 stderr=subprocess.PIPE)
+            err = p.stderr.read()
+            _, status, usage = os.wait4(p.pid, 0)
+            seconds = time.perf_counter() - t0
+            p.returncode = os.waitstatus_to_exitcode(status)
+            p.stderr.close()
+            if p.returncode != 0:
+                raise subprocess.CalledProcessError(p.returncode, cmd, stderr=err)
+            runs.append((seconds, usage.ru_minflt))
+    return min(runs)
+
+
+def best(cmd, repeats, stdin=None, stdout=subprocess.DEVNULL, remove=None):
+    return measure(cmd, repeats, stdin, stdout, remove)[0]
+
+
+def faults(ours, reference, name):
+    """The minor page faults column: ours, then the reference's."""
+    return f"{ours} / {name} {reference}"
 
 
 def peak_rss_kib(cmd, stdin=None, ok=(0,)):
@@ -138,6 +157,57 @@ def corpus_scaling(row, corpus, reps):
         big.unlink(missing_ok=True)
 
 
+def corpus_rows(row, args, reps, torch_ok):
+    """The corpus rows: encode the corpus to .npy with the LLaMA-2 and the default model, each against
+    spm_encode with the same model, the write floor and the Python pipeline; then scaling and JSON text."""
+    corpus = pathlib.Path(args.corpus)
+    if corpus.is_file():
+        out_npy = SHM / "embedpe-bench.npy"
+        llama = ROOT.parent / "shared" / "corpora" / "llama2-tokenizer.model"
+        for name, model, target_spm, target_floor in (("LLaMA-2", llama, "<= 1.0x", ""),
+                                                      ("default model", MODEL, "<= 1.2x", "")):
+            if not model.is_file():
+                print(f"(no {model}: corpus row skipped)", file=sys.stderr)
+                continue
+            encode = [EMBEDPE, "encode", "--model", model, "--input", corpus, "--seq-len", "64", "--d-model", "128",
+                      "--format", "npy", "-o", out_npy]
+            ours, ours_faults = measure(encode, reps, remove=out_npy)
+            size = out_npy.stat().st_size
+            spm, spm_faults = measure(["spm_encode", f"--model={model}", "--output_format=id"], reps, stdin=corpus)
+            floor = write_floor(SHM / "embedpe-bench-floor.bin", size, reps)
+            row(f"corpus, {name}, vs spm_encode", f"{ours * 1e3:.0f} ms", f"spm_encode {spm * 1e3:.0f} ms",
+                f"{ours / spm:.2f}x spm_encode", target_spm, f"the write alone is {floor / spm:.2f}x spm_encode",
+                faults(ours_faults, spm_faults, "spm_encode"))
+            row(f"corpus, {name}, vs writing its output", f"{ours * 1e3:.0f} ms",
+                f"write {size / 1e6:.0f} MB {floor * 1e3:.0f} ms", f"{ours / floor:.2f}x the write", target_floor,
+                "", faults(ours_faults, spm_faults, "spm_encode"))
+            if torch_ok:
+                py_out = SHM / "py-bench.npy"
+                py_cmd = ["/usr/bin/python3", ROOT / "bench" / "python_pipeline.py", model, corpus, py_out]
+                py = best(py_cmd, max(2, reps // 3), remove=py_out)
+                out_npy.unlink(missing_ok=True)
+                rss_ours = peak_rss_kib(encode)
+                rss_py = peak_rss_kib(py_cmd)
+                py_out.unlink(missing_ok=True)
+                row(f"corpus, {name}, vs Python pipeline", f"{ours * 1e3:.0f} ms", f"python {py * 1e3:.0f} ms",
+                    f"{py / ours:.1f}x faster", "report")
+                row(f"corpus, {name}, peak memory", f"{rss_ours / 1024:.0f} MiB", f"python {rss_py / 1024:.0f} MiB",
+                    f"{rss_ours / rss_py:.2f}x", "")
+            out_npy.unlink(missing_ok=True)
+        corpus_scaling(row, corpus, 1 if args.quick else 2)
+        for fmt in ("json", "jsonl"):
+            out_text = SHM / f"embedpe-bench.{fmt}"
+            js = best([EMBEDPE, "encode", "--input", corpus, "--seq-len", "64", "--d-model", "128", "--format", fmt,
+                       "-o", out_text], reps, remove=out_text)
+            size = out_text.stat().st_size
+            row(f"{fmt} text", f"{size / js / 1e6:.0f} MB/s", f"{size / 1e6:.0f} MB in {js:.2f} s", "",
+                ">= 300 MB/s")
+            out_text.unlink(missing_ok=True)
+        out_npy.unlink(missing_ok=True)
+    else:
+        print(f"(no corpus at {corpus}: corpus, json and memory rows skipped)", file=sys.stderr)
+
+
 def tokenize_rows(row, reps):
     """embedpe tokenize vs spm_encode on the same text and model; the outputs must be the same bytes."""
     corpora = ROOT.parent / "shared" / "corpora"
@@ -152,16 +222,17 @@ def tokenize_rows(row, reps):
         data = corpus.read_bytes()
         text.write_bytes(data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n"))
         ours_out, spm_out = SHM / "embedpe-bench-ids.txt", SHM / "spm-bench-ids.txt"
-        ours = best([EMBEDPE, "tokenize", "--model", model, "--input", text, "--format", "ids", "--no-bos", "--no-eos",
-                     "-o", ours_out], reps, remove=ours_out)
-        spm = best(["spm_encode", f"--model={model}", "--output_format=id"], reps, stdin=text, stdout=spm_out)
+        ours, ours_faults = measure([EMBEDPE, "tokenize", "--model", model, "--input", text, "--format", "ids",
+                                     "--no-bos", "--no-eos", "-o", ours_out], reps, remove=ours_out)
+        spm, spm_faults = measure(["spm_encode", f"--model={model}", "--output_format=id"], reps, stdin=text,
+                                  stdout=spm_out)
         same = ours_out.read_bytes() == spm_out.read_bytes()
         for f in (text, ours_out, spm_out):
             f.unlink(missing_ok=True)
         if not same:
             sys.exit(f"tokenize {name} on {corpus.name}: embedpe's ids differ from spm_encode's")
         row(f"tokenize ids, {name}, {corpus.name}", f"{ours * 1e3:.0f} ms", f"spm_encode {spm * 1e3:.0f} ms",
-            f"{ours / spm:.2f}x spm_encode", target, "same bytes")
+            f"{ours / spm:.2f}x spm_encode", target, "same bytes", faults(ours_faults, spm_faults, "spm_encode"))
 
 
 def latency_rows(row, reps):
@@ -239,17 +310,22 @@ def main():
     ap.add_argument("--tokenize-only", action="store_true", help="only the tokenize rows")
     ap.add_argument("--latency-only", action="store_true", help="only the latency and 2 GB table rows")
     ap.add_argument("--diff-only", action="store_true", help="only the diff rows")
+    ap.add_argument("--corpus-only", action="store_true", help="only the corpus rows (no Python pipeline)")
     args = ap.parse_args()
-    if not (args.tokenize_only or args.latency_only or args.diff_only):
+    if not (args.tokenize_only or args.latency_only or args.diff_only or args.corpus_only):
         subprocess.run([str(ROOT / "tools" / "install_deps.sh"), "python3-torch", "python3-sentencepiece"], check=True)
     subprocess.run([str(ROOT / "tools" / "build.sh"), str(BUILD), "-DEMBEDPE_BUILD_BENCH=ON"], check=True,
                    stdout=subprocess.DEVNULL)
     reps = 3 if args.quick else 7
     rows = []
 
-    def row(name, ours, reference, ratio, target, note=""):
-        rows.append((name, ours, reference, ratio, target, note))
+    def row(name, ours, reference, ratio, target, note="", minflt=""):
+        rows.append((name, ours, reference, ratio, target, note, minflt))
 
+    if args.corpus_only:
+        corpus_rows(row, args, reps, torch_ok=False)
+        print_rows(rows, args)
+        return
     if args.diff_only:
         diff_rows(row, reps, args.quick)
         print_rows(rows, args)
@@ -266,65 +342,23 @@ def main():
                                       capture_output=True, check=True, text=True).stdout)
         target = "<= 1.2x" if threads == 1 else "scales"
         row(f"kernel dense table, {threads} thread(s)", f"{k['dense_s'] * 1e3:.1f} ms", f"memcpy {k['memcpy_s'] * 1e3:.1f} ms",
-            f"{k['dense_s'] / k['memcpy_s']:.2f}x memcpy", target)
+            f"{k['dense_s'] / k['memcpy_s']:.2f}x memcpy", target, "",
+            faults(k["dense_minflt"], k["memcpy_minflt"], "memcpy"))
         row(f"kernel N(0,1) table, {threads} thread(s)", f"{k['random_s'] * 1e3:.1f} ms",
             f"memcpy {k['memcpy_s'] * 1e3:.1f} ms", f"{k['random_s'] / k['memcpy_s']:.2f}x memcpy", "",
-            "rows kept from an earlier pass")
+            "rows kept from an earlier pass", faults(k["random_minflt"], k["memcpy_minflt"], "memcpy"))
         row(f"kernel N(0,1) first pass, {threads} thread(s)", f"{k['random_cold_s'] * 1e3:.1f} ms",
-            f"memcpy {k['memcpy_s'] * 1e3:.1f} ms", f"{k['random_cold_s'] / k['memcpy_s']:.2f}x memcpy", "",
-            "8000 distinct rows generated")
+            f"memcpy {k['memcpy_s'] * 1e3:.1f} ms", f"{k['random_cold_s'] / k['memcpy_s']:.2f}x memcpy",
+            "<= 3x" if threads == 2 else "", "8000 distinct rows generated",
+            faults(k["random_cold_minflt"], k["memcpy_minflt"], "memcpy"))
         if torch_ok:
             t = float(subprocess.run(["/usr/bin/python3", str(ROOT / "bench" / "torch_layer.py"), "64", "512", "512",
                                       str(threads)], capture_output=True, check=True, text=True).stdout)
             row(f"kernel vs PyTorch, {threads} thread(s)", f"{k['dense_s'] * 1e3:.1f} ms", f"torch {t * 1e3:.1f} ms",
                 f"{t / k['dense_s']:.1f}x faster", ">= 12x" if threads == 1 else "")
 
-    # corpus: the LLaMA-2 model against spm_encode with the same model, the default model against
-    # the write floor, both against the Python pipeline with the same model
+    corpus_rows(row, args, reps, torch_ok)
     corpus = pathlib.Path(args.corpus)
-    if corpus.is_file():
-        out_npy = SHM / "embedpe-bench.npy"
-        llama = ROOT.parent / "shared" / "corpora" / "llama2-tokenizer.model"
-        for name, model, target_spm, target_floor in (("LLaMA-2", llama, "<= 1.0x", ""),
-                                                      ("default model", MODEL, "", "<= 1.2x")):
-            if not model.is_file():
-                print(f"(no {model}: corpus row skipped)", file=sys.stderr)
-                continue
-            encode = [EMBEDPE, "encode", "--model", model, "--input", corpus, "--seq-len", "64", "--d-model", "128",
-                      "--format", "npy", "-o", out_npy]
-            ours = best(encode, reps, remove=out_npy)
-            size = out_npy.stat().st_size
-            spm = best(["spm_encode", f"--model={model}", "--output_format=id"], reps, stdin=corpus)
-            floor = write_floor(SHM / "embedpe-bench-floor.bin", size, reps)
-            row(f"corpus, {name}, vs spm_encode", f"{ours * 1e3:.0f} ms", f"spm_encode {spm * 1e3:.0f} ms",
-                f"{ours / spm:.2f}x spm_encode", target_spm, f"the write alone is {floor / spm:.2f}x spm_encode")
-            row(f"corpus, {name}, vs writing its output", f"{ours * 1e3:.0f} ms",
-                f"write {size / 1e6:.0f} MB {floor * 1e3:.0f} ms", f"{ours / floor:.2f}x the write", target_floor)
-            if torch_ok:
-                py_out = SHM / "py-bench.npy"
-                py_cmd = ["/usr/bin/python3", ROOT / "bench" / "python_pipeline.py", model, corpus, py_out]
-                py = best(py_cmd, max(2, reps // 3), remove=py_out)
-                out_npy.unlink(missing_ok=True)
-                rss_ours = peak_rss_kib(encode)
-                rss_py = peak_rss_kib(py_cmd)
-                py_out.unlink(missing_ok=True)
-                row(f"corpus, {name}, vs Python pipeline", f"{ours * 1e3:.0f} ms", f"python {py * 1e3:.0f} ms",
-                    f"{py / ours:.1f}x faster", "report")
-                row(f"corpus, {name}, peak memory", f"{rss_ours / 1024:.0f} MiB", f"python {rss_py / 1024:.0f} MiB",
-                    f"{rss_ours / rss_py:.2f}x", "")
-            out_npy.unlink(missing_ok=True)
-        corpus_scaling(row, corpus, 1 if args.quick else 2)
-        for fmt in ("json", "jsonl"):
-            out_text = SHM / f"embedpe-bench.{fmt}"
-            js = best([EMBEDPE, "encode", "--input", corpus, "--seq-len", "64", "--d-model", "128", "--format", fmt,
-                       "-o", out_text], reps, remove=out_text)
-            size = out_text.stat().st_size
-            row(f"{fmt} text", f"{size / js / 1e6:.0f} MB/s", f"{size / 1e6:.0f} MB in {js:.2f} s", "",
-                ">= 300 MB/s")
-            out_text.unlink(missing_ok=True)
-        out_npy.unlink(missing_ok=True)
-    else:
-        print(f"(no corpus at {corpus}: corpus, json and memory rows skipped)", file=sys.stderr)
 
     tokenize_rows(row, reps)
 
@@ -354,10 +388,11 @@ def main():
 
 def print_rows(rows, args):
     flags = ((" --quick" if args.quick else "") + (" --tokenize-only" if args.tokenize_only else "") +
-             (" --latency-only" if args.latency_only else "") + (" --diff-only" if args.diff_only else ""))
+             (" --latency-only" if args.latency_only else "") + (" --diff-only" if args.diff_only else "") +
+             (" --corpus-only" if args.corpus_only else ""))
     print(f"{machine()}; {time.strftime('%Y-%m-%d')}; bench/run.py{flags}\n")
-    print(f"| benchmark | embedpe | reference | ratio | target | note |")
-    print("|---|---|---|---|---|---|")
+    print(f"| benchmark | embedpe | reference | ratio | target | note | minor faults (embedpe / reference) |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
 
