@@ -17,8 +17,8 @@ Release into build-bench/ (tools/build.sh), then measures:
            pipeline; then the corpus repeated 100 times (time per line, peak RSS)
   tokenize embedpe tokenize --format ids vs spm_encode --output_format=id, same model, same text,
            outputs checked byte for byte: LLaMA-2 on botchan (target <= 0.5x), Chinese-LLaMA-2 on
-           wagahaiwa, the default model on botchan (models from ../shared/corpora; rows skipped
-           without them). The texts lose their BOM and CRLF first: spm_encode keeps both in its
+           wagahaiwa, the default model (target <= 0.6x), T5 and ALBERT on botchan (models from
+           ../shared/corpora; rows skipped without them). The texts lose their BOM and CRLF first: spm_encode keeps both in its
            pieces, embedpe's line reader drops them. `--tokenize-only` runs just these rows.
   latency  one sentence, whole process, vs spm_encode
   tables   one sentence against a 2 GB .safetensors table vs a 2 MB one (`--latency-only` runs
@@ -213,7 +213,9 @@ def tokenize_rows(row, reps):
     corpora = ROOT.parent / "shared" / "corpora"
     cases = [("LLaMA-2", corpora / "llama2-tokenizer.model", corpora / "botchan.txt", "<= 0.5x"),
              ("Chinese-LLaMA-2", corpora / "chinese-llama2-tokenizer.model", corpora / "wagahaiwa_nekodearu.txt", ""),
-             ("default model", MODEL, corpora / "botchan.txt", "")]
+             ("default model", MODEL, corpora / "botchan.txt", "<= 0.6x"),
+             ("T5", corpora / "t5-spiece.model", corpora / "botchan.txt", ""),
+             ("ALBERT", corpora / "albert-spiece.model", corpora / "botchan.txt", "")]
     for name, model, corpus, target in cases:
         if not (model.is_file() and corpus.is_file()):
             print(f"(no {model} or {corpus}: tokenize row skipped)", file=sys.stderr)
