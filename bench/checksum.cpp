@@ -1,5 +1,5 @@
 // Times the two checksums a run's records use, on the same 64 MiB buffer in
-// one process: SHA-256 (libcrypto, what parts and inputs are identified by)
+// one process: SHA-256 (Nettle, what parts and inputs are identified by)
 // and CRC-32 (zlib, what a file shard's record holds), against a memcpy of
 // the same bytes. Prints one JSON object of best CPU times (the steadier
 // figure when other processes share the cores) and throughputs.

@@ -1,6 +1,6 @@
 // SHA-256, used to identify the files a run read and wrote. The digest is
-// OpenSSL's libcrypto (EVP), which uses the CPU's SHA extensions where there
-// are any.
+// Nettle's (libnettle), which uses the CPU's SHA extensions where there are
+// any; it needs no set-up and keeps no global or per-thread state.
 //
 //   std::string hex = embedpe::sha256_hex(bytes);   // 64 lowercase hex digits
 //
@@ -9,36 +9,28 @@
 //   std::string hex = h.hex();                        // the same digits
 #pragma once
 
-#include <memory>
+#include <nettle/sha2.h>
+
 #include <string>
 #include <string_view>
-
-struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
 
 namespace embedpe {
 
 std::string sha256_hex(std::string_view bytes);
 
 // Incremental SHA-256, for data that arrives in pieces (e.g. the input bytes
-// of one --output-dir part, hashed while they are read).
+// of one --output-dir part, hashed while they are read). A plain value: a
+// copy goes on from the same state.
 class Sha256 {
  public:
   Sha256();
-  Sha256(const Sha256& other);
-  Sha256& operator=(const Sha256& other);
-  Sha256(Sha256&&) noexcept = default;
-  Sha256& operator=(Sha256&&) noexcept = default;
-  ~Sha256();
 
   void update(std::string_view bytes);
   // The digest of everything given so far; the object can go on updating.
   std::string hex() const;
 
  private:
-  struct Free {
-    void operator()(evp_md_ctx_st* ctx) const;
-  };
-  std::unique_ptr<evp_md_ctx_st, Free> ctx_;
+  sha256_ctx ctx_;
 };
 
 }  // namespace embedpe
