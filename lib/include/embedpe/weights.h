@@ -89,7 +89,8 @@ std::vector<SafetensorsEntry> read_safetensors_entries(std::string_view bytes, c
 // `source`. (WeightFile::open maps the file and calls this.)
 std::vector<WeightTensor> parse_weight_header(std::string_view bytes, const std::string& source, WeightFormat& format);
 
-// Whether the file at `path` starts with GGUF's magic (false if it cannot be read).
+// Whether `path` is a regular file meant as GGUF: named *.gguf (checked as
+// GGUF when read), or starting with GGUF's magic.
 bool is_gguf_file(const std::string& path);
 
 class WeightFile {

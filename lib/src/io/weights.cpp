@@ -405,7 +405,10 @@ bool is_gguf_file(const std::string& path) {
   char magic[4] = {};
   struct stat st;
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  const bool yes = regular && ::read(fd, magic, 4) == 4 && gguf::has_magic(std::string_view(magic, 4));
+  static constexpr std::string_view kExtension = ".gguf";
+  const bool named = path.size() > kExtension.size() &&
+                     path.compare(path.size() - kExtension.size(), kExtension.size(), kExtension) == 0;
+  const bool yes = regular && (named || (::read(fd, magic, 4) == 4 && gguf::has_magic(std::string_view(magic, 4))));
   ::close(fd);
   return yes;
 }

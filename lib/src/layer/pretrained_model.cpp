@@ -60,7 +60,7 @@ json read_json(const std::string& dir, const std::string& name) {
 json read_config(const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw UsageError("model directory " + dir + " does not exist");
-  if (!fs::is_directory(dir, ec)) throw UsageError(dir + " is not a directory: give the model's directory");
+  if (!fs::is_directory(dir, ec)) throw UsageError(dir + " is not a directory: give the model's directory or a .gguf file");
   return read_json(dir, "config.json");
 }
 

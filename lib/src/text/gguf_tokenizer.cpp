@@ -51,13 +51,14 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   const auto refuse = [&path](const std::string& what) { throw UsageError(path + ": " + what); };
   GgufSentencePiece out;
   const std::optional<std::string> model = file.string_value("tokenizer.ggml.model");
-  if (!model) refuse("it holds no tokenizer (tokenizer.ggml.model): give token ids with ids");
+  if (!model) throw UsageError(path + ": it holds no tokenizer (tokenizer.ggml.model): read ids with ids and the table with weights",
+                     {"ids", "weights"});
   out.model = *model;
   if (out.model != "llama") {
     throw UsageError(path + ": its tokenizer is '" + out.model +
-                         "' (tokenizer.ggml.model); embedpe rebuilds only SentencePiece ('llama') tokenizers: give "
-                         "token ids with ids",
-                     {"ids"});
+                         "' (tokenizer.ggml.model); embedpe rebuilds only SentencePiece ('llama') tokenizers: read ids "
+                         "with ids and the file's table with weights",
+                     {"ids", "weights"});
   }
   const gguf::Value* tokens = file.find("tokenizer.ggml.tokens");
   if (!tokens || tokens->type != gguf::ValueType::array || tokens->element_type != gguf::ValueType::string) {
