@@ -63,6 +63,14 @@ std::string table_rows_report(const EmbeddingTable& table, std::span<const std::
 std::string quantize_report(const QuantizeReport& report, const std::string& input, const WeightTensor& tensor,
                             const std::string& output, const std::string& projection, ReportFormat format);
 
+// What quantize_table_ggml found for `tensor` of `input`: the type's bits per
+// weight, sizes, the errors of the rows (max, mean, RMS, relative RMS, the
+// worst row) and of the scaled output; `output` names the dequantized
+// float32 file written, or is empty. `projection` as for quantize_report.
+std::string ggml_quantize_report(const GgmlQuantizeReport& report, const std::string& input,
+                                 const WeightTensor& tensor, const std::string& output, const std::string& projection,
+                                 ReportFormat format);
+
 }  // namespace embedpe
 
 namespace embedpe {

@@ -7,8 +7,11 @@
 //   std::size_t bytes = embedpe::ggml::row_bytes(embedpe::ggml::Type::Q4_K, 4096);
 //   embedpe::ggml::dequantize_row(embedpe::ggml::Type::Q4_K, block_bytes, out, 4096);
 //
-// The numbering is ggml's enum ggml_type (ggml.h), which a GGUF tensor info
+// The numbering is ggml's enum ggml_type (ggml.h at ggml-org/ggml
+// d99724f2b141fed9e1a9f402213506c081433465), which a GGUF tensor info
 // stores; values ggml has retired or never used have no TypeInfo.
+// "Bit for bit" is against ggml's reference C code built with gcc -O2 for
+// x86-64 (tests/golden/gguf/, made by tools/make_gguf_goldens.py).
 #pragma once
 
 #include <cstddef>
@@ -20,8 +23,11 @@ namespace embedpe::ggml {
 enum class Type : std::uint32_t {
   F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q8_1 = 9,
   Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15,
-  // ... the IQ*, integer and other types ggml.h lists, with ggml's numbers ...
+  IQ2_XXS = 16, IQ2_XS = 17, IQ3_XXS = 18, IQ1_S = 19, IQ4_NL = 20, IQ3_S = 21, IQ2_S = 22, IQ4_XS = 23,
+  I8 = 24, I16 = 25, I32 = 26, I64 = 27, F64 = 28, IQ1_M = 29,
   BF16 = 30,
+  // 31-33 and 36-38 were ggml's repacked Q4_0/IQ4_NL layouts, since removed.
+  TQ1_0 = 34, TQ2_0 = 35, MXFP4 = 39, NVFP4 = 40, Q1_0 = 41, Q2_0 = 42,
 };
 
 struct TypeInfo {

@@ -310,6 +310,50 @@ std::string quantize_report(const QuantizeReport& r, const std::string& input, c
   return "wrote " + printable(output) + text;
 }
 
+std::string ggml_quantize_report(const GgmlQuantizeReport& r, const std::string& input, const WeightTensor& tensor,
+                                 const std::string& output, const std::string& projection, ReportFormat format) {
+  const double saved = 100.0 * (1.0 - static_cast<double>(r.quantized_bytes) / static_cast<double>(r.input_bytes));
+  if (format == ReportFormat::json) {
+    nlohmann::ordered_json doc = {{"input", input},
+                                  {"tensor", tensor.name},
+                                  {"type", r.type},
+                                  {"block_elems", r.block_elems},
+                                  {"bits_per_weight", r.bits_per_weight},
+                                  {"rows", r.rows},
+                                  {"d_model", r.d_model},
+                                  {"input_bytes", r.input_bytes},
+                                  {"quantized_bytes", r.quantized_bytes},
+                                  {"saved_percent", saved},
+                                  {"output", output.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(output)},
+                                  {"output_bytes", r.output_bytes},
+                                  {"max_abs_error", r.max_abs_error},
+                                  {"mean_abs_error", r.mean_abs_error},
+                                  {"rms_error", r.rms_error},
+                                  {"relative_rms_error", r.relative_rms_error},
+                                  {"worst_row", r.worst_row},
+                                  {"worst_row_max_abs_error", r.worst_row_max_abs_error},
+                                  {"output_scale", float_json(r.output_scale)},
+                                  {"max_abs_output_error", r.max_abs_output_error},
+                                  {"mean_abs_output_error", r.mean_abs_output_error}};
+    if (!projection.empty()) doc["projection_not_in_output"] = projection;
+    return doc.dump(2) + "\n";
+  }
+  char text[768];
+  std::snprintf(text, sizeof text,
+                ": ggml %s (blocks of %zu, %.4g bits per weight), %zu x %zu, quantized and dequantized as ggml does\n"
+                "size           %zu -> %zu bytes as %s blocks (%.1f%% saved)\n"
+                "rows           max abs error %.3g, mean abs error %.3g, rms error %.3g, relative rms error %.3g\n"
+                "worst row      %zu (max abs error %.3g)\n"
+                "output         max abs error %.3g, mean abs error %.3g (embedding x %g, PE unchanged)\n",
+                r.type.c_str(), r.block_elems, r.bits_per_weight, r.rows, r.d_model, r.input_bytes,
+                r.quantized_bytes, r.type.c_str(), saved, r.max_abs_error, r.mean_abs_error, r.rms_error,
+                r.relative_rms_error, r.worst_row, r.worst_row_max_abs_error, r.max_abs_output_error,
+                r.mean_abs_output_error, double(r.output_scale));
+  std::string head = printable(input);
+  if (!output.empty()) head = "wrote " + printable(output) + " (float32, dequantized) from " + head;
+  return head + text;
+}
+
 std::string info_report(const Tokenizer* model, const WeightFile* weights, const std::string& weights_path,
                         ReportFormat format) {
   if (format == ReportFormat::json && weights) {
