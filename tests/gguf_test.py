@@ -195,6 +195,50 @@ class InfoTests(Case):
         self.assertEqual(doc["tensors"][0]["part"], 1)
 
 
+class QuantizedTests(Case):
+    """token_embd in each ggml block type: rows dequantized == ggml's dequantize_row_TYPE, bit for bit.
+
+    The blocks and their dequantization are ggml's own (tests/golden/gguf/, made by
+    tools/make_gguf_goldens.py from upstream ggml's C code): the rows quantize_row_TYPE_ref made
+    of inputs.npy, and random blocks. They are written as token_embd of a GGUF file, and
+    encode --ids reads every row back."""
+    GOLDEN = HERE / "golden" / "gguf"
+    TYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q4_1": 3, "q5_0": 6, "q5_1": 7, "q8_0": 8, "q2_K": 10, "q3_K": 11,
+             "q4_K": 12, "q5_K": 13, "q6_K": 14, "bf16": 30}
+
+    def test_every_type(self):
+        for name, number in self.TYPES.items():
+            with self.subTest(name):
+                blocks = [np.load(self.GOLDEN / f"{name}.blocks.npy"), np.load(self.GOLDEN / f"{name}.random_blocks.npy")]
+                want = [np.load(self.GOLDEN / f"{name}.dequantized.npy"),
+                        np.load(self.GOLDEN / f"{name}.random_dequantized.npy")]
+                if name == "f16":  # all 65536 halves in (256, 512): rows of 256 as the others
+                    blocks[1] = blocks[1].reshape(-1, 512)
+                rows = np.concatenate(blocks)
+                want = np.concatenate(want).reshape(-1, 256)
+                self.assertEqual(rows.shape[0], want.shape[0])
+                vocab = rows.shape[0]
+                tok_meta, _ = mk.tiny_tokenizer()
+                pieces = tok_meta[1][2][1] + [f"c{k}" for k in range(vocab - 8)]
+                tok_meta[1] = ("tokenizer.ggml.tokens", mk.ARRAY, (mk.STRING, pieces))
+                tok_meta[2] = ("tokenizer.ggml.scores", mk.ARRAY, (mk.F32, [0.0] * vocab))
+                tok_meta[3] = ("tokenizer.ggml.token_type", mk.ARRAY, (mk.I32, tok_meta[3][2][1] + [1] * (vocab - 8)))
+                meta = [("general.architecture", mk.STRING, "llama"), *tok_meta]
+                path = self.tmp / f"{name}.gguf"
+                mk.write_gguf(path, meta, [("token_embd.weight", number, (vocab, 256), rows.tobytes())])
+                out = self.tmp / f"{name}.npy"
+                ids = ",".join(map(str, range(vocab)))
+                self.ok("encode", "--pretrained", str(path), "--ids", ids, "--emit", "token_embeddings", "-o", str(out))
+                got = np.load(out)[0]
+                # Bit for bit, NaNs aside: the input layer's float arithmetic sets a signalling NaN's
+                # quiet bit (the random F32/BF16 blocks hold some); a NaN stays a NaN.
+                nan = np.isnan(want)
+                np.testing.assert_array_equal(np.isnan(got), nan)
+                np.testing.assert_array_equal(np.where(nan, 0, got.view(np.uint32)), np.where(nan, 0, want.view(np.uint32)))
+                doc = json.loads(self.ok("info", "--pretrained", str(path), "--format", "json").stdout)
+                self.assertEqual(doc["token_embd_bits_per_weight"], 8 * rows.shape[1] / 256)
+
+
 def tiny(path, meta_extra=(), tok=None, arch="llama", version=3, tensors=None):
     tok_meta, vocab = tok if tok else mk.tiny_tokenizer()
     meta, t, _ = mk.model_file(arch, "tiny", tok_meta, vocab, 4, mk.GGML_F32, 3, meta_extra)
