@@ -22,7 +22,6 @@ namespace {
 
 constexpr std::uint32_t kMaxDims = 4;     // GGML_MAX_DIMS
 constexpr int kMaxArrayDepth = 8;         // nested arrays: deeper is refused, not recursed into
-constexpr std::uint32_t kDefaultAlignment = 32;
 
 // A cursor over one file's bytes: every read checks what remains.
 class Reader {
@@ -327,7 +326,7 @@ Parsed parse(std::string_view bytes, const std::string& source) {
 std::vector<std::string> split_paths(const std::string& path) {
   // NAME-KKKKK-of-NNNNN.gguf (llama.cpp's llama_split_path: "%s-%05d-of-%05d.gguf")
   static constexpr std::string_view kSuffix = ".gguf";
-  if (path.size() < 20 + kSuffix.size() || path.compare(path.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+  if (path.size() < 16 + kSuffix.size() || path.compare(path.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
     return {};
   }
   const std::size_t stem = path.size() - kSuffix.size();
