@@ -105,6 +105,15 @@ class IdentityTests(Case):
         self.assertEqual(r.stdout.decode(), "Hello world\n")
 
 
+    def test_decode_finds_the_file_an_output_names(self):
+        """decode OUT.npz with no model: the GGUF file the output's config names is found and used."""
+        path, _ = self.file("llama2-f32")
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--pretrained", str(path), "--text", "Hello world", "-o", str(out))
+        r = self.ok("decode", str(out))
+        self.assertEqual(r.stdout.decode(), "Hello world\n")
+
+
 class EncodeTests(Case):
     """encode --pretrained FILE.gguf: token_embeddings == table[ids] (× float32(sqrt(n_embd)) for gemma)."""
 
