@@ -272,7 +272,7 @@ std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const s
       if (::stat(place.c_str(), &st) != 0) continue;
       std::optional<Tokenizer> found;
       try {
-        found = S_ISDIR(st.st_mode) ? load_pretrained_tokenizer(place) : Tokenizer::from_file(place);
+        found = S_ISDIR(st.st_mode) || is_gguf_file(place) ? load_pretrained_tokenizer(place) : Tokenizer::from_file(place);
       } catch (const Error&) {
         continue;  // not a model now: said below as not found
       }

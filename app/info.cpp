@@ -100,7 +100,8 @@ void run_info(const InfoCommand& cmd) {
       throw UsageError("--pretrained describes a model directory; --model and --weights describe single files: "
                        "give one or the other");
     }
-    const std::string text = pretrained_report(read_pretrained_model(cmd.pretrained), cmd.format);
+    const std::string text = is_gguf_file(cmd.pretrained) ? gguf_report(cmd.pretrained, cmd.format)
+                                                          : pretrained_report(read_pretrained_model(cmd.pretrained), cmd.format);
     OutputFile out("-");
     out.write(text);
     out.commit();
@@ -129,7 +130,8 @@ void setup_info(CLI::App& app) {
       ->check(non_empty_path());
   add_pretrained_option(*sub, cmd->pretrained,
                         "A Hugging Face model directory: its architecture, the tensors its input layer uses, the "
-                        "equivalent flags, and the tensors it does not use");
+                        "equivalent flags, and the tensors it does not use; or a GGUF file: its metadata, tokenizer, "
+                        "tensors (type, shape, bytes) and token_embd's bits per weight");
   option_group(*sub, kOutputGroup);
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
                            {{"text", ReportFormat::text}, {"json", ReportFormat::json}}, "text or json", "text");
@@ -137,7 +139,8 @@ void setup_info(CLI::App& app) {
                        "embedpe info",
                        "embedpe info --model llama2-tokenizer.model",
                        "embedpe info --weights model.safetensors",
-                       "embedpe info --pretrained xlm-roberta-base"});
+                       "embedpe info --pretrained xlm-roberta-base",
+                       "embedpe info --pretrained llama-2-7b.Q4_K_M.gguf --format json"});
   sub->callback([cmd] { run_info(*cmd); });
 }
 

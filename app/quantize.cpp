@@ -1,4 +1,6 @@
-// embedpe quantize: a float embedding table → per-row symmetric int8.
+// embedpe quantize: a float embedding table → per-row symmetric int8, or what
+// a ggml (GGUF) block type's quantization does to it (--type q4_K ...).
+#include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,12 +26,21 @@ struct QuantizeCommand {
   std::string pretrained;
   std::string output;
   std::string scale = "sqrt";
+  std::string type = "int8";
   const CLI::App* sub = nullptr;
   ReportFormat format = ReportFormat::text;
 };
 
+bool is_int8(const std::string& type) {
+  std::string lower = type;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "int8";
+}
+
 void run_quantize(QuantizeCommand cmd) {
-  check_quantize_output(cmd.output);
+  const bool int8 = is_int8(cmd.type);
+  if (int8 && cmd.output.empty()) throw UsageError("quantize needs --output OUT.safetensors for int8 (the default --type)");
+  if (!cmd.output.empty()) check_quantize_output(cmd.output);
   // A model directory names its token embedding and the scale its model applies to it (none for
   // most, Gemma's normalizer in the weights' dtype): --weights and --scale, when given, override them.
   std::optional<PretrainedModel> model;
@@ -39,7 +50,7 @@ void run_quantize(QuantizeCommand cmd) {
   } else if (cmd.weights.empty()) {
     throw UsageError("quantize needs --weights PATH[:TENSOR] or --pretrained DIR");
   }
-  refuse_outputs_over_inputs({cmd.output, "-"}, {{"--weights", cmd.weights}});
+  if (!cmd.output.empty()) refuse_outputs_over_inputs({cmd.output, "-"}, {{"--weights", cmd.weights}});
   const TensorSpec spec = parse_tensor_spec(cmd.weights);
   auto file = WeightFile::open(spec.path);
   const WeightTensor& tensor = select_tensor(*file, spec.tensor, kEmbeddingNames, "token embedding");
@@ -60,23 +71,30 @@ void run_quantize(QuantizeCommand cmd) {
                        "; the errors above are the unprojected rows'"
                  : "";
 
-  OutputFile out(cmd.output);
-  const QuantizeReport r = quantize_table(*file, tensor, out, scale);
-
+  std::optional<OutputFile> out;
+  if (!cmd.output.empty()) out.emplace(cmd.output);
   OutputFile report("-");
-  report.write(quantize_report(r, cmd.weights, tensor, cmd.output, projection ? projection->weight_source : "",
-                               cmd.format));
+  if (int8) {
+    const QuantizeReport r = quantize_table(*file, tensor, *out, scale);
+    report.write(quantize_report(r, cmd.weights, tensor, cmd.output, projection ? projection->weight_source : "",
+                                 cmd.format));
+  } else {
+    const GgmlQuantizeReport r = quantize_table_ggml(*file, tensor, cmd.type, out ? &*out : nullptr, scale);
+    report.write(ggml_quantize_report(r, cmd.weights, tensor, cmd.output,
+                                      projection ? projection->weight_source : "", cmd.format));
+  }
   if (projection && cmd.format == ReportFormat::text) report.write("projection     " + projection_note + "\n");
   // The report first: if standard output fails, the run fails and leaves no file.
   report.commit();
-  out.commit();
+  if (out) out->commit();
 }
 
 }  // namespace
 
 void setup_quantize(CLI::App& app) {
   auto cmd = std::make_shared<QuantizeCommand>();
-  auto* sub = app.add_subcommand("quantize", "Embedding table → per-row symmetric int8 .safetensors, with its error");
+  auto* sub = app.add_subcommand(
+      "quantize", "Embedding table → per-row symmetric int8 .safetensors, or a ggml type's dequantization error");
   option_group(*sub, kInputGroup);
   sub->add_option("--weights", cmd->weights, "Float table: .npy or .safetensors[:TENSOR]")
       ->type_name("PATH[:TENSOR]")
@@ -89,12 +107,21 @@ void setup_quantize(CLI::App& app) {
   add_scale_option(*sub, cmd->scale, "Embedding scale the output error figures assume")
       ->default_str("sqrt; with --pretrained, the model's");
   option_group(*sub, kOutputGroup);
-  sub->add_option("--output,-o", cmd->output, "The int8 .safetensors file to write")->type_name("PATH")->required();
+  sub->add_option("--type", cmd->type,
+                  "int8, or a ggml (GGUF) type to measure: each row quantized and dequantized as ggml does "
+                  "(" + ggml_quantize_types() + "; any case)")
+      ->type_name("TYPE")
+      ->default_str("int8");
+  sub->add_option("--output,-o", cmd->output,
+                  "The .safetensors file to write: the int8 table; with a ggml --type, the dequantized table as "
+                  "float32 (optional)")
+      ->type_name("PATH");
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
                            {{"text", ReportFormat::text}, {"json", ReportFormat::json}}, "Report as text or json",
                            "text");
   clikit::set_examples(*sub, {
                        "embedpe quantize --weights emb.npy -o emb-int8.safetensors",
+                       "embedpe quantize --weights emb.npy --type q4_K",
                        "embedpe quantize --pretrained xlm-roberta-base -o emb-int8.safetensors"});
   sub->callback([cmd] { run_quantize(*cmd); });
 }

@@ -983,6 +983,97 @@ class WeightsTests(CliCase):
         self.fails(2, "outside the table", "lookup", "--ids", "9000", "--d-model", "3")
 
 
+GGUF = GOLDEN / "gguf"
+GGUF_TYPES = json.loads((GGUF / "manifest.json").read_text())["types"]
+# Bits per weight of ggml's types, from their block layouts (ggml-common.h): bytes × 8 / elements.
+GGUF_BITS = {"f32": 32, "f16": 16, "bf16": 16, "q8_0": 34 * 8 / 32, "q4_0": 18 * 8 / 32, "q4_1": 20 * 8 / 32,
+             "q5_0": 22 * 8 / 32, "q5_1": 24 * 8 / 32, "q2_K": 84 * 8 / 256, "q3_K": 110 * 8 / 256,
+             "q4_K": 144 * 8 / 256, "q5_K": 176 * 8 / 256, "q6_K": 210 * 8 / 256}
+
+
+class GgufQuantizeTests(CliCase):
+    """quantize --type TYPE against ggml's own results (tests/golden/gguf, tools/make_gguf_goldens.py)."""
+
+    def setUp(self):
+        super().setUp()
+        inputs = np.load(GGUF / "inputs.npy")  # (rows, 256)
+        deq = {t["name"]: np.load(GGUF / f"{t['name']}.dequantized.npy") for t in GGUF_TYPES}
+        # The rows that are finite and that every type dequantizes to finite values.
+        keep = [r for r in range(len(inputs))
+                if np.isfinite(inputs[r]).all() and all(np.isfinite(d[r]).all() for d in deq.values())]
+        self.assertGreaterEqual(len(keep), 15)
+        self.table = inputs[keep]
+        self.deq = {name: d[keep] for name, d in deq.items()}
+        self.path = self.tmp / "table.npy"
+        np.save(self.path, self.table)
+
+    def close(self, got, want):
+        self.assertTrue(math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-300), f"{got} != {want}")
+
+    def test_every_type_reports_ggmls_error_and_writes_its_dequantized_table(self):
+        x = self.table.astype(np.float64)
+        for t in GGUF_TYPES:
+            name = t["name"]
+            with self.subTest(type=name):
+                out = self.tmp / f"{name}.safetensors"
+                doc = json.loads(self.ok("quantize", "--weights", str(self.path), "--type", name.upper(), "-o",
+                                         str(out), "--scale", "2", "--format", "json").stdout)
+                tensors, meta = read_safetensors(out)
+                self.assertEqual(meta["format"], "embedpe-dequantized")
+                self.assertEqual(meta["ggml_type"], name)
+                got = tensors["weight"]
+                np.testing.assert_array_equal(got.view(np.uint32), self.deq[name].view(np.uint32))
+                # Exactly this type's rows, no other's: a wrong name → type mapping fails here.
+                self.assertEqual([o for o in self.deq if np.array_equal(got, self.deq[o])], [name])
+                err = np.abs(self.deq[name].astype(np.float64) - x)
+                self.assertEqual(doc["type"], name)
+                self.assertEqual(doc["bits_per_weight"], GGUF_BITS[name])
+                self.assertEqual(doc["block_elems"], t["block_elems"])
+                self.assertEqual(doc["quantized_bytes"], len(x) * 256 // t["block_elems"] * t["block_bytes"])
+                self.assertEqual(doc["input_bytes"], self.table.nbytes)
+                self.assertEqual(doc["output_bytes"], out.stat().st_size)
+                self.close(doc["max_abs_error"], err.max())
+                self.close(doc["mean_abs_error"], err.mean())
+                self.close(doc["rms_error"], math.sqrt((err ** 2).mean()))
+                self.close(doc["relative_rms_error"], math.sqrt((err ** 2).sum() / (x ** 2).sum()))
+                self.assertEqual(doc["worst_row"], int(err.max(axis=1).argmax()))
+                self.close(doc["worst_row_max_abs_error"], err.max(axis=1).max())
+                self.close(doc["max_abs_output_error"], 2 * err.max())
+                self.close(doc["mean_abs_output_error"], 2 * err.mean())
+        self.assertEqual(doc["type"], "q6_K")  # the loop ran to the end
+
+    def test_report_without_output(self):
+        text = self.ok("quantize", "--weights", str(self.path), "--type", "q4_k").stdout.decode()
+        err = np.abs(self.deq["q4_K"].astype(np.float64) - self.table)
+        self.assertIn("ggml q4_K (blocks of 256, 4.5 bits per weight), %d x 256" % len(self.table), text)
+        self.assertIn("max abs error %.3g" % err.max(), text)
+        self.assertIn("worst row      %d " % err.max(axis=1).argmax(), text)
+        self.assertEqual(list(self.tmp.iterdir()), [self.path])
+        doc = json.loads(self.ok("quantize", "--weights", str(self.path), "--type", "q8_0", "--format",
+                                 "json").stdout)
+        self.assertIsNone(doc["output"])
+        self.assertEqual(doc["output_bytes"], 0)
+
+    def test_refusals(self):
+        odd = self.tmp / "d100.npy"
+        np.save(odd, np.ones((3, 100), dtype=np.float32))
+        out = self.tmp / "o.safetensors"
+        self.fails(2, "--type q4_K stores rows in blocks of 256 values, and the rows of", "quantize", "--weights",
+                   str(odd), "--type", "q4_k", "-o", str(out), output=out)
+        self.fails(2, "--type q8_0 stores rows in blocks of 32 values", "quantize", "--weights", str(odd),
+                   "--type", "Q8_0", output=out)
+        self.fails(2, "--type iq2_xxs is not one embedpe quantizes; choose int8 or one of f32, f16", "quantize",
+                   "--weights", str(self.path), "--type", "iq2_xxs", "-o", str(out), output=out)
+        self.fails(2, "--type q4 is not one embedpe quantizes", "quantize", "--weights", str(self.path), "--type",
+                   "q4")
+        bad = self.table.copy()
+        bad[3, 7] = np.nan
+        np.save(self.tmp / "nan.npy", bad)
+        self.fails(1, "row 3 holds NaN or infinity", "quantize", "--weights", str(self.tmp / "nan.npy"), "--type",
+                   "q4_0", "-o", str(out), output=out)
+        self.fails(2, "quantize needs --output OUT.safetensors for int8", "quantize", "--weights", str(self.path))
+
+
 def readme_default_table_rows():
     """The NumPy recipe for the default table, run as README.md prints it."""
     readme = (HERE.parent / "README.md").read_text()

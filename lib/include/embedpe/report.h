@@ -63,4 +63,25 @@ std::string table_rows_report(const EmbeddingTable& table, std::span<const std::
 std::string quantize_report(const QuantizeReport& report, const std::string& input, const WeightTensor& tensor,
                             const std::string& output, const std::string& projection, ReportFormat format);
 
+// What quantize_table_ggml found for `tensor` of `input`: the type's bits per
+// weight, sizes, the errors of the rows (max, mean, RMS, relative RMS, the
+// worst row) and of the scaled output; `output` names the dequantized
+// float32 file written, or is empty. `projection` as for quantize_report.
+std::string ggml_quantize_report(const GgmlQuantizeReport& report, const std::string& input,
+                                 const WeightTensor& tensor, const std::string& output, const std::string& projection,
+                                 ReportFormat format);
+
+}  // namespace embedpe
+
+namespace embedpe {
+
+// What a GGUF file holds (info --pretrained FILE.gguf): version, parts and
+// alignment; the architecture and its keys (general.*, ARCH.*); the tokenizer
+// summary (model, vocabulary size, special ids, add_bos/add_eos/
+// add_space_prefix, llama.cpp's defaults where a key is absent); the input
+// layer embedpe builds, or why it refuses the architecture; every tensor with
+// its ggml type, NumPy shape (ggml's order beside it) and bytes; the bits per
+// weight of token_embd. Throws UsageError for a file that is not valid GGUF.
+std::string gguf_report(const std::string& path, ReportFormat format);
+
 }  // namespace embedpe

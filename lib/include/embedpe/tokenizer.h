@@ -56,6 +56,13 @@ struct ModelInfo {
   bool remove_extra_whitespaces = true;   // normalizer_spec: leading, trailing, repeated ' ' dropped
   bool split_digits = false;              // trainer_spec: no piece holds two digits
   std::size_t size_bytes = 0;    // of the serialized model
+  // Whether encode_batch adds BOS / EOS (when options ask and the model has
+  // them): a GGUF file's add_bos_token / add_eos_token; else both.
+  bool adds_bos = true;
+  bool adds_eos = true;
+  // For a tokenizer rebuilt from a GGUF file (load_pretrained_tokenizer): its
+  // tokenizer.ggml.model ("llama"); empty otherwise.
+  std::string gguf_model;
   // encode() caches the encodings of segments no vocabulary piece spans, output identical to
   // SentencePiece's (BPE models with the identity normalizer, lib/src/text/segment_cache.h;
   // unigram models, segments starting at each U+2581, lib/src/text/segment_unigram.h).

@@ -13,12 +13,16 @@
 // Formats: .npy versions 1–3, C order, little-endian <f4, <f2, <f8;
 // .safetensors (8-byte little-endian header length, JSON header, raw data)
 // with F32, F16, BF16, F64, and I8 (as written by `embedpe quantize`); I64
-// tensors (ids and masks that `embedpe encode` writes) are listed, not read.
+// tensors (ids and masks that `embedpe encode` writes) are listed, not read;
+// GGUF (llama.cpp's files, split ones too): tensors in NumPy's order (ggml's
+// [n_embd, n_vocab] is (n_vocab, n_embd)), rows dequantized one at a time as
+// ggml does (ggml_types.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,15 +52,23 @@ class MappedFile {
 // a file that was truncated while mapped raises SIGBUS (see app/main.cpp).
 const char* mapped_file_at(const void* address) noexcept;
 
-enum class WeightFormat { npy, safetensors };
+enum class WeightFormat { npy, safetensors, gguf };
 
 struct WeightTensor {
   std::string name;
   DType dtype = DType::float32;  // float32, float16, bfloat16, float64 or int8
   std::vector<std::size_t> shape;
-  std::size_t offset = 0;  // from the start of the file
+  std::size_t offset = 0;  // from the start of the file (of its part, for a split GGUF)
   std::size_t size_bytes = 0;
+  // A GGUF tensor: its ggml type (ggml_type's number) and the part of a split
+  // file holding it. A quantized one reads as float32 (dtype), whole rows.
+  std::optional<std::uint32_t> ggml_type;
+  std::size_t part = 0;
 };
+
+namespace gguf {
+class File;
+}
 
 // A .safetensors file's tensors as its header lists them, sorted by name,
 // dtype as written ("F32", "I64", ...): the container is checked (header
@@ -77,6 +89,10 @@ std::vector<SafetensorsEntry> read_safetensors_entries(std::string_view bytes, c
 // `source`. (WeightFile::open maps the file and calls this.)
 std::vector<WeightTensor> parse_weight_header(std::string_view bytes, const std::string& source, WeightFormat& format);
 
+// Whether `path` is a regular file meant as GGUF: named *.gguf (checked as
+// GGUF when read), or starting with GGUF's magic.
+bool is_gguf_file(const std::string& path);
+
 class WeightFile {
  public:
   // The file at `path`, mapped. While a WeightFile of the same path is in use
@@ -89,10 +105,12 @@ class WeightFile {
   const std::vector<WeightTensor>& tensors() const { return tensors_; }
   const WeightTensor* find(std::string_view name) const;
   // The tensor's bytes (not necessarily aligned).
-  const char* data(const WeightTensor& t) const { return map_->bytes().data() + t.offset; }
-  std::size_t file_size() const { return map_->bytes().size(); }
-  // The whole file as mapped (what the tensors are read from).
-  std::string_view bytes() const { return map_->bytes(); }
+  const char* data(const WeightTensor& t) const;
+  // A GGUF file's metadata and parts; null for the other formats.
+  const gguf::File* gguf() const { return gguf_.get(); }
+  std::size_t file_size() const { return bytes().size(); }
+  // The whole file as mapped (what the tensors are read from; a split GGUF's first part).
+  std::string_view bytes() const;
 
  private:
   WeightFile() = default;
@@ -100,6 +118,7 @@ class WeightFile {
   std::uint64_t dev_ = 0, ino_ = 0, mtime_ns_ = 0;  // the file at path_ when it was opened
   WeightFormat format_ = WeightFormat::npy;
   std::unique_ptr<MappedFile> map_;
+  std::shared_ptr<const gguf::File> gguf_;  // a GGUF file: it holds the mappings (map_ is null)
   std::vector<WeightTensor> tensors_;
 };
 

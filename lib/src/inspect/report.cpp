@@ -8,7 +8,11 @@
 #include <vector>
 
 #include "embedpe/error.h"
+#include "embedpe/pretrained_model.h"
 #include "embedpe/projection.h"
+#include "embedpe/weights.h"
+#include "ggml_types.h"
+#include "gguf.h"
 #include "json_writer.h"
 #include "memory.h"
 #include "message.h"
@@ -306,6 +310,50 @@ std::string quantize_report(const QuantizeReport& r, const std::string& input, c
   return "wrote " + printable(output) + text;
 }
 
+std::string ggml_quantize_report(const GgmlQuantizeReport& r, const std::string& input, const WeightTensor& tensor,
+                                 const std::string& output, const std::string& projection, ReportFormat format) {
+  const double saved = 100.0 * (1.0 - static_cast<double>(r.quantized_bytes) / static_cast<double>(r.input_bytes));
+  if (format == ReportFormat::json) {
+    nlohmann::ordered_json doc = {{"input", input},
+                                  {"tensor", tensor.name},
+                                  {"type", r.type},
+                                  {"block_elems", r.block_elems},
+                                  {"bits_per_weight", r.bits_per_weight},
+                                  {"rows", r.rows},
+                                  {"d_model", r.d_model},
+                                  {"input_bytes", r.input_bytes},
+                                  {"quantized_bytes", r.quantized_bytes},
+                                  {"saved_percent", saved},
+                                  {"output", output.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(output)},
+                                  {"output_bytes", r.output_bytes},
+                                  {"max_abs_error", r.max_abs_error},
+                                  {"mean_abs_error", r.mean_abs_error},
+                                  {"rms_error", r.rms_error},
+                                  {"relative_rms_error", r.relative_rms_error},
+                                  {"worst_row", r.worst_row},
+                                  {"worst_row_max_abs_error", r.worst_row_max_abs_error},
+                                  {"output_scale", float_json(r.output_scale)},
+                                  {"max_abs_output_error", r.max_abs_output_error},
+                                  {"mean_abs_output_error", r.mean_abs_output_error}};
+    if (!projection.empty()) doc["projection_not_in_output"] = projection;
+    return doc.dump(2) + "\n";
+  }
+  char text[768];
+  std::snprintf(text, sizeof text,
+                ": ggml %s (blocks of %zu, %.4g bits per weight), %zu x %zu, quantized and dequantized as ggml does\n"
+                "size           %zu -> %zu bytes as %s blocks (%.1f%% saved)\n"
+                "rows           max abs error %.3g, mean abs error %.3g, rms error %.3g, relative rms error %.3g\n"
+                "worst row      %zu (max abs error %.3g)\n"
+                "output         max abs error %.3g, mean abs error %.3g (embedding x %g, PE unchanged)\n",
+                r.type.c_str(), r.block_elems, r.bits_per_weight, r.rows, r.d_model, r.input_bytes,
+                r.quantized_bytes, r.type.c_str(), saved, r.max_abs_error, r.mean_abs_error, r.rms_error,
+                r.relative_rms_error, r.worst_row, r.worst_row_max_abs_error, r.max_abs_output_error,
+                r.mean_abs_output_error, double(r.output_scale));
+  std::string head = printable(input);
+  if (!output.empty()) head = "wrote " + printable(output) + " (float32, dequantized) from " + head;
+  return head + text;
+}
+
 std::string info_report(const Tokenizer* model, const WeightFile* weights, const std::string& weights_path,
                         ReportFormat format) {
   if (format == ReportFormat::json && weights) {
@@ -316,6 +364,132 @@ std::string info_report(const Tokenizer* model, const WeightFile* weights, const
   }
   std::string text = model ? model_report(*model, format) : "";
   if (weights) text += (text.empty() ? "" : "\n") + weights_report(*weights, weights_path, format);
+  return text;
+}
+
+}  // namespace embedpe
+
+namespace embedpe {
+
+namespace {
+
+nlohmann::ordered_json gguf_json(const gguf::Value& v) {
+  using gguf::ValueType;
+  switch (v.type) {
+    case ValueType::string: return std::string(v.str);
+    case ValueType::boolean: return v.i != 0;
+    case ValueType::float32: case ValueType::float64: return v.f;
+    case ValueType::uint8: case ValueType::uint16: case ValueType::uint32: case ValueType::uint64: return v.u;
+    case ValueType::array: {
+      constexpr std::size_t kShown = 64;  // longer arrays (the vocabulary) are summarised
+      if (v.count > kShown) {
+        return {{"array_of", gguf::value_type_name(v.element_type)}, {"count", v.count}};
+      }
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (std::size_t k = 0; k < v.count; ++k) {
+        if (v.element_type == ValueType::string) a.push_back(std::string(v.strings[k]));
+        else if (v.element_type == ValueType::array) a.push_back(gguf_json(v.items[k]));
+        else a.push_back(gguf_json(v.element(k)));
+      }
+      return a;
+    }
+    default: return v.i;
+  }
+}
+
+std::string bits_text(double bits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", bits);
+  return buf;
+}
+
+}  // namespace
+
+std::string gguf_report(const std::string& path, ReportFormat format) {
+  const auto file = WeightFile::open(path);
+  const gguf::File& g = *file->gguf();
+  nlohmann::ordered_json j;
+  j["gguf"] = path;
+  j["version"] = g.version();
+  j["alignment"] = g.alignment();
+  j["parts"] = g.part_paths();
+  const std::string arch = g.string_value("general.architecture").value_or("");
+  j["architecture"] = arch;
+  nlohmann::ordered_json keys = nlohmann::ordered_json::object();
+  for (const auto& [key, v] : g.metadata()) {
+    if (key.rfind("tokenizer.", 0) == 0) continue;
+    keys[key] = gguf_json(v);
+  }
+  j["metadata"] = keys;
+
+  nlohmann::ordered_json tok;
+  const std::string model = g.string_value("tokenizer.ggml.model").value_or("");
+  tok["model"] = model.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(model);
+  const gguf::Value* tokens = g.find("tokenizer.ggml.tokens");
+  tok["vocab_size"] = tokens ? tokens->count : 0;
+  const bool spm = model == "llama";  // llama.cpp's defaults for SPM (llama-vocab.cpp)
+  const auto id = [&](const char* key, int fallback) -> nlohmann::ordered_json {
+    if (const auto v = g.integer_value(key)) return *v;
+    return fallback >= 0 && spm ? nlohmann::ordered_json(fallback) : nlohmann::ordered_json();
+  };
+  tok["bos_id"] = id("tokenizer.ggml.bos_token_id", 1);
+  tok["eos_id"] = id("tokenizer.ggml.eos_token_id", 2);
+  tok["unk_id"] = id("tokenizer.ggml.unknown_token_id", 0);
+  tok["pad_id"] = id("tokenizer.ggml.padding_token_id", -1);
+  tok["add_bos_token"] = g.bool_value("tokenizer.ggml.add_bos_token").value_or(spm);
+  tok["add_eos_token"] = g.bool_value("tokenizer.ggml.add_eos_token").value_or(false);
+  tok["add_space_prefix"] = g.bool_value("tokenizer.ggml.add_space_prefix").value_or(spm);
+  tok["embedpe"] = spm ? "rebuilt as a SentencePiece BPE model" : "not rebuilt: give token ids (--ids)";
+  j["tokenizer"] = tok;
+
+  try {
+    j["input_layer"] = read_pretrained_model(path).description;
+  } catch (const UsageError& e) {
+    j["input_layer"] = nullptr;
+    j["input_layer_refused"] = e.what();
+  }
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  const gguf::TensorInfo* embd = nullptr;
+  for (const gguf::TensorInfo& t : g.tensors()) {
+    if (t.name == "token_embd.weight") embd = &t;
+    tensors.push_back({{"name", t.name}, {"type", ggml::type_info(t.type)->name}, {"shape", t.numpy_shape()},
+                       {"ggml_shape", t.dims}, {"bytes", t.size_bytes}, {"part", t.part}});
+  }
+  j["tensors"] = tensors;
+  if (embd) {
+    const ggml::TypeInfo* info = ggml::type_info(embd->type);
+    j["token_embd_bits_per_weight"] = 8.0 * static_cast<double>(info->block_bytes) / static_cast<double>(info->block_elems);
+  }
+  if (format == ReportFormat::json) return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+
+  const auto line = [](const nlohmann::ordered_json& v) -> std::string {
+    if (v.is_null()) return "none";
+    return v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  };
+  std::string text = "GGUF file: " + path + " (version " + std::to_string(g.version()) + ", alignment " +
+                     std::to_string(g.alignment()) + ", " + std::to_string(g.part_paths().size()) +
+                     (g.part_paths().size() == 1 ? " part)\n" : " parts)\n");
+  text += "architecture: " + (arch.empty() ? std::string("(none)") : arch) + "\n";
+  text += "metadata:\n";
+  for (const auto& [key, v] : keys.items()) text += "  " + key + ": " + line(v) + "\n";
+  text += "tokenizer: " + (model.empty() ? std::string("(none)") : model) + ", vocab_size " + line(tok["vocab_size"]) +
+          ", bos " + line(tok["bos_id"]) + ", eos " + line(tok["eos_id"]) + ", unk " + line(tok["unk_id"]) + ", pad " +
+          line(tok["pad_id"]) + "; add_bos_token " + line(tok["add_bos_token"]) + ", add_eos_token " +
+          line(tok["add_eos_token"]) + ", add_space_prefix " + line(tok["add_space_prefix"]) + " (" +
+          line(tok["embedpe"]) + ")\n";
+  text += "input layer: " + (j["input_layer"].is_null() ? "refused: " + line(j["input_layer_refused"]) : line(j["input_layer"])) + "\n";
+  text += "tensors: " + std::to_string(g.tensors().size()) + " (shape in NumPy's order; ggml's in brackets)\n";
+  for (const gguf::TensorInfo& t : g.tensors()) {
+    std::string ggml_dims;
+    for (std::size_t k = 0; k < t.dims.size(); ++k) ggml_dims += (k ? ", " : "") + std::to_string(t.dims[k]);
+    text += "  " + t.name + " " + ggml::type_info(t.type)->name + " " + shape_text(t.numpy_shape()) + " [ggml: " +
+            ggml_dims + "] " + std::to_string(t.size_bytes) + " bytes" +
+            (g.part_paths().size() > 1 ? " in part " + std::to_string(t.part + 1) : "") + "\n";
+  }
+  if (embd) {
+    text += std::string("token_embd: ") + ggml::type_info(embd->type)->name + ", " +
+            bits_text(j["token_embd_bits_per_weight"].get<double>()) + " bits per weight\n";
+  }
   return text;
 }
 

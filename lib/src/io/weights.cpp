@@ -23,11 +23,14 @@
 #include "half.h"
 #include "memory.h"
 #include "embedpe/tensor_io.h"
+#include "ggml_types.h"
+#include "gguf.h"
 #include "weight_files_in_use.h"
 
 namespace embedpe {
 
 const std::vector<std::string_view> kEmbeddingNames = {
+    "token_embd.weight",                   // GGUF (llama.cpp)
     "model.embed_tokens.weight",           // LLaMA, Mistral, Qwen (HF)
     "embeddings.word_embeddings.weight",   // BERT, RoBERTa without prefix
     "bert.embeddings.word_embeddings.weight",
@@ -396,6 +399,47 @@ std::shared_ptr<const WeightFile> weight_file_in_use(const std::string& path) {
   return nullptr;
 }
 
+bool is_gguf_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char magic[4] = {};
+  struct stat st;
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  static constexpr std::string_view kExtension = ".gguf";
+  const bool named = path.size() > kExtension.size() &&
+                     path.compare(path.size() - kExtension.size(), kExtension.size(), kExtension) == 0;
+  const bool yes = regular && (named || (::read(fd, magic, 4) == 4 && gguf::has_magic(std::string_view(magic, 4))));
+  ::close(fd);
+  return yes;
+}
+
+namespace {
+
+// A GGUF file's tensors as WeightTensors: NumPy's order, the float types as
+// their DType, the others (quantized, integer) with their ggml type.
+std::vector<WeightTensor> gguf_tensors(const gguf::File& file) {
+  std::vector<WeightTensor> out;
+  for (const gguf::TensorInfo& g : file.tensors()) {
+    WeightTensor t;
+    t.name = g.name;
+    t.shape = g.numpy_shape();
+    t.offset = g.file_offset;
+    t.size_bytes = g.size_bytes;
+    t.part = g.part;
+    t.ggml_type = g.type;
+    switch (static_cast<ggml::Type>(g.type)) {
+      case ggml::Type::F16: t.dtype = DType::float16; break;
+      case ggml::Type::BF16: t.dtype = DType::bfloat16; break;
+      default: t.dtype = DType::float32; break;  // F32, and what dequantizes to it
+    }
+    out.push_back(std::move(t));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace
+
 std::shared_ptr<const WeightFile> WeightFile::open(const std::string& path) {
   // A second open of a path that still names the same file (device, inode,
   // size, modification time) shares the mapping.
@@ -426,11 +470,23 @@ std::shared_ptr<const WeightFile> WeightFile::open(const std::string& path) {
     file->ino_ = st.st_ino;
     file->mtime_ns_ = mtime_ns(st);
   }
-  file->map_ = std::make_unique<MappedFile>(path);
-  file->tensors_ = parse_weight_header(file->map_->bytes(), path, file->format_);
+  if (is_gguf_file(path)) {
+    file->gguf_ = gguf::File::open(path);
+    file->format_ = WeightFormat::gguf;
+    file->tensors_ = gguf_tensors(*file->gguf_);
+  } else {
+    file->map_ = std::make_unique<MappedFile>(path);
+    file->tensors_ = parse_weight_header(file->map_->bytes(), path, file->format_);
+  }
   if (known) open_files.emplace_back(path, file);
   return file;
 }
+
+const char* WeightFile::data(const WeightTensor& t) const {
+  return gguf_ ? gguf_->part_bytes(t.part).data() + t.offset : map_->bytes().data() + t.offset;
+}
+
+std::string_view WeightFile::bytes() const { return gguf_ ? gguf_->part_bytes(0) : map_->bytes(); }
 
 const WeightTensor* WeightFile::find(std::string_view name) const {
   for (const auto& t : tensors_) {
@@ -494,6 +550,19 @@ const WeightTensor& select_tensor(const WeightFile& file, const std::string& wan
 
 void read_floats(const WeightFile& file, const WeightTensor& t, std::size_t first, std::size_t count, float* out) {
   const char* src = file.data(t);
+  if (t.ggml_type) {
+    // ggml's rows: dequantize_row, one whole row at a time, only the rows asked for.
+    const auto type = static_cast<ggml::Type>(*t.ggml_type);
+    const std::size_t width = t.shape.empty() ? 1 : t.shape.back();
+    if (width == 0 || first % width != 0 || count % width != 0) {
+      throw InternalError(file.path() + ": " + t.name + " is read by whole rows");
+    }
+    const std::size_t bytes = ggml::row_bytes(type, width);
+    for (std::size_t r = 0; r < count / width; ++r) {
+      ggml::dequantize_row(type, src + (first / width + r) * bytes, out + r * width, width);
+    }
+    return;
+  }
   switch (t.dtype) {
     case DType::float32:
       std::memcpy(out, src + 4 * first, 4 * count);

@@ -10,6 +10,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
+#include "ggml_types.h"
 #include "row_cache.h"
 
 namespace embedpe {
@@ -233,7 +234,8 @@ void DenseTable::row(std::int64_t id, float* out) const {
 
 namespace {
 std::string table_name(const WeightFile& file, const WeightTensor& t) {
-  return file.path() + (t.name.empty() ? "" : ":" + t.name) + " " + dtype_info(t.dtype).safetensors;
+  const std::string type = t.ggml_type ? ggml::type_info(*t.ggml_type)->name : dtype_info(t.dtype).safetensors;
+  return file.path() + (t.name.empty() ? "" : ":" + t.name) + " " + type;
 }
 }  // namespace
 
@@ -248,7 +250,8 @@ MappedTable::MappedTable(std::shared_ptr<const WeightFile> file, const WeightTen
   d_model_ = tensor.shape[1];
   description_ = table_name(*file_, tensor);
   const char* bytes = file_->data(tensor);
-  if (tensor.dtype == DType::float32 && std::endian::native == std::endian::little &&
+  if (tensor.dtype == DType::float32 && (!tensor.ggml_type || *tensor.ggml_type == 0) &&
+      std::endian::native == std::endian::little &&
       reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
     direct_ = reinterpret_cast<const float*>(bytes);
   }

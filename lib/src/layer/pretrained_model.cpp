@@ -1,5 +1,8 @@
 #include "embedpe/pretrained_model.h"
 
+#include "ggml_types.h"
+#include "gguf.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -57,7 +60,7 @@ json read_json(const std::string& dir, const std::string& name) {
 json read_config(const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw UsageError("model directory " + dir + " does not exist");
-  if (!fs::is_directory(dir, ec)) throw UsageError(dir + " is not a directory: give the model's directory");
+  if (!fs::is_directory(dir, ec)) throw UsageError(dir + " is not a directory: give the model's directory or a .gguf file");
   return read_json(dir, "config.json");
 }
 
@@ -418,7 +421,64 @@ Scale pretrained_scale(const PretrainedModel& m, DType dtype) {
   return Scale{ScaleKind::value, static_cast<double>(rounded)};
 }
 
+namespace {
+
+// A GGUF file's input layer, as llama.cpp builds it from general.architecture
+// (src/models/<arch>.cpp, llama.cpp commit 860ee92d38ef6e46f8ddcb03f7e11702a80c5c3c):
+// llama (Mistral's files are converted to it) takes the rows of token_embd;
+// gemma scales them by ggml_scale(inpL, sqrtf(n_embd)), float32 — what
+// Scale{sqrt} computes (float32(√d), rounded once, then one float32 product).
+PretrainedModel read_gguf_model(const std::string& path) {
+  const auto file = WeightFile::open(path);
+  const gguf::File& g = *file->gguf();
+  PretrainedModel m;
+  m.dir = path;
+  const std::string arch = g.string_value("general.architecture").value_or("");
+  if (arch.empty()) throw UsageError(path + ": general.architecture is missing: which input layer it holds is not known");
+  if (arch != "llama" && arch != "gemma") {
+    throw UsageError(path + ": architecture '" + arch + "' is not supported yet (supported: llama, gemma)");
+  }
+  m.model_type = arch;
+  m.architecture = arch;
+  const WeightTensor* t = file->find("token_embd.weight");
+  if (!t) throw UsageError(path + ": it holds no token_embd.weight");
+  if (t->shape.size() != 2) {
+    throw UsageError(path + ": token_embd.weight has shape " + shape_text(t->shape) + "; (n_vocab, n_embd) expected");
+  }
+  const ggml::TypeInfo* type = ggml::type_info(*t->ggml_type);
+  if (!type->dequantizable) {
+    throw UsageError(path + ": token_embd.weight is " + type->name + ", which embedpe cannot dequantize");
+  }
+  m.vocab_size = static_cast<std::int64_t>(t->shape[0]);
+  m.hidden_size = t->shape[1];
+  if (const auto n = g.integer_value(arch + ".embedding_length"); n && *n != static_cast<std::int64_t>(m.hidden_size)) {
+    throw UsageError(path + ": " + arch + ".embedding_length is " + std::to_string(*n) + " but token_embd.weight is " +
+                     shape_text(t->shape));
+  }
+  if (const auto p = g.integer_value("tokenizer.ggml.padding_token_id")) m.pad_token_id = *p;
+  LayerSpec& s = m.spec;
+  s.table.weights = path + ":token_embd.weight";
+  s.pe = &find_pe_kind("none");
+  s.scale = Scale{ScaleKind::none};
+  m.description = "word (positions are RoPE, inside attention)";
+  if (arch == "gemma") {
+    s.scale = Scale{};
+    m.description = "word × sqrtf(n_embd) (llama.cpp's ggml_scale, float32)";
+  }
+  const std::string file_name = g.part_paths()[t->part];
+  m.used.push_back({"token embedding", t->name, file_name, type->name, t->shape});
+  for (const WeightTensor& other : file->tensors()) {
+    if (&other == t) continue;
+    m.unused.push_back({"", other.name, g.part_paths()[other.part], ggml::type_info(*other.ggml_type)->name, other.shape});
+  }
+  m.parameters = spec_parameters(s);
+  return m;
+}
+
+}  // namespace
+
 PretrainedModel read_pretrained_model(const std::string& dir) {
+  if (is_gguf_file(dir)) return read_gguf_model(dir);
   const json j = read_config(dir);
   const Config c{j, dir};
   const TypeInfo& type = type_of(c);

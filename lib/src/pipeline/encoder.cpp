@@ -118,8 +118,8 @@ nlohmann::ordered_json tokenization_config(const Tokenizer& tokenizer, const Enc
   return {
       {"input", ids_input ? "ids" : "text"},
       // What was done, not what was asked: a model without BOS gets none, ids get none.
-      {"add_bos", !ids_input && t.add_bos && info.bos_id >= 0},
-      {"add_eos", !ids_input && t.add_eos && info.eos_id >= 0},
+      {"add_bos", !ids_input && t.add_bos && info.adds_bos && info.bos_id >= 0},
+      {"add_eos", !ids_input && t.add_eos && info.adds_eos && info.eos_id >= 0},
       {"pad_id", tokenizer.pad_id(t)},
       {"seq_len", t.seq_len ? json(*t.seq_len) : json()},
       {"padding_side", side_name(t.padding_side)},

@@ -756,7 +756,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   const fs::path dir(dir_name);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw UsageError("pretrained " + dir_name + " is not a directory; give a Hugging Face model directory");
+    throw UsageError("pretrained " + dir_name + " is not a directory; give a Hugging Face model directory or a .gguf file");
   }
   auto file = [&](const std::string& name) -> std::optional<fs::path> {
     const fs::path p = dir / name;

@@ -17,7 +17,10 @@
 
 #include "default_model.h"
 #include "embedpe/pretrained_tokenizer.h"
+#include "gguf.h"
+#include "gguf_tokenizer.h"
 #include "hf_tokenizer.h"
+#include "embedpe/weights.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "parallel.h"
@@ -525,8 +528,8 @@ std::vector<Encoding> Tokenizer::encode_each(const std::vector<std::string>& tex
     return out;
   }
   const ModelInfo& info = impl_->info;
-  const int bos = options.add_bos ? info.bos_id : -1;
-  const int eos = options.add_eos ? info.eos_id : -1;
+  const int bos = options.add_bos && info.adds_bos ? info.bos_id : -1;
+  const int eos = options.add_eos && info.adds_eos ? info.eos_id : -1;
   check_options(info, options, pad_id(options), (bos >= 0) + (eos >= 0));
   std::vector<Encoding> encoded = encode_texts(texts, threads, pieces);
   const bool keep = pieces == Pieces::keep;
@@ -547,8 +550,8 @@ Batch Tokenizer::encode_batch(const std::vector<std::string>& texts, const Encod
                               std::size_t threads) const {
   if (impl_->hf) return hf_batch(texts, nullptr, options, threads);
   const ModelInfo& info = impl_->info;
-  const int bos = options.add_bos ? info.bos_id : -1;
-  const int eos = options.add_eos ? info.eos_id : -1;
+  const int bos = options.add_bos && info.adds_bos ? info.bos_id : -1;
+  const int eos = options.add_eos && info.adds_eos ? info.eos_id : -1;
   check_options(info, options, pad_id(options), (bos >= 0) + (eos >= 0));
   std::vector<Encoding> encoded = encode_texts(texts, threads);
   std::vector<std::vector<int>> contents(texts.size());
@@ -766,6 +769,20 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
 }
 
 Tokenizer load_pretrained_tokenizer(const std::string& dir) {
+  if (is_gguf_file(dir)) {
+    // A GGUF file: the SentencePiece model its metadata was converted from.
+    const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(dir));
+    Tokenizer tokenizer = Tokenizer::from_bytes(g.model_proto, dir);
+    ModelInfo& info = tokenizer.impl_->info;
+    info.bos_id = g.bos_id;
+    info.eos_id = g.eos_id;
+    info.unk_id = g.unk_id;
+    info.pad_id = g.pad_id;
+    info.adds_bos = g.add_bos;
+    info.adds_eos = g.add_eos;
+    info.gguf_model = g.model;
+    return tokenizer;
+  }
   std::unique_ptr<detail::HfTokenizer> hf = detail::HfTokenizer::load(dir);
   Tokenizer tokenizer = Tokenizer::from_file(hf->main_model_path());
   ModelInfo& info = tokenizer.impl_->info;

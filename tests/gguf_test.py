@@ -1,0 +1,388 @@
+"""A GGUF file as --pretrained (issue 33): its tokenizer against SentencePiece
+with the model it was converted from, its token_embd against the NumPy table it
+was written from, `info`, and bad files.
+
+The files are written at test time by tools/make_gguf_files.py (our own GGUF
+writer, following ggml's docs/gguf.md) from the SentencePiece models of
+../shared/corpora (the LLaMA-derived ones cannot be committed, nor can files
+holding their vocabularies), or from the committed Mistral model when the
+corpora are missing; a test whose model is missing is skipped.
+"""
+import json
+import math
+import pathlib
+import struct
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+from cli_test import HERE, TMP, run
+
+sys.path.insert(0, str(HERE.parent / "tools"))
+import make_gguf_files as mk  # noqa: E402
+
+CORPORA = HERE.parent.parent / "shared" / "corpora"
+TEXTS = ["botchan.txt", "wagahaiwa_nekodearu.txt", "tatoeba-zh.txt", "tatoeba-cmn.tsv"]
+_FILES = {}
+
+
+def files():
+    """The generated files, once per process: {name: (path, tokenizer model path)}."""
+    if not _FILES:
+        where = pathlib.Path(tempfile.mkdtemp(prefix="gguf_test.", dir=TMP))
+        for name, model in mk.make_all(where, CORPORA).items():
+            _FILES[name] = (where / f"{name}.gguf", model)
+        _FILES["__dir__"] = (where, None)
+    return _FILES
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory(dir=TMP)
+        self.tmp = pathlib.Path(self.dir.name)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def file(self, name):
+        f = files()
+        if name not in f:
+            self.skipTest(f"the tokenizer model of {name} is missing (../shared/corpora)")
+        return f[name]
+
+    def ok(self, *args):
+        r = run(*args)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        return r
+
+
+class IdentityTests(Case):
+    """tokenize --pretrained FILE.gguf over the corpora == SentencePiece with the original model."""
+
+    def check(self, name):
+        import sentencepiece as spm
+        path, model = self.file(name)
+        sp = spm.SentencePieceProcessor(model_file=str(model))
+        texts = [CORPORA / t for t in TEXTS if (CORPORA / t).exists()]
+        texts.append(HERE / "golden" / "identity_texts.txt")
+        total = 0
+        for text in texts:
+            r = self.ok("tokenize", "--pretrained", str(path), "--input", str(text), "--format", "ids",
+                        "--no-bos")
+            got = r.stdout.decode().split("\n")[:-1]
+            lines = text.read_text(encoding="utf-8").split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            if lines:
+                lines[0] = lines[0].removeprefix("\ufeff")  # embedpe reads past a UTF-8 BOM
+            self.assertEqual(len(got), len(lines), text.name)
+            bad = [i for i, (g, line) in enumerate(zip(got, lines))
+                   if g != " ".join(map(str, sp.encode(line.removesuffix("\r"))))]
+            self.assertEqual(bad[:5], [], f"{name} on {text.name}: {len(bad)} lines differ, first {bad[:5]}")
+            total += len(lines)
+        self.assertGreater(total, 100)
+
+    def test_llama2(self):
+        self.check("llama2-f32")
+
+    def test_mistral(self):
+        self.check("mistral-f16")
+
+    def test_chinese_llama2(self):
+        self.check("chinese-llama2-bf16-v2")
+
+    def test_bos_added_eos_not(self):
+        """add_bos_token true, add_eos_token false (llama.cpp's SPM defaults, written by the converter)."""
+        path, model = self.file("llama2-f32")
+        r = self.ok("tokenize", "--pretrained", str(path), "--text", "Hello world", "--format", "ids")
+        self.assertEqual(r.stdout.decode().split(), ["1", "15043", "3186"])
+
+    def test_decode(self):
+        path, _ = self.file("llama2-f32")
+        r = self.ok("decode", "--pretrained", str(path), "--ids", "1,15043,3186,2")
+        self.assertEqual(r.stdout.decode(), "Hello world\n")
+
+
+    def test_decode_finds_the_file_an_output_names(self):
+        """decode OUT.npz with no model: the GGUF file the output's config names is found and used."""
+        path, _ = self.file("llama2-f32")
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--pretrained", str(path), "--text", "Hello world", "-o", str(out))
+        r = self.ok("decode", str(out))
+        self.assertEqual(r.stdout.decode(), "Hello world\n")
+
+
+class EncodeTests(Case):
+    """encode --pretrained FILE.gguf: token_embeddings == table[ids] (× float32(sqrt(n_embd)) for gemma)."""
+
+    def check(self, name, scale=None):
+        path, _ = self.file(name)
+        table = np.load(path.with_suffix(".npy")) if not name.startswith("split") else \
+            np.load(path.parent / "split.npy")
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--pretrained", str(path), "--text", "Hello world", "--text", "你好, ¿qué tal? 🙂",
+                "--emit", "input_ids,attention_mask,token_embeddings,output", "-o", str(out))
+        z = np.load(out)
+        ids, mask = z["input_ids"], z["attention_mask"]
+        want = table[ids]
+        if scale:
+            want = want * np.float32(math.sqrt(scale))
+        want = want * mask[..., None].astype(np.float32)
+        got = z["token_embeddings"] * mask[..., None].astype(np.float32)
+        self.assertEqual(got.dtype, np.float32)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(z["output"] * mask[..., None], want)
+
+    def test_llama_f32(self):
+        self.check("llama2-f32")
+
+    def test_llama_f16(self):
+        self.check("llama2-f16")
+
+    def test_mistral_f16(self):
+        self.check("mistral-f16")
+
+    def test_bf16_version2(self):
+        self.check("chinese-llama2-bf16-v2")
+
+    def test_gemma_scaled(self):
+        self.check("gemma-f32", scale=7)
+
+    def test_split(self):
+        self.check("split-00001-of-00002")
+
+    def test_lookup_and_weights(self):
+        """lookup rows and --weights FILE.gguf (token_embd.weight found by name) read the same table."""
+        path, _ = self.file("llama2-f16")
+        table = np.load(path.with_suffix(".npy"))
+        r = self.ok("lookup", "--pretrained", str(path), "--ids", "0,31999", "--format", "json")
+        doc = json.loads(r.stdout)
+        text = json.dumps(doc)
+        for v in table[31999][:3]:
+            self.assertIn(repr(float(v))[:6], text)
+        out = self.tmp / "w.npz"
+        self.ok("encode", "--model", str(files()["llama2-f16"][1]), "--weights", str(path), "--scale", "none",
+                "--pe", "none", "--text", "Hello", "--emit", "input_ids,token_embeddings", "-o", str(out))
+        z = np.load(out)
+        np.testing.assert_array_equal(z["token_embeddings"], table[z["input_ids"]])
+
+
+class InfoTests(Case):
+    def test_text(self):
+        path, _ = self.file("llama2-f16")
+        out = self.ok("info", "--pretrained", str(path)).stdout.decode()
+        self.assertIn("architecture: llama", out)
+        self.assertIn("llama.embedding_length: 8", out)
+        self.assertIn("tokenizer: llama, vocab_size 32000, bos 1, eos 2, unk 0, pad none; add_bos_token true, "
+                      "add_eos_token false, add_space_prefix true", out)
+        self.assertIn("token_embd.weight f16 (32000, 8) [ggml: 8, 32000] 512000 bytes", out)
+        self.assertIn("token_embd: f16, 16 bits per weight", out)
+
+    def test_json_every_value_type(self):
+        path, _ = self.file("llama2-f32")
+        doc = json.loads(self.ok("info", "--pretrained", str(path), "--format", "json").stdout)
+        meta = doc["metadata"]
+        for key, vtype, value in mk.ALL_TYPES:
+            if vtype == mk.ARRAY:
+                self.assertEqual(meta[key], [[1, -2], ["a", "bc"], [[True]]])
+            else:
+                self.assertEqual(meta[key], value, key)
+        self.assertEqual(doc["tensors"], [{"name": "token_embd.weight", "type": "f32", "shape": [32000, 8],
+                                           "ggml_shape": [8, 32000], "bytes": 1024000, "part": 0}])
+        self.assertEqual(doc["token_embd_bits_per_weight"], 32.0)
+        self.assertEqual(doc["version"], 3)
+
+    def test_gemma_and_split(self):
+        path, _ = self.file("gemma-f32")
+        doc = json.loads(self.ok("info", "--pretrained", str(path), "--format", "json").stdout)
+        self.assertIn("sqrtf(n_embd)", doc["input_layer"])
+        path, _ = self.file("split-00001-of-00002")
+        doc = json.loads(self.ok("info", "--pretrained", str(path), "--format", "json").stdout)
+        self.assertEqual(len(doc["parts"]), 2)
+        self.assertEqual(doc["tensors"][0]["part"], 1)
+
+
+class QuantizedTests(Case):
+    """token_embd in each ggml block type: rows dequantized == ggml's dequantize_row_TYPE, bit for bit.
+
+    The blocks and their dequantization are ggml's own (tests/golden/gguf/, made by
+    tools/make_gguf_goldens.py from upstream ggml's C code): the rows quantize_row_TYPE_ref made
+    of inputs.npy, and random blocks. They are written as token_embd of a GGUF file, and
+    encode --ids reads every row back."""
+    GOLDEN = HERE / "golden" / "gguf"
+    TYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q4_1": 3, "q5_0": 6, "q5_1": 7, "q8_0": 8, "q2_K": 10, "q3_K": 11,
+             "q4_K": 12, "q5_K": 13, "q6_K": 14, "bf16": 30}
+
+    def test_every_type(self):
+        for name, number in self.TYPES.items():
+            with self.subTest(name):
+                blocks = [np.load(self.GOLDEN / f"{name}.blocks.npy"), np.load(self.GOLDEN / f"{name}.random_blocks.npy")]
+                want = [np.load(self.GOLDEN / f"{name}.dequantized.npy"),
+                        np.load(self.GOLDEN / f"{name}.random_dequantized.npy")]
+                if name == "f16":  # all 65536 halves in (256, 512): rows of 256 as the others
+                    blocks[1] = blocks[1].reshape(-1, 512)
+                rows = np.concatenate(blocks)
+                want = np.concatenate(want).reshape(-1, 256)
+                self.assertEqual(rows.shape[0], want.shape[0])
+                vocab = rows.shape[0]
+                tok_meta, _ = mk.tiny_tokenizer()
+                pieces = tok_meta[1][2][1] + [f"c{k}" for k in range(vocab - 8)]
+                tok_meta[1] = ("tokenizer.ggml.tokens", mk.ARRAY, (mk.STRING, pieces))
+                tok_meta[2] = ("tokenizer.ggml.scores", mk.ARRAY, (mk.F32, [0.0] * vocab))
+                tok_meta[3] = ("tokenizer.ggml.token_type", mk.ARRAY, (mk.I32, tok_meta[3][2][1] + [1] * (vocab - 8)))
+                meta = [("general.architecture", mk.STRING, "llama"), *tok_meta]
+                path = self.tmp / f"{name}.gguf"
+                mk.write_gguf(path, meta, [("token_embd.weight", number, (vocab, 256), rows.tobytes())])
+                out = self.tmp / f"{name}.npy"
+                ids = ",".join(map(str, range(vocab)))
+                self.ok("encode", "--pretrained", str(path), "--ids", ids, "--emit", "token_embeddings", "-o", str(out))
+                got = np.load(out)[0]
+                # Bit for bit, NaNs aside: the input layer's float arithmetic sets a signalling NaN's
+                # quiet bit (the random F32/BF16 blocks hold some); a NaN stays a NaN.
+                nan = np.isnan(want)
+                np.testing.assert_array_equal(np.isnan(got), nan)
+                np.testing.assert_array_equal(np.where(nan, 0, got.view(np.uint32)), np.where(nan, 0, want.view(np.uint32)))
+                doc = json.loads(self.ok("info", "--pretrained", str(path), "--format", "json").stdout)
+                self.assertEqual(doc["token_embd_bits_per_weight"], 8 * rows.shape[1] / 256)
+
+
+def tiny(path, meta_extra=(), tok=None, arch="llama", version=3, tensors=None):
+    tok_meta, vocab = tok if tok else mk.tiny_tokenizer()
+    meta, t, _ = mk.model_file(arch, "tiny", tok_meta, vocab, 4, mk.GGML_F32, 3, meta_extra)
+    mk.write_gguf(path, meta, t if tensors is None else tensors, version=version)
+    return path.read_bytes()
+
+
+class BadFileTests(Case):
+    """Each kind of corruption: exit 2, one line on stderr naming the file, no output file."""
+
+    def refused(self, data, *words):
+        path = self.tmp / "bad.gguf"
+        path.write_bytes(data)
+        out = self.tmp / "o.npz"
+        for args in (["encode", "--pretrained", str(path), "--text", "a", "-o", str(out)],
+                     ["info", "--pretrained", str(path)]):
+            r = run(*args)
+            err = r.stderr.decode()
+            self.assertEqual(r.returncode, 2, err)
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertIn("bad.gguf", err)
+            for w in words:
+                self.assertIn(w, err)
+            self.assertFalse(out.exists())
+        return err
+
+    def good(self):
+        return bytearray(tiny(self.tmp / "good.gguf"))
+
+    def test_good_one_works(self):
+        path = self.tmp / "good.gguf"
+        tiny(path)
+        r = self.ok("tokenize", "--pretrained", str(path), "--text", "ab a", "--format", "ids")
+        # ▁ a b ▁ a: ▁a (-0.5) merges first, then "▁ab" is no piece: ▁a b ▁a
+        self.assertEqual(r.stdout.decode().split(), ["1", "6", "5", "6"])
+
+    def test_truncated(self):
+        data = self.good()
+        for cut in (3, 10, 30, 200, len(data) - 1):
+            self.refused(bytes(data[:cut]))
+
+    def test_bad_magic_and_version(self):
+        data = self.good()
+        self.refused(b"GGUX" + bytes(data[4:]), 'does not start with "GGUF"')
+        self.refused(bytes(data[:4]) + struct.pack("<I", 1) + bytes(data[8:]), "version 1")
+
+    def test_counts_overflow(self):
+        data = self.good()
+        for field in (8, 16):
+            d = bytearray(data)
+            d[field:field + 8] = struct.pack("<Q", 2 ** 64 - 1)
+            self.refused(bytes(d), "more than the file holds")
+
+    def test_string_longer_than_file(self):
+        d = self.good()
+        d[24:32] = struct.pack("<Q", 2 ** 40)  # the first key's length
+        self.refused(bytes(d), "bytes long")
+
+    def test_unknown_value_type(self):
+        d = self.good()
+        key_len = struct.unpack("<Q", d[24:32])[0]
+        d[32 + key_len:36 + key_len] = struct.pack("<I", 13)
+        self.refused(bytes(d), "unknown value type 13")
+
+    def tensors(self, *tensors, extra=()):
+        path = self.tmp / "t.gguf"
+        return tiny(path, extra, tensors=list(tensors))
+
+    def test_tensor_infos(self):
+        row = np.zeros((8, 4), np.float32).tobytes()
+        e = ("token_embd.weight", mk.GGML_F32, (8, 4), row)
+        # duplicate names
+        self.refused(self.tensors(e, e), "appears twice")
+        # more than 4 dimensions, a dimension of 0, an unknown type
+        self.refused(self.tensors(("x", mk.GGML_F32, (1, 1, 1, 1, 1), b"\0" * 4)), "5 dimensions")
+        self.refused(self.tensors(("x", mk.GGML_F32, (0, 4), b"")), "dimension of 0")
+        self.refused(self.tensors(("x", 99, (1, 4), b"\0" * 16)), "type 99")
+        # a product of dimensions that overflows
+        self.refused(self.tensors(("x", mk.GGML_F32, (2 ** 32, 2 ** 32, 4), b"")), "overflows")
+
+    def patch_offset(self, data, value):
+        """The first tensor info's offset (the last 8 bytes of the infos, before the padding)."""
+        d = bytearray(data)
+        name = b"token_embd.weight"
+        at = bytes(d).rindex(name) + len(name) + 4 + 2 * 8 + 4
+        d[at:at + 8] = struct.pack("<Q", value)
+        return bytes(d)
+
+    def test_offsets(self):
+        row = np.zeros((8, 4), np.float32).tobytes()
+        data = self.tensors(("token_embd.weight", mk.GGML_F32, (8, 4), row))
+        self.refused(self.patch_offset(data, 4), "not a multiple of the alignment")
+        self.refused(self.patch_offset(data, 2 ** 62), "past the end")
+        two = self.tensors(("a", mk.GGML_F32, (8, 4), row), ("token_embd.weight", mk.GGML_F32, (8, 4), row))
+        self.refused(self.patch_offset(two, 96), "overlap")
+
+    def test_bad_alignment(self):
+        self.refused(tiny(self.tmp / "a.gguf", [("general.alignment", mk.U32, 3)]), "power of 2")
+
+    def test_split_part_missing(self):
+        path, _ = self.file("split-00001-of-00002")
+        part1 = path.read_bytes()
+        (self.tmp / "m-00001-of-00002.gguf").write_bytes(part1)
+        r = run("info", "--pretrained", str(self.tmp / "m-00001-of-00002.gguf"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("m-00002-of-00002.gguf is missing", r.stderr.decode())
+
+
+class RefusalTests(Case):
+    def test_other_tokenizer_models(self):
+        for model in ("gpt2", "bert"):
+            tok_meta, vocab = mk.tiny_tokenizer()
+            tok_meta[0] = ("tokenizer.ggml.model", mk.STRING, model)
+            path = self.tmp / f"{model}.gguf"
+            tiny(path, tok=(tok_meta, 8000))  # a table as large as the embedded model's vocabulary
+            r = run("tokenize", "--pretrained", str(path), "--text", "a")
+            err = r.stderr.decode()
+            self.assertEqual(r.returncode, 2, err)
+            self.assertEqual(err.count("\n"), 1)
+            self.assertIn(f"'{model}'", err)
+            self.assertIn("--ids", err)
+            self.assertIn("--weights", err)
+            # What the message points at works: ids, and the file as the weights.
+            self.ok("encode", "--weights", str(path), "--ids", "1,2", "--scale", "none", "--pe", "none",
+                    "-o", str(self.tmp / "o.npy"))
+            np.testing.assert_array_equal(np.load(self.tmp / "o.npy")[0], mk.table(8000, 4, 3)[[1, 2]])
+
+    def test_other_architectures(self):
+        path = self.tmp / "qwen.gguf"
+        tiny(path, arch="qwen2")
+        r = run("encode", "--pretrained", str(path), "--text", "a", "-o", str(self.tmp / "o.npy"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("architecture 'qwen2' is not supported", r.stderr.decode())
+        self.assertFalse((self.tmp / "o.npy").exists())
+
+
+if __name__ == "__main__":
+    unittest.main()
