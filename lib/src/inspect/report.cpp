@@ -320,7 +320,8 @@ std::string ggml_quantize_report(const GgmlQuantizeReport& r, const std::string&
                                   {"input_bytes", r.input_bytes},
                                   {"quantized_bytes", r.quantized_bytes},
                                   {"saved_percent", saved},
-                                  {"output", output.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(output)},
+                                  {"output", output.empty() ? nlohmann::ordered_json(nullptr)
+                                                            : nlohmann::ordered_json(output)},
                                   {"output_bytes", r.output_bytes},
                                   {"max_abs_error", r.max_abs_error},
                                   {"mean_abs_error", r.mean_abs_error},
