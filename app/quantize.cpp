@@ -39,7 +39,9 @@ bool is_int8(const std::string& type) {
 
 void run_quantize(QuantizeCommand cmd) {
   const bool int8 = is_int8(cmd.type);
-  if (int8 && cmd.output.empty()) throw UsageError("quantize needs --output OUT.safetensors for int8 (the default --type)");
+  if (int8 && cmd.output.empty()) {
+    throw UsageError("quantize needs --output OUT.safetensors for int8 (the default --type)");
+  }
   if (!cmd.output.empty()) check_quantize_output(cmd.output);
   // A model directory names its token embedding and the scale its model applies to it (none for
   // most, Gemma's normalizer in the weights' dtype): --weights and --scale, when given, override them.

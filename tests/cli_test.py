@@ -1053,6 +1053,26 @@ class GgufQuantizeTests(CliCase):
                                  "json").stdout)
         self.assertIsNone(doc["output"])
         self.assertEqual(doc["output_bytes"], 0)
+        self.assertEqual(doc["non_finite_values"], 0)
+
+    def test_values_ggml_dequantizes_to_inf_or_nan_are_counted(self):
+        """Scales beyond float16 (rows of ±1e30, 1e5): ggml dequantizes to inf/NaN; the report says how many."""
+        inputs = np.load(GGUF / "inputs.npy")
+        rows = [r for r in range(len(inputs)) if np.isfinite(inputs[r]).all()]
+        path = self.tmp / "all.npy"
+        np.save(path, inputs[rows])
+        for name in ("q4_0", "f16", "q4_K"):
+            with self.subTest(type=name):
+                deq = np.load(GGUF / f"{name}.dequantized.npy")[rows]
+                want = int((~np.isfinite(deq)).sum())
+                self.assertGreater(want, 0)
+                doc = json.loads(self.ok("quantize", "--weights", str(path), "--type", name, "--format",
+                                         "json").stdout)
+                self.assertEqual(doc["non_finite_values"], want)
+                self.assertIsNone(doc["max_abs_error"])  # infinite: JSON has no infinity
+                self.assertEqual(doc["worst_row"], int((~np.isfinite(deq)).any(axis=1).argmax()))
+                text = self.ok("quantize", "--weights", str(path), "--type", name).stdout.decode()
+                self.assertIn(f"non-finite     {want} values dequantize to infinity or NaN", text)
 
     def test_refusals(self):
         odd = self.tmp / "d100.npy"

@@ -55,6 +55,10 @@ struct GgmlQuantizeReport {
   double mean_abs_error = 0;
   double rms_error = 0;
   double relative_rms_error = 0;   // rms_error / the input's root mean square (0 for an all-zero table)
+  // Values ggml dequantizes to infinity or NaN (its float16 scales overflow
+  // beyond ±65504); each counts as an infinite error, so the figures above
+  // and below are then infinite (JSON null).
+  std::size_t non_finite_values = 0;
   std::size_t worst_row = 0;       // the first row with the largest max abs error
   double worst_row_max_abs_error = 0;
   float output_scale = 1;          // the embedding scale the output figures assume

@@ -166,7 +166,8 @@ void quantize_q4_1(const float* x, std::uint8_t* b) {  // b: d, m, qs[16]
   put_fp16(b + 2, min);
   for (int j = 0; j < 16; ++j) {
     const auto q0 = std::min<std::int32_t>(15, static_cast<std::int8_t>(low8(trunc_x86((x[j] - min) * id + 0.5f))));
-    const auto q1 = std::min<std::int32_t>(15, static_cast<std::int8_t>(low8(trunc_x86((x[j + 16] - min) * id + 0.5f))));
+    const auto q1 =
+        std::min<std::int32_t>(15, static_cast<std::int8_t>(low8(trunc_x86((x[j + 16] - min) * id + 0.5f))));
     b[4 + j] = static_cast<std::uint8_t>(low8(q0) | (low8(q1) << 4));
   }
 }
@@ -478,7 +479,9 @@ void quantize_q2_K(const float* x, std::uint8_t* b) {  // b: scales[16], qs[64],
   if (max_min > 0) {
     const float iscale = q4scale / max_min;
     for (std::size_t j = 0; j < QK_K / 16; ++j) {
-      scales_q[j] = static_cast<std::uint8_t>(scales_q[j] | (nearest_int(iscale * mins[j]) << 4));
+      // unsigned: the low 4 bits of nearest_int, whatever its sign, as ggml's uint8 store keeps them
+      const auto l = static_cast<unsigned>(nearest_int(iscale * mins[j]));
+      scales_q[j] = static_cast<std::uint8_t>(scales_q[j] | (l << 4));
     }
     put_fp16(b + 82, max_min / q4scale);
   } else {
@@ -822,8 +825,8 @@ const TypeInfo* type_by_name(const std::string& name) {
 std::size_t row_bytes(Type type, std::uint64_t n) {
   const TypeInfo& t = type_info(type);
   if (n % t.block_elems != 0) {
-    throw UsageError("a row of " + std::to_string(n) + " elements cannot be stored as " + t.name + ", whose blocks hold " +
-                     std::to_string(t.block_elems) + " elements each");
+    throw UsageError("a row of " + std::to_string(n) + " elements cannot be stored as " + t.name +
+                     ", whose blocks hold " + std::to_string(t.block_elems) + " elements each");
   }
   const std::uint64_t blocks = n / t.block_elems;
   if (blocks > std::numeric_limits<std::size_t>::max() / t.block_bytes) {

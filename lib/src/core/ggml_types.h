@@ -41,6 +41,7 @@ struct TypeInfo {
 
 // The type with ggml's number `value`, or nullptr when ggml defines none.
 const TypeInfo* type_info(std::uint32_t value);
+// The TypeInfo of an enumerator; Error for a value cast from outside the enum.
 const TypeInfo& type_info(Type type);
 
 // The type a user names ("q4_k", "Q4_K", "f16", ...; case-insensitive); nullptr if none.
@@ -50,15 +51,21 @@ const TypeInfo* type_by_name(const std::string& name);
 // multiple of the type's block, or the size overflows.
 std::size_t row_bytes(Type type, std::uint64_t n);
 
-// dst[0..n) = ggml's dequantize_row_<type>(src, dst, n), bit for bit (F32, F16,
-// BF16: ggml's conversion to float). n a multiple of the block; src holds
-// row_bytes(type, n) bytes. Throws UsageError naming the type for one
-// dequantize_row does not support.
+// dst[0..n) = ggml's dequantize_row_<type>(src, dst, n), bit for bit (F32: the
+// bytes; F16, BF16: ggml.c's row conversions, exact; a signalling-NaN half
+// comes back quiet, as ggml's arithmetic makes it). Any bytes are read as
+// ggml reads them: NaN or infinite scales give what ggml gives. n a multiple
+// of the block (else UsageError); src holds row_bytes(type, n) bytes. Throws
+// UsageError naming the type for one dequantize_row does not support:
+// "tensor type iq2_xxs is not supported; supported: f32, f16, ...".
 void dequantize_row(Type type, const void* src, float* dst, std::size_t n);
 
 // dst = ggml's quantize_row_<type>_ref(src, dst, n), bit for bit: the
-// reference quantizer (no importance matrix). Throws UsageError naming the
-// type for one quantize_row_ref does not support.
+// reference quantizer (no importance matrix); F16/BF16: ggml_fp32_to_fp16_row
+// and ggml_fp32_to_bf16_row_ref (round to nearest even, NaN kept quiet).
+// Rows holding NaN or infinity come out as ggml's do (meaningless, but the
+// same bytes). n a multiple of the block (else UsageError). Throws
+// UsageError naming the type for one quantize_row_ref does not support.
 void quantize_row_ref(Type type, const float* src, void* dst, std::size_t n);
 
 }  // namespace embedpe::ggml

@@ -324,12 +324,14 @@ std::string ggml_quantize_report(const GgmlQuantizeReport& r, const std::string&
                                   {"input_bytes", r.input_bytes},
                                   {"quantized_bytes", r.quantized_bytes},
                                   {"saved_percent", saved},
-                                  {"output", output.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(output)},
+                                  {"output", output.empty() ? nlohmann::ordered_json(nullptr)
+                                                            : nlohmann::ordered_json(output)},
                                   {"output_bytes", r.output_bytes},
                                   {"max_abs_error", r.max_abs_error},
                                   {"mean_abs_error", r.mean_abs_error},
                                   {"rms_error", r.rms_error},
                                   {"relative_rms_error", r.relative_rms_error},
+                                  {"non_finite_values", r.non_finite_values},
                                   {"worst_row", r.worst_row},
                                   {"worst_row_max_abs_error", r.worst_row_max_abs_error},
                                   {"output_scale", float_json(r.output_scale)},
@@ -351,7 +353,12 @@ std::string ggml_quantize_report(const GgmlQuantizeReport& r, const std::string&
                 r.mean_abs_output_error, double(r.output_scale));
   std::string head = printable(input);
   if (!output.empty()) head = "wrote " + printable(output) + " (float32, dequantized) from " + head;
-  return head + text;
+  std::string tail;
+  if (r.non_finite_values > 0) {
+    tail = "non-finite     " + std::to_string(r.non_finite_values) + " values dequantize to infinity or NaN: " +
+           r.type + "'s float16 scales cannot hold this table's magnitudes\n";
+  }
+  return head + text + tail;
 }
 
 std::string info_report(const Tokenizer* model, const WeightFile* weights, const std::string& weights_path,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -171,7 +172,11 @@ GgmlQuantizeReport quantize_table_ggml(const WeightFile& file, const WeightTenso
     ggml::dequantize_row(t->type, blocks.data(), back.data(), d);
     double row_max = 0;
     for (std::size_t j = 0; j < d; ++j) {
-      const double err = std::abs(double(back[j]) - double(row[j]));
+      double err = std::abs(double(back[j]) - double(row[j]));
+      if (!std::isfinite(back[j])) {
+        err = std::numeric_limits<double>::infinity();
+        ++report.non_finite_values;
+      }
       row_max = std::max(row_max, err);
       abs_sum += err;
       square_sum += err * err;
