@@ -10,6 +10,7 @@ corpora are missing; a test whose model is missing is skipped.
 """
 import json
 import math
+import os
 import pathlib
 import struct
 import sys
@@ -288,6 +289,15 @@ class BadFileTests(Case):
         data = self.good()
         for cut in (3, 10, 30, 200, len(data) - 1):
             self.refused(bytes(data[:cut]))
+
+    def test_empty_and_not_a_regular_file(self):
+        self.refused(b"", "it is empty")
+        path = self.tmp / "fifo.gguf"
+        os.mkfifo(path)  # refused without waiting for a writer
+        for args in (["tokenize", "--pretrained", str(path), "--text", "a"], ["info", "--pretrained", str(path)]):
+            r = run(*args)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(r.stderr.decode(), f"embedpe: {path}: not a valid GGUF file: it is not a regular file\n")
 
     def test_bad_magic_and_version(self):
         data = self.good()

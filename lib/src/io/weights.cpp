@@ -408,7 +408,9 @@ bool is_gguf_file(const std::string& path) {
   static constexpr std::string_view kExtension = ".gguf";
   const bool named = path.size() > kExtension.size() &&
                      path.compare(path.size() - kExtension.size(), kExtension.size(), kExtension) == 0;
-  const bool yes = regular && (named || (::read(fd, magic, 4) == 4 && gguf::has_magic(std::string_view(magic, 4))));
+  // A name ending .gguf is taken as one whatever it is (gguf::File::open
+  // refuses what is not a regular file); other files by their magic.
+  const bool yes = named || (regular && ::read(fd, magic, 4) == 4 && gguf::has_magic(std::string_view(magic, 4)));
   ::close(fd);
   return yes;
 }
