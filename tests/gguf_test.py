@@ -290,8 +290,12 @@ class BadFileTests(Case):
         for cut in (3, 10, 30, 200, len(data) - 1):
             self.refused(bytes(data[:cut]))
 
-    def test_empty_and_not_a_regular_file(self):
+    def test_empty_missing_and_not_a_regular_file(self):
         self.refused(b"", "it is empty")
+        missing = self.tmp / "missing.gguf"
+        r = run("tokenize", "--pretrained", str(missing), "--text", "a")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.stderr.decode(), f"embedpe: cannot read GGUF file {missing}: No such file or directory\n")
         path = self.tmp / "fifo.gguf"
         os.mkfifo(path)  # refused without waiting for a writer
         for args in (["tokenize", "--pretrained", str(path), "--text", "a"], ["info", "--pretrained", str(path)]):

@@ -6,6 +6,7 @@
 #include "gguf.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -352,10 +353,9 @@ File::~File() = default;
 std::shared_ptr<const File> File::open(const std::string& path) {
   // What cannot be a GGUF file is refused as a bad file (exit 2), before mapping.
   struct stat info;
-  if (::stat(path.c_str(), &info) == 0) {
-    if (!S_ISREG(info.st_mode)) throw UsageError(path + ": not a valid GGUF file: it is not a regular file");
-    if (info.st_size == 0) throw UsageError(path + ": not a valid GGUF file: it is empty");
-  }
+  if (::stat(path.c_str(), &info) != 0) throw UsageError("cannot read GGUF file " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) throw UsageError(path + ": not a valid GGUF file: it is not a regular file");
+  if (info.st_size == 0) throw UsageError(path + ": not a valid GGUF file: it is empty");
   std::shared_ptr<File> f(new File());
   f->path_ = path;
   f->maps_.push_back(std::make_unique<MappedFile>(path));

@@ -400,14 +400,14 @@ std::shared_ptr<const WeightFile> weight_file_in_use(const std::string& path) {
 }
 
 bool is_gguf_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  char magic[4] = {};
-  struct stat st;
-  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   static constexpr std::string_view kExtension = ".gguf";
   const bool named = path.size() > kExtension.size() &&
                      path.compare(path.size() - kExtension.size(), kExtension.size(), kExtension) == 0;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return named;  // gguf::File::open says why it cannot be read
+  char magic[4] = {};
+  struct stat st;
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   // A name ending .gguf is taken as one whatever it is (gguf::File::open
   // refuses what is not a regular file); other files by their magic.
   const bool yes = named || (regular && ::read(fd, magic, 4) == 4 && gguf::has_magic(std::string_view(magic, 4)));
