@@ -290,7 +290,7 @@ def release_point(fifo, p, timeout=120):
 
 
 def paused(env_point, fifo, action, popen_args, **kw):
-    """Runs popen_args with EMBEDPE_TEST_PAUSE=POINT:FIFO (lib/src/test_pause.h): once the run
+    """Runs popen_args with EMBEDPE_TEST_PAUSE=POINT:FIFO (tests/test_pause_hook.cpp; the tool built with it is embedpe_test_hooks): once the run
     reaches POINT it waits; action() runs; then the run goes on. Returns (exit status, stderr)."""
     os.mkfifo(fifo)
     env = dict(os.environ, EMBEDPE_TEST_PAUSE=f"{env_point}:{fifo}")

@@ -1,30 +1,21 @@
 // A pause point for tests that race another process against a run, made
-// deterministic: with EMBEDPE_TEST_PAUSE=POINT:FIFO in the environment, a run
-// reaching pause_for_test("POINT") opens FIFO for writing (blocking until the
-// test opens it to read), closes it, then opens it for reading (blocking until
-// the test, done with what it does meanwhile, opens it to write). Without the
-// variable (any normal run) it does nothing. Only the tests set it.
+// deterministic. The library only calls a hook here; the hook is defined in
+// tests/test_pause_hook.cpp, which is linked into the test programs (the
+// unit tests and the tool's test build, embedpe_test_hooks), never into the
+// installed library or tool: there `embedpe_test_pause` is a weak symbol
+// that no object defines, so it is null and pause_for_test does nothing.
+// What the hook does with EMBEDPE_TEST_PAUSE=POINT:FIFO is said beside it.
 #pragma once
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <cstring>
+#include <cstddef>
 #include <string_view>
+
+extern "C" void embedpe_test_pause(const char* point, std::size_t size) __attribute__((weak));
 
 namespace embedpe {
 
 inline void pause_for_test(std::string_view point) {
-  const char* spec = std::getenv("EMBEDPE_TEST_PAUSE");
-  if (!spec) return;
-  const std::string_view s(spec);
-  if (s.size() <= point.size() + 1 || s.substr(0, point.size()) != point || s[point.size()] != ':') return;
-  const char* fifo = spec + point.size() + 1;
-  for (int flags : {O_WRONLY, O_RDONLY}) {
-    const int fd = ::open(fifo, flags | O_CLOEXEC);
-    if (fd >= 0) ::close(fd);
-  }
+  if (embedpe_test_pause) embedpe_test_pause(point.data(), point.size());
 }
 
 }  // namespace embedpe
