@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build-bench}
 corpus=${EMBEDPE_BENCH_CORPUS:-$here/../shared/corpora/botchan.txt}
 "$here/tools/install_deps.sh" linux-perf
-[ -x "$build/bench/bench_kernel" ] || "$here/tools/build.sh" "$build" -DEMBEDPE_BUILD_BENCH=ON >/dev/null
+[ -x "$build/bench/bench_kernel" ] || EMBEDPE_BUILD_TARGET=all "$here/tools/build.sh" "$build" -DEMBEDPE_BUILD_BENCH=ON >/dev/null
 embedpe=$build/app/embedpe
 shm=/dev/shm
 work=$(mktemp -d)

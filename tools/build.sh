@@ -3,6 +3,13 @@
 #
 #   tools/build.sh [BUILD_DIR [extra cmake arguments...]]    (default: build)
 #
+# It builds what the README's main job needs (the CMake target
+# embedpe_product: the library, the tool, its man page and completions), so
+# that a first run comes soon; EMBEDPE_BUILD_TARGET=all builds everything the
+# tree is configured for (tests, fuzz replays, benchmarks), as
+# tools/run_tests.sh, tools/fuzz.sh and bench/ do. A plain `cmake --build` of
+# a configured tree builds everything too.
+#
 # CXX chooses the compiler (clang++ for the sanitizer and fuzzing trees).
 # Compiles go through ccache where it is installed: a second tree, or the
 # same tree after a branch switch, recompiles only what changed.
@@ -22,4 +29,4 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBEDPE_WERROR=ON "${launcher[@]}" "$@" >/dev/null
-cmake --build "$build" -j "$(nproc)"
+cmake --build "$build" -j "$(nproc)" --target "${EMBEDPE_BUILD_TARGET:-embedpe_product}"

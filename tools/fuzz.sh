@@ -10,6 +10,7 @@
 # New inputs found go to BUILD_DIR/corpus/, crashes to BUILD_DIR/crashes/; the
 # committed corpus is not modified. Exits non-zero if a target crashes.
 set -euo pipefail
+export EMBEDPE_BUILD_TARGET=all  # tools/build.sh: the fuzz targets too
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${2:-}

@@ -17,6 +17,7 @@
 # fuzzing runs. ccache is used where it is installed (tools/install_deps.sh
 # installs it). Each step's time is printed at the end.
 set -euo pipefail
+export EMBEDPE_BUILD_TARGET=all  # tools/build.sh: the tests too
 here=$(cd "$(dirname "$0")/.." && pwd)
 quick=0
 case "${1:-}" in
