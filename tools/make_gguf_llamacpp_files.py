@@ -293,7 +293,7 @@ def tiny_files(gguf, out):
         w.add_tensor("output_norm.weight", np.ones(TABLE_COLUMNS, dtype=np.float32))
         write(w, out / f"{name}.gguf")
         made += [name] if not split else ["tiny-split-00001-of-00002", "tiny-split-00002-of-00002"]
-    golden = out.parent / "gguf"
+    golden = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden" / "gguf"  # ggml's blocks
     for name in QUANT_TYPES:
         blocks = np.concatenate([np.load(golden / f"{name}.blocks.npy"), np.load(golden / f"{name}.random_blocks.npy")
                                  .reshape(-1, np.load(golden / f"{name}.blocks.npy").shape[1])])
