@@ -20,6 +20,7 @@
 #include "gguf.h"
 #include "gguf_tokenizer.h"
 #include "hf_tokenizer.h"
+#include "in_file.h"
 #include "embedpe/weights.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
@@ -292,8 +293,11 @@ const ModelInfo& Tokenizer::info() const { return impl_->info; }
 const std::string& Tokenizer::sha256() const {
   std::call_once(impl_->sha256_once, [this] {
     if (impl_->gguf) {
-      const MappedFile file(impl_->gguf_path);
-      impl_->sha256 = sha256_hex(file.bytes());
+      // Read in chunks, not mapped: hashing a 7 GB file keeps 4 MiB resident.
+      const InFile file(impl_->gguf_path);
+      Sha256 h;
+      file.each_chunk(0, file.size(), [&h](std::string_view piece) { h.update(piece); });
+      impl_->sha256 = h.hex();
     } else {
       impl_->sha256 = sha256_hex(impl_->serialized);
     }
