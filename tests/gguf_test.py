@@ -62,11 +62,14 @@ class Case(unittest.TestCase):
 class IdentityTests(Case):
     """tokenize --pretrained FILE.gguf over the corpora == SentencePiece with the original model."""
 
-    def check(self, name):
+    def check(self, name, path=None, model=None):
         import sentencepiece as spm
-        path, model = self.file(name)
+        if path is None:
+            path, model = self.file(name)
         sp = spm.SentencePieceProcessor(model_file=str(model))
         texts = [CORPORA / t for t in TEXTS if (CORPORA / t).exists()]
+        if not texts:
+            self.skipTest(f"the test corpora are missing ({CORPORA})")
         texts.append(HERE / "golden" / "identity_texts.txt")
         total = 0
         for text in texts:
@@ -89,7 +92,8 @@ class IdentityTests(Case):
         self.check("llama2-f32")
 
     def test_mistral(self):
-        self.check("mistral-f16")
+        """llama.cpp's converter's file of Mistral-7B-Instruct-v0.3 (<unk> and 770 tokens CONTROL)."""
+        self.check("mistral-v0.3", llamacpp("mistral-v0.3"), HERE / "models" / "mistral-v3-tokenizer.model")
 
     def test_chinese_llama2(self):
         self.check("chinese-llama2-bf16-v2")
@@ -176,7 +180,7 @@ class InfoTests(Case):
         out = self.ok("info", "--pretrained", str(path)).stdout.decode()
         self.assertIn("architecture: llama", out)
         self.assertIn("llama.embedding_length: 8", out)
-        self.assertIn("tokenizer: llama, vocab_size 32000, bos 1, eos 2, unk 0, pad none; add_bos_token true, "
+        self.assertIn("tokenizer: llama, vocab_size 32000, bos 1, eos 2, unk 0 (<unk>, UNKNOWN), pad none; add_bos_token true, "
                       "add_eos_token false, add_space_prefix true", out)
         self.assertIn("token_embd.weight f16 (32000, 8) [ggml: 8, 32000] 512000 bytes", out)
         self.assertIn("token_embd: f16, 16 bits per weight", out)
@@ -210,8 +214,8 @@ class QuantizedTests(Case):
 
     The blocks and their dequantization are ggml's own (tests/golden/gguf/, made by
     tools/make_gguf_goldens.py from upstream ggml's C code): the rows quantize_row_TYPE_ref made
-    of inputs.npy, and random blocks. They are written as token_embd of a GGUF file, and
-    encode --ids reads every row back."""
+    of inputs.npy, and random blocks. llama.cpp's gguf-py wrote them as token_embd of a GGUF file
+    (tests/golden/gguf_llamacpp/type-TYPE.gguf), and encode --ids reads every row back."""
     GOLDEN = HERE / "golden" / "gguf"
     TYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q4_1": 3, "q5_0": 6, "q5_1": 7, "q8_0": 8, "q2_K": 10, "q3_K": 11,
              "q4_K": 12, "q5_K": 13, "q6_K": 14, "bf16": 30}
@@ -228,14 +232,9 @@ class QuantizedTests(Case):
                 want = np.concatenate(want).reshape(-1, 256)
                 self.assertEqual(rows.shape[0], want.shape[0])
                 vocab = rows.shape[0]
-                tok_meta, _ = mk.tiny_tokenizer()
-                pieces = tok_meta[1][2][1] + [f"c{k}" for k in range(vocab - 8)]
-                tok_meta[1] = ("tokenizer.ggml.tokens", mk.ARRAY, (mk.STRING, pieces))
-                tok_meta[2] = ("tokenizer.ggml.scores", mk.ARRAY, (mk.F32, [0.0] * vocab))
-                tok_meta[3] = ("tokenizer.ggml.token_type", mk.ARRAY, (mk.I32, tok_meta[3][2][1] + [1] * (vocab - 8)))
-                meta = [("general.architecture", mk.STRING, "llama"), *tok_meta]
-                path = self.tmp / f"{name}.gguf"
-                mk.write_gguf(path, meta, [("token_embd.weight", number, (vocab, 256), rows.tobytes())])
+                # token_embd.weight = these rows, written by llama.cpp's GGUFWriter
+                # (tools/make_gguf_llamacpp_files.py).
+                path = llamacpp(f"type-{name}")
                 out = self.tmp / f"{name}.npy"
                 ids = ",".join(map(str, range(vocab)))
                 self.ok("encode", "--pretrained", str(path), "--ids", ids, "--emit", "token_embeddings", "-o", str(out))
@@ -247,6 +246,212 @@ class QuantizedTests(Case):
                 np.testing.assert_array_equal(np.where(nan, 0, got.view(np.uint32)), np.where(nan, 0, want.view(np.uint32)))
                 doc = json.loads(self.ok("info", "--pretrained", str(path), "--format", "json").stdout)
                 self.assertEqual(doc["token_embd_bits_per_weight"], 8 * rows.shape[1] / 256)
+
+
+LLAMACPP = HERE / "golden" / "gguf_llamacpp"
+
+
+def llamacpp(name):
+    """A file of tests/golden/gguf_llamacpp/ (tools/make_gguf_llamacpp_files.py: llama.cpp's
+    convert_hf_to_gguf.py and gguf-py wrote it)."""
+    return LLAMACPP / f"{name}.gguf"
+
+
+def llamacpp_table(rows, columns=4):
+    """token_embd.weight of the converted files: ((i*7 + j*131) % 4001 - 2000) / 256, float16-exact."""
+    i = np.arange(rows, dtype=np.int64)[:, None]
+    j = np.arange(columns, dtype=np.int64)[None, :]
+    return (((i * 7 + j * 131) % 4001 - 2000) / 256.0).astype(np.float32)
+
+
+class LlamaCppTests(Case):
+    """Files llama.cpp's own converter wrote from model directories as transformers saves them:
+    ids == llama.cpp's llama_tokenize (add_special, no parse_special) over the texts, built from
+    llama.cpp at the commit tests/golden/gguf_llamacpp/manifest.json names."""
+    NAMES = ["mistral-v0.3", "gemma", "openllama-legacy", "openllama-resaved"]
+
+    def setUp(self):
+        super().setUp()
+        self.ids = json.loads((LLAMACPP / "ids.json").read_text())
+        self.manifest = json.loads((LLAMACPP / "manifest.json").read_text())
+
+    def texts(self):
+        return (LLAMACPP / "texts.txt").read_text(encoding="utf-8").split("\n")[:-1]
+
+    def check_ids(self, name):
+        r = self.ok("tokenize", "--pretrained", str(llamacpp(name)), "--input", str(LLAMACPP / "texts.txt"),
+                    "--format", "ids")
+        got = r.stdout.decode().split("\n")[:-1]
+        want = [" ".join(map(str, ids)) for ids in self.ids[name]]
+        texts = self.texts()
+        self.assertEqual(len(got), len(want))
+        bad = [(texts[k], got[k], want[k]) for k in range(len(want)) if got[k] != want[k]]
+        self.assertEqual(bad, [], f"{name}: {len(bad)} of {len(want)} texts differ from llama.cpp")
+
+    def test_mistral_ids(self):
+        """<unk> typed CONTROL, 768 control tokens that text never yields."""
+        self.check_ids("mistral-v0.3")
+
+    def test_gemma_ids(self):
+        """Gemma's converter: add_space_prefix false, <pad> <eos> <bos> <unk> renamed CONTROL."""
+        self.check_ids("gemma")
+
+    def test_legacy_directory_ids(self):
+        """added_tokens.json's [PAD] typed USER_DEFINED: cut out of text, its neighbours prefixed."""
+        self.check_ids("openllama-legacy")
+
+    def test_resaved_directory_ids(self):
+        """added_tokens_decoder: special ones CONTROL, others USER_DEFINED; [PADn] fillers UNUSED."""
+        self.check_ids("openllama-resaved")
+
+    def test_tiny_ids(self):
+        for name in ("tiny", "tiny-split-00001-of-00002", "tiny-split-00002-of-00002"):
+            texts = self.manifest["files"]["tiny"]["texts"]
+            want = self.ids["tiny"]
+            for text, ids in zip(texts, want):
+                r = self.ok("tokenize", "--pretrained", str(llamacpp(name)), "--text", text, "--format", "ids")
+                self.assertEqual(r.stdout.decode().split(), [str(i) for i in ids], (name, text))
+
+    def test_types_as_converted(self):
+        """The files hold what the issue describes (so the tests above test it)."""
+        doc = json.loads(self.ok("info", "--pretrained", str(llamacpp("mistral-v0.3")), "--format", "json").stdout)
+        self.assertEqual((doc["tokenizer"]["unk_id"], doc["tokenizer"]["unk_token"], doc["tokenizer"]["unk_token_type"]),
+                         (0, "<unk>", "CONTROL"))
+        self.assertNotIn("tokenizer.ggml.unknown_token_id", doc["metadata"])
+
+    def test_info_shows_the_unknown_token(self):
+        for name, want in (("mistral-v0.3", "unk 0 (<unk>, CONTROL)"), ("gemma", "unk 0 (<pad>, CONTROL)"),
+                           ("openllama-legacy", "unk 0 (<unk>, UNKNOWN)"), ("tiny", "unk 0 (<unk>, CONTROL)")):
+            out = self.ok("info", "--pretrained", str(llamacpp(name))).stdout.decode()
+            self.assertIn(want, out, name)
+
+    def test_encode_rows(self):
+        """token_embeddings == the converted table's rows (Gemma: x float32(sqrt(4)) = 2)."""
+        for name, scale in (("mistral-v0.3", 1), ("gemma", 2), ("openllama-resaved", 1)):
+            out = self.tmp / f"{name}.npz"
+            self.ok("encode", "--pretrained", str(llamacpp(name)), "--text", "Hello world", "--text",
+                    "x<sep>y [PAD32010] 🙂", "--emit", "input_ids,attention_mask,token_embeddings", "-o", str(out))
+            z = np.load(out)
+            rows = {"mistral-v0.3": 32768, "gemma": 32768, "openllama-resaved": 32032}[name]  # config vocab_size
+            want = llamacpp_table(rows)[z["input_ids"]] * np.float32(scale)
+            mask = z["attention_mask"][..., None].astype(np.float32)
+            np.testing.assert_array_equal(z["token_embeddings"] * mask, want * mask)
+
+    def test_decode(self):
+        path = llamacpp("mistral-v0.3")
+        ids = ",".join(map(str, self.ids["mistral-v0.3"][0]))
+        self.assertEqual(self.ok("decode", "--pretrained", str(path), "--ids", ids).stdout.decode(), "Hello world\n")
+
+    def test_output_records_the_files_sha256(self):
+        """config.model.sha256 is sha256sum FILE; decode OUT finds the file by it."""
+        import hashlib
+        path = self.tmp / "m.gguf"
+        path.write_bytes(llamacpp("openllama-legacy").read_bytes())
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--pretrained", str(path), "--text", "Hello world", "-o", str(out))
+        with np.load(out) as z:
+            config = json.loads(str(z["config"][()]))
+        self.assertEqual(config["model"]["sha256"], hashlib.sha256(path.read_bytes()).hexdigest())
+        self.assertEqual(config["model"]["sha256"], self.manifest["files"]["openllama-legacy"]["sha256"])
+        r = self.ok("decode", str(out))
+        self.assertEqual(r.stdout.decode(), "Hello world\n")
+        self.assertIn("its SHA-256 matches", r.stderr.decode())
+        data = bytearray(path.read_bytes())
+        data[-1] ^= 1  # one bit of the table: another file, though the vocabulary is the same
+        path.write_bytes(bytes(data))
+        r = run("decode", str(out))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("has changed", r.stderr.decode())
+
+
+def patch_u16(data, key, value):
+    """The uint16 value of `key` (the GGUFWriter's split.no / split.count) set to `value`."""
+    d = bytearray(data)
+    at = bytes(d).index(key.encode() + struct.pack("<I", 2)) + len(key) + 4
+    d[at:at + 2] = struct.pack("<H", value)
+    return bytes(d)
+
+
+class UpstreamBadFileTests(Case):
+    """llama.cpp-written files made bad: exit 2 and one line whichever command reads them, no output."""
+
+    def refused(self, path, *words, commands=("tokenize", "encode", "info", "decode")):
+        out = self.tmp / "o.npz"
+        for command in commands:
+            args = {"tokenize": ["tokenize", "--pretrained", str(path), "--text", "a"],
+                    "encode": ["encode", "--pretrained", str(path), "--text", "a", "-o", str(out)],
+                    "info": ["info", "--pretrained", str(path)],
+                    "decode": ["decode", "--pretrained", str(path), "--ids", "1"]}[command]
+            r = run(*args)
+            err = r.stderr.decode()
+            self.assertEqual(r.returncode, 2, f"{command}: {err}")
+            self.assertEqual(err.count("\n"), 1, err)
+            for w in words:
+                self.assertIn(w, err, command)
+            self.assertFalse(out.exists())
+
+    def split(self, part1=None, part2=None):
+        p1, p2 = self.tmp / "s-00001-of-00002.gguf", self.tmp / "s-00002-of-00002.gguf"
+        p1.write_bytes(part1 if part1 is not None else llamacpp("tiny-split-00001-of-00002").read_bytes())
+        if part2 is not None:
+            p2.write_bytes(part2)
+        elif not p2.exists():
+            p2.write_bytes(llamacpp("tiny-split-00002-of-00002").read_bytes())
+        return p1, p2
+
+    def test_split_answers_the_same_from_either_part(self):
+        p1, p2 = self.split()
+        outs = [json.loads(self.ok("info", "--pretrained", str(p), "--format", "json").stdout) for p in (p1, p2)]
+        self.assertEqual(outs[0]["tensors"], outs[1]["tensors"])
+        self.assertEqual(outs[0]["parts"], outs[1]["parts"])
+
+    def test_part_two_says_three_parts(self):
+        good = llamacpp("tiny-split-00002-of-00002").read_bytes()
+        p1, p2 = self.split(part2=patch_u16(good, "split.count", 3))
+        self.refused(p1, "s-00002-of-00002.gguf", "split.count is 3")
+        self.refused(p2, "split.count is 3")
+
+    def test_part_two_says_it_is_part_one(self):
+        good = llamacpp("tiny-split-00002-of-00002").read_bytes()
+        p1, p2 = self.split(part2=patch_u16(good, "split.no", 0))
+        for p in (p1, p2):
+            self.refused(p, "split.no is 0, not 1")
+
+    def test_part_one_without_split_keys(self):
+        p1, p2 = self.split(part1=llamacpp("tiny").read_bytes())
+        for p in (p1, p2):
+            self.refused(p, "s-00001-of-00002.gguf")
+
+    def test_part_that_is_a_fifo_or_a_directory(self):
+        p1, p2 = self.split()
+        p2.unlink()
+        os.mkfifo(p2)
+        for p in (p1,):
+            self.refused(p, "s-00002-of-00002.gguf: not a valid GGUF file: it is not a regular file")
+        p2.unlink()
+        p2.mkdir()
+        self.refused(p1, "s-00002-of-00002.gguf: not a valid GGUF file: it is not a regular file")
+        p2.rmdir()
+        p2.write_bytes(b"")
+        self.refused(p1, "s-00002-of-00002.gguf: not a valid GGUF file: it is empty")
+
+    def test_invalid_vocabulary(self):
+        """Two tokens with one text (llama.cpp asserts on it): a bad file, not a runtime error."""
+        d = llamacpp("tiny").read_bytes()
+        b = struct.pack("<Q", 1) + b"b"
+        self.assertEqual(d.count(b), 1)
+        path = self.tmp / "dup.gguf"
+        path.write_bytes(d.replace(b, struct.pack("<Q", 1) + b"a"))
+        self.refused(path, "token 5 (a)", commands=("tokenize", "encode", "decode"))
+
+    def test_table_with_fewer_rows_than_the_vocabulary(self):
+        d = llamacpp("tiny").read_bytes()
+        name = b"token_embd.weight"
+        info = struct.pack("<Q", len(name)) + name + struct.pack("<IQQ", 2, 4, 8)
+        self.assertEqual(d.count(info), 1)
+        path = self.tmp / "short.gguf"
+        path.write_bytes(d.replace(info, struct.pack("<Q", len(name)) + name + struct.pack("<IQQ", 2, 4, 7)))
+        self.refused(path, "7 rows, fewer than the 8 tokens", commands=("tokenize", "encode", "decode"))
 
 
 def tiny(path, meta_extra=(), tok=None, arch="llama", version=3, tensors=None):

@@ -223,3 +223,56 @@ TEST_CASE("a tokenizer rebuilt from tokenizer.ggml.*: SentencePiece BPE by score
   CHECK(b.seq_len() == 3);  // <s> ▁ ab, no </s>
   std::remove(path.c_str());
 }
+
+namespace {
+
+// A vocabulary-only file: pieces, scores and types (llama_token_type numbers), and more keys.
+std::string vocab_file(const std::vector<std::string>& pieces, const std::vector<float>& scores,
+                       const std::vector<std::int32_t>& types, const std::string& extra = "", std::uint64_t extra_kvs = 0) {
+  Writer w;
+  w.header(3, 0, 4 + extra_kvs).kv_str("tokenizer.ggml.model", "llama");
+  w.str("tokenizer.ggml.tokens").put<std::uint32_t>(9).put<std::uint32_t>(8).put<std::uint64_t>(pieces.size());
+  for (const auto& p : pieces) w.str(p);
+  w.str("tokenizer.ggml.scores").put<std::uint32_t>(9).put<std::uint32_t>(6).put<std::uint64_t>(scores.size());
+  for (float s : scores) w.put(s);
+  w.str("tokenizer.ggml.token_type").put<std::uint32_t>(9).put<std::uint32_t>(5).put<std::uint64_t>(types.size());
+  for (std::int32_t t : types) w.put(t);
+  w.b += extra;
+  const std::string path = test::temp_path("vocab.gguf");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f);
+  std::fwrite(w.b.data(), 1, w.b.size(), f);
+  std::fclose(f);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a GGUF vocabulary as convert_hf_to_gguf.py types it: <unk> CONTROL, added tokens USER_DEFINED, fillers UNUSED") {
+  // llama.cpp's llm_tokenizer_spm over these: pairs merge into any piece of the highest score;
+  // USER_DEFINED pieces are cut out of the text first and the run after one gets a leading space.
+  const std::vector<std::string> pieces = {"<unk>", "<s>", "</s>", "\xE2\x96\x81", "a", "b", "\xE2\x96\x81" "a",
+                                           "ab", "<x>", "[PAD9]", "<", ">", "x"};
+  const std::vector<float> scores = {0, 0, 0, -1, -2, -3, -0.5f, -0.4f, -1000, -10000, -4, -4, -4};
+  const std::vector<std::int32_t> types = {3, 3, 3, 1, 1, 1, 1, 1, 4, 5, 1, 1, 1};
+  // The converter writes no unknown_token_id for LLaMA/Mistral: llama.cpp's default, 0.
+  const std::string path = vocab_file(pieces, scores, types);
+  const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(path));
+  CHECK(g.unk_id == 0);
+  CHECK(g.unk_piece == "<unk>");
+  const Tokenizer tok = load_pretrained_tokenizer(path);  // SentencePiece wanted an UNKNOWN piece
+  CHECK(tok.info().unk_id == 0);
+  // "a<x>b": ▁a, then <x> cut out, then "b" prefixed: ▁ b
+  CHECK(tok.encode("a<x>b").ids == std::vector<int>{6, 8, 3, 5});
+  // CONTROL and UNUSED pieces are not cut out of text: "<s>" is < s > (s as its byte: none here → refused)
+  CHECK(tok.encode("<x><x>").ids == std::vector<int>{8, 8});
+  CHECK_THROWS_AS(tok.encode("<s>"), UsageError);
+  CHECK(tok.decode(std::vector<int>{1, 6, 8, 3, 5}) == "a<x> b");
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a GGUF vocabulary with a piece given twice is a bad file") {
+  const std::string path = vocab_file({"<unk>", "a", "a"}, {0, 0, 0}, {2, 1, 1});
+  CHECK_THROWS_WITH_AS(gguf_sentencepiece(*gguf::File::open(path)), doctest::Contains("token 2 (a)"), UsageError);
+  std::remove(path.c_str());
+}

@@ -443,10 +443,28 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   tok["eos_id"] = id("tokenizer.ggml.eos_token_id", 2);
   tok["unk_id"] = id("tokenizer.ggml.unknown_token_id", 0);
   tok["pad_id"] = id("tokenizer.ggml.padding_token_id", -1);
+  // The unknown token the ids use: unknown_token_id's piece and its type
+  // (a converter types <unk> CONTROL when added_tokens_decoder marks it special).
+  tok["unk_token"] = nullptr;
+  tok["unk_token_type"] = nullptr;
+  if (tokens && tokens->element_type == gguf::ValueType::string && tok["unk_id"].is_number_integer()) {
+    const auto unk = tok["unk_id"].get<std::int64_t>();
+    if (unk >= 0 && static_cast<std::uint64_t>(unk) < tokens->count) {
+      tok["unk_token"] = std::string(tokens->strings[static_cast<std::size_t>(unk)]);
+      const gguf::Value* types = g.find("tokenizer.ggml.token_type");
+      if (types && types->type == gguf::ValueType::array && types->element_type == gguf::ValueType::int32 &&
+          types->count == tokens->count) {
+        static constexpr const char* kTypes[] = {"UNDEFINED", "NORMAL", "UNKNOWN", "CONTROL",
+                                                 "USER_DEFINED", "UNUSED", "BYTE"};
+        const std::int64_t type = types->element(static_cast<std::size_t>(unk)).i;
+        tok["unk_token_type"] = type >= 0 && type < 7 ? nlohmann::ordered_json(kTypes[type]) : nlohmann::ordered_json(type);
+      }
+    }
+  }
   tok["add_bos_token"] = g.bool_value("tokenizer.ggml.add_bos_token").value_or(spm);
   tok["add_eos_token"] = g.bool_value("tokenizer.ggml.add_eos_token").value_or(false);
   tok["add_space_prefix"] = g.bool_value("tokenizer.ggml.add_space_prefix").value_or(spm);
-  tok["embedpe"] = spm ? "rebuilt as a SentencePiece BPE model" : "not rebuilt: give token ids (--ids)";
+  tok["embedpe"] = spm ? "llama.cpp's SPM tokenizer" : "not rebuilt: give token ids (--ids)";
   j["tokenizer"] = tok;
 
   try {
@@ -480,7 +498,11 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   text += "metadata:\n";
   for (const auto& [key, v] : keys.items()) text += "  " + key + ": " + line(v) + "\n";
   text += "tokenizer: " + (model.empty() ? std::string("(none)") : model) + ", vocab_size " + line(tok["vocab_size"]) +
-          ", bos " + line(tok["bos_id"]) + ", eos " + line(tok["eos_id"]) + ", unk " + line(tok["unk_id"]) + ", pad " +
+          ", bos " + line(tok["bos_id"]) + ", eos " + line(tok["eos_id"]) + ", unk " + line(tok["unk_id"]) +
+          (tok["unk_token"].is_null() ? std::string()
+                                      : " (" + line(tok["unk_token"]) +
+                                            (tok["unk_token_type"].is_null() ? "" : ", " + line(tok["unk_token_type"])) + ")") +
+          ", pad " +
           line(tok["pad_id"]) + "; add_bos_token " + line(tok["add_bos_token"]) + ", add_eos_token " +
           line(tok["add_eos_token"]) + ", add_space_prefix " + line(tok["add_space_prefix"]) + " (" +
           line(tok["embedpe"]) + ")\n";

@@ -350,68 +350,117 @@ std::vector<std::string> split_paths(const std::string& path) {
 
 File::~File() = default;
 
-std::shared_ptr<const File> File::open(const std::string& path) {
-  // What cannot be a GGUF file is refused as a bad file (exit 2), before mapping.
+namespace {
+
+// What cannot be a GGUF file is refused as a bad file (exit 2), before mapping.
+std::unique_ptr<MappedFile> map_gguf(const std::string& path, const std::string& missing) {
   struct stat info;
-  if (::stat(path.c_str(), &info) != 0) throw UsageError("cannot read GGUF file " + path + ": " + std::strerror(errno));
+  if (::stat(path.c_str(), &info) != 0) {
+    const int error = errno;
+    throw UsageError(error == ENOENT && !missing.empty() ? missing
+                                                         : "cannot read GGUF file " + path + ": " + std::strerror(error));
+  }
   if (!S_ISREG(info.st_mode)) throw UsageError(path + ": not a valid GGUF file: it is not a regular file");
   if (info.st_size == 0) throw UsageError(path + ": not a valid GGUF file: it is empty");
+  try {
+    return std::make_unique<MappedFile>(path);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError("cannot read GGUF file " + path + ": " + e.what());
+  }
+}
+
+std::optional<std::int64_t> integer_of(const Parsed& p, std::string_view key) {
+  for (const auto& [k, v] : p.metadata) {
+    if (k == key) return v.type == ValueType::boolean ? std::nullopt : v.integer();
+  }
+  return std::nullopt;
+}
+
+bool has_key(const Parsed& p, std::string_view key) {
+  return std::any_of(p.metadata.begin(), p.metadata.end(), [key](const auto& kv) { return kv.first == key; });
+}
+
+std::string key_text(const Parsed& p, std::string_view key) {
+  if (!has_key(p, key)) return "missing";
+  const auto v = integer_of(p, key);
+  return v ? std::to_string(*v) : "not an integer";
+}
+
+}  // namespace
+
+std::shared_ptr<const File> File::open(const std::string& path) {
   std::shared_ptr<File> f(new File());
   f->path_ = path;
-  f->maps_.push_back(std::make_unique<MappedFile>(path));
+  f->maps_.push_back(map_gguf(path, ""));
   Parsed first = parse(f->maps_[0]->bytes(), path);
-  f->version_ = first.version;
-  f->alignment_ = first.alignment;
-  f->metadata_ = std::move(first.metadata);
-  f->tensors_ = std::move(first.tensors);
   f->part_paths_ = {path};
 
-  const auto count = f->integer_value("split.count");
-  if (!count || *count <= 1) return f;
-  const auto no = f->integer_value("split.no").value_or(0);
-  const std::vector<std::string> parts = split_paths(path);
-  if (parts.size() != static_cast<std::size_t>(*count)) {
+  // A split (gguf-split, llama.cpp's llama_split_path): NAME-KKKKK-of-NNNNN.gguf,
+  // each part carrying split.no (K - 1), split.count (N) and
+  // split.tensors.count (the set's tensors). Whichever part is named, every
+  // part is read and checked against the set, so the answer is the same.
+  const std::vector<std::string> by_name = split_paths(path);
+  const auto count = integer_of(first, "split.count");
+  if (has_key(first, "split.count") && !count) throw UsageError(path + ": split.count is not an integer");
+  if (by_name.size() <= 1 && (!count || *count <= 1)) {
+    if (count && *count == 1 && by_name.size() == 1 && integer_of(first, "split.no").value_or(0) != 0) {
+      throw UsageError(path + ": split.no is " + key_text(first, "split.no") + " in a split of 1 part");
+    }
+    f->version_ = first.version;
+    f->alignment_ = first.alignment;
+    f->metadata_ = std::move(first.metadata);
+    f->tensors_ = std::move(first.tensors);
+    return f;
+  }
+  if (!count) {
+    throw UsageError(path + ": its name makes it part of a split of " + std::to_string(by_name.size()) +
+                     " files, but it has no split.count");
+  }
+  if (by_name.size() != static_cast<std::size_t>(*count)) {
     throw UsageError(path + ": split.count is " + std::to_string(*count) + " but the name is not NAME-" +
                      "KKKKK-of-" + std::to_string(*count) + ".gguf, so its other parts cannot be found");
   }
-  if (no < 0 || no >= *count || parts[static_cast<std::size_t>(no)] != path) {
-    throw UsageError(path + ": split.no " + std::to_string(no) + " does not match its name");
-  }
-  // The first part holds the model's metadata; read the parts in order.
-  f->part_paths_ = parts;
-  const auto first_map = std::move(f->maps_);  // what metadata_ views until part 0 is read again
+  const std::size_t n = by_name.size();
+  const std::size_t named = static_cast<std::size_t>(std::find(by_name.begin(), by_name.end(), path) - by_name.begin());
+  f->part_paths_ = by_name;
+  first = Parsed{};  // it views the map cleared next; each part is read again, in order
   f->maps_.clear();
-  f->tensors_.clear();
   std::set<std::string, std::less<>> names;
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    struct stat st;
-    if (::stat(parts[k].c_str(), &st) != 0) {
-      throw UsageError(path + " is part " + std::to_string(no + 1) + " of " + std::to_string(*count) + ", and part " +
-                       parts[k] + " is missing");
+  std::optional<std::int64_t> total;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::string& part = by_name[k];
+    f->maps_.push_back(map_gguf(part, path + " is part " + std::to_string(named + 1) + " of " + std::to_string(n) +
+                                          ", and part " + part + " is missing"));
+    Parsed p = parse(f->maps_.back()->bytes(), part);
+    const auto pcount = integer_of(p, "split.count");
+    if (pcount != static_cast<std::int64_t>(n)) {
+      throw UsageError(part + ": its split.count is " + key_text(p, "split.count") + ", not " + std::to_string(n) +
+                       " as its name and " + path + " say");
     }
-    f->maps_.push_back(std::make_unique<MappedFile>(parts[k]));
-    Parsed p = parse(f->maps_.back()->bytes(), parts[k]);
-    std::optional<std::int64_t> pno;
-    for (const auto& [key, v] : p.metadata) {
-      if (key == "split.no") pno = v.integer();
+    if (integer_of(p, "split.no") != static_cast<std::int64_t>(k)) {
+      throw UsageError(part + ": its split.no is " + key_text(p, "split.no") + ", not " + std::to_string(k) +
+                       " as its name says");
     }
-    if (pno != static_cast<std::int64_t>(k)) {
-      throw UsageError(parts[k] + ": its split.no is " + (pno ? std::to_string(*pno) : "missing") + ", not " +
-                       std::to_string(k));
-    }
+    const auto ptotal = integer_of(p, "split.tensors.count");
+    if (!ptotal) throw UsageError(part + ": its split.tensors.count is " + key_text(p, "split.tensors.count"));
     if (k == 0) {
+      total = ptotal;
       f->version_ = p.version;
       f->alignment_ = p.alignment;
       f->metadata_ = std::move(p.metadata);
+    } else if (ptotal != total) {
+      throw UsageError(part + ": its split.tensors.count is " + std::to_string(*ptotal) + ", but part " + by_name[0] +
+                       "'s is " + std::to_string(*total));
     }
     for (auto& t : p.tensors) {
-      if (!names.insert(t.name).second) throw UsageError(parts[k] + ": tensor " + t.name + " is also in another part");
+      if (!names.insert(t.name).second) throw UsageError(part + ": tensor " + t.name + " is also in another part");
       t.part = k;
       f->tensors_.push_back(std::move(t));
     }
   }
-  if (const auto total = f->integer_value("split.tensors.count");
-      total && *total != static_cast<std::int64_t>(f->tensors_.size())) {
+  if (*total != static_cast<std::int64_t>(f->tensors_.size())) {
     throw UsageError(path + ": split.tensors.count is " + std::to_string(*total) + " but its parts hold " +
                      std::to_string(f->tensors_.size()) + " tensors");
   }

@@ -98,10 +98,12 @@ bool has_magic(std::string_view bytes);
 
 class File {
  public:
-  // The file at `path` and, when its split.count is above 1, the other parts
-  // its name implies (NAME-0000K-of-0000N.gguf; `path` may be any of them),
-  // each checked (split.no, the parts' tensors adding up to
-  // split.tensors.count, no tensor name in two parts).
+  // The file at `path` and, when its name (NAME-0000K-of-0000N.gguf, N > 1)
+  // or its split.count says it is part of a split, every part of the set
+  // (`path` may be any of them), each checked against the set whichever is
+  // named: a regular, non-empty GGUF file with split.count N, split.no K - 1
+  // and the same split.tensors.count, the parts' tensors adding up to it, no
+  // tensor name in two parts. Anything else is one UsageError (exit 2).
   static std::shared_ptr<const File> open(const std::string& path);
   ~File();
 

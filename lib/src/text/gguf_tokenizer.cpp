@@ -1,19 +1,49 @@
-// tokenizer.ggml.* → a SentencePiece ModelProto. What the pieces mean follows
-// llama.cpp (commit eb6a99c6fab2e530114a5fc996629ba17ec85096):
-// convert_hf_to_gguf.py's _create_vocab_sentencepiece writes every piece of
-// the original model with its score and its type (llama_token_type, numbered
-// as sentencepiece's ModelProto.SentencePiece.Type), and src/llama-vocab.cpp
-// reads "llama" as an SPM vocabulary (llm_tokenizer_spm: pairs of symbols
-// merged highest score first, bytes <0xNN> for what no piece covers), with
-// BOS 1, EOS 2, UNK 0, no PAD, add_bos true, add_eos false and
-// add_space_prefix true unless the file's keys say otherwise. That is
-// SentencePiece's BPE model over the same pieces and scores, with the identity
-// normalizer (LLaMA's), a dummy prefix when add_space_prefix, whitespace kept
-// as it is, and byte fallback when the vocabulary has byte pieces.
+// tokenizer.ggml.* of a GGUF file: the ids llama.cpp gives for a text, and
+// the vocabulary as a SentencePiece ModelProto for the ids' pieces and decode.
+//
+// What the keys mean follows llama.cpp at commit
+// c392e5094deaf2d1a7c18683214f007fad3fe42b (the one tools/make_gguf_llamacpp_files.py
+// converts and tokenizes with). convert_hf_to_gguf.py writes every piece of the
+// model's tokenizer.model with its score and type (llama_token_type, numbered
+// as sentencepiece's ModelProto.SentencePiece.Type); added_tokens.json's tokens
+// as USER_DEFINED; tokenizer_config.json's added_tokens_decoder entries marked
+// special (<unk> and <s> included) as CONTROL, the others as USER_DEFINED; and
+// ids the config's vocab_size has beyond the tokenizer as "[PADn]" fillers,
+// UNUSED. The unknown id is tokenizer.ggml.unknown_token_id (default 0),
+// whatever its piece's type. src/llama-vocab.cpp reads "llama" as an SPM
+// vocabulary with BOS 1, EOS 2, UNK 0, no PAD, add_bos true, add_eos false
+// and add_space_prefix true unless the file's keys say otherwise, and
+// tokenizes a text (llama_tokenize with parse_special false, as embedpe reads
+// text as text) so:
+//  - tokenizer_st_partition: each USER_DEFINED piece, longest first, is cut
+//    out of the text wherever it occurs, left to right; CONTROL and UNKNOWN
+//    pieces are not (parse_special is false), nor are UNUSED ones;
+//  - each remaining run of text gets a leading space when add_space_prefix
+//    and it is the first run or follows a cut-out piece, then every ' '
+//    becomes U+2581 (llama_escape_whitespace);
+//  - llm_tokenizer_spm_session: the run's UTF-8 characters are merged in
+//    pairs, the pair whose joined text is a piece of the highest score first
+//    (the leftmost on a tie); a pair joins into any piece, whatever its type;
+//  - each final symbol that is a piece gives its id, any other gives one id
+//    per byte: <0xNN>, else the byte itself as a piece (llama.cpp throws when
+//    neither exists; so does embedpe, naming the file).
+// So UNUSED "[PADn]" fillers and CONTROL pieces come from text only if a
+// chain of pieces merges into their text. Where this differs from the model
+// directory's HF tokenizer (a USER_DEFINED token's neighbours get llama.cpp's
+// leading space; Gemma's file has add_space_prefix false), embedpe gives
+// llama.cpp's ids: the file is llama.cpp's, and the ids llama.cpp gives are
+// the ones its table is indexed by when the model runs there.
+// One choice where llama.cpp's order is unspecified: pieces of the same
+// length are cut out in id order (llama.cpp's std::sort is not stable; two
+// such pieces compete only when they overlap in the text).
 #include "gguf_tokenizer.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <limits>
+#include <queue>
 
 #include "embedpe/error.h"
 #include "gguf.h"
@@ -44,7 +74,139 @@ void put_float(std::string& m, std::uint32_t number, float f) {
 constexpr std::uint32_t kVocabSize = 4, kUnkId = 40, kBosId = 41, kEosId = 42, kPadId = 43, kBosPiece = 46,
                         kEosPiece = 47, kUnkPieceField = 45;
 
+// unicode_len_utf8: a character's length from its first byte (a stray
+// continuation byte counts as one).
+std::size_t utf8_length(unsigned char c) {
+  static constexpr std::uint8_t kLengths[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
+  return kLengths[c >> 4];
+}
+
+bool is_byte_piece(std::string_view p) {
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); };
+  return p.size() == 6 && p.substr(0, 3) == "<0x" && hex(p[3]) && hex(p[4]) && p[5] == '>';
+}
+
 }  // namespace
+
+int GgufVocab::byte_id(unsigned char byte) const {
+  const int id = byte_ids_[byte];
+  if (id < 0) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "<0x%02X>", byte);
+    throw UsageError(source_ + ": the text has a byte (" + hex +
+                     ") that no piece covers: the vocabulary has neither a byte piece for it nor the byte itself");
+  }
+  return id;
+}
+
+// llm_tokenizer_spm_session::tokenize on one run of text (already escaped).
+void GgufVocab::add_fragment(std::string_view text, bool space_prefix, std::vector<int>& out) const {
+  std::string escaped;
+  escaped.reserve(text.size() + 3);
+  if (space_prefix) escaped += "\xE2\x96\x81";
+  for (char c : text) {
+    if (c == ' ') {
+      escaped += "\xE2\x96\x81";
+    } else {
+      escaped += c;
+    }
+  }
+  if (escaped.empty()) return;
+  struct Symbol {
+    int prev, next;
+    std::size_t begin, n;
+  };
+  std::vector<Symbol> symbols;
+  for (std::size_t offs = 0; offs < escaped.size();) {
+    const std::size_t n = std::min(utf8_length(static_cast<unsigned char>(escaped[offs])), escaped.size() - offs);
+    const int index = static_cast<int>(symbols.size());
+    symbols.push_back({index - 1, offs + n == escaped.size() ? -1 : index + 1, offs, n});
+    offs += n;
+  }
+  struct Bigram {
+    int left, right;
+    float score;
+    std::size_t size;
+  };
+  // llm_bigram_spm::comparator: the highest score on top, then the leftmost.
+  const auto lower = [](const Bigram& l, const Bigram& r) {
+    return l.score < r.score || (l.score == r.score && l.left > r.left);
+  };
+  std::priority_queue<Bigram, std::vector<Bigram>, decltype(lower)> queue(lower);
+  const auto try_add = [&](int left, int right) {
+    if (left == -1 || right == -1) return;
+    const std::string_view joined(escaped.data() + symbols[left].begin, symbols[left].n + symbols[right].n);
+    const auto it = ids_.find(joined);
+    if (it == ids_.end()) return;
+    queue.push({left, right, scores_[static_cast<std::size_t>(it->second)], joined.size()});
+  };
+  for (int i = 1; i < static_cast<int>(symbols.size()); ++i) try_add(i - 1, i);
+  while (!queue.empty()) {
+    const Bigram b = queue.top();
+    queue.pop();
+    Symbol& left = symbols[b.left];
+    Symbol& right = symbols[b.right];
+    if (left.n == 0 || right.n == 0 || left.n + right.n != b.size) continue;  // stale
+    left.n += right.n;
+    right.n = 0;
+    left.next = right.next;
+    if (right.next >= 0) symbols[right.next].prev = b.left;
+    try_add(left.prev, b.left);
+    try_add(b.left, left.next);
+  }
+  // resegment: a merged symbol is always a piece (a pair is merged only into
+  // one), so what is not a piece is a single character, given as its bytes.
+  for (int i = 0; i != -1; i = symbols[i].next) {
+    const std::string_view s(escaped.data() + symbols[i].begin, symbols[i].n);
+    if (const auto it = ids_.find(s); it != ids_.end()) {
+      out.push_back(it->second);
+    } else {
+      for (char c : s) out.push_back(byte_id(static_cast<unsigned char>(c)));
+    }
+  }
+}
+
+std::vector<int> GgufVocab::encode(std::string_view text) const {
+  // tokenizer_st_partition: runs of text, and the ids of the USER_DEFINED
+  // pieces cut out of them (id -1 marks a run).
+  struct Fragment {
+    int id;
+    std::string_view text;
+  };
+  std::vector<Fragment> fragments;
+  if (!text.empty()) fragments.push_back({-1, text});
+  for (int id : user_defined_) {
+    const std::string& piece = pieces_[static_cast<std::size_t>(id)];
+    std::vector<Fragment> next;
+    next.reserve(fragments.size());
+    for (const Fragment& f : fragments) {
+      if (f.id >= 0) {
+        next.push_back(f);
+        continue;
+      }
+      std::string_view rest = f.text;
+      for (std::size_t at; (at = rest.find(piece)) != std::string_view::npos;) {
+        if (at > 0) next.push_back({-1, rest.substr(0, at)});
+        next.push_back({id, {}});
+        rest.remove_prefix(at + piece.size());
+      }
+      if (!rest.empty()) next.push_back({-1, rest});
+    }
+    fragments = std::move(next);
+  }
+  std::vector<int> out;
+  bool prev_special = true;  // the first run gets the space prefix
+  for (const Fragment& f : fragments) {
+    if (f.id >= 0) {
+      out.push_back(f.id);
+      prev_special = true;
+    } else {
+      add_fragment(f.text, add_space_prefix_ && prev_special, out);
+      prev_special = false;
+    }
+  }
+  return out;
+}
 
 GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   const std::string& path = file.path();
@@ -66,6 +228,15 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   }
   const std::size_t n = tokens->count;
   if (n == 0) refuse("tokenizer.ggml.tokens is empty");
+  if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+    refuse("tokenizer.ggml.tokens has " + std::to_string(n) + " tokens, more than an id (int32) can name");
+  }
+  // llama.cpp refuses a token_embd.weight whose shape is not (n_embd, n_vocab);
+  // one with fewer rows than the vocabulary cannot give every id a row.
+  if (const gguf::TensorInfo* t = file.find_tensor("token_embd.weight"); t && t->dims.size() == 2 && t->dims[1] < n) {
+    refuse("token_embd.weight has " + std::to_string(t->dims[1]) + " rows, fewer than the " + std::to_string(n) +
+           " tokens of its vocabulary (tokenizer.ggml.tokens)");
+  }
   const gguf::Value* scores = file.find("tokenizer.ggml.scores");
   if (scores && (scores->type != gguf::ValueType::array || scores->element_type != gguf::ValueType::float32 ||
                  scores->count != n)) {
@@ -102,17 +273,68 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   out.add_space_prefix = flag("tokenizer.ggml.add_space_prefix", true);
   const bool remove_extra_whitespaces = flag("tokenizer.ggml.remove_extra_whitespaces", false);
 
-  std::string proto;
-  std::string piece;
+  auto vocab = std::make_shared<GgufVocab>();
+  GgufVocab& v = *vocab;
+  v.source_ = path;
+  v.add_space_prefix_ = out.add_space_prefix;
+  v.pieces_.reserve(n);
+  v.scores_.reserve(n);
+  std::vector<std::int64_t> piece_types(n);
   for (std::size_t k = 0; k < n; ++k) {
-    piece.clear();
-    put_bytes(piece, model_proto::kPiece, tokens->strings[k]);
-    put_float(piece, model_proto::kScore, scores ? static_cast<float>(scores->element(k).f) : 0.0f);
+    std::string piece(tokens->strings[k]);
+    // llama.cpp names an empty token "[EMPTY_k]" (and warns).
+    if (piece.empty()) piece = "[EMPTY_" + std::to_string(k) + "]";
+    v.pieces_.push_back(std::move(piece));
+    v.scores_.push_back(scores ? static_cast<float>(scores->element(k).f) : 0.0f);
     const std::int64_t type = types ? types->element(k).i : std::int64_t{model_proto::kNormal};
     if (type < model_proto::kNormal || type > model_proto::kByte) {
       refuse("token " + std::to_string(k) + " has type " + std::to_string(type) + " (1 to 6 expected)");
     }
-    if (type == model_proto::kByte) out.byte_fallback = true;
+    piece_types[k] = type;
+  }
+  v.ids_.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    // llama.cpp asserts that no two tokens have the same text.
+    if (!v.ids_.emplace(v.pieces_[k], static_cast<int>(k)).second) {
+      refuse("token " + std::to_string(k) + " (" + v.pieces_[k] + ") is token " +
+             std::to_string(v.ids_.at(v.pieces_[k])) + "'s text again");
+    }
+    if (piece_types[k] == model_proto::kUserDefined) v.user_defined_.push_back(static_cast<int>(k));
+  }
+  std::stable_sort(v.user_defined_.begin(), v.user_defined_.end(), [&v](int a, int b) {
+    return v.pieces_[static_cast<std::size_t>(a)].size() > v.pieces_[static_cast<std::size_t>(b)].size();
+  });
+  for (int byte = 0; byte < 256; ++byte) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "<0x%02X>", byte);
+    auto it = v.ids_.find(hex);
+    if (it == v.ids_.end()) it = v.ids_.find(std::string(1, static_cast<char>(byte)));
+    v.byte_ids_[static_cast<std::size_t>(byte)] = it == v.ids_.end() ? -1 : it->second;
+  }
+  out.unk_piece = v.pieces_[static_cast<std::size_t>(out.unk_id)];
+
+  // The SentencePiece model that names and decodes the ids. SentencePiece
+  // wants exactly one UNKNOWN piece: the one unknown_token_id names (a
+  // converter types <unk> CONTROL); any other piece typed UNKNOWN is
+  // CONTROL there (llama.cpp treats both alike in text).
+  std::string proto;
+  std::string piece;
+  for (std::size_t k = 0; k < n; ++k) {
+    piece.clear();
+    put_bytes(piece, model_proto::kPiece, v.pieces_[k]);
+    put_float(piece, model_proto::kScore, v.scores_[k]);
+    std::int64_t type = piece_types[k];
+    if (static_cast<int>(k) == out.unk_id) {
+      type = model_proto::kUnknown;
+    } else if (type == model_proto::kUnknown) {
+      type = model_proto::kControl;
+    }
+    if (type == model_proto::kByte) {
+      if (!is_byte_piece(v.pieces_[k])) {
+        refuse("token " + std::to_string(k) + " (" + v.pieces_[k] + ") is typed BYTE but is not <0xNN>");
+      }
+      out.byte_fallback = true;
+    }
     put_varint(piece, model_proto::kType, static_cast<std::uint64_t>(type));
     put_bytes(proto, model_proto::kPieces, piece);
   }
@@ -124,9 +346,9 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   put_int(trainer, kBosId, out.bos_id);
   put_int(trainer, kEosId, out.eos_id);
   put_int(trainer, kPadId, out.pad_id);
-  put_bytes(trainer, kUnkPieceField, tokens->strings[static_cast<std::size_t>(out.unk_id)]);
-  if (out.bos_id >= 0) put_bytes(trainer, kBosPiece, tokens->strings[static_cast<std::size_t>(out.bos_id)]);
-  if (out.eos_id >= 0) put_bytes(trainer, kEosPiece, tokens->strings[static_cast<std::size_t>(out.eos_id)]);
+  put_bytes(trainer, kUnkPieceField, out.unk_piece);
+  if (out.bos_id >= 0) put_bytes(trainer, kBosPiece, v.pieces_[static_cast<std::size_t>(out.bos_id)]);
+  if (out.eos_id >= 0) put_bytes(trainer, kEosPiece, v.pieces_[static_cast<std::size_t>(out.eos_id)]);
   put_bytes(proto, model_proto::kTrainerSpec, trainer);
   std::string normalizer;
   put_bytes(normalizer, model_proto::kName, "identity");
@@ -135,6 +357,7 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   put_varint(normalizer, model_proto::kEscapeWhitespaces, 1);
   put_bytes(proto, model_proto::kNormalizerSpec, normalizer);
   out.model_proto = std::move(proto);
+  out.vocab = std::move(vocab);
   return out;
 }
 

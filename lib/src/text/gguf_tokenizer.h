@@ -1,31 +1,67 @@
-// A GGUF file's tokenizer (tokenizer.ggml.*) rebuilt as the SentencePiece
-// model it was converted from, for Tokenizer::from_bytes.
+// A GGUF file's tokenizer (tokenizer.ggml.*): the ids llama.cpp gives for a
+// text (GgufVocab::encode, its SPM tokenizer), and the vocabulary rebuilt as a
+// SentencePiece model, which names and decodes the ids.
 //
 //   embedpe::GgufSentencePiece g = embedpe::gguf_sentencepiece(*gguf_file);
+//   std::vector<int> ids = g.vocab->encode("Hello world");  // no BOS/EOS
 //   embedpe::Tokenizer t = embedpe::Tokenizer::from_bytes(g.model_proto, path);
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 namespace embedpe {
 
 namespace gguf {
 class File;
 }
+struct GgufSentencePiece;
+
+// The vocabulary as llama.cpp's llama_vocab holds it for the SPM type
+// ("llama"), and its tokenize(text, add_special = false, parse_special = false).
+class GgufVocab {
+ public:
+  // The ids of `text`, without BOS/EOS. Throws UsageError naming the file when
+  // a byte of the text has no piece (llama.cpp's byte_to_token fails there too).
+  std::vector<int> encode(std::string_view text) const;
+
+  const std::string& piece(int id) const { return pieces_[static_cast<std::size_t>(id)]; }
+  std::size_t size() const { return pieces_.size(); }
+
+ private:
+  friend GgufSentencePiece gguf_sentencepiece(const gguf::File& file);
+  std::string source_;
+  std::vector<std::string> pieces_;
+  std::vector<float> scores_;
+  std::unordered_map<std::string_view, int> ids_;  // views of pieces_
+  std::vector<int> user_defined_;                  // matched in text first, longest first
+  std::array<int, 256> byte_ids_{};                // <0xNN> (else the byte as a piece), -1: none
+  bool add_space_prefix_ = true;
+
+  void add_fragment(std::string_view text, bool space_prefix, std::vector<int>& out) const;
+  int byte_id(unsigned char byte) const;
+};
 
 struct GgufSentencePiece {
   std::string model;        // tokenizer.ggml.model
-  std::string model_proto;  // a serialized sentencepiece ModelProto
+  std::string model_proto;  // a serialized sentencepiece ModelProto (names and decodes the ids)
+  std::shared_ptr<const GgufVocab> vocab;  // encodes, as llama.cpp does
   std::size_t vocab_size = 0;
   int bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;  // -1: none
+  std::string unk_piece;    // the piece unk_id names
   bool add_bos = true, add_eos = false, add_space_prefix = true;  // llama.cpp's defaults for "llama"
   bool byte_fallback = false;
 };
 
 // Throws UsageError naming the file for a tokenizer model other than
 // "llama" (pointing at ids), missing or mistyped tokenizer arrays, arrays of
-// different lengths, special ids outside the vocabulary.
+// different lengths, special ids outside the vocabulary, a piece given twice,
+// a token type outside llama_token_type, a byte piece that names no byte.
 GgufSentencePiece gguf_sentencepiece(const gguf::File& file);
 
 }  // namespace embedpe

@@ -20,6 +20,7 @@
 #include "gguf.h"
 #include "gguf_tokenizer.h"
 #include "hf_tokenizer.h"
+#include "in_file.h"
 #include "embedpe/weights.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
@@ -63,6 +64,11 @@ struct Tokenizer::Impl {
   // A Hugging Face directory's tokenizer (load_pretrained_tokenizer): when set, it
   // encodes, decodes and names the ids; sp is then its SentencePiece file, unused.
   std::unique_ptr<detail::HfTokenizer> hf;
+  // A GGUF file's vocabulary (load_pretrained_tokenizer): when set, it
+  // encodes, as llama.cpp does; sp names and decodes the ids. The digest is
+  // then the file's own (sha256sum FILE), computed when first asked for.
+  std::shared_ptr<const GgufVocab> gguf;
+  std::string gguf_path;
 
   // SentencePiece, loaded now if it was left until needed.
   const sentencepiece::SentencePieceProcessor& processor();
@@ -285,7 +291,17 @@ Tokenizer Tokenizer::load(std::unique_ptr<Impl> impl, const std::string& source)
 const ModelInfo& Tokenizer::info() const { return impl_->info; }
 
 const std::string& Tokenizer::sha256() const {
-  std::call_once(impl_->sha256_once, [this] { impl_->sha256 = sha256_hex(impl_->serialized); });
+  std::call_once(impl_->sha256_once, [this] {
+    if (impl_->gguf) {
+      // Read in chunks, not mapped: hashing a 7 GB file keeps 4 MiB resident.
+      const InFile file(impl_->gguf_path);
+      Sha256 h;
+      file.each_chunk(0, file.size(), [&h](std::string_view piece) { h.update(piece); });
+      impl_->sha256 = h.hex();
+    } else {
+      impl_->sha256 = sha256_hex(impl_->serialized);
+    }
+  });
   return impl_->sha256;
 }
 
@@ -310,6 +326,15 @@ Encoding encode_whole(const sentencepiece::SentencePieceProcessor& sp, std::stri
 }  // namespace
 
 Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
+  if (impl_->gguf) {
+    Encoding e;
+    e.ids = impl_->gguf->encode(text);
+    if (pieces != Pieces::drop) {
+      e.pieces.reserve(e.ids.size());
+      for (int id : e.ids) e.pieces.push_back(impl_->gguf->piece(id));
+    }
+    return e;
+  }
   if (impl_->hf) {
     detail::HfTokenizer::Sequence seq = impl_->hf->encode(text);
     Encoding e{std::move(seq.ids), std::move(seq.tokens)};
@@ -772,7 +797,20 @@ Tokenizer load_pretrained_tokenizer(const std::string& dir) {
   if (is_gguf_file(dir)) {
     // A GGUF file: the SentencePiece model its metadata was converted from.
     const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(dir));
-    Tokenizer tokenizer = Tokenizer::from_bytes(g.model_proto, dir);
+    std::optional<Tokenizer> loaded;
+    try {
+      loaded.emplace(Tokenizer::from_bytes(g.model_proto, dir));
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      // The vocabulary is the file's: what SentencePiece cannot load is a bad file.
+      std::string why = e.what();
+      if (const std::size_t hint = why.find("; give a SentencePiece"); hint != std::string::npos) why.erase(hint);
+      throw UsageError(dir + ": its vocabulary (tokenizer.ggml.*) is not usable: " + why);
+    }
+    Tokenizer tokenizer = std::move(*loaded);
+    tokenizer.impl_->gguf = g.vocab;
+    tokenizer.impl_->gguf_path = dir;
     ModelInfo& info = tokenizer.impl_->info;
     info.bos_id = g.bos_id;
     info.eos_id = g.eos_id;
