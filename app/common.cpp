@@ -257,9 +257,29 @@ std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const s
   if (!pretrained.empty()) return load_pretrained_tokenizer(pretrained);
   if (!model.empty()) return load_tokenizer(model);
   for (const std::string& output : outputs) {
-    const std::optional<nlohmann::json> config = output_config(output);
-    const std::optional<ModelNamed> named = config ? model_named_by(*config) : std::nullopt;
-    if (!named) continue;
+    // A record that is there but not whole is refused, never replaced by the embedded model.
+    const auto unknown = [&](const std::string& why) -> std::optional<Tokenizer> {
+      Message m;
+      m << Verbatim{output} << why << ": give the model with --model or --pretrained";
+      if (required) throw m.usage_error();
+      std::fprintf(stderr, "embedpe %s: %s; token pieces left out\n", command,
+                   clikit::printable_line(m.usage_error().what()).c_str());
+      return std::nullopt;
+    };
+    std::optional<nlohmann::json> config;
+    std::optional<ModelNamed> named;
+    try {
+      config = output_config(output);
+      named = config ? model_named_by(*config) : std::nullopt;
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      return unknown(what.starts_with(output + " ") ? what.substr(output.size()) : ": " + what);
+    }
+    if (!config) continue;  // no record: lines of ids, .jsonl, .npy, NumPy's own files
+    if (!named) {
+      return unknown(config->contains("model") ? " was made from ids with no tokenizer (its config's model is null)"
+                                               : " records no model (its config has no model)");
+    }
     Tokenizer fallback = Tokenizer::default_model();
     if (named->sha256 == fallback.sha256()) return fallback;
     std::vector<std::string> places = {named->source};
