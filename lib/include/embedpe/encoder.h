@@ -181,6 +181,7 @@ struct TokenizeRunOptions {
   std::size_t threads = 1;      // for tokenizing
   bool allow_empty = false;     // no text is an output with no rows (one shard of many), not an error
   std::vector<std::string> text_pairs;  // given texts only: pairs, as EncoderSpec::text_pairs
+  std::size_t max_line_bytes = 0;       // the reading limit, for the advice when a line cannot be tokenized
 };
 
 // The batch tokenize streams: memory stays bounded by a batch (its padded

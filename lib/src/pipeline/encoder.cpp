@@ -136,6 +136,21 @@ nlohmann::ordered_json tokenization_config(const Tokenizer* tokenizer, const Enc
 
 namespace {
 
+// Tokenizing costs memory in proportion to the text: blame the longest
+// line (not seq_len, which only truncates afterwards, nor d_model).
+[[noreturn]] void out_of_memory_tokenizing(const std::vector<std::string>& texts,
+                                           const std::vector<std::string>& origins, std::size_t max_line_bytes) {
+  const auto longest = std::max_element(texts.begin(), texts.end(),
+                                        [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  const std::size_t i = static_cast<std::size_t>(longest - texts.begin());
+  const std::string head = "out of memory tokenizing ";
+  const std::string origin = i < origins.size() ? origins[i] : std::string("the input");
+  throw Error(head + origin + " (" + std::to_string(longest == texts.end() ? 0 : longest->size()) +
+                  " bytes); split long lines, or refuse them with a lower max_line_bytes (now " +
+                  std::to_string(max_line_bytes) + ")",
+              {"max_line_bytes"}, {{head.size(), origin.size()}});
+}
+
 void check_id_rows(std::span<const int> ids, std::int64_t rows, const std::string& rows_of, const std::string& origin) {
   for (int id : ids) {
     if (id < 0 || id >= rows) {
@@ -368,17 +383,7 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
       out.batch = tokenizer_->encode_batch(texts, spec_.tokenize, threads);
     }
   } catch (const std::bad_alloc&) {
-    // Tokenizing costs memory in proportion to the text: blame the longest
-    // line (not seq_len, which only truncates afterwards).
-    const auto longest = std::max_element(texts.begin(), texts.end(),
-                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
-    const std::size_t i = static_cast<std::size_t>(longest - texts.begin());
-    const std::string head = "out of memory tokenizing ";
-    const std::string origin = i < origins.size() ? origins[i] : std::string("the input");
-    throw Error(head + origin + " (" + std::to_string(longest->size()) +
-                    " bytes); split long lines, or refuse them with a lower max_line_bytes (now " +
-                    std::to_string(spec_.max_line_bytes) + ")",
-                {"max_line_bytes"}, {{head.size(), origin.size()}});
+    out_of_memory_tokenizing(texts, origins, spec_.max_line_bytes);
   }
   set_token_types(out.batch, first_row);
   // Before any tensor is made, whether or not the layer's are emitted.
@@ -609,10 +614,14 @@ Batch token_batch(const Tokenizer& tokenizer, TextSource& source, std::vector<Te
                   const TokenizeRunOptions& options) {
   auto [texts, origins] = source.take(lines);
   if (options.ids_input) return batch_from_id_lines(tokenizer, texts, origins, options.tokenize);
-  if (!options.text_pairs.empty()) {  // given texts: one batch, the whole run
-    return tokenizer.encode_pair_batch(texts, options.text_pairs, options.tokenize, options.threads);
+  try {
+    if (!options.text_pairs.empty()) {  // given texts: one batch, the whole run
+      return tokenizer.encode_pair_batch(texts, options.text_pairs, options.tokenize, options.threads);
+    }
+    return tokenizer.encode_batch(texts, options.tokenize, options.threads);
+  } catch (const std::bad_alloc&) {
+    out_of_memory_tokenizing(texts, origins, options.max_line_bytes);
   }
-  return tokenizer.encode_batch(texts, options.tokenize, options.threads);
 }
 
 // The first batch of a tokenize run: the whole input for given texts and
@@ -681,8 +690,13 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
     const bool left = options.tokenize.padding_side == Side::left;
     while (!lines.empty()) {
       auto [texts, origins] = source.take(lines);
-      const std::vector<Encoding> each = tokenizer.encode_each(texts, options.tokenize, options.threads,
-                                                               text == TokenText::ids ? Pieces::drop : Pieces::keep);
+      std::vector<Encoding> each;
+      try {
+        each = tokenizer.encode_each(texts, options.tokenize, options.threads,
+                                     text == TokenText::ids ? Pieces::drop : Pieces::keep);
+      } catch (const std::bad_alloc&) {
+        out_of_memory_tokenizing(texts, origins, options.max_line_bytes);
+      }
       const std::string_view pad_piece = tokenizer.id_to_piece(pad);  // checked by encode_each
       // Padding an option asks for is refused before it is written, as the padded batch refuses it.
       std::size_t longest = 0;
