@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,7 +17,10 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"
+#include "embedpe/pretrained_model.h"
+#include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/weights.h"
 #include "layer_flags.h"
 #include "parallel.h"
@@ -80,6 +84,29 @@ void warn_unused_tensors(const LayerSpec& layer) {
                parse_tensor_spec(layer.table.weights).path.c_str(), names.c_str(), uses.c_str());
 }
 
+// Ids need no tokenizer: they index the table as given. One gives their
+// pieces and pad id where there is one to read: --model's; --pretrained's
+// when it can be read (else a note says why not); the embedded model's for a
+// generated table, whose rows are its pieces. A table from --weights alone
+// is read without one, as lookup reads it.
+std::optional<Tokenizer> ids_tokenizer(const EncodeCommand& cmd, const LayerSpec& layer) {
+  if (!cmd.tokenize.model.empty()) return load_tokenizer(cmd.tokenize.model);
+  if (!cmd.tokenize.pretrained.empty()) {
+    try {
+      return load_pretrained_tokenizer(cmd.tokenize.pretrained);
+    } catch (const Error& e) {
+      if (layer.table.weights.empty()) throw;
+      if (!cmd.quiet) {
+        std::fprintf(stderr, "embedpe: note: the ids are used as given, without the directory's tokenizer (%s)\n",
+                     clikit::printable_line(e.what()).c_str());
+      }
+      return std::nullopt;
+    }
+  }
+  if (layer.table.weights.empty()) return Tokenizer::default_model();
+  return std::nullopt;
+}
+
 void run_encode(const EncodeCommand& cmd) {
   // --pretrained's directory is read first: a bad one is refused before anything else.
   const LayerSpec layer = layer_spec(cmd.layer, cmd.dtype);
@@ -120,17 +147,30 @@ void run_encode(const EncodeCommand& cmd) {
   const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
   if (threads == 0) throw UsageError("--threads must be at least 1");
 
-  Tokenizer tokenizer = load_tokenizer(cmd.tokenize);
-  check_ids_flag(cmd.text.ids, tokenizer);
+  const bool ids = cmd.text.ids_input();
+  std::optional<Tokenizer> tokenizer = ids ? ids_tokenizer(cmd, layer) : load_tokenizer(cmd.tokenize);
   TextSource source = open_text_source(cmd.text);
-  EncoderSpec spec{.tokenize = encode_options(cmd.tokenize, tokenizer),
+  EncodeOptions options;
+  if (tokenizer) {
+    options = encode_options(cmd.tokenize, *tokenizer);
+  } else {
+    options = cmd.tokenize.options;
+    options.padding_side = cmd.tokenize.padding_side.value_or(Side::right);
+    options.truncation_side = cmd.tokenize.truncation_side.value_or(Side::right);
+    // The directory's own pad id when there is no tokenizer to give one.
+    if (!options.pad_id && !cmd.layer.pretrained.empty()) {
+      const std::optional<std::int64_t> pad = read_pretrained_model(cmd.layer.pretrained).pad_token_id;
+      if (pad && *pad >= 0 && *pad <= std::numeric_limits<int>::max()) options.pad_id = static_cast<int>(*pad);
+    }
+  }
+  EncoderSpec spec{.tokenize = options,
                    .layer = layer,
                    .emit = emit,
                    .dtype = cmd.dtype,
                    .rope_dim = cmd.rope_dim,
                    .threads = threads,
                    .max_line_bytes = cmd.text.reading.max_line_bytes};
-  spec.ids_input = cmd.text.ids_input();
+  spec.ids_input = ids;
   spec.text_pairs = cmd.text.pairs;
   spec.token_type_ids = cmd.token_types;
   spec.layer.token_types = !cmd.no_token_type;
@@ -140,6 +180,15 @@ void run_encode(const EncodeCommand& cmd) {
   }
   spec.layer.dropout = dropout;
   const Encoder encoder(std::move(tokenizer), std::move(spec));
+  // --ids values are command-line values: one outside the table is a usage error, as a malformed one is.
+  for (std::size_t i = 0; i < cmd.text.ids.size(); ++i) {
+    const std::string origin = "--ids " + std::to_string(i + 1);
+    try {
+      encoder.check_ids(parse_id_text(cmd.text.ids[i], origin), origin);
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+  }
 
   Progress progress(cmd.quiet, cmd.summary, source.reader());
   const EncodeRunOptions run{.batch_size = cmd.batch_size,

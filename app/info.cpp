@@ -1,5 +1,8 @@
 // embedpe info: what a SentencePiece model and a weight file hold.
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +48,30 @@ std::string flags_text(const std::vector<std::pair<std::string, std::string>>& p
   return text;
 }
 
+// Bytes of one element of a safetensors dtype ("F32": 4); 0 for one not known.
+std::size_t dtype_bytes(const std::string& dtype) {
+  for (const auto& [name, size] : {std::pair<const char*, std::size_t>{"F64", 8}, {"I64", 8}, {"U64", 8},
+                                   {"F32", 4}, {"I32", 4}, {"U32", 4}, {"F16", 2}, {"BF16", 2}, {"I16", 2},
+                                   {"U16", 2}, {"I8", 1}, {"U8", 1}, {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}}) {
+    if (dtype == name) return size;
+  }
+  return 0;
+}
+
+// "1.3 GiB", "512 KiB", "100 bytes".
+std::string byte_text(std::size_t bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  std::size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return text;
+}
+
 nlohmann::ordered_json tensor_json(const PretrainedTensor& t) {
   nlohmann::ordered_json j = {{"name", t.name}, {"file", t.file}};
   if (!t.role.empty()) j["role"] = t.role;
@@ -86,11 +113,30 @@ std::string pretrained_report(const PretrainedModel& m, ReportFormat format) {
   }
   text += "equivalent flags: " + flags_text(m.parameters) + "\n";
   if (!m.rope.empty()) text += "RoPE (inside attention): " + flags_text(m.rope) + "\n";
-  text += "tensors the input layer does not use: " + std::to_string(m.unused.size()) + "\n";
+  // A summary: a 7B checkpoint has hundreds (--format json lists every one).
+  std::size_t bytes = 0, unopened = 0;
   for (const auto& t : m.unused) {
+    if (t.dtype.empty()) {
+      ++unopened;
+      continue;
+    }
+    std::size_t size = dtype_bytes(t.dtype);
+    for (std::size_t n : t.shape) size *= n;
+    bytes += size;
+  }
+  text += "tensors the input layer does not use: " + std::to_string(m.unused.size());
+  if (!m.unused.empty()) {
+    text += " (" + byte_text(bytes) + (unopened ? ", and " + std::to_string(unopened) + " in shards not opened" : "") +
+            "; --format json lists them all)";
+  }
+  text += "\n";
+  constexpr std::size_t kShown = 5;
+  for (std::size_t i = 0; i < m.unused.size() && i < kShown; ++i) {
+    const auto& t = m.unused[i];
     text += "  " + t.name + (t.dtype.empty() ? " (in " + t.file + ", not opened)" : " " + shape_text(t.shape) + " " + t.dtype) +
             "\n";
   }
+  if (m.unused.size() > kShown) text += "  ... and " + std::to_string(m.unused.size() - kShown) + " more\n";
   return text;
 }
 

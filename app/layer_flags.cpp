@@ -45,7 +45,7 @@ void add_table_flags(CLI::App& cmd, TableSpec& table) {
 }
 
 void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help) {
-  cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path());
+  cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path())->transform(resolve_pretrained, "", "");
 }
 
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {

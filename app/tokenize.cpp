@@ -51,7 +51,8 @@ void run_tokenize(const TokenizeCommand& cmd) {
   check_ids_flag(cmd.text.ids, tokenizer);
   const TokenizeRunOptions options{.tokenize = encode_options(cmd.tokenize, tokenizer), .ids_input = cmd.text.ids_input(),
                                    .threads = usable_threads(available_cores()), .allow_empty = cmd.text.shard_given,
-                                   .text_pairs = cmd.text.pairs};
+                                   .text_pairs = cmd.text.pairs,
+                                   .max_line_bytes = cmd.text.reading.max_line_bytes};
   TextSource source = open_text_source(cmd.text);
   tokenize_to(tokenizer, source, format, cmd.output, options);
 }

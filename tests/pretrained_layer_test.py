@@ -26,7 +26,7 @@ import unittest
 
 import numpy as np
 
-from cli_test import GOLDEN, HERE, CliCase, run
+from cli_test import GOLDEN, HERE, CliCase, read_safetensors, run, write_safetensors
 
 MODELS = HERE / "models" / "hf_layer"
 GOLDENS = GOLDEN / "hf_layer"
@@ -124,6 +124,26 @@ class PretrainedLayerTests(CliCase):
         self.assertEqual(doc["model_type"], "xlm-roberta")
         self.assertEqual(sorted(t["name"] for t in doc["unused"]),
                          ["lm_head.bias", "roberta.encoder.layer.0.output.LayerNorm.weight"])
+
+    def test_info_summarises_the_unused_tensors(self):
+        # Issue 45, item 7: a 7B checkpoint has hundreds of tensors the input layer does not use;
+        # the text report counts them and shows the first few, --format json lists them all.
+        # Before: one line each.
+        d = self.tmp / "many"
+        shutil.copytree(MODELS / "xlm-roberta-base-subst-hfsample", d)
+        tensors, _ = read_safetensors(d / "model.safetensors")
+        extra = {f"roberta.encoder.layer.{i}.attention.self.query.weight": np.zeros((16, 16), np.float32)
+                 for i in range(300)}
+        write_safetensors(d / "model.safetensors", {**{k: ("F32", v) for k, v in tensors.items()},
+                                                    **{k: ("F32", v) for k, v in extra.items()}})
+        text = self.ok("info", "--pretrained", str(d)).stdout.decode()
+        unused_bytes = 300 * 16 * 16 * 4 + 4 * (1002 + 16)  # and lm_head.bias, the layer-0 LayerNorm weight
+        self.assertIn(f"tensors the input layer does not use: 302 ({unused_bytes / 1024:.1f} KiB; --format json "
+                      "lists them all)", text)
+        self.assertIn("  ... and 297 more\n", text)
+        self.assertLess(len(text.splitlines()), 30)
+        doc = json.loads(self.ok("info", "--pretrained", str(d), "--format", "json").stdout)
+        self.assertEqual(len(doc["unused"]), 302)
 
     def test_info_flags_rebuild_the_same_layer(self):
         # The equivalent explicit flags info prints give the same output as --pretrained.
@@ -357,6 +377,206 @@ class PretrainedRefusalTests(CliCase):
         out = self.tmp / "o.npz"
         self.fails(2, "has 1026 rows; truncate with --seq-len (at most 1024)", "encode", "--pretrained", str(d), "--model", SPM,
                    "--ids", ids, "-o", str(out), output=out)
+
+
+class HubNameTests(CliCase):
+    """Issue 45, item 7: --pretrained ORG/NAME (as the README's examples write it) is found in the
+    local Hugging Face cache, offline, as huggingface_hub finds it; a path that exists wins."""
+
+    def cache(self, root, repo_id, commit="0123456789abcdef0123456789abcdef01234567"):
+        repo = root / ("models--" + repo_id.replace("/", "--"))
+        (repo / "refs").mkdir(parents=True)
+        (repo / "refs" / "main").write_text(commit)  # as huggingface_hub writes it: no newline
+        shutil.copytree(MODELS / "xlm-roberta-base-subst-hfsample", repo / "snapshots" / commit)
+        return repo / "snapshots" / commit
+
+    def embedpe(self, *args, env, cwd=None):
+        import os
+        import subprocess
+        from cli_test import EMBEDPE
+        full = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_", "XDG_CACHE"))}
+        full.update(env)
+        return subprocess.run([EMBEDPE, *args], capture_output=True, env=full, cwd=cwd, timeout=120,
+                              stdin=subprocess.DEVNULL)
+
+    def test_a_hub_name_is_found_in_the_local_cache(self):
+        home = self.tmp / "hf-home"
+        snapshot = self.cache(home / "hub", "FacebookAI/xlm-roberta-base")
+        work = self.tmp / "work"
+        work.mkdir()
+        # Before: "FacebookAI/xlm-roberta-base does not exist".
+        for env in ({"HF_HOME": str(home)}, {"HF_HUB_CACHE": str(home / "hub")},
+                    {"HF_HOME": "/nowhere", "HUGGINGFACE_HUB_CACHE": str(home / "hub")},
+                    {"XDG_CACHE_HOME": str(self.tmp), "HF_HOME": "${XDG_CACHE_HOME}/hf-home"}):
+            with self.subTest(env=env):
+                r = self.embedpe("info", "--pretrained", "FacebookAI/xlm-roberta-base", "--format", "json",
+                                 env=env, cwd=work)
+                self.assertEqual(r.returncode, 0, r.stderr.decode())
+                self.assertEqual(json.loads(r.stdout)["pretrained"], str(snapshot))
+        env = {"HF_HOME": str(home)}
+        r = self.embedpe("encode", "--pretrained", "FacebookAI/xlm-roberta-base", "--ids", "0,5,2", "--quiet",
+                         "--format", "json", env=env, cwd=work)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        # A path that exists wins over the cache: a local directory of that name.
+        local = work / "FacebookAI" / "xlm-roberta-base"
+        shutil.copytree(MODELS / "mbart-large-50-mmt-subst-hfsample", local)
+        r = self.embedpe("info", "--pretrained", "FacebookAI/xlm-roberta-base", "--format", "json", env=env, cwd=work)
+        self.assertEqual(json.loads(r.stdout)["model_type"], "mbart")
+        # Not there: said plainly, one line, exit 2.
+        r = self.embedpe("info", "--pretrained", "google/t5-small", env=env, cwd=work)
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 2, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn("--pretrained google/t5-small: no such file or directory, and the local Hugging Face cache "
+                      f"has no snapshot of it ({home / 'hub' / 'models--google--t5-small' / 'refs' / 'main'}); "
+                      "embedpe does not download", err)
+
+
+def write_records(path, ids, mask, types=None):
+    """Rows as Hugging Face dumps a batch, one JSON object per line: json.dumps(dict(enc))."""
+    with open(path, "w") as f:
+        for r in range(len(ids)):
+            rec = {"input_ids": [int(i) for i in ids[r]], "attention_mask": [int(m) for m in mask[r]]}
+            if types is not None:
+                rec["token_type_ids"] = [int(t) for t in types[r]]
+            f.write(json.dumps(rec) + "\n")
+
+
+class IdsNeedNoTokenizerTests(CliCase):
+    """Issue 45, item 5: ids index the embedding table's rows; no tokenizer is read or needed."""
+
+    def test_a_directory_without_a_readable_tokenizer_takes_ids(self):
+        # Before: refused, "MBart50Tokenizer reads sentencepiece.bpe.model, which is missing", or
+        # for a class embedpe refuses "... --ids accepts ids made elsewhere" even with --ids.
+        name = "mbart-large-50-mmt-subst-hfsample"
+        g = np.load(GOLDENS / (name + ".npz"))
+        refused = self.tmp / "refused"
+        shutil.copytree(MODELS / name, refused)
+        (refused / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "BertTokenizer"}))
+        for d in (MODELS / name, refused):
+            with self.subTest(d=d.name):
+                out = self.tmp / "o.npz"
+                r = run("encode", "--pretrained", str(d), *ids_args(g["ids_right"], g["mask_right"]),
+                        "--emit", "input_ids,attention_mask,output", "-o", str(out))
+                self.assertEqual(r.returncode, 0, r.stderr.decode())
+                self.assertIn("embedpe: note: the ids are used as given, without the directory's tokenizer",
+                              r.stderr.decode())
+                self.assertEqual(r.stderr.count(b"\n"), 1)
+                got = np.load(out)
+                # The directory's pad_token_id (1) pads, as config.json says.
+                np.testing.assert_array_equal(got["input_ids"], g["ids_right"])
+                np.testing.assert_allclose(got["output"], g["out_right"], rtol=1e-5, atol=2e-5)
+                config = json.loads(str(got["config"]))
+                self.assertIsNone(config["model"])
+                self.assertEqual(config["input"], "ids")
+                # No model recorded: decode asks for one instead of guessing.
+                self.fails(2, "was made from ids with no tokenizer", "decode", str(out))
+                self.ok("encode", "--pretrained", str(d), "--ids", "0,100,200,2", "--quiet", "-o", str(out))
+
+    def test_ids_are_checked_against_the_tables_rows(self):
+        name = "xlm-roberta-base-subst-hfsample"  # a (1002, 16) table
+        table = f"{MODELS / name / 'model.safetensors'}:roberta.embeddings.word_embeddings.weight"
+        # Before: "has 1002 rows but the model embedded default has 8000 pieces", as lookup did not say.
+        doc = json.loads(self.ok("encode", "--weights", table, "--ids", "0,5,2,1001", "--scale", "none",
+                                 "--pe", "none", "--emit", "input_ids,output", "--format", "json", "--quiet").stdout)
+        rows = json.loads(self.ok("lookup", "--weights", table, "--ids", "0,5,2,1001", "--format", "json").stdout)
+        np.testing.assert_array_equal(np.array(doc["output"][0], dtype=np.float32),
+                                      np.array(rows["rows"], dtype=np.float32))
+        self.assertIsNone(doc["config"]["model"])
+        self.fails(2, "--ids 1: id 1002 is outside the embedding table " + table + " (0 to 1001)",
+                   "encode", "--weights", table, "--ids", "0,1002", "--quiet")
+        # Ids past a .model's pieces that the table has (DeBERTa's [PAD] 30001, mBART's 5759):
+        # sp-test.model has 1000 pieces, the table 1002 rows. Before: "id 1001 is outside the
+        # vocabulary of model sp-test.model (0 to 999)".
+        doc = json.loads(self.ok("encode", "--weights", table, "--model", SPM, "--ids", "5,1001", "--format", "json",
+                                 "--quiet").stdout)
+        self.assertEqual(doc["input_ids"], [[5, 1001]])
+        self.assertEqual(doc["tokens"][0][1], "")  # a row the .model has no piece for
+        self.assertNotEqual(doc["tokens"][0][0], "")
+        # Lines of input files alike, naming the line (exit 1: bad data).
+        src = self.tmp / "ids.txt"
+        src.write_text("5 6\n7 1002\n")
+        self.fails(1, f"{src}:2: id 1002 is outside the embedding table", "encode", "--weights", table,
+                   "--input-format", "ids", str(src), "--quiet")
+        # A generated table's rows are the tokenizer's pieces: its own message stays.
+        self.fails(2, "--ids 1: id 8000 is outside the vocabulary of model embedded default (0 to 7999)",
+                   "encode", "--ids", "8000", "--d-model", "4")
+
+    def test_hf_records_replay_every_golden_batch(self):
+        # input_ids and attention_mask per line as HF dumps them; the mask says where the padding
+        # is. No tokenizer, no --ids: any batch of any tokenizer goes through the directory's layer.
+        names = model_names()
+        for name in names:
+            g = np.load(GOLDENS / (name + ".npz"))
+            for side in ("right", "left", "inner"):
+                with self.subTest(name=name, side=side):
+                    src = self.tmp / "batch.jsonl"
+                    write_records(src, g["ids_" + side], g["mask_" + side])
+                    out = self.tmp / "o.npz"
+                    self.ok("encode", "--pretrained", str(MODELS / name), "--input-format", "ids", str(src),
+                            "--padding-side", "left" if side == "left" else "right", "--pad-id", str(int(g["pad_id"])),
+                            "--emit", "input_ids,attention_mask,output", "--quiet", "-o", str(out))
+                    got = np.load(out)
+                    np.testing.assert_array_equal(got["input_ids"], g["ids_" + side])
+                    np.testing.assert_array_equal(got["attention_mask"], g["mask_" + side])
+                    if name in EXACT:
+                        np.testing.assert_array_equal(got["output"], g["out_" + side])
+                    else:
+                        np.testing.assert_allclose(got["output"], g["out_" + side], rtol=1e-5, atol=2e-5)
+
+    def test_a_record_padded_on_the_other_side_is_refused(self):
+        g = np.load(GOLDENS / "xlm-roberta-base-subst-hfsample.npz")
+        src = self.tmp / "batch.jsonl"
+        write_records(src, g["ids_left"], g["mask_left"])
+        self.fails(1, f"{src}:2: attention_mask pads on the left, and this run pads on the right: give "
+                   "--padding-side left", "encode", "--pretrained", str(MODELS / "xlm-roberta-base-subst-hfsample"),
+                   "--input-format", "ids", str(src), "--quiet", "-o", str(self.tmp / "o.npz"))
+
+    def test_record_token_types_reach_the_layer(self):
+        # ALBERT adds T[type]: a token's output depends only on its id, type and position, so a
+        # record of mixed types equals, token by token, the runs of type 0 and of type 1.
+        d = str(MODELS / "albert-base-v2")
+        ids = [[5, 6, 7, 8, 9]]
+        types = [0, 1, 1, 0, 1]
+        src = self.tmp / "typed.jsonl"
+        write_records(src, ids, [[1] * 5], [types])
+
+        def output(*args):
+            out = self.tmp / "o.npz"
+            self.ok("encode", "--pretrained", d, *args, "--emit", "token_type_ids,output", "--quiet", "-o", str(out))
+            return np.load(out)
+
+        mixed = output("--input-format", "ids", str(src))
+        np.testing.assert_array_equal(mixed["token_type_ids"], [types])
+        zero = output("--ids", "5,6,7,8,9", "--token-type-ids", "0")["output"][0]
+        one = output("--ids", "5,6,7,8,9", "--token-type-ids", "1")["output"][0]
+        self.assertFalse(np.array_equal(zero, one))
+        want = np.stack([one[l] if t else zero[l] for l, t in enumerate(types)])
+        np.testing.assert_array_equal(mixed["output"][0], want)
+        self.fails(2, "--token-type-ids is given, and so are the records' token_type_ids: drop one", "encode",
+                   "--pretrained", d, "--input-format", "ids", str(src), "--token-type-ids", "1", "--quiet",
+                   "-o", str(self.tmp / "x.npz"))
+
+    def test_bad_records_are_one_line_naming_the_line(self):
+        d = str(MODELS / "xlm-roberta-base-subst-hfsample")
+        for record, message in (
+                ('{"input_ids": [[5, 6], [7, 8]]}', "input_ids holds arrays, a batch: write each sequence"),
+                ('{"input_ids": [5, 6], "attention_mask": [1]}', "attention_mask has 1 values and input_ids 2"),
+                ('{"input_ids": [5, 6, 7], "attention_mask": [1, 0, 1]}', "attention_mask has zeros between ones"),
+                ('{"input_ids": [5, -6]}', "input_ids holds -6; expected whole numbers from 0 to 2147483647"),
+                ('{"input_ids": [5, 6.5]}', "input_ids holds 6.5"),
+                ('{"input_ids": [5], "attention_mask": [2]}', "attention_mask holds 2; expected whole numbers from 0 to 1"),
+                ('{"input_ids": [5], "input_ids": [6]}', 'the key "input_ids" is given twice'),
+                ('{"attention_mask": [1]}', "the record has no input_ids"),
+                ('{"input_ids": "5 6"}', "input_ids is a JSON string, not an array"),
+                ('{"input_ids": [5, 6]', "not a valid JSON record"),
+                ('{"input_ids": [5, 6], "token_type_ids": [0]}', "token_type_ids has 1 values and input_ids 2")):
+            with self.subTest(record=record):
+                src = self.tmp / "bad.jsonl"
+                src.write_text('{"input_ids": [5]}\n' + record + "\n")
+                out = self.tmp / "o.npz"
+                self.fails(1, f"{src}:2: {message}", "encode", "--pretrained", d, "--input-format", "ids",
+                           str(src), "--quiet", "-o", str(out), output=out)
 
 
 if __name__ == "__main__":

@@ -755,6 +755,26 @@ class BoundedMemoryTests(Case):
         self.assertIn("long.txt:2: line longer than --max-line-bytes 4194304 bytes", err)
         self.assertFalse((self.tmp / "ids.txt").exists())
 
+    def test_running_out_of_memory_on_a_line_names_it_and_max_line_bytes(self):
+        # Issue 45, item 6: tokenize (with --pretrained too) said "out of memory; encode fewer
+        # lines at a time or lower --seq-len / --d-model", and tokenize has no --d-model.
+        size = 12 << 20
+        line = self.tmp / "long.txt"
+        line.write_bytes(b"ok\n" + "w\u00f6rd ".encode() * (size // 6) + b"\n")
+        pretrained = str(TESTS / "models" / "hf" / "xlm-roberta-base-subst-hfsample")
+        for model in ((), ("--pretrained", pretrained)):
+            with self.subTest(model=model):
+                out = self.tmp / "ids.txt"
+                p = self.limited(self.BASE + 40 * size, "tokenize", *model, "--format", "ids", "--input", str(line),
+                                 "--max-line-bytes", str(64 << 20), "-o", str(out))
+                err = p.stderr.decode()
+                self.assertEqual(p.returncode, 1, err)
+                self.assertEqual(err.count("\n"), 1, err)
+                self.assertIn(f"out of memory tokenizing {line}:2 (", err)
+                self.assertIn("a lower --max-line-bytes (now 67108864)", err)
+                self.assertNotIn("--d-model", err)
+                self.assertFalse(out.exists())
+
     def test_an_npz_over_4_gib_is_refused_before_any_work(self):
         # 3 lines of seq_len 2^20 at d_model 512: 6 GiB of output. Before: every row was computed
         # (minutes, and more memory than this limit) and the write refused it.
@@ -787,10 +807,12 @@ class UntrustedSizeTests(Case):
                  if os.path.exists(f)]
         if not files:
             self.skipTest("no /proc or /sys file to read")
+        # 1/1 too (issue 45, item 6): its record is what merge reads. Before: written, and then
+        # called invalid by merge.
         for path in files:
-            for k in (1, 2):
-                with self.subTest(path=path, shard=k):
-                    p = subprocess.run([EMBEDPE, "tokenize", "--input", path, "--shard", f"{k}/2", "--format", "ids"],
+            for k, n in ((1, 2), (2, 2), (1, 1)):
+                with self.subTest(path=path, shard=f"{k}/{n}"):
+                    p = subprocess.run([EMBEDPE, "tokenize", "--input", path, "--shard", f"{k}/{n}", "--format", "ids"],
                                        capture_output=True, text=True, timeout=60)
                     self.assertEqual(p.returncode, 2, p.stderr)
                     self.assertIn("cannot be trusted", p.stderr)

@@ -97,6 +97,52 @@ class DecodeTests(CliCase):
         self.fails(2, "was made with another model (embedded default", "decode", "--model", t5, str(st))
         self.assertEqual(self.ok("decode", str(st)).stdout, b"hi\n")
 
+    def test_an_output_whose_model_record_is_not_whole_is_refused(self):
+        """Issue 45, item 4: decode never falls back to the embedded model when an output's
+        config is unreadable, names no model, or names it with fields of the wrong type. Before:
+        decoded with the embedded model (exit 0, silent), and a numeric model.source was exit 70."""
+        out = self.tmp / "o.json"
+        self.ok("encode", "--text", "hi", "--d-model", "4", "-o", str(out))
+        good = json.loads(out.read_text())
+
+        def edited(change):
+            doc = json.loads(json.dumps(good))
+            change(doc)
+            out.write_text(json.dumps(doc))
+            return str(out)
+
+        cases = (
+            (lambda d: d["config"].pop("model"), "records no model (its config has no model)"),
+            (lambda d: d["config"].update(model=None), "was made from ids with no tokenizer"),
+            (lambda d: d.update(config="x"), "carries a config that is not a JSON object"),
+            (lambda d: d["config"].update(model=[1]), "its config's model is a JSON array, not an object"),
+            (lambda d: d["config"]["model"].update(source=5), "its config's model.source is a JSON number, not a string"),
+            (lambda d: d["config"]["model"].update(sha256=7), "its config's model.sha256 is a JSON number"),
+            (lambda d: d["config"]["model"].pop("sha256"), "its config's model has no sha256"),
+            (lambda d: d["config"]["model"].update(sha256="abc"), "model.sha256 is not a SHA-256"),
+            (lambda d: d["config"]["model"].update(tokenizer_class=3), "model.tokenizer_class is a JSON number"))
+        for change, message in cases:
+            with self.subTest(message=message):
+                err = self.fails(2, message, "decode", edited(change))
+                self.assertIn("give the model with --model or --pretrained", err)
+        # An .npz whose config member does not parse.
+        npz = self.tmp / "o.npz"
+        self.ok("encode", "--text", "hi", "--d-model", "4", "-o", str(npz))
+        with zipfile.ZipFile(npz) as z:
+            members = {n: z.read(n) for n in z.namelist()}
+        bad = self.tmp / "bad.npz"
+        np.savez(bad, input_ids=np.load(npz)["input_ids"], config=np.array("{not json"))
+        self.fails(2, "carries a config that is not a JSON object", "decode", str(bad))
+        self.assertIn("config.npy", members)
+        # Given --model, a record of the wrong type is still not read as something else.
+        spm = pathlib.Path(__file__).resolve().parent / "models" / "sp-test.model"
+        self.fails(2, "model.source is a JSON number", "decode", "--model", str(spm),
+                   edited(lambda d: d["config"]["model"].update(source=5)))
+        # diff compares without pieces, and says why.
+        r = run("diff", edited(lambda d: d["config"].pop("model")), edited(lambda d: d["config"].pop("model")))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("records no model", r.stderr.decode())
+
     def test_the_model_an_output_names_is_found_by_path_and_sha256(self):
         """Issue 31 item 3: without --model, decode and diff use the model an output's config names,
         found at its path (as given, then beside the output) and checked by its SHA-256, and say so."""

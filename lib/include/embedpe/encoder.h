@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -93,8 +94,17 @@ struct EncodedBatch {
 class Encoder {
  public:
   // Builds the layer (reading the files its spec names) and the RoPE
-  // frequencies if rope_cos or rope_sin is emitted.
-  Encoder(Tokenizer tokenizer, EncoderSpec spec);
+  // frequencies if rope_cos or rope_sin is emitted. With ids_input the
+  // tokenizer may be absent, and the ids are checked against the embedding
+  // table's rows, not against a tokenizer's vocabulary: the tokenizer, when
+  // there is one, gives the pad id and the pieces of the ids it has, and the
+  // config's model (null without one). A generated table takes its rows
+  // from the tokenizer, which it then needs.
+  Encoder(std::optional<Tokenizer> tokenizer, EncoderSpec spec);
+
+  // Throws Error "ORIGIN: id X is outside ... (0 to R-1)" for the first of
+  // `ids` that the embedding table has no row for (ids_input's check).
+  void check_ids(std::span<const int> ids, const std::string& origin) const;
 
   // Refuses (UsageError), before any work, a run whose batches of `rows`
   // lines (`text_bytes` of text) cannot fit in memory; `streaming` says two
@@ -120,7 +130,8 @@ class Encoder {
   // reads (weight_file_hashes), when it reads any: the identity of a run whose
   // pieces are joined later (a resumed output_dir, shards to merge).
   nlohmann::ordered_json joinable_config() const;
-  const Tokenizer& tokenizer() const { return tokenizer_; }
+  // Null for ids with no tokenizer.
+  const Tokenizer* tokenizer() const { return tokenizer_ ? &*tokenizer_ : nullptr; }
   const Layer& layer() const { return layer_; }
   const EncoderSpec& spec() const { return spec_; }
 
@@ -129,9 +140,10 @@ class Encoder {
   // batch.token_type_ids from the spec: zeros, the given types, or a pair's segments mapped to them.
   void set_token_types(Batch& batch, std::size_t first_row) const;
 
-  Tokenizer tokenizer_;
+  std::optional<Tokenizer> tokenizer_;
   EncoderSpec spec_;
   Layer layer_;
+  std::string id_rows_;  // what ids index, for messages: "the embedding table W" or "the vocabulary of model M"
   bool want_layer_ = false;  // token_embeddings, positional_encoding or output
   bool want_rope_ = false;
   RopeFrequencies rope_;
@@ -169,6 +181,7 @@ struct TokenizeRunOptions {
   std::size_t threads = 1;      // for tokenizing
   bool allow_empty = false;     // no text is an output with no rows (one shard of many), not an error
   std::vector<std::string> text_pairs;  // given texts only: pairs, as EncoderSpec::text_pairs
+  std::size_t max_line_bytes = 0;       // the reading limit, for the advice when a line cannot be tokenized
 };
 
 // The batch tokenize streams: memory stays bounded by a batch (its padded
@@ -243,9 +256,22 @@ std::optional<PartsDirStats> encode_to(const Encoder& encoder, TextSource& sourc
 // "from attention_mask" with left padding). encode's and tokenize's config
 // both start with it.
 nlohmann::ordered_json tokenization_config(const Tokenizer& tokenizer, const EncodeOptions& options, bool ids_input);
+// The same for ids with no tokenizer (null): pad_id is options.pad_id, else 0.
+nlohmann::ordered_json tokenization_config(const Tokenizer* tokenizer, const EncodeOptions& options, bool ids_input);
 
-// Lines of ids (parse_id_text) → a padded batch (Tokenizer::batch_from_ids);
-// errors name origins[i].
+// Lines of input_format ids (parse_id_line: ids, or a JSON record with
+// input_ids, attention_mask, token_type_ids) → a padded batch: no BOS/EOS,
+// truncated and padded as encode_batch does, each id checked to be below
+// `rows` (an Error naming origins[i] and `rows_of`, e.g. "the embedding
+// table W"); the pad id too (a UsageError). A record padded by its mask is
+// its real tokens, refused unless its padding is on options.padding_side;
+// its token types, when any record gives them, are the batch's
+// token_type_ids (0 elsewhere and for padding). Pieces are the tokenizer's
+// for the ids it has, else "" (no tokenizer: all "").
+Batch batch_from_id_lines(const Tokenizer* tokenizer, std::int64_t rows, const std::string& rows_of,
+                          const std::vector<std::string>& lines, const std::vector<std::string>& origins,
+                          const EncodeOptions& options);
+// The tokenizer's vocabulary as the rows.
 Batch batch_from_id_lines(const Tokenizer& tokenizer, const std::vector<std::string>& lines,
                           const std::vector<std::string>& origins, const EncodeOptions& options);
 

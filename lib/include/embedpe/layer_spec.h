@@ -128,7 +128,7 @@ class Layer {
   const nlohmann::ordered_json& config() const { return config_; }
 
  private:
-  friend Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer);
+  friend Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer);
   Layer() = default;
 
   std::unique_ptr<EmbeddingTable> table_;
@@ -166,5 +166,8 @@ nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec);
 // Reads the files the spec names and builds the layer. A kind that acts
 // inside attention (RoPE, ALiBi, T5) says where it goes before any file is read.
 Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer);
+// With no tokenizer (null): a table from weights, whatever its rows (ids
+// given as they are index it); a generated table is then refused.
+Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer);
 
 }  // namespace embedpe

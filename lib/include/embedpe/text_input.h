@@ -57,6 +57,9 @@ struct InputOptions {
   // part its first byte falls in). Line numbers stay those of the file: the
   // reader counts the lines before its range, reading the bytes before it.
   std::size_t shard_index = 1, shard_count = 1;
+  // A part was asked for, even 1/1 (whose record merge reads): the input is
+  // then checked as any part's is, one regular file whose size can be trusted.
+  bool shard_given = false;
   // Start at the range without reading the bytes before it (O(1) for any k).
   // Line numbers then count from the shard's first line (origin() says
   // "line L from byte B"); embedpe merge turns them back into the file's.

@@ -90,6 +90,11 @@ FactorizedTable open_factorized_table(const TableSpec& spec, const Tokenizer* to
   }
   FactorizedTable f;
   if (spec.weights.empty()) {
+    if (!tokenizer) {
+      throw UsageError("a generated table has a row for each piece of the tokenizer, and there is none: give weights "
+                       "(the table the ids index), or model",
+                       {"weights", "model"});
+    }
     const std::int64_t vocab = tokenizer->info().vocab_size;
     const std::size_t d = requested_d_model(spec);
     const std::size_t width = spec.factorize.value_or(d);
@@ -213,7 +218,9 @@ nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
   return hashes;
 }
 
-Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
+Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) { return build_layer(spec, &tokenizer); }
+
+Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer) {
   // A kind that acts inside attention says where it goes (layer() throws) before any file is read.
   if (spec.pe->acts_in_attention()) spec.pe->layer(spec.pe_args, {});
   if (spec.max_len && !spec.pe->sized_by_max_len()) {
@@ -235,7 +242,7 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) {
     }
     table.seed.reset();
   }
-  FactorizedTable factorized = open_factorized_table(table, &tokenizer);
+  FactorizedTable factorized = open_factorized_table(table, tokenizer);
   const ProjectionOrder order = spec.projection_order.value_or(ProjectionOrder::first);
   // ALBERT's and DeBERTa's orders sum in the table's width E and project the sum.
   const bool project_last = order != ProjectionOrder::first;

@@ -113,14 +113,19 @@ std::vector<TensorName> select_tensors(const std::vector<std::string>& names, co
 }
 
 nlohmann::ordered_json tokenization_config(const Tokenizer& tokenizer, const EncodeOptions& t, bool ids_input) {
+  return tokenization_config(&tokenizer, t, ids_input);
+}
+
+nlohmann::ordered_json tokenization_config(const Tokenizer* tokenizer, const EncodeOptions& t, bool ids_input) {
   using json = nlohmann::ordered_json;
-  const ModelInfo& info = tokenizer.info();
+  const ModelInfo info = tokenizer ? tokenizer->info() : ModelInfo{};
+  const bool bos = tokenizer && info.adds_bos && info.bos_id >= 0, eos = tokenizer && info.adds_eos && info.eos_id >= 0;
   return {
       {"input", ids_input ? "ids" : "text"},
       // What was done, not what was asked: a model without BOS gets none, ids get none.
-      {"add_bos", !ids_input && t.add_bos && info.adds_bos && info.bos_id >= 0},
-      {"add_eos", !ids_input && t.add_eos && info.adds_eos && info.eos_id >= 0},
-      {"pad_id", tokenizer.pad_id(t)},
+      {"add_bos", !ids_input && t.add_bos && bos},
+      {"add_eos", !ids_input && t.add_eos && eos},
+      {"pad_id", tokenizer ? tokenizer->pad_id(t) : t.pad_id.value_or(0)},
       {"seq_len", t.seq_len ? json(*t.seq_len) : json()},
       {"padding_side", side_name(t.padding_side)},
       {"truncation_side", side_name(t.truncation_side)},
@@ -129,22 +134,123 @@ nlohmann::ordered_json tokenization_config(const Tokenizer& tokenizer, const Enc
   };
 }
 
-Batch batch_from_id_lines(const Tokenizer& tokenizer, const std::vector<std::string>& lines,
-                          const std::vector<std::string>& origins, const EncodeOptions& options) {
-  std::vector<std::vector<int>> sequences(lines.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    sequences[i] = parse_id_text(lines[i], i < origins.size() ? origins[i] : "line " + std::to_string(i + 1));
-  }
-  return tokenizer.batch_from_ids(std::move(sequences), options, origins);
+namespace {
+
+// Tokenizing costs memory in proportion to the text: blame the longest
+// line (not seq_len, which only truncates afterwards, nor d_model).
+[[noreturn]] void out_of_memory_tokenizing(const std::vector<std::string>& texts,
+                                           const std::vector<std::string>& origins, std::size_t max_line_bytes) {
+  const auto longest = std::max_element(texts.begin(), texts.end(),
+                                        [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  const std::size_t i = static_cast<std::size_t>(longest - texts.begin());
+  const std::string head = "out of memory tokenizing ";
+  const std::string origin = i < origins.size() ? origins[i] : std::string("the input");
+  throw Error(head + origin + " (" + std::to_string(longest == texts.end() ? 0 : longest->size()) +
+                  " bytes); split long lines, or refuse them with a lower max_line_bytes (now " +
+                  std::to_string(max_line_bytes) + ")",
+              {"max_line_bytes"}, {{head.size(), origin.size()}});
 }
 
-Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
+void check_id_rows(std::span<const int> ids, std::int64_t rows, const std::string& rows_of, const std::string& origin) {
+  for (int id : ids) {
+    if (id < 0 || id >= rows) {
+      throw Error(origin + ": id " + std::to_string(id) + " is outside " + rows_of + " (0 to " +
+                      std::to_string(rows - 1) + ")",
+                  {}, {{0, origin.size()}});
+    }
+  }
+}
+
+std::string vocabulary_of(const Tokenizer& tokenizer) { return "the vocabulary of model " + tokenizer.info().source; }
+
+}  // namespace
+
+Batch batch_from_id_lines(const Tokenizer& tokenizer, const std::vector<std::string>& lines,
+                          const std::vector<std::string>& origins, const EncodeOptions& options) {
+  return batch_from_id_lines(&tokenizer, tokenizer.info().vocab_size, vocabulary_of(tokenizer), lines, origins,
+                             options);
+}
+
+Batch batch_from_id_lines(const Tokenizer* tokenizer, std::int64_t rows, const std::string& rows_of,
+                          const std::vector<std::string>& lines, const std::vector<std::string>& origins,
+                          const EncodeOptions& options) {
+  const int pad = tokenizer ? tokenizer->pad_id(options) : options.pad_id.value_or(0);
+  if (pad < 0 || pad >= rows) {
+    throw UsageError("pad_id " + std::to_string(pad) + " is outside " + rows_of + " (0 to " +
+                         std::to_string(rows - 1) + ")",
+                     {"pad_id"});
+  }
+  check_padding(options);
+  const bool left = options.padding_side == Side::left;
+  std::vector<IdRecord> records(lines.size());
+  bool types = false;
+  std::size_t longest = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string origin = i < origins.size() ? origins[i] : "line " + std::to_string(i + 1);
+    IdRecord& r = records[i];
+    r = parse_id_line(lines[i], origin);
+    check_id_rows(r.ids, rows, rows_of, origin);
+    if (r.padded && r.padding_left != left) {
+      const char* given = r.padding_left ? "left" : "right";
+      throw Error(origin + ": attention_mask pads on the " + given + ", and this run pads on the " +
+                      side_name(options.padding_side) + ": give padding_side " + given,
+                  {"padding_side"}, {{0, origin.size()}});
+    }
+    types = types || r.token_type_ids.has_value();
+    std::size_t keep = r.ids.size();
+    if (options.seq_len) keep = std::min(keep, *options.seq_len);
+    longest = std::max(longest, keep);
+  }
+  std::size_t seq_len = options.seq_len.value_or(longest);
+  if (const auto m = options.pad_to_multiple_of; !options.seq_len && m && seq_len % *m != 0) {
+    seq_len = (seq_len / *m + 1) * *m;
+  }
+  const std::size_t n = records.size();
+  if (seq_len > longest) check_padded_size(n, seq_len, options);
+  Batch batch;
+  batch.pad_id = pad;
+  batch.padding_side = options.padding_side;
+  batch.input_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
+  batch.attention_mask = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
+  batch.input_ids.fill(pad);
+  batch.attention_mask.fill(0);
+  if (types) batch.token_type_ids = xt::zeros<std::int64_t>(batch.input_ids.shape());
+  batch.pieces.resize(n);
+  batch.untruncated_lengths.resize(n);
+  const std::int64_t named = tokenizer ? tokenizer->info().vocab_size : 0;
+  for (std::size_t b = 0; b < n; ++b) {
+    const IdRecord& r = records[b];
+    batch.untruncated_lengths[b] = r.ids.size();
+    const std::size_t keep = std::min(r.ids.size(), seq_len);
+    // Truncation cuts from the end of the ids, or their start.
+    const std::size_t from = options.truncation_side == Side::left ? r.ids.size() - keep : 0;
+    const std::size_t start = left ? seq_len - keep : 0;
+    batch.pieces[b].reserve(keep);
+    for (std::size_t l = 0; l < keep; ++l) {
+      const int id = r.ids[from + l];
+      batch.input_ids(b, start + l) = id;
+      batch.attention_mask(b, start + l) = 1;
+      if (r.token_type_ids) batch.token_type_ids(b, start + l) = (*r.token_type_ids)[from + l];
+      batch.pieces[b].emplace_back(id < named ? tokenizer->id_to_piece(id) : std::string_view());
+    }
+  }
+  return batch;
+}
+
+Encoder::Encoder(std::optional<Tokenizer> tokenizer, EncoderSpec spec)
     : tokenizer_(std::move(tokenizer)),
       spec_(std::move(spec)),
-      layer_(build_layer(with_emit(spec_.layer, spec_), tokenizer_)),
+      // Ids index the table: a tokenizer's vocabulary sizes only a generated one.
+      layer_(build_layer(with_emit(spec_.layer, spec_),
+                         spec_.ids_input && !spec_.layer.table.weights.empty() ? nullptr : this->tokenizer())),
       want_layer_(emits({TensorName::token_embeddings, TensorName::positional_encoding, TensorName::output})),
       want_rope_(emits({TensorName::rope_cos, TensorName::rope_sin})) {
   using json = nlohmann::ordered_json;
+  if (!tokenizer_ && !spec_.ids_input) {
+    throw UsageError("texts need a tokenizer to give their ids: give model, or ids", {"model", "ids"});
+  }
+  id_rows_ = spec_.layer.table.weights.empty() ? vocabulary_of(*tokenizer_)
+                                               : "the embedding table " + spec_.layer.table.weights;
   // A parameter of another kind than the one in use (or RoPE's, for rope_cos/rope_sin) would be ignored.
   check_pe_args(spec_.layer.pe_args, {spec_.layer.pe, want_rope_ ? &find_pe_kind("rope") : nullptr},
                 PeParam::Use::layer, "pe");
@@ -179,9 +285,10 @@ Encoder::Encoder(Tokenizer tokenizer, EncoderSpec spec)
   }
   config_ = {
       {"embedpe_version", version()},
-      {"model", model_config(tokenizer_)},
+      // Ids given with no tokenizer: the record says there is none, never another model.
+      {"model", tokenizer_ ? json(model_config(*tokenizer_)) : json()},
   };
-  const json tokenization = tokenization_config(tokenizer_, spec_.tokenize, spec_.ids_input);
+  const json tokenization = tokenization_config(this->tokenizer(), spec_.tokenize, spec_.ids_input);
   for (const auto& [key, value] : tokenization.items()) config_[key] = value;
   for (const auto& [key, value] : layer_.config().items()) config_[key] = value;
   if (!rope_config.is_null()) config_["rope"] = rope_config;
@@ -205,6 +312,10 @@ nlohmann::ordered_json Encoder::joinable_config() const {
 }
 
 bool Encoder::emits(std::initializer_list<TensorName> names) const { return contains(spec_.emit, names); }
+
+void Encoder::check_ids(std::span<const int> ids, const std::string& origin) const {
+  check_id_rows(ids, static_cast<std::int64_t>(layer_.table().vocab_size()), id_rows_, origin);
+}
 
 // Counts everything a batch holds: the texts, ids, mask and pieces, the
 // float tensors (token_embeddings too when emitted, a copy in the output
@@ -252,9 +363,13 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
   if (threads == 0) threads = spec_.threads;
   try {
     if (spec_.ids_input) {
-      // Checked against the vocabulary, naming the line; a table has at least
-      // as many rows (open_table), so every id that passes has its row.
-      out.batch = batch_from_id_lines(tokenizer_, texts, origins, spec_.tokenize);
+      // Checked against the table's rows, naming the line.
+      out.batch = batch_from_id_lines(tokenizer(), static_cast<std::int64_t>(layer_.table().vocab_size()), id_rows_,
+                                      texts, origins, spec_.tokenize);
+      if (out.batch.token_type_ids.size() != 0 && !spec_.token_type_ids.empty()) {
+        throw UsageError("token_type_ids is given, and so are the records' token_type_ids: drop one",
+                         {"token_type_ids"});
+      }
     } else if (!spec_.text_pairs.empty()) {
       if (first_row + texts.size() > spec_.text_pairs.size()) {
         throw UsageError("pairs need one second text per text: " + std::to_string(spec_.text_pairs.size()) +
@@ -262,23 +377,13 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
                          {"text_pair"});
       }
       const auto from = spec_.text_pairs.begin() + static_cast<std::ptrdiff_t>(first_row);
-      out.batch = tokenizer_.encode_pair_batch(texts, {from, from + static_cast<std::ptrdiff_t>(texts.size())},
+      out.batch = tokenizer_->encode_pair_batch(texts, {from, from + static_cast<std::ptrdiff_t>(texts.size())},
                                                spec_.tokenize, threads);
     } else {
-      out.batch = tokenizer_.encode_batch(texts, spec_.tokenize, threads);
+      out.batch = tokenizer_->encode_batch(texts, spec_.tokenize, threads);
     }
   } catch (const std::bad_alloc&) {
-    // Tokenizing costs memory in proportion to the text: blame the longest
-    // line (not seq_len, which only truncates afterwards).
-    const auto longest = std::max_element(texts.begin(), texts.end(),
-                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
-    const std::size_t i = static_cast<std::size_t>(longest - texts.begin());
-    const std::string head = "out of memory tokenizing ";
-    const std::string origin = i < origins.size() ? origins[i] : std::string("the input");
-    throw Error(head + origin + " (" + std::to_string(longest->size()) +
-                    " bytes); split long lines, or refuse them with a lower max_line_bytes (now " +
-                    std::to_string(spec_.max_line_bytes) + ")",
-                {"max_line_bytes"}, {{head.size(), origin.size()}});
+    out_of_memory_tokenizing(texts, origins, spec_.max_line_bytes);
   }
   set_token_types(out.batch, first_row);
   // Before any tensor is made, whether or not the layer's are emitted.
@@ -509,10 +614,14 @@ Batch token_batch(const Tokenizer& tokenizer, TextSource& source, std::vector<Te
                   const TokenizeRunOptions& options) {
   auto [texts, origins] = source.take(lines);
   if (options.ids_input) return batch_from_id_lines(tokenizer, texts, origins, options.tokenize);
-  if (!options.text_pairs.empty()) {  // given texts: one batch, the whole run
-    return tokenizer.encode_pair_batch(texts, options.text_pairs, options.tokenize, options.threads);
+  try {
+    if (!options.text_pairs.empty()) {  // given texts: one batch, the whole run
+      return tokenizer.encode_pair_batch(texts, options.text_pairs, options.tokenize, options.threads);
+    }
+    return tokenizer.encode_batch(texts, options.tokenize, options.threads);
+  } catch (const std::bad_alloc&) {
+    out_of_memory_tokenizing(texts, origins, options.max_line_bytes);
   }
-  return tokenizer.encode_batch(texts, options.tokenize, options.threads);
 }
 
 // The first batch of a tokenize run: the whole input for given texts and
@@ -581,8 +690,13 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
     const bool left = options.tokenize.padding_side == Side::left;
     while (!lines.empty()) {
       auto [texts, origins] = source.take(lines);
-      const std::vector<Encoding> each = tokenizer.encode_each(texts, options.tokenize, options.threads,
-                                                               text == TokenText::ids ? Pieces::drop : Pieces::keep);
+      std::vector<Encoding> each;
+      try {
+        each = tokenizer.encode_each(texts, options.tokenize, options.threads,
+                                     text == TokenText::ids ? Pieces::drop : Pieces::keep);
+      } catch (const std::bad_alloc&) {
+        out_of_memory_tokenizing(texts, origins, options.max_line_bytes);
+      }
       const std::string_view pad_piece = tokenizer.id_to_piece(pad);  // checked by encode_each
       // Padding an option asks for is refused before it is written, as the padded batch refuses it.
       std::size_t longest = 0;

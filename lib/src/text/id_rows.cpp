@@ -99,15 +99,21 @@ std::vector<int> parse_id_text_in(std::string_view line, const std::string& orig
 // Refuses an output whose config names a model other than the one ids are
 // decoded with: its ids would mean other pieces.
 void check_model(const Rows& d, const nlohmann::json& config, const std::string& source) {
-  if (d.model_sha256.empty() || !config.is_object()) return;
-  const auto model = config.find("model");
-  if (model == config.end() || !model->is_object() || !model->contains("sha256") || !(*model)["sha256"].is_string() ||
-      (*model)["sha256"] == d.model_sha256) {
-    return;
+  if (d.model_sha256.empty() || config.is_null()) return;
+  if (!config.is_object()) {
+    throw UsageError(source + "'s config is not a JSON object, so the model its ids belong to is unknown",
+                     {}, {{0, source.size()}});
   }
-  const std::string was = model->value("source", std::string("another model"));
-  throw UsageError(source + " was made with another model (" + was + ", SHA-256 " +
-                       (*model)["sha256"].get<std::string>().substr(0, 12) + "...); decode it with that model",
+  std::optional<ModelNamed> named;
+  try {
+    named = model_named_by(config);
+  } catch (const UsageError& e) {
+    throw UsageError(source + ": " + e.what(), {}, {{0, source.size()}});
+  }
+  // No model (ids given with no tokenizer): the one given is the caller's choice.
+  if (!named || named->sha256 == d.model_sha256) return;
+  throw UsageError(source + " was made with another model (" + named->source + ", SHA-256 " +
+                       named->sha256.substr(0, 12) + "...); decode it with that model",
                    {}, {{0, source.size()}});
 }
 
@@ -290,6 +296,95 @@ void decode_lines(Rows& d, const std::string& path, std::size_t max_line_bytes) 
 
 std::vector<int> parse_id_text(std::string_view text, const std::string& origin) { return parse_id_text_in(text, origin); }
 
+IdRecord parse_id_line(std::string_view text, const std::string& origin) {
+  const std::size_t start = text.find_first_not_of(" \t");
+  if (start == std::string_view::npos || text[start] != '{') return {parse_id_text_in(text, origin), std::nullopt};
+  auto fail = [&](const std::string& why) -> Error { return Error(origin + ": " + why, {}, {{0, origin.size()}}); };
+  // A record is flat: three arrays of numbers. Deeper nesting is refused
+  // before it costs memory; a key given twice is ambiguous.
+  constexpr int kDepth = 8;
+  std::vector<std::vector<std::string>> keys;
+  auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (depth > kDepth) throw fail("a JSON record nested deeper than " + std::to_string(kDepth) + " levels");
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end && !keys.empty()) keys.pop_back();
+    if (event == E::key && !keys.empty()) {
+      const std::string key = parsed.get<std::string>();
+      if (std::find(keys.back().begin(), keys.back().end(), key) != keys.back().end()) {
+        throw fail("the key " + shown(nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+                   " is given twice in one object; give it once");
+      }
+      keys.back().push_back(key);
+    }
+    return true;
+  };
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text, callback);
+  } catch (const nlohmann::json::exception&) {
+    throw fail("not a valid JSON record (a line of input_format ids is ids such as 1,262,2, or one JSON object "
+               "with input_ids)");
+  }
+  if (!doc.is_object()) throw fail("not a JSON object");
+  const auto member = [&](const char* name) -> const nlohmann::json* {
+    const auto it = doc.find(name);
+    if (it == doc.end()) return nullptr;
+    if (!it->is_array()) throw fail(std::string(name) + " is a JSON " + it->type_name() + ", not an array");
+    return &*it;
+  };
+  const nlohmann::json* ids = member("input_ids");
+  if (!ids) throw fail("the record has no input_ids");
+  const nlohmann::json* mask = member("attention_mask");
+  const nlohmann::json* types = member("token_type_ids");
+  const auto values = [&](const nlohmann::json& array, const char* name, std::int64_t max) {
+    std::vector<int> out;
+    out.reserve(array.size());
+    for (const auto& v : array) {
+      if (v.is_array()) {
+        throw fail(std::string(name) + " holds arrays, a batch: write each sequence as a line of its own");
+      }
+      const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+      if (!whole || v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+        throw fail(std::string(name) + " holds " + shown(v.dump()) + "; expected whole numbers from 0 to " +
+                   std::to_string(max));
+      }
+      out.push_back(static_cast<int>(v.get<std::uint64_t>()));
+    }
+    return out;
+  };
+  constexpr std::int64_t kMaxId = std::numeric_limits<int>::max();
+  std::vector<int> all = values(*ids, "input_ids", kMaxId);
+  std::optional<std::vector<int>> all_types;
+  if (types) all_types = values(*types, "token_type_ids", kMaxId);
+  std::vector<int> keep(all.size(), 1);
+  if (mask) keep = values(*mask, "attention_mask", 1);
+  for (const auto& [name, size] : {std::pair{"attention_mask", keep.size()},
+                                   {"token_type_ids", all_types ? all_types->size() : all.size()}}) {
+    if (size != all.size()) {
+      throw fail(std::string(name) + " has " + std::to_string(size) + " values and input_ids " +
+                 std::to_string(all.size()) + "; they are one per token");
+    }
+  }
+  // The mask's ones are one run: padding on the left, on the right, or none.
+  const auto first = std::find(keep.begin(), keep.end(), 1);
+  const auto last = std::find(keep.rbegin(), keep.rend(), 1).base();
+  if (std::find(first, last, 0) != last) {
+    throw fail("attention_mask has zeros between ones; padding is on one side of the tokens");
+  }
+  IdRecord r;
+  const auto from = first - keep.begin(), to = last - keep.begin();
+  r.ids.assign(all.begin() + from, all.begin() + std::max(from, to));
+  if (all_types) r.token_type_ids.emplace(all_types->begin() + from, all_types->begin() + std::max(from, to));
+  // All padding is an empty sequence, on either side.
+  r.padded = !r.ids.empty() && r.ids.size() != all.size();
+  r.padding_left = r.padded && from > 0;
+  if (r.padded && from > 0 && to < static_cast<std::ptrdiff_t>(keep.size())) {
+    throw fail("attention_mask has zeros on both sides of the tokens; padding is on one side");
+  }
+  return r;
+}
+
 std::optional<nlohmann::json> output_config(const std::string& path) {
   const std::string ext = path == "-" ? "" : lower_extension(path);
   if (ext != ".json" && ext != ".npz" && ext != ".safetensors") return std::nullopt;
@@ -307,8 +402,10 @@ std::optional<nlohmann::json> output_config(const std::string& path) {
       if (doc.is_object() && doc.contains("config")) config = doc["config"];
     } else if (ext == ".npz") {
       const auto members = read_npz(bytes, path, {"config"});
-      if (!members.empty() && npy_holds_text(members[0].npy, path)) {
-        config = nlohmann::json::parse(npy_text(members[0].npy, path), nullptr, false);
+      if (!members.empty()) {
+        config = npy_holds_text(members[0].npy, path)
+                     ? nlohmann::json::parse(npy_text(members[0].npy, path), nullptr, false)
+                     : nlohmann::json(nlohmann::json::value_t::discarded);
       }
     } else {
       read_safetensors_entries(bytes, path);  // checks the header's bounds
@@ -316,23 +413,48 @@ std::optional<nlohmann::json> output_config(const std::string& path) {
       for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<unsigned char>(bytes[i]);
       const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_size), nullptr, false);
       if (header.is_object() && header.contains("__metadata__") && header["__metadata__"].is_object() &&
-          header["__metadata__"].contains("config") && header["__metadata__"]["config"].is_string()) {
-        config = nlohmann::json::parse(header["__metadata__"]["config"].get<std::string>(), nullptr, false);
+          header["__metadata__"].contains("config")) {
+        const nlohmann::json& text = header["__metadata__"]["config"];
+        config = text.is_string() ? nlohmann::json::parse(text.get<std::string>(), nullptr, false)
+                                  : nlohmann::json(nlohmann::json::value_t::discarded);
       }
     }
   } catch (const Error&) {
     return std::nullopt;
   }
-  if (!config.is_object()) return std::nullopt;
+  if (config.is_null()) return std::nullopt;  // none
+  if (!config.is_object()) {
+    throw UsageError(path + " carries a config that is not a JSON object, so the model its ids belong to is unknown",
+                     {}, {{0, path.size()}});
+  }
   return config;
 }
 
 std::optional<ModelNamed> model_named_by(const nlohmann::json& config) {
   const auto model = config.find("model");
-  if (model == config.end() || !model->is_object()) return std::nullopt;
-  const auto source = model->find("source"), sha = model->find("sha256");
-  if (source == model->end() || sha == model->end() || !source->is_string() || !sha->is_string()) return std::nullopt;
-  return ModelNamed{source->get<std::string>(), sha->get<std::string>(), model->contains("tokenizer_class")};
+  if (model == config.end() || model->is_null()) return std::nullopt;
+  auto refuse = [](const std::string& what) -> UsageError {
+    return UsageError("its config's " + what + ", so the model its ids belong to is unknown");
+  };
+  if (!model->is_object()) throw refuse("model is a JSON " + std::string(model->type_name()) + ", not an object");
+  const auto text = [&](const char* key, bool required) -> std::optional<std::string> {
+    const auto it = model->find(key);
+    if (it == model->end()) {
+      if (required) throw refuse("model has no " + std::string(key));
+      return std::nullopt;
+    }
+    if (!it->is_string()) {
+      throw refuse("model." + std::string(key) + " is a JSON " + it->type_name() + ", not a string");
+    }
+    return it->get<std::string>();
+  };
+  ModelNamed named{*text("source", true), *text("sha256", true), text("tokenizer_class", false).has_value()};
+  const bool hex = named.sha256.size() == 64 && named.sha256.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!hex) throw refuse("model.sha256 is not a SHA-256 (64 lowercase hex digits)");
+  if (named.source.empty() || named.source.find('\0') != std::string::npos) {
+    throw refuse("model.source is not a path");
+  }
+  return named;
 }
 
 void read_id_rows(const std::string& path, const std::string& model_sha256, const IdRowFn& row) {

@@ -166,7 +166,7 @@ LineReader::LineReader(std::vector<std::string> paths, InputOptions options)
     throw UsageError("shard takes K/N with 1 <= K <= N", {"shard"});
   }
   if (options_.max_line_bytes == 0) throw UsageError("max_line_bytes must be at least 1", {"max_line_bytes"});
-  sharded_ = options_.shard_count > 1;
+  sharded_ = options_.shard_count > 1 || options_.shard_given;
   if (sharded_ && (paths_.size() != 1 || paths_[0] == "-")) {
     throw UsageError("shard needs exactly one seekable input file (not stdin)", {"shard"});
   }
@@ -612,7 +612,9 @@ TextSource open_text_source(const TextSpec& spec) {
     throw m.usage_error({"input"});
   }
   const std::vector<std::string> paths = spec.inputs.empty() ? std::vector<std::string>{"-"} : spec.inputs;
-  return TextSource(std::make_unique<LineReader>(paths, reading));
+  InputOptions options = reading;
+  options.shard_given = options.shard_given || spec.shard_given;
+  return TextSource(std::make_unique<LineReader>(paths, options));
 }
 
 }  // namespace embedpe
