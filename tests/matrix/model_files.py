@@ -78,6 +78,16 @@ for name in ("config.json", "tokenizer_config.json", "special_tokens_map.json", 
     CASES.append(Case(f">> onto the directory's {name} is refused",
                       [*TOKENIZE], 2, "is the same file as the input", setup=copy(LLAMA),
                       stdout_file="{tmp}/d/" + name, stdout_mode="ab", files={"{tmp}/d/" + name: UNCHANGED}))
+def with_tokenizer(d):
+    for f in LLAMA.iterdir():
+        if f.name != "config.json":
+            shutil.copy(f, d / f.name)
+
+
+for name in ("model.safetensors.index.json", "model-00001-of-00003.safetensors"):
+    CASES.append(Case(f"tokenize -o over the model's {name} is refused, though the tokenizer does not read it",
+                      [*TOKENIZE, "-o", "{tmp}/d/" + name], 2, "is the same file as the input",
+                      files={"{tmp}/d/" + name: UNCHANGED}, setup=copy(SHARDED, with_tokenizer)))
 for name in ("config.json", "model.safetensors.index.json"):
     CASES.append(Case(f"encode -o over the model's {name} is refused",
                       ["encode", "--pretrained", "{tmp}/d", "--model", SPM, "--ids", "5,6", "-o", "{tmp}/d/" + name],

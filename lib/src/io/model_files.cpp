@@ -1,12 +1,15 @@
 #include "model_files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "embedpe/error.h"
+#include "embedpe/output_file.h"
 #include "in_file.h"
 #include "sha256.h"
 
@@ -186,6 +189,21 @@ std::optional<std::string> ModelFiles::read(const std::string& name, std::size_t
   if (bytes.size() < file->size()) throw UsageError(shown + " is shorter than it was when opened");
   hashes_[name] = sha256_hex(bytes);
   return bytes;
+}
+
+void ModelFiles::note(const std::string& name) const {
+  const std::string shown = path(name);
+  const int fd = ::open(shown.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return;
+  struct stat st;
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  try {
+    if (regular) note_input(fd, shown);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
 }
 
 std::optional<nlohmann::json> ModelFiles::json(const std::string& name, std::size_t max_bytes,

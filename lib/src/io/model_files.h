@@ -65,6 +65,10 @@ class ModelFiles {
   std::optional<nlohmann::json> json(const std::string& name, std::size_t max_bytes = kMaxModelJsonBytes,
                                      const std::function<bool(const std::string&)>& keep = {});
 
+  // Notes DIR/NAME as an input (no output may replace it) without reading it,
+  // when it is a regular file: a file of the model this command does not need
+  // (the weights, for a tokenizer). Anything else is left to its reader.
+  void note(const std::string& name) const;
   // Leaves NAME, read for a check only, out of digest().
   void leave_out_of_digest(const std::string& name) { hashes_.erase(name); }
   // NAME → SHA-256 of every file read so far.

@@ -1303,6 +1303,15 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
     if (d > 0 && d < 1e18) tok->model_max_length_ = static_cast<std::size_t>(d);
   }
   tok->files_digest_ = files.digest();
+  // The rest of the model is an input too, though the tokenizer does not read it: no output replaces it.
+  std::error_code listed;
+  for (const auto& e : fs::directory_iterator(dir, listed)) {
+    const std::string name = e.path().filename().string();
+    if (name == "model.safetensors.index.json" ||
+        (name.starts_with("model") && name.ends_with(".safetensors"))) {
+      files.note(name);
+    }
+  }
   return tok;
 }
 
