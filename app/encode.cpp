@@ -129,7 +129,7 @@ void run_encode(const EncodeCommand& cmd) {
   }
   // --output-dir writes .npz parts, which hold any number of tensors.
   const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output.output_dir.empty() ? &format : nullptr);
-  check_encode_output(output, cmd.dtype, cmd.precision, !cmd.text.texts.empty(),
+  check_encode_output(output, cmd.dtype, cmd.precision, !cmd.text.texts.empty() || !cmd.text.ids.empty(),
                       cmd.text.reading.shard_seek && cmd.text.shard_given);
   if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
   std::optional<Dropout> dropout;

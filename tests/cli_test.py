@@ -175,6 +175,11 @@ class EncodeTests(CliCase):
         self.assertEqual(doc["input_ids"][1][-1], 5)
         self.assertEqual(doc["config"]["pad_id"], 5)
 
+    def test_output_dir_with_ids_is_refused_not_a_crash(self):
+        # --output-dir reads --input corpora; --ids (like --text) is refused, where it crashed (SIGSEGV)
+        self.fails(2, "--output-dir is for --input corpora", "encode", "--ids", "5,6", "--output-dir",
+                   str(self.tmp / "dir"), output=self.tmp / "dir")
+
     def test_other_model(self):
         # encode with T5's model feeds the embedding SentencePiece's ids
         # (golden/encodings.json, from python3-sentencepiece), then T5's EOS

@@ -9,6 +9,7 @@ python3-sentencepiece: input_ids, attention_mask and token_type_ids for single
 texts and pairs, padding longest and max_length, left and right padding and
 truncation. Neither torch nor transformers is needed here.
 """
+import hashlib
 import json
 import pathlib
 import shutil
@@ -221,6 +222,94 @@ class BadDirectoryTests(CliCase):
         out = self.tmp / "o.json"
         self.fails(2, "names no tokenizer", "tokenize", "--pretrained", str(d), "--text", "a", "-o", str(out),
                    output=out)
+
+
+def sha256_of_files(directory, names):
+    """What `sha256sum NAMES | LC_ALL=C sort -k2 | sha256sum` prints in `directory`."""
+    lines = sorted((name, hashlib.sha256((directory / name).read_bytes()).hexdigest()) for name in names)
+    return hashlib.sha256("".join(f"{h}  {n}\n" for n, h in lines).encode()).hexdigest()
+
+
+class ModelDigestTests(CliCase):
+    """Issue 45, item 4 (the digest): an output's record of a --pretrained directory covers every file that
+    decides the ids, and decode's "its SHA-256 matches" checks that same digest; a plain .model keeps its own
+    sha256sum."""
+
+    def directory(self):
+        d = self.tmp / "llama"
+        shutil.copytree(MODELS / "llama-openllama-3b-subst-mistralv1", d)
+        return d
+
+    def record(self, out):
+        import numpy as np
+        return json.loads(str(np.load(out)["config"]))["model"]
+
+    def test_the_digest_covers_every_tokenizer_file(self):
+        d = self.directory()
+        out = self.tmp / "out.npz"
+        self.ok("tokenize", "--pretrained", str(d), "--text", "Goodbye", "-o", str(out))
+        # tokenizer_config.json names the class, so config.json (read, but not deciding the ids) is left out
+        want = sha256_of_files(d, ["added_tokens.json", "special_tokens_map.json", "tokenizer.model",
+                                   "tokenizer_config.json"])
+        self.assertEqual(self.record(out)["sha256"], want)
+        r = run("decode", str(out))
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertIn("(its SHA-256 matches)", r.stderr.decode())
+
+    def test_an_edit_to_added_tokens_decoder_is_not_a_match(self):
+        d = self.directory()
+        out = self.tmp / "out.npz"
+        self.ok("tokenize", "--pretrained", str(d), "--text", "Goodbye", "-o", str(out))
+        config = json.loads((d / "tokenizer_config.json").read_text())
+        config["added_tokens_decoder"] = {"32000": {"content": "Goodbye", "special": True}}
+        (d / "tokenizer_config.json").write_text(json.dumps(config))
+        self.fails(2, "was made with another model", "decode", str(out))
+
+    def test_an_edit_to_special_tokens_map_is_not_a_match(self):
+        d = self.directory()
+        out = self.tmp / "out.npz"
+        self.ok("tokenize", "--pretrained", str(d), "--text", "Goodbye", "-o", str(out))
+        (d / "special_tokens_map.json").write_text('{"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}')
+        self.fails(2, "was made with another model", "decode", str(out))
+
+    def test_a_plain_model_keeps_its_sha256sum(self):
+        model = HERE / "models" / "sp-test.model"
+        out = self.tmp / "out.npz"
+        self.ok("tokenize", "--model", str(model), "--text", "Goodbye", "-o", str(out))
+        self.assertEqual(self.record(out)["sha256"], hashlib.sha256(model.read_bytes()).hexdigest())
+
+    def test_output_dir_hashes_what_the_layer_reads_not_the_whole_checkpoint(self):
+        d = self.tmp / "xlmr"
+        shutil.copytree(HERE / "models" / "hf_layer" / "xlm-roberta-base-subst-hfsample", d)
+        weights = d / "model.safetensors"
+        # 64 MiB of a tensor the layer does not use, appended to the checkpoint: not hashed
+        data = weights.read_bytes()
+        n = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8:8 + n])
+        end = max(v["data_offsets"][1] for k, v in header.items() if k != "__metadata__")
+        header["lm_head.unused"] = {"dtype": "F32", "shape": [16 << 20], "data_offsets": [end, end + (64 << 20)]}
+        text = json.dumps(header).encode()
+        text += b" " * (-len(text) % 8)
+        with open(weights, "wb") as f:
+            f.write(len(text).to_bytes(8, "little") + text + data[8 + n:])
+            f.truncate(8 + len(text) + end + (64 << 20))
+        info = json.loads(self.ok("info", "--pretrained", str(d), "--format", "json").stdout)
+        used = sorted(t["name"] for t in info["used"])
+        self.assertNotIn("lm_head.unused", used)
+        (self.tmp / "ids.txt").write_text("5 6\n")
+        self.ok("encode", "--pretrained", str(d), "--model", str(HERE / "models" / "sp-test.model"),
+                "--input", str(self.tmp / "ids.txt"), "--input-format", "ids", "--output-dir", str(self.tmp / "dir"))
+        manifest = json.loads((self.tmp / "dir" / "manifest.json").read_text())
+        got = manifest["config"]["weight_files"][str(weights)]
+        h = hashlib.sha256(len(text).to_bytes(8, "little") + text)
+        body = 8 + len(text)
+        new_header = json.loads(text)
+        for name in used:
+            lo, hi = new_header[name]["data_offsets"]
+            with open(weights, "rb") as f:
+                f.seek(body + lo)
+                h.update(f.read(hi - lo))
+        self.assertEqual(got, h.hexdigest())
 
 
 if __name__ == "__main__":

@@ -156,11 +156,15 @@ struct UnusedLayerTensor {
 };
 std::vector<UnusedLayerTensor> unused_layer_tensors(const LayerSpec& spec);
 
-// The SHA-256 of each weight file the spec reads (weights, projection,
-// pe_weights, layernorm_weight and _bias), {path: hex}, or null when it
-// reads none. A run whose pieces are joined later (a resumed output_dir, the
-// shards of a merge) records it, so that a file changed between its pieces is
-// refused; others do not pay for it: it reads every file whole.
+// The SHA-256 of what the spec reads of each weight file (weights,
+// projection, pe_weights, layernorm_weight and _bias), {path: hex}, or null
+// when it reads none: of a .safetensors file whose tensors the spec all
+// names (PATH:TENSOR, as a --pretrained directory's are), its header and
+// those tensors' bytes in name order, not the rest of the checkpoint; of any
+// other file, the whole file. Hashed 4 MiB at a time, the pages given back
+// as it goes, so memory stays bounded. A run whose pieces are joined later
+// (a resumed output_dir, the shards of a merge) records it, so that a file
+// changed between its pieces is refused; others do not pay for it.
 nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec);
 
 // Reads the files the spec names and builds the layer. A kind that acts

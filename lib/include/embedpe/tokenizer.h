@@ -159,9 +159,14 @@ class Tokenizer {
   ~Tokenizer();
 
   const ModelInfo& info() const;
-  // SHA-256 of the serialized model, lowercase hex. Computed on first use,
-  // so that runs which do not report it do not pay for it (the embedded
-  // model's is computed when the library is built).
+  // SHA-256 of the serialized model, lowercase hex (what sha256sum prints for
+  // a .model file). Computed on first use, so that runs which do not report
+  // it do not pay for it (the embedded model's is computed when the library
+  // is built). A Hugging Face directory's covers every file its tokenizer
+  // read (tokenizer_config.json, special tokens, added tokens, the
+  // SentencePiece and vocabulary files): the SHA-256 of the lines
+  // "HEX  NAME" of those files sorted by name, as
+  // `sha256sum FILES | LC_ALL=C sort -k2 | sha256sum` prints it in the directory.
   const std::string& sha256() const;
 
   // One text without BOS/EOS, as SentencePiece's Encode gives it.

@@ -1,6 +1,12 @@
 #include "embedpe/layer_spec.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -201,11 +207,33 @@ std::vector<UnusedLayerTensor> unused_layer_tensors(const LayerSpec& spec) {
   return unused;
 }
 
+namespace {
+
+// Hashes `n` bytes of a mapping from `p`, 4 MiB at a time, giving each piece's
+// pages back once hashed: the pages of a table hashed whole do not stay in
+// the process's memory (the layer itself touches only the rows it uses).
+void hash_mapped(Sha256& h, const char* p, std::size_t n) {
+  constexpr std::size_t kPiece = std::size_t(4) << 20;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t piece = std::min(kPiece, n - done);
+    h.update(std::string_view(p + done, piece));
+    const auto begin = reinterpret_cast<std::uintptr_t>(p + done) / page * page;
+    const auto end = reinterpret_cast<std::uintptr_t>(p + done + piece) / page * page;
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    done += piece;
+  }
+}
+
+}  // namespace
+
 nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
   std::vector<std::string> paths;
+  std::map<std::string, std::set<std::string>> named;  // path → the tensors the spec names in it ("": found by name)
   for (const auto& [name, given] : layer_inputs(spec)) {
-    std::string path = parse_tensor_spec(given).path;
-    if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(std::move(path));
+    TensorSpec t = parse_tensor_spec(given);
+    if (std::find(paths.begin(), paths.end(), t.path) == paths.end()) paths.push_back(t.path);
+    named[t.path].insert(t.tensor);
   }
   if (paths.empty()) return nullptr;
   nlohmann::ordered_json hashes = nlohmann::ordered_json::object();
@@ -213,7 +241,25 @@ nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
   // the path again, which may have been replaced since.
   for (const std::string& path : paths) {
     std::shared_ptr<const WeightFile> file = weight_file_in_use(path);
-    hashes[path] = sha256_hex(file ? file->bytes() : WeightFile::open(path)->bytes());
+    if (!file) file = WeightFile::open(path);
+    const std::string_view bytes = file->bytes();
+    const std::set<std::string>& tensors = named[path];
+    // A .safetensors file whose tensors are all named: its header and those tensors, what the
+    // run reads (a checkpoint's input layer is a small part of it); else the whole file.
+    std::vector<const WeightTensor*> read;
+    if (file->format() == WeightFormat::safetensors && !tensors.count("") && bytes.size() >= 8) {
+      for (const std::string& name : tensors) read.push_back(file->find(name));
+    }
+    Sha256 h;
+    if (!read.empty() && std::find(read.begin(), read.end(), nullptr) == read.end()) {
+      std::uint64_t header = 0;
+      for (int i = 7; i >= 0; --i) header = header << 8 | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+      h.update(bytes.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), 8 + header))));
+      for (const WeightTensor* t : read) hash_mapped(h, file->data(*t), t->size_bytes);
+    } else {
+      hash_mapped(h, bytes.data(), bytes.size());
+    }
+    hashes[path] = h.hex();
   }
   return hashes;
 }

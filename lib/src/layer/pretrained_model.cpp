@@ -16,6 +16,7 @@
 #include "embedpe/weights.h"
 #include "half.h"
 #include "message.h"
+#include "model_files.h"
 
 namespace embedpe {
 namespace {
@@ -39,22 +40,13 @@ std::string holdings(const std::string& dir) {
 
 std::string join_path(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
 
+// DIR/NAME as a JSON object, read as every model file is (model_files.h).
 json read_json(const std::string& dir, const std::string& name) {
-  const std::string path = join_path(dir, name);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (fs::exists(path)) throw UsageError(path + " cannot be read");
-    throw UsageError(dir + " has no " + name + " (it holds " + holdings(dir) + ")");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    json value = json::parse(text.str());
-    if (!value.is_object()) throw UsageError(path + " is not a JSON object");
-    return value;
-  } catch (const json::exception& e) {
-    throw UsageError(path + " is not valid JSON: " + e.what());
-  }
+  ModelFiles files(dir);
+  std::optional<json> value = files.json(name);
+  if (!value) throw UsageError(dir + " has no " + name + " (it holds " + holdings(dir) + ")");
+  if (!value->is_object()) throw UsageError(files.path(name) + " is not a JSON object");
+  return std::move(*value);
 }
 
 json read_config(const std::string& dir) {
@@ -72,8 +64,20 @@ struct Config {
   bool has(const char* key) const { return j.contains(key) && !j[key].is_null(); }
   std::int64_t integer(const char* key, std::int64_t fallback) const {
     if (!has(key)) return fallback;
-    if (!j[key].is_number_integer()) throw UsageError(dir + "/config.json: " + key + " is not an integer");
-    return j[key].get<std::int64_t>();
+    const json& v = j[key];
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX))) {
+      throw UsageError(dir + "/config.json: " + key + " is " + json_value_text(v) + ", not an integer" +
+                       (v.is_number_integer() ? " below 2^63" : ""));
+    }
+    return v.get<std::int64_t>();
+  }
+  // A count or size: a positive integer (below 2^63).
+  std::int64_t positive(const char* key, std::int64_t fallback) const {
+    const std::int64_t v = integer(key, fallback);
+    if (v <= 0 && has(key)) {
+      throw UsageError(dir + "/config.json: " + key + " is " + std::to_string(v) + ", not a positive integer");
+    }
+    return v;
   }
   std::optional<std::int64_t> optional_integer(const char* key) const {
     if (!has(key)) return std::nullopt;
@@ -81,22 +85,22 @@ struct Config {
   }
   double number(const char* key, double fallback) const {
     if (!has(key)) return fallback;
-    if (!j[key].is_number()) throw UsageError(dir + "/config.json: " + key + " is not a number");
+    if (!j[key].is_number()) throw UsageError(dir + "/config.json: " + key + " is " + json_value_text(j[key]) + ", not a number");
     return j[key].get<double>();
   }
   bool boolean(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
-    if (!j[key].is_boolean()) throw UsageError(dir + "/config.json: " + key + " is not true or false");
+    if (!j[key].is_boolean()) throw UsageError(dir + "/config.json: " + key + " is " + json_value_text(j[key]) + ", not true or false");
     return j[key].get<bool>();
   }
   std::string text(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
-    if (!j[key].is_string()) throw UsageError(dir + "/config.json: " + key + " is not a string");
+    if (!j[key].is_string()) throw UsageError(dir + "/config.json: " + key + " is " + json_value_text(j[key]) + ", not a string");
     return j[key].get<std::string>();
   }
   // hidden_size, or d_model as the BART family and T5 call it.
   std::size_t hidden_size() const {
-    const std::int64_t h = has("hidden_size") ? integer("hidden_size", 0) : integer("d_model", 0);
+    const std::int64_t h = has("hidden_size") ? positive("hidden_size", 0) : positive("d_model", 0);
     if (h <= 0) throw UsageError(dir + "/config.json gives no hidden_size (or d_model)");
     return static_cast<std::size_t>(h);
   }
@@ -220,8 +224,12 @@ class Checkpoint {
     for (const auto& [name, shard] : j["weight_map"].items()) {
       if (!shard.is_string()) throw UsageError(index + ": weight_map's " + name + " is not a file name");
       const std::string s = shard.get<std::string>();
-      if (s.empty() || s.find('/') != std::string::npos || s == "." || s == "..") {
-        throw UsageError(index + ": weight_map's " + name + " names " + s + ", not a file beside the index");
+      // A plain file name in the directory: no NUL (which would end the name the system opens), no '/'.
+      if (s.empty() || s.find('/') != std::string::npos || s.find('\0') != std::string::npos || s == "." ||
+          s == "..") {
+        throw UsageError(index + ": weight_map's " + name + " names " +
+                         json_value_text(json(s)) +
+                         ", not a file beside the index");
       }
       where_[name] = join_path(dir_, s);
     }
@@ -333,13 +341,24 @@ std::vector<std::pair<std::string, std::string>> rope_of(const Config& c) {
                      or_list(known));
   }
   r.emplace_back("rope_scaling", type);
+  // A key given with another type is refused, never skipped.
+  const auto given = [&](const char* key, bool integer) {
+    if (!s.contains(key) || s[key].is_null()) return false;
+    const json& v = s[key];
+    if (integer ? !v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0)
+                : !v.is_number()) {
+      throw UsageError(c.dir + "/config.json: rope_scaling's " + key + " is " + json_value_text(v) + ", not " +
+                       (integer ? "an integer (0 or more)" : "a number"));
+    }
+    return true;
+  };
   const auto add = [&](const char* key, const char* param) {
-    if (s.contains(key) && s[key].is_number()) r.emplace_back(param, format_number(s[key].get<double>()));
+    if (given(key, false)) r.emplace_back(param, format_number(s[key].get<double>()));
   };
   add("factor", "rope_factor");
-  if (s.contains("original_max_position_embeddings") && s["original_max_position_embeddings"].is_number_integer()) {
+  if (given("original_max_position_embeddings", true)) {
     r.emplace_back("rope_original_max_positions",
-                   std::to_string(s["original_max_position_embeddings"].get<std::int64_t>()));
+                   std::to_string(s["original_max_position_embeddings"].get<std::uint64_t>()));
   } else if (type == "llama3" || type == "yarn" || type == "dynamic") {
     r.emplace_back("rope_original_max_positions", std::to_string(c.integer("max_position_embeddings", 2048)));
   }
@@ -381,7 +400,7 @@ const TypeInfo& type_of(const Config& c) {
 }
 
 std::size_t to_size(std::int64_t v, const Config& c, const char* key) {
-  if (v < 0) throw UsageError(c.dir + "/config.json: " + key + " is negative");
+  if (v < 0) throw UsageError(c.dir + "/config.json: " + key + " is " + std::to_string(v) + ", not a size (0 or more)");
   return static_cast<std::size_t>(v);
 }
 
@@ -403,8 +422,8 @@ PretrainedRope pretrained_rope(const std::string& dir) {
     throw UsageError(dir + ": model_type " + c.text("model_type", "") + " does not use RoPE");
   }
   PretrainedRope r{rope_of(c), 0};
-  const std::int64_t heads = c.integer("num_attention_heads", 0);
-  const std::int64_t head_dim = c.has("head_dim") ? c.integer("head_dim", 0)
+  const std::int64_t heads = c.positive("num_attention_heads", 0);
+  const std::int64_t head_dim = c.has("head_dim") ? c.positive("head_dim", 0)
                                 : heads > 0      ? static_cast<std::int64_t>(c.hidden_size()) / heads
                                                  : 0;
   if (head_dim <= 0) throw UsageError(dir + "/config.json gives no head_dim or num_attention_heads");
@@ -491,7 +510,7 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
   }
   m.torch_dtype = c.text("torch_dtype", "");
   m.hidden_size = c.hidden_size();
-  m.vocab_size = c.integer("vocab_size", 0);
+  m.vocab_size = c.positive("vocab_size", 0);
   if (m.vocab_size <= 0) throw UsageError(dir + "/config.json gives no vocab_size");
   m.pad_token_id = c.optional_integer("pad_token_id");
   const std::size_t h = m.hidden_size;

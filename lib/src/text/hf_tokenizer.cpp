@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/error.h"
+#include "embedpe/tokenizer.h"
+#include "model_files.h"
 
 namespace embedpe::detail {
 
@@ -250,42 +252,43 @@ bool py_isdigit(char32_t c) {
 
 // ------------------------------------------------------------------ files
 
-json read_json(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + path.string());
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw UsageError(path.string() + " is not valid JSON (" + e.what() + ")");
-  }
+// A value of the directory's JSON of the wrong type or range: one line naming
+// the file, the key, the value and what is expected.
+[[noreturn]] void refuse_value(const std::string& file, const std::string& key, const json& value,
+                               const std::string& expected) {
+  throw UsageError(file + ": " + key + " is " + json_value_text(value) + ", not " + expected);
 }
 
-// tokenizer.json's "added_tokens" only: the rest (a whole vocabulary) is parsed but not kept.
-json read_added_tokens(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + path.string());
-  try {
-    const json doc = json::parse(in, [](int depth, json::parse_event_t event, json& parsed) {
-      return !(depth == 1 && event == json::parse_event_t::key && parsed != "added_tokens");
-    });
-    return doc.is_object() && doc.contains("added_tokens") && doc["added_tokens"].is_array() ? doc["added_tokens"]
-                                                                                            : json::array();
-  } catch (const json::exception& e) {
-    throw UsageError(path.string() + " is not valid JSON (" + e.what() + ")");
+// An id the directory gives: an integer from 0 to 2^31-1 (never wrapped, truncated or rounded).
+int id_value(const std::string& file, const std::string& key, const json& value) {
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<int>::max())) {
+    return static_cast<int>(value.get<std::uint64_t>());
   }
+  refuse_value(file, key, value, "an id (an integer from 0 to 2147483647)");
+}
+
+// added_tokens_decoder's keys: ids written as decimal text.
+int id_key(const std::string& file, const std::string& key) {
+  const bool digits = !key.empty() && key.size() <= 10 &&
+                      std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || std::stoull(key) > std::uint64_t(std::numeric_limits<int>::max())) {
+    throw UsageError(file + ": added_tokens_decoder's key " + json_value_text(json(key)) +
+                     " is not an id (an integer from 0 to 2147483647)");
+  }
+  return static_cast<int>(std::stoull(key));
 }
 
 // vocab.json: {"piece": id, ...}, read straight into a map (a DOM of a 250k-entry
 // vocabulary costs seconds).
-std::unordered_map<std::string, int> read_vocab(const fs::path& path) {
+std::unordered_map<std::string, int> read_vocab(std::string_view text, const std::string& shown) {
   struct Reader : nlohmann::json_sax<json> {
     std::unordered_map<std::string, int> out;
     std::string current;
     int depth = 0;
-    bool bad = false;
+    bool bad = false, twice = false;
     bool number(std::int64_t v) {
       if (depth != 1 || v < 0 || v > std::numeric_limits<int>::max()) return bad = true, false;
-      out[current] = static_cast<int>(v);
+      if (!out.emplace(current, static_cast<int>(v)).second) return twice = true, false;
       return true;
     }
     bool null() override { return bad = true, false; }
@@ -310,10 +313,12 @@ std::unordered_map<std::string, int> read_vocab(const fs::path& path) {
       return bad = true, false;
     }
   } reader;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + path.string());
-  const bool ok = json::sax_parse(in, &reader);
-  if (!ok || reader.bad) throw UsageError(path.string() + " is not a JSON object of tokens and ids");
+  const bool ok = json::sax_parse(text.begin(), text.end(), &reader);
+  if (reader.twice) {
+    throw UsageError(shown + " gives the key " + json_value_text(json(reader.current)) +
+                     " twice in one object; each key must appear once");
+  }
+  if (!ok || reader.bad) throw UsageError(shown + " is not a JSON object of tokens and ids");
   return std::move(reader.out);
 }
 
@@ -354,17 +359,28 @@ std::optional<Special> special_from(const json& v, bool from_map) {
   if (v.is_null()) return std::nullopt;
   if (v.is_string()) return Special{AddedToken{v.get<std::string>()}, true};
   if (v.is_object() && v.contains("content")) {
+    // A member of the wrong type is refused, never read as its default.
+    auto flag = [&](const char* key, std::optional<bool> fallback) -> std::optional<bool> {
+      if (!v.contains(key) || v.at(key).is_null()) return fallback;
+      if (!v.at(key).is_boolean()) {
+        throw UsageError("the special token " + json_value_text(v) + " in the directory gives " + key + " " +
+                         json_value_text(v.at(key)) + ", not true or false");
+      }
+      return v.at(key).get<bool>();
+    };
+    if (!v.at("content").is_string()) {
+      throw UsageError("the special token " + json_value_text(v) + " in the directory has a content that is not a string");
+    }
     AddedToken t;
     t.content = v.at("content").get<std::string>();
-    t.single_word = v.value("single_word", false);
-    t.lstrip = v.value("lstrip", false);
-    t.rstrip = v.value("rstrip", false);
-    t.special = from_map ? true : v.value("special", false);
-    t.normalized = v.contains("normalized") && !v.at("normalized").is_null() ? v.at("normalized").get<bool>()
-                                                                            : !t.special;
+    t.single_word = *flag("single_word", false);
+    t.lstrip = *flag("lstrip", false);
+    t.rstrip = *flag("rstrip", false);
+    t.special = from_map ? true : *flag("special", false);
+    t.normalized = flag("normalized", std::nullopt).value_or(!t.special);
     return Special{t, false};
   }
-  throw UsageError("a special token in the directory is neither a string nor an AddedToken: " + v.dump());
+  throw UsageError("a special token in the directory is neither a string nor an AddedToken: " + json_value_text(v));
 }
 
 }  // namespace
@@ -758,16 +774,33 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   if (!fs::is_directory(dir, ec)) {
     throw UsageError("pretrained " + dir_name + " is not a directory; give a Hugging Face model directory or a .gguf file");
   }
-  auto file = [&](const std::string& name) -> std::optional<fs::path> {
-    const fs::path p = dir / name;
-    std::error_code e;
-    return fs::is_regular_file(p, e) ? std::optional(p) : std::nullopt;
+  // Every file read goes through one reader (model_files.h): a regular file under a size cap,
+  // noted as an input, hashed into the digest that identifies the tokenizer.
+  ModelFiles files(dir_name);
+  const std::string config_file = files.path("tokenizer_config.json");
+  json init = files.json("tokenizer_config.json").value_or(json::object());
+  if (!init.is_object()) throw UsageError(config_file + " is not a JSON object");
+  // The directory's settings, each of the type its class reads, or absent (null: absent, as
+  // the classes' None defaults); any other type is refused, never replaced by the default.
+  auto typed = [&](const char* key, bool (json::*is)() const noexcept, const char* expected) -> const json* {
+    if (!init.contains(key) || init[key].is_null()) return nullptr;
+    if (!(init[key].*is)()) refuse_value(config_file, key, init[key], expected);
+    return &init[key];
   };
-  json init = file("tokenizer_config.json") ? read_json(dir / "tokenizer_config.json") : json::object();
-  if (!init.is_object()) throw UsageError(dir_name + "/tokenizer_config.json is not a JSON object");
-  std::string class_name = init.value("tokenizer_class", json()).is_string() ? init["tokenizer_class"].get<std::string>() : "";
-  if (class_name.empty() && file("config.json")) {
-    const json config = read_json(dir / "config.json");
+  std::string class_name;
+  if (const json* c = typed("tokenizer_class", &json::is_string, "a class name (a string)")) class_name = c->get<std::string>();
+  // config.json is read (checked, and so kept from any output) even where tokenizer_config.json
+  // names the class; it is part of the tokenizer's identity only where it names it.
+  const std::optional<json> config_json = files.json("config.json");
+  if (!class_name.empty()) files.leave_out_of_digest("config.json");
+  if (config_json && class_name.empty()) {
+    const json& config = *config_json;
+    const std::string config_path = files.path("config.json");
+    for (const char* key : {"tokenizer_class", "model_type"}) {
+      if (config.is_object() && config.contains(key) && !config[key].is_null() && !config[key].is_string()) {
+        refuse_value(config_path, key, config[key], "a string");
+      }
+    }
     if (config.is_object() && config.contains("tokenizer_class") && config["tokenizer_class"].is_string()) {
       class_name = config["tokenizer_class"].get<std::string>();
     } else if (config.is_object() && config.contains("model_type") && config["model_type"].is_string()) {
@@ -808,34 +841,37 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   Impl& m = *tok->impl_;
   m.kind = entry->kind;
   tok->class_name_ = entry->name;
-  const auto model = file(entry->vocab_file);
+  const std::optional<std::string> model =
+      files.read(entry->vocab_file, Tokenizer::kMaxModelBytes, "a SentencePiece model");
   if (!model) {
     const std::string other = other_tokenizer(dir);
     throw UsageError("pretrained " + dir_name + ": " + entry->name + " reads " + entry->vocab_file +
                      ", which is missing; " + listing(dir) +
                      (other.empty() ? "" : "; " + other + "; --ids accepts ids made elsewhere"));
   }
-  tok->main_model_ = model->string();
+  tok->main_model_ = files.path(entry->vocab_file);
 
   // ---- _from_pretrained: added tokens and special tokens from the files
   std::map<int, AddedToken> added_tokens_decoder;
   std::map<std::string, AddedToken> added_tokens_map;
-  const bool has_decoder = init.contains("added_tokens_decoder") && init["added_tokens_decoder"].is_object();
+  const bool has_decoder = typed("added_tokens_decoder", &json::is_object, "an object of ids and tokens") != nullptr;
   if (has_decoder) {
     for (const auto& [idx, value] : init["added_tokens_decoder"].items()) {
+      const int id = id_key(config_file, idx);
       const auto s = special_from(value, false);
       if (!s) continue;
       AddedToken t = s->token;
       if (s->is_string) t = AddedToken{t.content, false, false, false, false, true};
-      added_tokens_decoder[std::stoi(idx)] = t;
+      added_tokens_decoder[id] = t;
       added_tokens_map[t.content] = t;
     }
   } else {
     // _from_pretrained's own `token` parameter (None), rebound by the loop over the map's
     // additional_special_tokens: the key under which added_tokens.json's tokens are filed
     std::string token_variable = "None";
-    if (file("special_tokens_map.json")) {
-      const json map = read_json(dir / "special_tokens_map.json");
+    if (const std::optional<json> map_json = files.json("special_tokens_map.json")) {
+      const json& map = *map_json;
+      if (!map.is_object()) throw UsageError(files.path("special_tokens_map.json") + " is not a JSON object");
       for (const auto& [key, value] : map.items()) {
         if (key == "additional_special_tokens" && value.is_array()) {
           json list = init.contains(key) && init[key].is_array() ? init[key] : json::array();
@@ -857,7 +893,9 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
         }
       }
     }
-    if (file("added_tokens.json")) {
+    if (const std::optional<json> added_json = files.json("added_tokens.json")) {
+      const std::string added_path = files.path("added_tokens.json");
+      if (!added_json->is_object()) throw UsageError(added_path + " is not a JSON object of tokens and ids");
       std::set<std::string> special_tokens;
       for (const char* key : Impl::kAttributes) {
         if (const auto s = init.contains(key) ? special_from(init[key], false) : std::nullopt) special_tokens.insert(s->token.content);
@@ -867,23 +905,29 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
           if (const auto s = special_from(t, false)) special_tokens.insert(s->token.content);
         }
       }
-      const json added = read_json(dir / "added_tokens.json");
-      for (const auto& [content, index] : added.items()) {
+      for (const auto& [content, index] : added_json->items()) {
+        const int id = id_value(added_path, "the id of " + json_value_text(json(content)), index);
         const bool special = special_tokens.count(content) > 0;
         AddedToken t{content, false, false, false, special, !special};
-        added_tokens_decoder[index.get<int>()] = t;
+        added_tokens_decoder[id] = t;
         added_tokens_map[token_variable] = t;  // upstream files them under str(token), not the content
       }
     }
     // fast -> slow: tokenizer.json's added tokens, with their own flags
-    if (file("tokenizer.json")) {
-      for (const json& t : read_added_tokens(dir / "tokenizer.json")) {
-        if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer()) {
-          throw UsageError(dir_name + "/tokenizer.json: an added token without an integer id: " + t.dump());
+    // tokenizer.json's "added_tokens" only: the rest (a whole vocabulary) is checked but not kept.
+    if (const std::optional<json> fast = files.json("tokenizer.json", kMaxModelVocabBytes,
+                                                    [](const std::string& key) { return key == "added_tokens"; })) {
+      const std::string fast_path = files.path("tokenizer.json");
+      const json list = fast->is_object() && fast->contains("added_tokens") ? (*fast)["added_tokens"] : json::array();
+      if (!list.is_array()) refuse_value(fast_path, "added_tokens", list, "a list of tokens");
+      for (const json& t : list) {
+        if (!t.is_object() || !t.contains("id")) {
+          throw UsageError(fast_path + ": an added token without an integer id: " + json_value_text(t));
         }
+        const int id = id_value(fast_path, "the id of an added token", t["id"]);
         const auto s = special_from(t, false);
         if (!s) continue;
-        added_tokens_decoder[t["id"].get<int>()] = s->token;
+        added_tokens_decoder[id] = s->token;
         added_tokens_map[s->token.content] = s->token;
       }
     }
@@ -914,37 +958,41 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   };
   std::vector<Special> additional;
   bool additional_given = false;
-  if (init.contains("additional_special_tokens") && init["additional_special_tokens"].is_array()) {
+  if (typed("additional_special_tokens", &json::is_array, "a list of tokens")) {
     additional_given = true;
     for (const auto& t : init["additional_special_tokens"]) {
       if (auto s = special_from(t, false)) additional.push_back(*s);
     }
   }
   auto flag = [&](const char* key, bool fallback) {
-    return init.contains(key) && init[key].is_boolean() ? init[key].get<bool>() : fallback;
+    const json* v = typed(key, &json::is_boolean, "true or false");
+    return v ? v->get<bool>() : fallback;
   };
   auto text = [&](const char* key) -> std::optional<std::string> {
-    if (init.contains(key) && init[key].is_string()) return init[key].get<std::string>();
+    if (const json* v = typed(key, &json::is_string, "a string")) return v->get<std::string>();
     return std::nullopt;
+  };
+  // A count the class reads (extra_ids, offset, ...): an integer from 0 to 2^31-1.
+  auto count = [&](const char* key, int fallback) {
+    const json* v = typed(key, &json::is_number, "an integer from 0 to 2147483647");
+    return v ? id_value(config_file, key, *v) : fallback;
   };
   m.clean_up_tokenization_spaces = flag("clean_up_tokenization_spaces", true);
   m.split_special_tokens = flag("split_special_tokens", false);
-  auto load_sp = [&](sentencepiece::SentencePieceProcessor& sp, const fs::path& path, bool no_dummy_prefix) {
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) throw UsageError("cannot read " + path.string());
+  auto load_sp = [&](sentencepiece::SentencePieceProcessor& sp, const std::string& name, std::string bytes,
+                     bool no_dummy_prefix) {
     if (no_dummy_prefix) bytes.append("\x1a\x02\x18\x00", 4);  // normalizer_spec.add_dummy_prefix = false
     const auto status = sp.LoadFromSerializedProto(bytes);
-    if (!status.ok()) throw UsageError(path.string() + " is not a SentencePiece model (" + status.ToString() + ")");
+    if (!status.ok()) throw UsageError(files.path(name) + " is not a SentencePiece model (" + status.ToString() + ")");
   };
 
   std::map<std::string, std::optional<Special>>& sp_ = m.specials;
   switch (m.kind) {
     case Kind::t5: {
-      m.legacy = init.contains("legacy") && init["legacy"].is_boolean() ? init["legacy"].get<bool>() : true;
+      m.legacy = flag("legacy", true);
       m.add_prefix_space = flag("add_prefix_space", true);
-      load_sp(m.sp, *model, !m.legacy);
-      const int extra_ids = init.contains("extra_ids") && init["extra_ids"].is_number_integer() ? init["extra_ids"].get<int>() : 100;
+      load_sp(m.sp, entry->vocab_file, *model, !m.legacy);
+      const int extra_ids = count("extra_ids", 100);
       std::vector<std::string> extra_tokens;
       if (additional_given) {
         for (const auto& s : additional) {
@@ -973,12 +1021,12 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
     case Kind::llama:
     case Kind::gemma: {
       const bool gemma = m.kind == Kind::gemma;
-      m.legacy = gemma || !(init.contains("legacy") && init["legacy"].is_boolean()) || init["legacy"].get<bool>();
+      m.legacy = flag("legacy", true) || gemma;
       m.add_prefix_space = flag("add_prefix_space", true);
       m.add_bos_token = flag("add_bos_token", true);
       m.add_eos_token = flag("add_eos_token", false);
       m.clean_up_tokenization_spaces = flag("clean_up_tokenization_spaces", false);
-      load_sp(m.sp, *model, !m.legacy);
+      load_sp(m.sp, entry->vocab_file, *model, !m.legacy);
       sp_["bos_token"] = wrap(special_arg("bos_token", gemma ? "<bos>" : "<s>"), false, false, false, true);
       sp_["eos_token"] = wrap(special_arg("eos_token", gemma ? "<eos>" : "</s>"), false, false, false, true);
       sp_["unk_token"] = wrap(special_arg("unk_token", "<unk>"), false, false, false, true);
@@ -992,7 +1040,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
       m.do_lower_case = flag("do_lower_case", albert);
       m.remove_space = flag("remove_space", true);
       m.keep_accents = flag("keep_accents", false);
-      load_sp(m.sp, *model, false);
+      load_sp(m.sp, entry->vocab_file, *model, false);
       sp_["bos_token"] = special_arg("bos_token", albert ? "[CLS]" : "<s>");
       sp_["eos_token"] = special_arg("eos_token", albert ? "[SEP]" : "</s>");
       sp_["unk_token"] = special_arg("unk_token", "<unk>");
@@ -1011,7 +1059,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
     case Kind::mbart:
     case Kind::mbart50:
     case Kind::nllb: {
-      load_sp(m.sp, *model, false);
+      load_sp(m.sp, entry->vocab_file, *model, false);
       const bool nllb = m.kind == Kind::nllb;
       auto plain = [&](const char* key, const char* fallback) {
         return nllb ? wrap(special_arg(key, fallback), false, false, false, true) : special_arg(key, fallback);
@@ -1095,11 +1143,11 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
         throw UsageError("pretrained " + dir_name + ": M2M100Tokenizer language_codes " + *text("language_codes") +
                          " is not supported (m2m100 is)");
       }
-      const auto vocab = file("vocab.json");
+      const auto vocab = files.read("vocab.json", kMaxModelVocabBytes, "a vocabulary");
       if (!vocab) throw UsageError("pretrained " + dir_name + ": M2M100Tokenizer reads vocab.json, which is missing; " + listing(dir));
-      m.encoder = read_vocab(*vocab);
+      m.encoder = read_vocab(*vocab, files.path("vocab.json"));
       for (const auto& [k, v] : m.encoder) m.decoder[v] = k;
-      load_sp(m.sp, *model, false);
+      load_sp(m.sp, entry->vocab_file, *model, false);
       const int size = static_cast<int>(m.encoder.size());
       const auto& codes = m2m100_codes();
       for (std::size_t i = 0; i < codes.size(); ++i) {
@@ -1109,8 +1157,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
         // v4.34+: `lang_code not in str(token) not in self.added_tokens_encoder` is always false, so
         // no language token is appended: they are added tokens only where the directory lists them.
       }
-      m.num_madeup_words = init.contains("num_madeup_words") && init["num_madeup_words"].is_number_integer()
-                               ? init["num_madeup_words"].get<int>() : 8;
+      m.num_madeup_words = count("num_madeup_words", 8);
       sp_["bos_token"] = special_arg("bos_token", "<s>");
       sp_["eos_token"] = special_arg("eos_token", "</s>");
       sp_["sep_token"] = special_arg("sep_token", "</s>");
@@ -1120,13 +1167,13 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
     }
     case Kind::marian: {
       if (flag("separate_vocabs", false)) throw UsageError("pretrained " + dir_name + ": MarianTokenizer with separate_vocabs is not supported");
-      const auto vocab = file("vocab.json");
-      const auto target = file("target.spm");
+      const auto vocab = files.read("vocab.json", kMaxModelVocabBytes, "a vocabulary");
+      const auto target = files.read("target.spm", Tokenizer::kMaxModelBytes, "a SentencePiece model");
       if (!vocab || !target) throw UsageError("pretrained " + dir_name + ": MarianTokenizer reads vocab.json and target.spm; " + listing(dir));
-      m.encoder = read_vocab(*vocab);
+      m.encoder = read_vocab(*vocab, files.path("vocab.json"));
       for (const auto& [k, v] : m.encoder) m.decoder[v] = k;
-      load_sp(m.sp, *model, false);
-      load_sp(m.target, *target, false);
+      load_sp(m.sp, entry->vocab_file, *model, false);
+      load_sp(m.target, "target.spm", *target, false);
       sp_["unk_token"] = special_arg("unk_token", "<unk>");
       sp_["eos_token"] = special_arg("eos_token", "</s>");
       sp_["pad_token"] = special_arg("pad_token", "<pad>");
@@ -1138,7 +1185,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
       if (flag("split_by_punct", false)) throw UsageError("pretrained " + dir_name + ": DebertaV2Tokenizer with split_by_punct is not supported");
       m.has_do_lower_case = true;
       m.do_lower_case = flag("do_lower_case", false);
-      load_sp(m.sp, *model, false);
+      load_sp(m.sp, entry->vocab_file, *model, false);
       for (int i = 0; i < m.sp.GetPieceSize(); ++i) m.vocab[m.sp.IdToPiece(i)] = i;
       sp_["bos_token"] = special_arg("bos_token", "[CLS]");
       sp_["eos_token"] = special_arg("eos_token", "[SEP]");
@@ -1150,8 +1197,8 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
       break;
     }
     case Kind::pegasus: {
-      load_sp(m.sp, *model, false);
-      m.offset = init.contains("offset") && init["offset"].is_number_integer() ? init["offset"].get<int>() : 103;
+      load_sp(m.sp, entry->vocab_file, *model, false);
+      m.offset = count("offset", 103);
       const auto mask_sent = init.contains("mask_token_sent") ? init["mask_token_sent"] : json("<mask_1>");
       sp_["pad_token"] = special_arg("pad_token", "<pad>");
       sp_["eos_token"] = special_arg("eos_token", "</s>");
@@ -1244,11 +1291,26 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   tok->token_type_ids_ = m.kind == Kind::albert || m.kind == Kind::xlnet || m.kind == Kind::deberta;
   tok->pad_token_type_id_ = m.kind == Kind::xlnet ? 3 : 0;
   tok->padding_left_ = m.kind == Kind::xlnet;
-  if (const auto side = text("padding_side")) tok->padding_left_ = *side == "left";
-  if (const auto side = text("truncation_side")) tok->truncation_left_ = *side == "left";
-  if (init.contains("model_max_length") && init["model_max_length"].is_number()) {
-    const double v = init["model_max_length"].get<double>();
-    if (v > 0 && v < 1e18) tok->model_max_length_ = static_cast<std::size_t>(v);
+  // HF raises for a side other than these two.
+  for (const auto& [key, left] : {std::pair{"padding_side", &tok->padding_left_}, {"truncation_side", &tok->truncation_left_}}) {
+    if (const auto side = text(key)) {
+      if (*side != "left" && *side != "right") refuse_value(config_file, key, init[key], "\"right\" or \"left\"");
+      *left = *side == "left";
+    }
+  }
+  if (const json* v = typed("model_max_length", &json::is_number, "a number")) {
+    const double d = v->get<double>();
+    if (d > 0 && d < 1e18) tok->model_max_length_ = static_cast<std::size_t>(d);
+  }
+  tok->files_digest_ = files.digest();
+  // The rest of the model is an input too, though the tokenizer does not read it: no output replaces it.
+  std::error_code listed;
+  for (const auto& e : fs::directory_iterator(dir, listed)) {
+    const std::string name = e.path().filename().string();
+    if (name == "model.safetensors.index.json" ||
+        (name.starts_with("model") && name.ends_with(".safetensors"))) {
+      files.note(name);
+    }
   }
   return tok;
 }

@@ -55,6 +55,9 @@ class HfTokenizer {
   bool truncation_left() const { return truncation_left_; }
   std::optional<std::size_t> model_max_length() const { return model_max_length_; }
   std::string main_model_path() const { return main_model_; }
+  // The SHA-256 of every file of the directory that load() read (ModelFiles::digest):
+  // what decides the ids, so what a record of them names.
+  const std::string& files_digest() const { return files_digest_; }
   // decode(ids, skip_special_tokens)
   std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const;
 
@@ -63,7 +66,7 @@ class HfTokenizer {
  private:
   HfTokenizer();
   std::unique_ptr<Impl> impl_;
-  std::string class_name_, main_model_;
+  std::string class_name_, main_model_, files_digest_;
   std::vector<std::string> id_to_token_;
   bool token_type_ids_ = false, padding_left_ = false, truncation_left_ = false;
   int pad_token_type_id_ = 0;

@@ -823,6 +823,8 @@ Tokenizer load_pretrained_tokenizer(const std::string& dir) {
   }
   std::unique_ptr<detail::HfTokenizer> hf = detail::HfTokenizer::load(dir);
   Tokenizer tokenizer = Tokenizer::from_file(hf->main_model_path());
+  // Its identity is every file that decides the ids, not the SentencePiece file alone.
+  std::call_once(tokenizer.impl_->sha256_once, [&] { tokenizer.impl_->sha256 = hf->files_digest(); });
   ModelInfo& info = tokenizer.impl_->info;
   info.source = dir;
   info.vocab_size = static_cast<std::int64_t>(hf->size());
@@ -854,7 +856,8 @@ nlohmann::ordered_json model_config(const Tokenizer& tokenizer) {
   nlohmann::ordered_json out = {{"source", info.source},         {"sha256", tokenizer.sha256()}, {"type", info.model_type},
                                 {"vocab_size", info.vocab_size}, {"pad_id", info.pad_id},        {"bos_id", info.bos_id},
                                 {"eos_id", info.eos_id},         {"unk_id", info.unk_id}};
-  // A Hugging Face directory's: sha256 is then its SentencePiece file's.
+  // A Hugging Face directory's: sha256 is then that of every file its tokenizer read
+  // (the SHA-256 of their sha256sum lines, sorted by name).
   if (info.pretrained) out["tokenizer_class"] = info.pretrained->tokenizer_class;
   return out;
 }

@@ -1,0 +1,222 @@
+#include "model_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "embedpe/error.h"
+#include "embedpe/output_file.h"
+#include "in_file.h"
+#include "sha256.h"
+
+namespace embedpe {
+
+namespace {
+
+using nlohmann::json;
+
+// The DOM, built by SAX so that every object's keys are seen (a key twice is
+// refused, not silently the last) and nesting is bounded before anything
+// deep is built; top-level members `keep` rejects are checked, then dropped.
+class Builder : public nlohmann::json_sax<json> {
+ public:
+  Builder(const std::string& shown, const std::function<bool(const std::string&)>& keep) : shown_(shown), keep_(keep) {}
+
+  bool null() override { return value(nullptr); }
+  bool boolean(bool v) override { return value(v); }
+  bool number_integer(number_integer_t v) override { return value(v); }
+  bool number_unsigned(number_unsigned_t v) override { return value(v); }
+  bool number_float(number_float_t v, const string_t&) override { return value(v); }
+  bool string(string_t& v) override { return value(std::move(v)); }
+  bool binary(binary_t&) override { return value(nullptr); }  // never produced from JSON text
+  bool start_object(std::size_t) override {
+    keys_.emplace_back();
+    return open(json::object());
+  }
+  bool key(string_t& k) override {
+    if (!keys_.back().insert(k).second) {
+      error_ = shown_ + " gives the key " + json_value_text(json(k)) + " twice in one object; each key must appear once";
+      return false;
+    }
+    if (keys_.size() == 1 && keep_ && !keep_(k)) drop_next_ = true;
+    key_ = k;
+    return true;
+  }
+  bool end_object() override {
+    keys_.pop_back();
+    return close();
+  }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error_ = shown_ + " is not valid JSON (" + e.what() + ")";
+    return false;
+  }
+
+  json root;
+  std::string error_;
+
+ private:
+  json* place(json v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    json& top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    json& slot = top[key_];
+    slot = std::move(v);
+    return &slot;
+  }
+  bool value(json v) {
+    if (drop_depth_ > 0) return true;
+    if (drop_next_) {
+      drop_next_ = false;
+      return true;
+    }
+    place(std::move(v));
+    return true;
+  }
+  bool open(json empty) {
+    if (++depth_ > kMaxModelJsonDepth) {
+      error_ = shown_ + " nests more than " + std::to_string(kMaxModelJsonDepth) +
+               " levels deep; a model's JSON file is a few levels deep";
+      return false;
+    }
+    if (drop_depth_ > 0) {
+      ++drop_depth_;
+    } else if (drop_next_) {
+      drop_next_ = false;
+      drop_depth_ = 1;
+    } else {
+      stack_.push_back(place(std::move(empty)));
+    }
+    return true;
+  }
+  bool close() {
+    --depth_;
+    if (drop_depth_ > 0) {
+      --drop_depth_;
+    } else {
+      stack_.pop_back();
+    }
+    return true;
+  }
+
+  const std::string& shown_;
+  const std::function<bool(const std::string&)>& keep_;
+  std::vector<json*> stack_;
+  std::vector<std::set<std::string>> keys_;
+  std::string key_;
+  std::size_t depth_ = 0, drop_depth_ = 0;
+  bool drop_next_ = false;
+};
+
+}  // namespace
+
+std::string json_value_text(const nlohmann::json& value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() > 60) text = text.substr(0, 56) + " ...";
+  return text;
+}
+
+std::string byte_size_text(std::size_t bytes) {
+  static constexpr std::pair<std::size_t, const char*> kUnits[] = {{std::size_t(1) << 30, "GiB"},
+                                                                  {std::size_t(1) << 20, "MiB"},
+                                                                  {std::size_t(1) << 10, "KiB"}};
+  for (const auto& [unit, name] : kUnits) {
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + name;
+  }
+  return std::to_string(bytes) + " bytes";
+}
+
+nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
+                                const std::function<bool(const std::string&)>& keep) {
+  Builder builder(shown, keep);
+  bool ok = false;
+  try {
+    ok = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, true);
+  } catch (const json::exception& e) {
+    throw UsageError(shown + " is not valid JSON (" + e.what() + ")");
+  }
+  if (!ok || !builder.error_.empty()) {
+    throw UsageError(builder.error_.empty() ? shown + " is not valid JSON" : builder.error_);
+  }
+  return std::move(builder.root);
+}
+
+std::string ModelFiles::path(const std::string& name) const {
+  return dir_.empty() || dir_.back() == '/' ? dir_ + name : dir_ + "/" + name;
+}
+
+bool ModelFiles::has(const std::string& name) const {
+  struct stat st;
+  return ::lstat(path(name).c_str(), &st) == 0;
+}
+
+std::optional<std::string> ModelFiles::read(const std::string& name, std::size_t max_bytes, const std::string& what) {
+  const std::string shown = path(name);
+  const auto open = [&] {
+    try {
+      return InFile::if_exists(shown, InFile::Links::follow, shown, [&] {
+        throw UsageError(shown + " is not a regular file (a FIFO, device or directory is never read as a model's file)");
+      });
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      throw UsageError(e.what());  // a model's file that cannot be read is a bad input, as a bad one is
+    }
+  };
+  const std::optional<InFile> file = open();
+  if (!file) return std::nullopt;
+  if (file->size() > max_bytes) {
+    throw UsageError(shown + " is " + std::to_string(file->size()) + " bytes, more than " + what + " can be (" +
+                     byte_size_text(max_bytes) + ")");
+  }
+  std::string bytes;
+  try {
+    bytes = file->read_at(0, file->size());
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  if (bytes.size() < file->size()) throw UsageError(shown + " is shorter than it was when opened");
+  hashes_[name] = sha256_hex(bytes);
+  return bytes;
+}
+
+void ModelFiles::note(const std::string& name) const {
+  const std::string shown = path(name);
+  const int fd = ::open(shown.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return;
+  struct stat st;
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  try {
+    if (regular) note_input(fd, shown);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+std::optional<nlohmann::json> ModelFiles::json(const std::string& name, std::size_t max_bytes,
+                                               const std::function<bool(const std::string&)>& keep) {
+  const std::optional<std::string> text = read(name, max_bytes, "a model's JSON file");
+  if (!text) return std::nullopt;
+  return parse_model_json(*text, path(name), keep);
+}
+
+std::string ModelFiles::digest() const {
+  Sha256 h;
+  for (const auto& [name, hex] : hashes_) h.update(hex + "  " + name + "\n");
+  return h.hex();
+}
+
+}  // namespace embedpe
