@@ -396,7 +396,7 @@ class HubNameTests(CliCase):
         from cli_test import EMBEDPE
         full = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_", "XDG_CACHE"))}
         full.update(env)
-        return subprocess.run([EMBEDPE, *args], capture_output=True, env=full, cwd=cwd, timeout=120,
+        return subprocess.run([os.path.abspath(EMBEDPE), *args], capture_output=True, env=full, cwd=cwd, timeout=120,
                               stdin=subprocess.DEVNULL)
 
     def test_a_hub_name_is_found_in_the_local_cache(self):
@@ -477,7 +477,7 @@ class IdsNeedNoTokenizerTests(CliCase):
         name = "xlm-roberta-base-subst-hfsample"  # a (1002, 16) table
         table = f"{MODELS / name / 'model.safetensors'}:roberta.embeddings.word_embeddings.weight"
         # Before: "has 1002 rows but the model embedded default has 8000 pieces", as lookup did not say.
-        doc = json.loads(self.ok("encode", "--weights", table, "--ids", "0,5,2,1001", "--scale", "none",
+        doc = json.loads(self.ok("encode", "--weights", table, "--ids", "0,5,2,1001", "--scale", "none", "--no-token-type",
                                  "--pe", "none", "--emit", "input_ids,output", "--format", "json", "--quiet").stdout)
         rows = json.loads(self.ok("lookup", "--weights", table, "--ids", "0,5,2,1001", "--format", "json").stdout)
         np.testing.assert_array_equal(np.array(doc["output"][0], dtype=np.float32),
@@ -553,7 +553,7 @@ class IdsNeedNoTokenizerTests(CliCase):
         self.assertFalse(np.array_equal(zero, one))
         want = np.stack([one[l] if t else zero[l] for l, t in enumerate(types)])
         np.testing.assert_array_equal(mixed["output"][0], want)
-        self.fails(2, "--token-type-ids is given, and so are the records' token_type_ids: drop one", "encode",
+        self.fails(2, "--token-type-ids is given, and the records give their own types: drop one", "encode",
                    "--pretrained", d, "--input-format", "ids", str(src), "--token-type-ids", "1", "--quiet",
                    "-o", str(self.tmp / "x.npz"))
 

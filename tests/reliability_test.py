@@ -760,11 +760,11 @@ class BoundedMemoryTests(Case):
         # lines at a time or lower --seq-len / --d-model", and tokenize has no --d-model.
         size = 12 << 20
         line = self.tmp / "long.txt"
-        line.write_bytes(b"ok\n" + "w\u00f6rd ".encode() * (size // 6) + b"\n")
+        line.write_bytes(b"ok\n" + bytes(48 + b % 10 for b in os.urandom(size)) + b"\n")  # digits: the costliest
         pretrained = str(TESTS / "models" / "hf" / "xlm-roberta-base-subst-hfsample")
         for model in ((), ("--pretrained", pretrained)):
             with self.subTest(model=model):
-                out = self.tmp / "ids.txt"
+                out = self.tmp / f"ids-{len(model)}.txt"
                 p = self.limited(self.BASE + 40 * size, "tokenize", *model, "--format", "ids", "--input", str(line),
                                  "--max-line-bytes", str(64 << 20), "-o", str(out))
                 err = p.stderr.decode()

@@ -367,7 +367,7 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
       out.batch = batch_from_id_lines(tokenizer(), static_cast<std::int64_t>(layer_.table().vocab_size()), id_rows_,
                                       texts, origins, spec_.tokenize);
       if (out.batch.token_type_ids.size() != 0 && !spec_.token_type_ids.empty()) {
-        throw UsageError("token_type_ids is given, and so are the records' token_type_ids: drop one",
+        throw UsageError("token_type_ids is given, and the records give their own types: drop one",
                          {"token_type_ids"});
       }
     } else if (!spec_.text_pairs.empty()) {
