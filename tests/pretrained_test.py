@@ -3,9 +3,9 @@
 Every test runs the built binary ($EMBEDPE) on the model directories in
 tests/models/hf/ (copies of ../shared/models, see tests/models/hf/SOURCES.md).
 The goldens (tests/golden/hf_tokenizers/*.json) come from
-tools/make_hf_tokenizer_goldens.py, a port of the upstream transformers classes
-(AutoTokenizer.from_pretrained(DIR, use_fast=False)) run with Debian's
-python3-sentencepiece: input_ids, attention_mask and token_type_ids for single
+tools/make_hf_tokenizer_goldens.py, which runs transformers v4.44.2 itself
+(AutoTokenizer.from_pretrained(DIR, use_fast=False), from ../shared/tools/hfenv/):
+input_ids, attention_mask and token_type_ids for single
 texts and pairs, padding longest and max_length, left and right padding and
 truncation. Neither torch nor transformers is needed here.
 """

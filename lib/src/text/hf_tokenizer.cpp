@@ -1,7 +1,8 @@
 // Hugging Face slow SentencePiece tokenizers, from a model directory. The structure
 // follows the upstream classes (tokenization_utils.py, tokenization_utils_base.py and
-// models/*/tokenization_*.py of transformers v4.44.2), method by method, as ported in
-// tools/make_hf_tokenizer_goldens.py; the names below are the upstream ones.
+// models/*/tokenization_*.py of transformers v4.44.2), method by method; the names below are
+// the upstream ones. tools/make_hf_tokenizer_goldens.py runs transformers v4.44.2 itself for
+// the goldens it is checked against.
 #include "hf_tokenizer.h"
 
 #include <sentencepiece_processor.h>
@@ -1064,7 +1065,9 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
       }
       if (m.kind == Kind::camembert) {
         if (!additional_given) {
-          additional = {Special{AddedToken{"<s>NOTUSED"}, true}, Special{AddedToken{"</s>NOTUSED"}, true}};
+          // v4.44.2's default: additional_special_tokens=["<s>NOTUSED", "</s>NOTUSED", "<unk>NOTUSED"]
+          additional = {Special{AddedToken{"<s>NOTUSED"}, true}, Special{AddedToken{"</s>NOTUSED"}, true},
+                        Special{AddedToken{"<unk>NOTUSED"}, true}};
         }
         auto as_token = [](const std::optional<Special>& s) {
           AddedToken t = s->token;
