@@ -90,7 +90,7 @@ class GoldenCase(CliCase):
 class GoldenTests(GoldenCase):
     def test_every_model_directory_has_goldens(self):
         dirs = sorted(p.name for p in MODELS.iterdir() if p.is_dir())
-        self.assertEqual(len(dirs), 16)
+        self.assertEqual(len(dirs), 18)
         self.assertEqual([g.stem for g in goldens()], dirs)
 
     def test_single_texts_equal_hugging_face(self):

@@ -89,6 +89,9 @@ def special_texts(tok):
     if tok.mask_token is not None:
         out.append(f"a {tok.mask_token} b")
         out.append(f"a{tok.mask_token}b   {tok.mask_token}   c")
+    fill = getattr(tok, "fill_token", None)  # CodeLlamaTokenizer: prefix<FILL_ME>suffix is an infilling prompt
+    if fill is not None:
+        out += [f"def f(x):{fill}    return x", f"a {fill}", f"{fill}b", f" {fill} ", f"x\u2581{fill}\u2581y"]
     specials = [t for t in tok.all_special_tokens if t != tok.mask_token][:4]
     if specials:
         out.append(" ".join(f"w{i} {t}" for i, t in enumerate(specials)) + " end")
@@ -200,6 +203,10 @@ VARIANTS = {
     "albert-cased-accents": ("albert-base-v2", {"do_lower_case": False, "keep_accents": True, "remove_space": False}),
     "xlnet-lower": ("xlnet-base-cased", {"do_lower_case": True}),
     "deberta-lower": ("deberta-v3-large-subst-albertspiece", {"do_lower_case": True}),
+    # SPMTokenizer's split_by_punct: each punctuation character a word of its own, each word encoded alone
+    "deberta-split-by-punct": ("deberta-v3-large-subst-albertspiece", {"split_by_punct": True}),
+    "deberta-split-by-punct-lower": ("deberta-v3-large-subst-albertspiece", {"split_by_punct": True,
+                                                                             "do_lower_case": True}),
     "mbart50-fr": ("mbart-large-50-mmt-subst-hfsample", {"src_lang": "fr_XX"}),
     "mbart-ro": ("mbart-large-cc25-de-pruned", {"src_lang": "ro_RO"}),
     "nllb-fra-legacy": ("nllb-200-distilled-600m-subst-hfsample", {"src_lang": "fra_Latn", "legacy_behaviour": True}),
