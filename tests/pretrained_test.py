@@ -172,6 +172,24 @@ class FlagTests(CliCase):
                    "--text", "a")
 
 
+class CodeLlamaTests(CliCase):
+    def test_an_infilling_prompt_takes_one_fill_token(self):
+        """HF's CodeLlamaTokenizer.tokenize unpacks text.split("<FILL_ME>") into prefix and suffix: a second
+        <FILL_ME> is a ValueError there, a usage error here."""
+        d = str(MODELS / "codellama-7b-subst-mistralv1")
+        self.ok("tokenize", "--pretrained", d, "--text", "a<FILL_ME>b")
+        self.fails(2, "<FILL_ME> more than once", "tokenize", "--pretrained", d, "--text", "a<FILL_ME>b<FILL_ME>c")
+
+    def test_without_infilling_tokens_a_fill_token_is_refused(self):
+        d = self.tmp / "m"
+        shutil.copytree(MODELS / "codellama-7b-subst-mistralv1", d)
+        config = json.loads((d / "tokenizer_config.json").read_text())
+        config.update({"prefix_token": None, "additional_special_tokens": []})
+        (d / "tokenizer_config.json").write_text(json.dumps(config))
+        self.ok("tokenize", "--pretrained", str(d), "--text", "a<FILL_ME>")
+        self.fails(2, "no prefix, middle and suffix tokens", "tokenize", "--pretrained", str(d), "--text", "a<FILL_ME>b")
+
+
 class BadDirectoryTests(CliCase):
     def test_missing_directory(self):
         self.fails(2, "is not a directory", "tokenize", "--pretrained", str(self.tmp / "none"), "--text", "a")

@@ -720,7 +720,8 @@ struct HfTokenizer::Impl {
     std::optional<std::string> suffix;
     if (const std::size_t at = fill_token.empty() ? std::string::npos : text.find(fill_token); at != std::string::npos) {
       if (text.find(fill_token, at + fill_token.size()) != std::string::npos) {
-        throw Error("a text holds " + fill_token + " more than once; CodeLlamaTokenizer takes prefix" + fill_token + "suffix");
+        throw UsageError("a text holds " + fill_token + " more than once; CodeLlamaTokenizer takes prefix" + fill_token +
+                         "suffix");
       }
       prefix = text.substr(0, at);
       suffix = text.substr(at + fill_token.size());
@@ -732,7 +733,7 @@ struct HfTokenizer::Impl {
       return tokens;
     }
     if (prefix_token.empty() || middle_token.empty() || suffix_token.empty()) {
-      throw Error("a text holds " + fill_token + " (an infilling prompt), but this CodeLlamaTokenizer has no "
+      throw UsageError("a text holds " + fill_token + " (an infilling prompt), but this CodeLlamaTokenizer has no "
                   "prefix, middle and suffix tokens");
     }
     std::vector<std::string> out{prefix_token};
