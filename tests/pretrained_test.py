@@ -3,9 +3,9 @@
 Every test runs the built binary ($EMBEDPE) on the model directories in
 tests/models/hf/ (copies of ../shared/models, see tests/models/hf/SOURCES.md).
 The goldens (tests/golden/hf_tokenizers/*.json) come from
-tools/make_hf_tokenizer_goldens.py, a port of the upstream transformers classes
-(AutoTokenizer.from_pretrained(DIR, use_fast=False)) run with Debian's
-python3-sentencepiece: input_ids, attention_mask and token_type_ids for single
+tools/make_hf_tokenizer_goldens.py, which runs transformers v4.44.2 itself
+(AutoTokenizer.from_pretrained(DIR, use_fast=False), from ../shared/tools/hfenv/):
+input_ids, attention_mask and token_type_ids for single
 texts and pairs, padding longest and max_length, left and right padding and
 truncation. Neither torch nor transformers is needed here.
 """
@@ -91,7 +91,7 @@ class GoldenCase(CliCase):
 class GoldenTests(GoldenCase):
     def test_every_model_directory_has_goldens(self):
         dirs = sorted(p.name for p in MODELS.iterdir() if p.is_dir())
-        self.assertEqual(len(dirs), 16)
+        self.assertEqual(len(dirs), 18)
         self.assertEqual([g.stem for g in goldens()], dirs)
 
     def test_single_texts_equal_hugging_face(self):
@@ -171,6 +171,24 @@ class FlagTests(CliCase):
     def test_model_and_pretrained_exclude_each_other(self):
         self.fails(2, "--pretrained", "tokenize", "--model", "x.model", "--pretrained", str(MODELS / "albert-base-v2"),
                    "--text", "a")
+
+
+class CodeLlamaTests(CliCase):
+    def test_an_infilling_prompt_takes_one_fill_token(self):
+        """HF's CodeLlamaTokenizer.tokenize unpacks text.split("<FILL_ME>") into prefix and suffix: a second
+        <FILL_ME> is a ValueError there, a usage error here."""
+        d = str(MODELS / "codellama-7b-subst-mistralv1")
+        self.ok("tokenize", "--pretrained", d, "--text", "a<FILL_ME>b")
+        self.fails(2, "<FILL_ME> more than once", "tokenize", "--pretrained", d, "--text", "a<FILL_ME>b<FILL_ME>c")
+
+    def test_without_infilling_tokens_a_fill_token_is_refused(self):
+        d = self.tmp / "m"
+        shutil.copytree(MODELS / "codellama-7b-subst-mistralv1", d)
+        config = json.loads((d / "tokenizer_config.json").read_text())
+        config.update({"prefix_token": None, "additional_special_tokens": []})
+        (d / "tokenizer_config.json").write_text(json.dumps(config))
+        self.ok("tokenize", "--pretrained", str(d), "--text", "a<FILL_ME>")
+        self.fails(2, "no prefix, middle and suffix tokens", "tokenize", "--pretrained", str(d), "--text", "a<FILL_ME>b")
 
 
 class BadDirectoryTests(CliCase):

@@ -1,6 +1,6 @@
 // load_pretrained_tokenizer through the library API: the Tokenizer's entry points
 // (encode_batch, encode_pair_batch, decode, id_to_piece, info) against the goldens of
-// tools/make_hf_tokenizer_goldens.py (the port of HF's slow tokenizer classes). The
+// tools/make_hf_tokenizer_goldens.py (transformers v4.44.2's slow classes, run). The
 // CLI runs every case (tests/pretrained_test.py); these check the library's own use.
 #include <doctest/doctest.h>
 

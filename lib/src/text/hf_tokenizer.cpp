@@ -1,7 +1,8 @@
 // Hugging Face slow SentencePiece tokenizers, from a model directory. The structure
 // follows the upstream classes (tokenization_utils.py, tokenization_utils_base.py and
-// models/*/tokenization_*.py of transformers v4.44.2), method by method, as ported in
-// tools/make_hf_tokenizer_goldens.py; the names below are the upstream ones.
+// models/*/tokenization_*.py of transformers v4.44.2), method by method; the names below are
+// the upstream ones. tools/make_hf_tokenizer_goldens.py runs transformers v4.44.2 itself for
+// the goldens it is checked against.
 #include "hf_tokenizer.h"
 
 #include <sentencepiece_processor.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -33,19 +35,27 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kUnderline = "\xE2\x96\x81";  // U+2581
 
-enum class Kind { t5, llama, gemma, albert, xlnet, xlmr, camembert, mbart, mbart50, nllb, m2m100, marian, deberta, pegasus };
+enum class Kind { t5, llama, gemma, albert, xlnet, xlmr, camembert, mbart, mbart50, nllb, m2m100, marian, deberta, pegasus,
+                  barthez, codellama };
+
+// A class's own setup (its special tokens and their flags), called by HfTokenizer::load with
+// the directory's values; defined after HfTokenizer::Impl.
+struct ClassInit;
+void init_barthez(ClassInit& c);
+void init_codellama(ClassInit& c);
 
 struct ClassEntry {
   const char* name;
   Kind kind;
   const char* vocab_file;  // the SentencePiece file the class reads
+  void (*init)(ClassInit&) = nullptr;  // the class's own setup; null: HfTokenizer::load's switch
 };
 
 constexpr ClassEntry kClasses[] = {
     {"T5Tokenizer", Kind::t5, "spiece.model"},
     {"MT5Tokenizer", Kind::t5, "spiece.model"},
     {"LlamaTokenizer", Kind::llama, "tokenizer.model"},
-    {"CodeLlamaTokenizer", Kind::llama, "tokenizer.model"},
+    {"CodeLlamaTokenizer", Kind::codellama, "tokenizer.model", init_codellama},
     {"GemmaTokenizer", Kind::gemma, "tokenizer.model"},
     {"AlbertTokenizer", Kind::albert, "spiece.model"},
     {"XLNetTokenizer", Kind::xlnet, "spiece.model"},
@@ -58,6 +68,7 @@ constexpr ClassEntry kClasses[] = {
     {"MarianTokenizer", Kind::marian, "source.spm"},
     {"DebertaV2Tokenizer", Kind::deberta, "spm.model"},
     {"PegasusTokenizer", Kind::pegasus, "spiece.model"},
+    {"BarthezTokenizer", Kind::barthez, "sentencepiece.bpe.model", init_barthez},
 };
 
 // AutoTokenizer's TOKENIZER_MAPPING, for directories whose tokenizer_config.json names no class.
@@ -250,6 +261,32 @@ bool py_isdigit(char32_t c) {
   return type == U_NT_DECIMAL || type == U_NT_DIGIT;
 }
 
+// deberta_v2's _is_punctuation: non-letter/number ASCII, or a Unicode category P*.
+bool is_punctuation(char32_t c) {
+  return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126) ||
+         u_ispunct(static_cast<UChar32>(c));
+}
+
+// SPMTokenizer._run_split_on_punc: each punctuation character a word, the runs between them words
+// (spaces kept inside them).
+std::vector<std::string> run_split_on_punc(std::string_view text) {
+  std::vector<std::string> output;
+  bool start_new_word = true;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t from = i;
+    const char32_t c = next_char(text, i);
+    if (is_punctuation(c)) {
+      output.emplace_back(text.substr(from, i - from));
+      start_new_word = true;
+    } else {
+      if (start_new_word) output.emplace_back();
+      start_new_word = false;
+      output.back() += text.substr(from, i - from);
+    }
+  }
+  return output;
+}
+
 // ------------------------------------------------------------------ files
 
 // A value of the directory's JSON of the wrong type or range: one line naming
@@ -395,6 +432,8 @@ struct HfTokenizer::Impl {
   bool legacy = true, add_prefix_space = true, add_bos_token = true, add_eos_token = false;
   bool has_do_lower_case = false, do_lower_case = false, remove_space = true, keep_accents = false;
   bool clean_up_tokenization_spaces = true, legacy_behaviour = false, split_special_tokens = false;
+  bool split_by_punct = false;  // DeBERTa-v2's SPMTokenizer
+  std::string fill_token, prefix_token, middle_token, suffix_token;  // CodeLlama's; empty: None
   int fairseq_offset = 0, offset = 0, num_madeup_words = 0;
   std::unordered_map<std::string, int> fairseq_tokens_to_ids, encoder, lang_token_to_id, vocab;
   std::unordered_map<int, std::string> fairseq_ids_to_tokens, decoder, id_to_lang_token;
@@ -678,6 +717,7 @@ struct HfTokenizer::Impl {
 
   // T5Tokenizer.tokenize / LlamaTokenizer.tokenize (legacy=false adds the prefix itself)
   std::vector<std::string> tokenize(const std::string& text) const {
+    if (kind == Kind::codellama) return codellama_tokenize(text);
     if ((kind != Kind::t5 && kind != Kind::llama) || legacy || text.empty()) return base_tokenize(text);
     std::string t = replace_all(text, kUnderline, " ");
     if (add_prefix_space) t = std::string(kUnderline) + t;
@@ -686,6 +726,38 @@ struct HfTokenizer::Impl {
       tokens.erase(tokens.begin());
     }
     return tokens;
+  }
+
+  // CodeLlamaTokenizer.tokenize: prefix<FILL_ME>suffix is an infilling prompt,
+  // <PRE> prefix <SUF> suffix <MID> (each part through _tokenize alone); otherwise LLaMA's
+  // legacy=false tokenize.
+  std::vector<std::string> codellama_tokenize(const std::string& text) const {
+    std::string prefix = text;
+    std::optional<std::string> suffix;
+    if (const std::size_t at = fill_token.empty() ? std::string::npos : text.find(fill_token); at != std::string::npos) {
+      if (text.find(fill_token, at + fill_token.size()) != std::string::npos) {
+        throw UsageError("a text holds " + fill_token + " more than once; CodeLlamaTokenizer takes prefix" + fill_token +
+                         "suffix");
+      }
+      prefix = text.substr(0, at);
+      suffix = text.substr(at + fill_token.size());
+    }
+    if (!prefix.empty()) prefix = std::string(kUnderline) + replace_all(prefix, kUnderline, " ");
+    if (!suffix || suffix->empty()) {
+      std::vector<std::string> tokens = base_tokenize(prefix);
+      if (tokens.size() > 1 && tokens[0] == kUnderline && all_special_tokens().count(tokens[1])) tokens.erase(tokens.begin());
+      return tokens;
+    }
+    if (prefix_token.empty() || middle_token.empty() || suffix_token.empty()) {
+      throw UsageError("a text holds " + fill_token + " (an infilling prompt), but this CodeLlamaTokenizer has no "
+                  "prefix, middle and suffix tokens");
+    }
+    std::vector<std::string> out{prefix_token};
+    for (std::string& t : tokenize_segment(prefix)) out.push_back(std::move(t));
+    out.push_back(suffix_token);
+    for (std::string& t : tokenize_segment(*suffix)) out.push_back(std::move(t));
+    out.push_back(middle_token);
+    return out;
   }
 
   std::string preprocess_text(const std::string& inputs) const {
@@ -700,7 +772,8 @@ struct HfTokenizer::Impl {
   std::vector<std::string> tokenize_segment(const std::string& text) const {
     switch (kind) {
       case Kind::t5:
-      case Kind::llama: {
+      case Kind::llama:
+      case Kind::codellama: {
         if (legacy || !(text.rfind(kUnderline, 0) == 0 || text.rfind(" ", 0) == 0)) return sp_encode(text);
         const std::string unk = special_string("unk_token");
         std::vector<std::string> tokens = sp_encode(unk + text);
@@ -731,7 +804,15 @@ struct HfTokenizer::Impl {
         }
         return new_pieces;
       }
-      case Kind::deberta: return sp_encode(do_lower_case ? icu_lower(text) : text);
+      case Kind::deberta: {
+        const std::string lowered = do_lower_case ? icu_lower(text) : text;
+        if (!split_by_punct) return sp_encode(lowered);
+        std::vector<std::string> pieces;  // SPMTokenizer._encode_as_pieces: each word alone
+        for (const std::string& word : run_split_on_punc(lowered)) {
+          for (std::string& p : sp_encode(word)) pieces.push_back(std::move(p));
+        }
+        return pieces;
+      }
       case Kind::marian: {
         // remove_language_code: re ">>.+<<" (greedy, no newline), the first match at the
         // start kept as a token, every match removed from the text.
@@ -764,6 +845,71 @@ struct HfTokenizer::Impl {
     }
   }
 };
+
+namespace {
+
+// What a class's own function gets from HfTokenizer::load: the tokenizer being built, its
+// SentencePiece file, the additional_special_tokens given (to change in place) and load's
+// readers of tokenizer_config.json (special_arg(key, default), wrap(token, lstrip, rstrip,
+// normalized, special) for AddedToken(x, ...) if isinstance(x, str), flag(key, default)).
+struct ClassInit {
+  std::function<std::optional<Special>(const char*, const char*)> special_arg;
+  std::function<std::optional<Special>(std::optional<Special>, bool, bool, std::optional<bool>, bool)> wrap;
+  std::function<bool(const char*, bool)> flag;
+  std::function<void(sentencepiece::SentencePieceProcessor&, const fs::path&, bool)> load_sp;
+  HfTokenizer::Impl& m;
+  const fs::path& model;
+  std::vector<Special>& additional;
+  bool additional_given;
+  const json& init;  // tokenizer_config.json
+};
+
+// BarthezTokenizer (models/barthez/tokenization_barthez.py): the model's own ids (no fairseq
+// offset), <mask> with lstrip, RoBERTa's template (<s> A </s></s> B </s>), no token types.
+void init_barthez(ClassInit& c) {
+  c.load_sp(c.m.sp, c.model, false);
+  auto& s = c.m.specials;
+  s["bos_token"] = c.special_arg("bos_token", "<s>");
+  s["eos_token"] = c.special_arg("eos_token", "</s>");
+  s["sep_token"] = c.special_arg("sep_token", "</s>");
+  s["cls_token"] = c.special_arg("cls_token", "<s>");
+  s["unk_token"] = c.special_arg("unk_token", "<unk>");
+  s["pad_token"] = c.special_arg("pad_token", "<pad>");
+  s["mask_token"] = c.wrap(c.special_arg("mask_token", "<mask>"), true, false, std::nullopt, true);
+}
+
+// CodeLlamaTokenizer (models/code_llama/tokenization_code_llama.py): LLaMA with legacy=false
+// always (no dummy prefix), <s>/</s>/<unk> unnormalized, the infilling tokens appended to
+// additional_special_tokens, <FILL_ME> splitting a prompt, no clean-up by default.
+void init_codellama(ClassInit& c) {
+  auto optional_text = [&](const char* key, const char* fallback) -> std::string {
+    if (!c.init.contains(key)) return fallback;
+    const json& v = c.init[key];
+    if (v.is_null()) return "";
+    if (!v.is_string()) throw UsageError("tokenizer_config.json: " + std::string(key) + " is not a string or null");
+    return v.get<std::string>();
+  };
+  HfTokenizer::Impl& m = c.m;
+  m.legacy = false;
+  m.add_bos_token = c.flag("add_bos_token", true);
+  m.add_eos_token = c.flag("add_eos_token", false);
+  m.clean_up_tokenization_spaces = c.flag("clean_up_tokenization_spaces", false);
+  c.load_sp(m.sp, c.model, true);
+  m.specials["bos_token"] = c.wrap(c.special_arg("bos_token", "<s>"), false, false, false, true);
+  m.specials["eos_token"] = c.wrap(c.special_arg("eos_token", "</s>"), false, false, false, true);
+  m.specials["unk_token"] = c.wrap(c.special_arg("unk_token", "<unk>"), false, false, false, true);
+  m.prefix_token = optional_text("prefix_token", "\xE2\x96\x81<PRE>");
+  m.middle_token = optional_text("middle_token", "\xE2\x96\x81<MID>");
+  m.suffix_token = optional_text("suffix_token", "\xE2\x96\x81<SUF>");
+  const std::string eot = optional_text("eot_token", "\xE2\x96\x81<EOT>");
+  m.fill_token = optional_text("fill_token", "<FILL_ME>");
+  for (const std::string* t : std::initializer_list<const std::string*>{&m.prefix_token, &m.middle_token,
+                                                                        &m.suffix_token, &eot}) {
+    if (!t->empty()) c.additional.push_back(Special{AddedToken{*t}, true});
+  }
+}
+
+}  // namespace
 
 HfTokenizer::HfTokenizer() : impl_(std::make_unique<Impl>()) {}
 HfTokenizer::~HfTokenizer() = default;
@@ -987,7 +1133,9 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   };
 
   std::map<std::string, std::optional<Special>>& sp_ = m.specials;
-  switch (m.kind) {
+  ClassInit class_init{special_arg, wrap, flag, load_sp, m, *model, additional, additional_given, init};
+  if (entry->init) entry->init(class_init);
+  else switch (m.kind) {
     case Kind::t5: {
       m.legacy = flag("legacy", true);
       m.add_prefix_space = flag("add_prefix_space", true);
@@ -1112,7 +1260,9 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
       }
       if (m.kind == Kind::camembert) {
         if (!additional_given) {
-          additional = {Special{AddedToken{"<s>NOTUSED"}, true}, Special{AddedToken{"</s>NOTUSED"}, true}};
+          // v4.44.2's default: additional_special_tokens=["<s>NOTUSED", "</s>NOTUSED", "<unk>NOTUSED"]
+          additional = {Special{AddedToken{"<s>NOTUSED"}, true}, Special{AddedToken{"</s>NOTUSED"}, true},
+                        Special{AddedToken{"<unk>NOTUSED"}, true}};
         }
         auto as_token = [](const std::optional<Special>& s) {
           AddedToken t = s->token;
@@ -1182,7 +1332,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
       break;
     }
     case Kind::deberta: {
-      if (flag("split_by_punct", false)) throw UsageError("pretrained " + dir_name + ": DebertaV2Tokenizer with split_by_punct is not supported");
+      m.split_by_punct = flag("split_by_punct", false);
       m.has_do_lower_case = true;
       m.do_lower_case = flag("do_lower_case", false);
       load_sp(m.sp, entry->vocab_file, *model, false);
@@ -1235,6 +1385,8 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
       for (const auto& [id, t] : m.added_tokens_decoder) added_tokens_decoder[id] = t;
       break;
     }
+    case Kind::barthez:
+    case Kind::codellama: break;  // their entries' functions
   }
   m.additional_special_tokens = additional;
   // PreTrainedTokenizer.__init__: the directory's added tokens over the class's, then the
@@ -1359,6 +1511,7 @@ HfTokenizer::Built HfTokenizer::build(const std::vector<int>& a, const std::vect
       break;
     }
     case Kind::llama:
+    case Kind::codellama:
     case Kind::gemma: {
       std::vector<int> bos, eos;
       if (m.add_bos_token && add_prefix) bos = {id("bos_token")};
@@ -1370,9 +1523,10 @@ HfTokenizer::Built HfTokenizer::build(const std::vector<int>& a, const std::vect
     case Kind::albert:
     case Kind::deberta:
     case Kind::xlmr:
-    case Kind::camembert: {
+    case Kind::camembert:
+    case Kind::barthez: {
       const std::vector<int> cls{id("cls_token")}, sep{id("sep_token")};
-      const bool roberta = m.kind == Kind::xlmr || m.kind == Kind::camembert;
+      const bool roberta = m.kind != Kind::albert && m.kind != Kind::deberta;
       if (add_prefix) append(cls, 0);
       append(a, 0);
       if (b) {
@@ -1496,6 +1650,20 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
             if (prev_is_special && i == 1 && m.add_prefix_space && tokens[i].rfind(kUnderline, 0) != 0) out += " ";
             cur.push_back(tokens[i]);
             prev_is_special = false;
+          }
+        }
+        return out + sp_decode(cur);
+      }
+      case Kind::codellama: {  // the first token's ▁ dropped, specials joined without spaces, no strip
+        if (tokens[0].rfind(kUnderline, 0) == 0) tokens[0] = tokens[0].substr(kUnderline.size());
+        std::string out;
+        std::vector<std::string> cur;
+        for (const auto& t : tokens) {
+          if (specials.count(t)) {
+            out += sp_decode(cur) + t;
+            cur.clear();
+          } else {
+            cur.push_back(t);
           }
         }
         return out + sp_decode(cur);

@@ -2,8 +2,8 @@
 // use_fast=False) builds it, read from the directory's files: the class's id mapping,
 // its added tokens (split out of the text before SentencePiece), its normalisation and
 // its template of special tokens. Behind embedpe::Tokenizer (pretrained_tokenizer.h);
-// tools/make_hf_tokenizer_goldens.py is the port of the upstream classes it is checked
-// against, and names the upstream files.
+// it is checked against goldens that tools/make_hf_tokenizer_goldens.py writes by running
+// transformers v4.44.2 itself (../shared/tools/hfenv/).
 #pragma once
 
 #include <cstddef>
