@@ -856,9 +856,11 @@ struct ClassInit {
   std::function<std::optional<Special>(const char*, const char*)> special_arg;
   std::function<std::optional<Special>(std::optional<Special>, bool, bool, std::optional<bool>, bool)> wrap;
   std::function<bool(const char*, bool)> flag;
-  std::function<void(sentencepiece::SentencePieceProcessor&, const fs::path&, bool)> load_sp;
+  // (processor, the file's name in the directory, its bytes, no dummy prefix)
+  std::function<void(sentencepiece::SentencePieceProcessor&, const std::string&, std::string, bool)> load_sp;
   HfTokenizer::Impl& m;
-  const fs::path& model;
+  const std::string& model;  // the SentencePiece file's bytes
+  const char* vocab_file;    // its name
   std::vector<Special>& additional;
   bool additional_given;
   const json& init;  // tokenizer_config.json
@@ -867,7 +869,7 @@ struct ClassInit {
 // BarthezTokenizer (models/barthez/tokenization_barthez.py): the model's own ids (no fairseq
 // offset), <mask> with lstrip, RoBERTa's template (<s> A </s></s> B </s>), no token types.
 void init_barthez(ClassInit& c) {
-  c.load_sp(c.m.sp, c.model, false);
+  c.load_sp(c.m.sp, c.vocab_file, c.model, false);
   auto& s = c.m.specials;
   s["bos_token"] = c.special_arg("bos_token", "<s>");
   s["eos_token"] = c.special_arg("eos_token", "</s>");
@@ -894,7 +896,7 @@ void init_codellama(ClassInit& c) {
   m.add_bos_token = c.flag("add_bos_token", true);
   m.add_eos_token = c.flag("add_eos_token", false);
   m.clean_up_tokenization_spaces = c.flag("clean_up_tokenization_spaces", false);
-  c.load_sp(m.sp, c.model, true);
+  c.load_sp(m.sp, c.vocab_file, c.model, true);
   m.specials["bos_token"] = c.wrap(c.special_arg("bos_token", "<s>"), false, false, false, true);
   m.specials["eos_token"] = c.wrap(c.special_arg("eos_token", "</s>"), false, false, false, true);
   m.specials["unk_token"] = c.wrap(c.special_arg("unk_token", "<unk>"), false, false, false, true);
@@ -1133,7 +1135,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   };
 
   std::map<std::string, std::optional<Special>>& sp_ = m.specials;
-  ClassInit class_init{special_arg, wrap, flag, load_sp, m, *model, additional, additional_given, init};
+  ClassInit class_init{special_arg, wrap, flag, load_sp, m, *model, entry->vocab_file, additional, additional_given, init};
   if (entry->init) entry->init(class_init);
   else switch (m.kind) {
     case Kind::t5: {
