@@ -79,9 +79,13 @@ TEST_CASE("rows from lines of ids, JSON Lines and an .npz, padding dropped by th
 
 TEST_CASE("an output made with another model is refused") {
   const std::string json = test::temp_path("o.json");
+  const std::string a(64, 'a'), d(64, 'd');
+  write_text(json, R"({"config":{"model":{"source":"m.model","sha256":")" + a + R"("}},"input_ids":[[1,2]]})");
+  CHECK(rows_of(json, a).size() == 1);
+  CHECK_THROWS_WITH_AS(rows_of(json, d), doctest::Contains("was made with another model (m.model"), UsageError);
+  // A record whose digest is not one names no model: refused, never taken for a match.
   write_text(json, R"({"config":{"model":{"source":"m.model","sha256":"abc"}},"input_ids":[[1,2]]})");
-  CHECK(rows_of(json, "abc").size() == 1);
-  CHECK_THROWS_WITH_AS(rows_of(json, "def"), doctest::Contains("was made with another model (m.model"), UsageError);
+  CHECK_THROWS_WITH_AS(rows_of(json, "abc"), doctest::Contains("is not a SHA-256"), Error);
   write_text(json, R"({"config":{},"output":[[0.5]]})");
   CHECK_THROWS_WITH_AS(rows_of(json), doctest::Contains("has no input_ids"), Error);
 }
