@@ -18,7 +18,7 @@ from pathlib import Path
 # layer they belong to.
 HEADER_ONLY = {"error.h": "core", "heatmap_look.h": "pe", "pretrained_tokenizer.h": "text", "shards.h": "pipeline"}
 # Written at configure time (the sink registry's list): part of sinks.
-GENERATED = {"sink_formats.inc": "sinks"}
+GENERATED = {"sink_formats.inc": "sinks", "build_info.inc": "core"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
