@@ -1622,6 +1622,22 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
     if (!sp.Decode(pieces, &out).ok()) throw Error("cannot decode pieces");
     return out;
   };
+  // Runs of pieces decoded by SentencePiece, each special token kept as it is with `after` behind
+  // it: the loop of the classes whose _decode joins specials without sp_model (CodeLlama, Marian,
+  // M2M100, Pegasus).
+  auto join_specials = [&](const std::vector<std::string>& pieces, const char* after) {
+    std::string out;
+    std::vector<std::string> cur;
+    for (const auto& t : pieces) {
+      if (specials.count(t)) {
+        out += sp_decode(cur) + t + after;
+        cur.clear();
+      } else {
+        cur.push_back(t);
+      }
+    }
+    return out + sp_decode(cur);
+  };
   // convert_tokens_to_string of each class
   auto to_string = [&](std::vector<std::string> tokens) -> std::string {
     switch (m.kind) {
@@ -1658,46 +1674,13 @@ std::string HfTokenizer::decode(const std::vector<int>& ids, bool skip_special_t
       }
       case Kind::codellama: {  // the first token's ▁ dropped, specials joined without spaces, no strip
         if (tokens[0].rfind(kUnderline, 0) == 0) tokens[0] = tokens[0].substr(kUnderline.size());
-        std::string out;
-        std::vector<std::string> cur;
-        for (const auto& t : tokens) {
-          if (specials.count(t)) {
-            out += sp_decode(cur) + t;
-            cur.clear();
-          } else {
-            cur.push_back(t);
-          }
-        }
-        return out + sp_decode(cur);
+        return join_specials(tokens, "");
       }
-      case Kind::marian: {
-        std::string out;
-        std::vector<std::string> cur;
-        for (const auto& t : tokens) {
-          if (specials.count(t)) {
-            out += sp_decode(cur) + t + " ";
-            cur.clear();
-          } else {
-            cur.push_back(t);
-          }
-        }
-        out += sp_decode(cur);
-        return py_strip(replace_all(out, kUnderline, " "));
-      }
+      case Kind::marian:
+        return py_strip(replace_all(join_specials(tokens, " "), kUnderline, " "));
       case Kind::m2m100:
-      case Kind::pegasus: {
-        std::string out;
-        std::vector<std::string> cur;
-        for (const auto& t : tokens) {
-          if (specials.count(t)) {
-            out += sp_decode(cur) + t;
-            cur.clear();
-          } else {
-            cur.push_back(t);
-          }
-        }
-        return py_strip(out + sp_decode(cur));
-      }
+      case Kind::pegasus:
+        return py_strip(join_specials(tokens, ""));
       default: {  // T5, ALBERT, CamemBERT, mBART-50, DeBERTa-v2
         if (m.kind == Kind::t5 && !tokens.empty() && tokens[0].rfind(kUnderline, 0) == 0 && m.add_prefix_space) {
           tokens[0] = tokens[0].substr(kUnderline.size());
