@@ -107,6 +107,71 @@ std::optional<Tokenizer> ids_tokenizer(const EncodeCommand& cmd, const LayerSpec
   return std::nullopt;
 }
 
+// --train's dropout: refused without an explicit --seed, and --dropout without --train.
+std::optional<Dropout> dropout_of(const EncodeCommand& cmd, const LayerSpec& layer) {
+  if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
+  if (!cmd.train) return std::nullopt;
+  if (!layer.table.seed) {
+    throw UsageError("--train needs an explicit --seed, so that the dropout mask can be reproduced");
+  }
+  return Dropout{cmd.dropout.value_or(0.1), *layer.table.seed};
+}
+
+// --threads is a request, refused if a thread cannot start; the default takes what can run.
+std::size_t thread_count(const EncodeCommand& cmd) {
+  const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
+  if (threads == 0) throw UsageError("--threads must be at least 1");
+  return threads;
+}
+
+// The encoder's spec the flags describe, for the tokenizer they load (none: ids without one).
+EncoderSpec encoder_spec(const EncodeCommand& cmd, const LayerSpec& layer, const std::optional<Tokenizer>& tokenizer,
+                         std::vector<TensorName> emit, std::size_t threads, std::optional<Dropout> dropout) {
+  EncodeOptions options;
+  if (tokenizer) {
+    options = encode_options(cmd.tokenize, *tokenizer);
+  } else {
+    options = cmd.tokenize.options;
+    options.padding_side = cmd.tokenize.padding_side.value_or(Side::right);
+    options.truncation_side = cmd.tokenize.truncation_side.value_or(Side::right);
+    // The directory's own pad id when there is no tokenizer to give one.
+    if (!options.pad_id && !cmd.layer.pretrained.empty()) {
+      const std::optional<std::int64_t> pad = read_pretrained_model(cmd.layer.pretrained).pad_token_id;
+      if (pad && *pad >= 0 && *pad <= std::numeric_limits<int>::max()) options.pad_id = static_cast<int>(*pad);
+    }
+  }
+  EncoderSpec spec{.tokenize = options,
+                   .layer = layer,
+                   .emit = std::move(emit),
+                   .dtype = cmd.dtype,
+                   .rope_dim = cmd.rope_dim,
+                   .threads = threads,
+                   .max_line_bytes = cmd.text.reading.max_line_bytes};
+  spec.ids_input = cmd.text.ids_input();
+  spec.text_pairs = cmd.text.pairs;
+  spec.token_type_ids = cmd.token_types;
+  spec.layer.token_types = !cmd.no_token_type;
+  // --no-token-type overrides the directory's token type table (not one given by flag: build_layer refuses that).
+  if (cmd.no_token_type && !cmd.layer.pretrained.empty() && !cmd.layer.cmd->count("--token-type-weights")) {
+    spec.layer.token_type_weights.clear();
+  }
+  spec.layer.dropout = dropout;
+  return spec;
+}
+
+// The front end's way (TakeEncoder): the same checks of the flags, in the
+// same order, and the Encoder handed over; texts and outputs are its own.
+void take_encoder(const EncodeCommand& cmd, const TakeEncoder& take) {
+  const LayerSpec layer = layer_spec(cmd.layer, cmd.dtype);
+  std::vector<TensorName> emit = select_tensors(cmd.emit, nullptr);
+  const std::optional<Dropout> dropout = dropout_of(cmd, layer);
+  check_seq_len(layer, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
+  const std::size_t threads = thread_count(cmd);
+  std::optional<Tokenizer> tokenizer = load_tokenizer(cmd.tokenize);
+  EncoderSpec spec = encoder_spec(cmd, layer, tokenizer, std::move(emit), threads, dropout);
+  take(Encoder(std::move(tokenizer), std::move(spec)));
+}
+
 void run_encode(const EncodeCommand& cmd) {
   // --pretrained's directory is read first: a bad one is refused before anything else.
   const LayerSpec layer = layer_spec(cmd.layer, cmd.dtype);
@@ -128,57 +193,20 @@ void run_encode(const EncodeCommand& cmd) {
                             "to continue";
   }
   // --output-dir writes .npz parts, which hold any number of tensors.
-  const std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output.output_dir.empty() ? &format : nullptr);
+  std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output.output_dir.empty() ? &format : nullptr);
   check_encode_output(output, cmd.dtype, cmd.precision, !cmd.text.texts.empty() || !cmd.text.ids.empty(),
                       cmd.text.reading.shard_seek && cmd.text.shard_given);
-  if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
-  std::optional<Dropout> dropout;
-  if (cmd.train) {
-    if (!layer.table.seed) {
-      throw UsageError("--train needs an explicit --seed, so that the dropout mask can be reproduced");
-    }
-    dropout = Dropout{cmd.dropout.value_or(0.1), *layer.table.seed};
-  }
+  const std::optional<Dropout> dropout = dropout_of(cmd, layer);
   if (format.traits.binary && cmd.output.output_dir.empty()) {
     refuse_binary_to_terminal(cmd.output.path, "." + std::string(format.name));
   }
   check_seq_len(layer, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
-  // --threads is a request, refused if a thread cannot start; the default takes what can run.
-  const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
-  if (threads == 0) throw UsageError("--threads must be at least 1");
+  const std::size_t threads = thread_count(cmd);
 
   const bool ids = cmd.text.ids_input();
   std::optional<Tokenizer> tokenizer = ids ? ids_tokenizer(cmd, layer) : load_tokenizer(cmd.tokenize);
   TextSource source = open_text_source(cmd.text);
-  EncodeOptions options;
-  if (tokenizer) {
-    options = encode_options(cmd.tokenize, *tokenizer);
-  } else {
-    options = cmd.tokenize.options;
-    options.padding_side = cmd.tokenize.padding_side.value_or(Side::right);
-    options.truncation_side = cmd.tokenize.truncation_side.value_or(Side::right);
-    // The directory's own pad id when there is no tokenizer to give one.
-    if (!options.pad_id && !cmd.layer.pretrained.empty()) {
-      const std::optional<std::int64_t> pad = read_pretrained_model(cmd.layer.pretrained).pad_token_id;
-      if (pad && *pad >= 0 && *pad <= std::numeric_limits<int>::max()) options.pad_id = static_cast<int>(*pad);
-    }
-  }
-  EncoderSpec spec{.tokenize = options,
-                   .layer = layer,
-                   .emit = emit,
-                   .dtype = cmd.dtype,
-                   .rope_dim = cmd.rope_dim,
-                   .threads = threads,
-                   .max_line_bytes = cmd.text.reading.max_line_bytes};
-  spec.ids_input = ids;
-  spec.text_pairs = cmd.text.pairs;
-  spec.token_type_ids = cmd.token_types;
-  spec.layer.token_types = !cmd.no_token_type;
-  // --no-token-type overrides the directory's token type table (not one given by flag: build_layer refuses that).
-  if (cmd.no_token_type && !cmd.layer.pretrained.empty() && !cmd.layer.cmd->count("--token-type-weights")) {
-    spec.layer.token_type_weights.clear();
-  }
-  spec.layer.dropout = dropout;
+  EncoderSpec spec = encoder_spec(cmd, layer, tokenizer, std::move(emit), threads, dropout);
   const Encoder encoder(std::move(tokenizer), std::move(spec));
   // --ids values are command-line values: one outside the table is a usage error, as a malformed one is.
   for (std::size_t i = 0; i < cmd.text.ids.size(); ++i) {
@@ -213,7 +241,7 @@ void run_encode(const EncodeCommand& cmd) {
 
 }  // namespace
 
-void setup_encode(CLI::App& app) {
+void setup_encode(CLI::App& app, TakeEncoder take) {
   auto cmd = std::make_shared<EncodeCommand>();
   auto* sub = app.add_subcommand("encode", "Text → token ids → embedding × scale + positional encoding");
   add_text_options(*sub, cmd->text);
@@ -276,7 +304,13 @@ void setup_encode(CLI::App& app) {
                        "embedpe encode --text \"Hello world\"                     # a summary on a terminal, JSON when piped",
                        "embedpe encode --input corpus.txt --seq-len 64 -o out.npz",
                        "embedpe encode --input corpus.txt --pe rope --emit input_ids,rope_cos,rope_sin -o rope.safetensors"});
-  sub->callback([cmd] { run_encode(*cmd); });
+  sub->callback([cmd, take] {
+    if (take) {
+      take_encoder(*cmd, take);
+    } else {
+      run_encode(*cmd);
+    }
+  });
 }
 
 }  // namespace embedpe::cli

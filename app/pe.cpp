@@ -72,7 +72,7 @@ PeCommand with_pretrained(const PeCommand& given) {
   return cmd;
 }
 
-void run_pe(const PeCommand& given) {
+void run_pe(const PeCommand& given, const TakePeInspection& take) {
   const PeCommand cmd = given.pretrained.empty() ? given : with_pretrained(given);
   // An output that would overwrite an input (T5's --weights table) is the first thing refused.
   refuse_outputs_over_inputs({cmd.output}, as_flags(cmd.kind->inputs(cmd.args)));
@@ -91,17 +91,20 @@ void run_pe(const PeCommand& given) {
                           : cmd.audit           ? PeViewKind::audit
                                                 : PeViewKind::table;
   const Span dims = cmd.dims.value_or(Span{0, 0});
-  write_pe_inspection(*cmd.kind, cmd.args,
-                      {.request = {.d_model = cmd.d_model, .first = positions.first, .count = positions.count,
-                                   .position_offset = cmd.position_offset, .dims_first = dims.first,
-                                   .dims_count = dims.count, .view = view},
-                       .format = format, .precision = cmd.precision, .dims_label = "--dims"},
-                      cmd.output);
+  const PeInspectJob job{.request = {.d_model = cmd.d_model, .first = positions.first, .count = positions.count,
+                                     .position_offset = cmd.position_offset, .dims_first = dims.first,
+                                     .dims_count = dims.count, .view = view},
+                         .format = format, .precision = cmd.precision, .dims_label = "--dims"};
+  if (take) {
+    take(*cmd.kind, cmd.args, job);
+  } else {
+    write_pe_inspection(*cmd.kind, cmd.args, job, cmd.output);
+  }
 }
 
 }  // namespace
 
-void setup_pe(CLI::App& app) {
+void setup_pe(CLI::App& app, TakePeInspection take) {
   auto cmd = std::make_shared<PeCommand>();
   const auto inspectable = [](const PeKind& k) { return k.inspectable(); };
   std::string labels;
@@ -148,7 +151,7 @@ void setup_pe(CLI::App& app) {
                        "embedpe pe --max-len 8 --d-model 16                    # the sinusoidal table",
                        "embedpe pe --max-len 128 --d-model 64 -o pe.png",
                        "embedpe pe --kind t5 --max-len 16 --num-buckets 32 --max-distance 128"});
-  sub->callback([cmd] { run_pe(*cmd); });
+  sub->callback([cmd, take] { run_pe(*cmd, take); });
 }
 
 }  // namespace embedpe::cli

@@ -115,9 +115,12 @@ class Encoder {
 
   // Tokenizes and embeds one batch into `out`. `origins` name the texts for
   // errors ("file:3"); `first_row` is the batch's first row in the run
-  // (dropout masks depend on it); `threads` 0 means the spec's.
+  // (dropout masks depend on it); `threads` 0 means the spec's. With
+  // `text_pairs` not null, the second texts of pairs, one per text of this
+  // batch, instead of the spec's (a front end that gives them per call).
   void compute(const std::vector<std::string>& texts, const std::vector<std::string>& origins, std::size_t first_row,
-               EncodedBatch& out, std::size_t threads = 0) const;
+               EncodedBatch& out, std::size_t threads = 0,
+               const std::vector<std::string>* text_pairs = nullptr) const;
 
   // The emitted tensors of a computed batch, in emit order and in the output
   // dtype (ids and mask stay int64); `keep` holds converted copies.
@@ -173,6 +176,14 @@ struct EncodeRunOptions {
 // text (input files take one for all), and batches that cannot fit in memory.
 void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format, TensorSink& sink,
             const EncodeRunOptions& options);
+
+// Every text of `source` (given texts) as one batch into `out`, after the
+// checks encode() makes (token types, memory): what encode() computes for a
+// format that holds the whole input (.npz), for a front end that keeps the
+// tensors rather than writing them (the Python module). With `text_pairs`
+// not empty, the second texts of pairs, one per text, instead of the spec's.
+void encode_whole(const Encoder& encoder, TextSource& source, EncodedBatch& out, std::size_t threads,
+                  const std::vector<std::string>& text_pairs = {});
 
 // What tokenize writes: ids and attention masks, without the layer.
 struct TokenizeRunOptions {

@@ -163,6 +163,15 @@ void check_id_rows(std::span<const int> ids, std::int64_t rows, const std::strin
 
 std::string vocabulary_of(const Tokenizer& tokenizer) { return "the vocabulary of model " + tokenizer.info().source; }
 
+// With pairs, token types are those of the two segments.
+void check_pair_types(const EncoderSpec& spec) {
+  if (!spec.token_type_ids.empty() && spec.token_type_ids.size() != 2) {
+    throw UsageError("with pairs, token_type_ids gives the types of the two segments (two values), not " +
+                         std::to_string(spec.token_type_ids.size()),
+                     {"token_type_ids"});
+  }
+}
+
 }  // namespace
 
 Batch batch_from_id_lines(const Tokenizer& tokenizer, const std::vector<std::string>& lines,
@@ -255,11 +264,7 @@ Encoder::Encoder(std::optional<Tokenizer> tokenizer, EncoderSpec spec)
   check_pe_args(spec_.layer.pe_args, {spec_.layer.pe, want_rope_ ? &find_pe_kind("rope") : nullptr},
                 PeParam::Use::layer, "pe");
   if (!spec_.token_type_ids.empty()) {
-    if (!spec_.text_pairs.empty() && spec_.token_type_ids.size() != 2) {
-      throw UsageError("with pairs, token_type_ids gives the types of the two segments (two values), not " +
-                           std::to_string(spec_.token_type_ids.size()),
-                       {"token_type_ids"});
-    }
+    if (!spec_.text_pairs.empty()) check_pair_types(spec_);
     if (!layer_.token_types() && !emits({TensorName::token_type_ids})) {
       if (!spec_.layer.token_types) {
         throw UsageError("token_type_ids and no_token_type contradict each other: drop one",
@@ -359,7 +364,8 @@ void Encoder::check_memory(std::size_t rows, std::size_t text_bytes, bool stream
 }
 
 void Encoder::compute(const std::vector<std::string>& texts, const std::vector<std::string>& origins,
-                      std::size_t first_row, EncodedBatch& out, std::size_t threads) const {
+                      std::size_t first_row, EncodedBatch& out, std::size_t threads,
+                      const std::vector<std::string>* text_pairs) const {
   if (threads == 0) threads = spec_.threads;
   try {
     if (spec_.ids_input) {
@@ -370,6 +376,13 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
         throw UsageError("token_type_ids is given, and the records give their own types: drop one",
                          {"token_type_ids"});
       }
+    } else if (text_pairs) {
+      if (text_pairs->size() != texts.size()) {
+        throw UsageError("pairs need one second text per text: " + std::to_string(text_pairs->size()) + " for " +
+                             std::to_string(texts.size()),
+                         {"text_pair"});
+      }
+      out.batch = tokenizer_->encode_pair_batch(texts, *text_pairs, spec_.tokenize, threads);
     } else if (!spec_.text_pairs.empty()) {
       if (first_row + texts.size() > spec_.text_pairs.size()) {
         throw UsageError("pairs need one second text per text: " + std::to_string(spec_.text_pairs.size()) +
@@ -446,9 +459,9 @@ namespace {
 
 // Several token types are one per sequence: as many as the given texts,
 // whose count is known before any work. Input files give one for all.
-void check_token_type_count(const EncoderSpec& spec, bool from_files, std::size_t sequences) {
+void check_token_type_count(const EncoderSpec& spec, bool from_files, std::size_t sequences, bool pairs = false) {
   const std::size_t types = spec.token_type_ids.size();
-  if (types <= 1 || !spec.text_pairs.empty()) return;  // with pairs: the two segments' types
+  if (types <= 1 || pairs || !spec.text_pairs.empty()) return;  // with pairs: the two segments' types
   if (from_files) {
     throw UsageError("token_type_ids with several values gives one per text or ids; for input files give one type "
                      "for all",
@@ -580,6 +593,20 @@ void encode(const Encoder& encoder, TextSource& source, const SinkFormat& format
     if (pipe) pipe->finish();
   }
   sink.finish();
+}
+
+void encode_whole(const Encoder& encoder, TextSource& source, EncodedBatch& out, std::size_t threads,
+                  const std::vector<std::string>& text_pairs) {
+  constexpr std::size_t kAll = static_cast<std::size_t>(-1);
+  const bool pairs = !text_pairs.empty();
+  if (pairs) check_pair_types(encoder.spec());
+  std::vector<TextLine> lines = source.next(kAll);
+  check_token_type_count(encoder.spec(), source.reader() != nullptr, lines.size(), pairs);
+  std::size_t text_bytes = 0;
+  for (const auto& l : lines) text_bytes += l.text.size();
+  encoder.check_memory(lines.size(), text_bytes, false);
+  auto [texts, origins] = source.take(lines);
+  encoder.compute(texts, origins, 0, out, threads, pairs ? &text_pairs : nullptr);
 }
 
 PartsDirStats encode_parts(const Encoder& encoder, TextSource& source, const PartsDirOptions& dir,
