@@ -52,4 +52,14 @@ read -r wb wl wc wv <<<"$want"
 [ "$b $l $c" = "$wb $wl $wc" ] || { echo "shape differs" >&2; exit 1; }
 "$python" -c "import sys; import numpy as np; sys.exit(0 if np.float32($v) == np.float32($wv) else 1)" \
   || { echo "value differs" >&2; exit 1; }
+# The Python module, when this tree built it: imported from where it was
+# installed, a directory that the same python3 searches under /usr/local.
+module=$(find "$work/prefix" -name 'embedpe.*.so' -path '*-packages/*' | head -n 1)
+if [ -n "$module" ]; then
+  site=$(dirname "$module")
+  (cd / && PYTHONPATH="$site" "$python" -c "import embedpe, sys; print('module:  ', embedpe.__file__, embedpe.__version__)
+sys.exit(0 if embedpe.__file__.startswith('$site') else 1)") || { echo "the installed module is not the one imported" >&2; exit 1; }
+  "$python" -c "import sys; sys.exit(0 if '/usr/local/${site#"$work/prefix/"}' in sys.path else 1)" \
+    || { echo "/usr/local/${site#"$work/prefix/"} is not on $python's sys.path" >&2; exit 1; }
+fi
 echo "install test passed"

@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages embedpe needs to build and test, if any
 # are missing. Run as root (or with sudo). Extra arguments are more packages
 # (tools/make_goldens.py also needs python3-torch). python3-sentencepiece is
-# tests/diff_test.py's reference for token pieces.
+# tests/diff_test.py's reference for token pieces. python3-dev and
+# pybind11-dev build the Python module (python/).
 # slurm-wlm, munge, openssh-server and rsync are for tests/scale_test.py, which
 # starts its own Slurm cluster, munged and sshd with generated configs (it
 # never uses or changes the services and /etc files the packages install).
@@ -12,6 +13,7 @@ packages=(
   g++ cmake make pkg-config ccache
   libcli11-dev libsentencepiece-dev libicu-dev sentencepiece nlohmann-json3-dev xtensor-dev xtl-dev doctest-dev zlib1g-dev nettle-dev
   python3 python3-numpy python3-sentencepiece parallel
+  python3-dev pybind11-dev
   man-db zsh fish
   slurm-wlm munge openssh-server openssh-client rsync
   "$@"
