@@ -153,7 +153,7 @@ class PyEncoder {
         // What `embedpe tokenize -o x.npz` holds: input_ids, attention_mask (and token_type_ids where it writes them).
         const SinkFormat format = capturing_format(*find_sink_format("npz"), captured);
         std::unique_ptr<TensorSink> sink = format.make("");
-        embedpe::tokenize(base_->tokenizer(), source, format, *sink, options);
+        embedpe::tokenize(tokenizer(), source, format, *sink, options);
       } catch (...) {
         error = std::current_exception();
       }
@@ -197,8 +197,8 @@ class PyEncoder {
         if (m && m[k] == 0) continue;
         if (p[k] < INT_MIN || p[k] > INT_MAX) {
           throw py::value_error("ids " + std::to_string(r + 1) + ": id " + std::to_string(p[k]) +
-                                " is outside the vocabulary of model " + base_->tokenizer().info().source + " (0 to " +
-                                std::to_string(base_->tokenizer().info().vocab_size - 1) + ")");
+                                " is outside the vocabulary of model " + tokenizer().info().source + " (0 to " +
+                                std::to_string(tokenizer().info().vocab_size - 1) + ")");
         }
         seqs[r].push_back(static_cast<int>(p[k]));
       }
@@ -210,9 +210,9 @@ class PyEncoder {
       try {
         for (std::size_t r = 0; r < rows; ++r) {
           const std::string origin = "ids " + std::to_string(r + 1);
-          base_->tokenizer().check_ids(seqs[r], origin);
+          tokenizer().check_ids(seqs[r], origin);
           try {
-            texts[r] = base_->tokenizer().decode(seqs[r], skip_special_tokens);
+            texts[r] = tokenizer().decode(seqs[r], skip_special_tokens);
           } catch (const Error& e) {
             throw Error(origin + ": " + e.what());
           }
@@ -237,8 +237,8 @@ class PyEncoder {
       s += (first ? "" : ", ") + k.cast<std::string>() + "=" + py::repr(v).cast<std::string>();
       first = false;
     }
-    s += ")  # model: " + base_->tokenizer().info().source + " (vocab " +
-         std::to_string(base_->tokenizer().info().vocab_size) + "); layer: d_model " +
+    s += ")  # model: " + tokenizer().info().source + " (vocab " +
+         std::to_string(tokenizer().info().vocab_size) + "); layer: d_model " +
          std::to_string(base_->layer().d_model());
     for (const char* key : {"pe", "scale", "dtype"}) {
       if (c.contains(key)) s += ", " + std::string(key) + " " + (c[key].is_string() ? c[key].get<std::string>() : c[key].dump());
@@ -246,9 +246,12 @@ class PyEncoder {
     return s;
   }
 
+  // Texts in: there is always a tokenizer (an Encoder has none only for ids).
+  const Tokenizer& tokenizer() const { return *base_->tokenizer(); }
+
   std::string config() const { return base_->config().dump(); }
   std::size_t d_model() const { return base_->layer().d_model(); }
-  std::int64_t vocab_size() const { return base_->tokenizer().info().vocab_size; }
+  std::int64_t vocab_size() const { return tokenizer().info().vocab_size; }
 
   static const Command& command() {
     static const Command c("encode", [](CLI::App& app) { cli::setup_encode(app, taker()); }, encoder_keyword);

@@ -22,7 +22,7 @@ import unittest
 
 import numpy as np
 
-from cli_test import EMBEDPE, GOLDEN, HERE, TMP, run, tensor_names, text_args
+from cli_test import EMBEDPE, GOLDEN, GOLDEN_TEXTS, HERE, TMP, run, tensor_names, text_args
 
 # The CLI is a sanitized executable of its own: it must not get the runtime twice.
 PRELOAD = os.environ.pop("LD_PRELOAD", None)
@@ -40,6 +40,9 @@ TEXTS = ["Hello world.", "The quick brown fox jumps over the lazy dog.", "I am a
 SP_TEST = HERE / "models" / "sp-test.model"
 WEIGHTS = GOLDEN / "weights" / "table_f32.npy"
 ALBERT = HERE / "models" / "hf" / "albert-base-v2"
+XLMR = HERE / "models" / "hf" / "xlm-roberta-base-subst-hfsample"
+GGUF = GOLDEN / "gguf_llamacpp" / "mistral-v0.3.gguf"
+ASAN = os.environ.get("EMBEDPE_PYTHON_ASAN") == "1"  # tests/python_asan_test.sh
 
 
 def flags(options):
@@ -106,6 +109,16 @@ class SameAsCliTests(Case):
     def test_defaults(self):
         self.same_as_cli(TEXTS, {})
 
+    def test_the_pytorch_golden(self):
+        """As the CLI's test: Python SentencePiece ids + the PyTorch embedding x sqrt(d_model) + PE (eval)."""
+        got = embedpe.Encoder(d_model=16).encode(GOLDEN_TEXTS)
+        with np.load(GOLDEN / "cli_default_d16.npz") as want:
+            self.assertEqual(sorted(got), ["attention_mask", "input_ids", "output"])
+            np.testing.assert_array_equal(got["input_ids"], want["input_ids"])
+            np.testing.assert_array_equal(got["attention_mask"], want["attention_mask"])
+            self.assertEqual(got["output"].dtype, np.float32)
+            np.testing.assert_allclose(got["output"], want["output"], rtol=1e-5, atol=1e-5)
+
     def test_one_str(self):
         got = self.same_as_cli("Hello world.", {"d_model": 16})
         self.assertEqual(got["output"].shape[0], 1)
@@ -129,14 +142,13 @@ class SameAsCliTests(Case):
         self.same_as_cli(TEXTS, {"seq_len": 24}, pairs=["a second text", "another", "yes"],
                          emit=["input_ids", "attention_mask", "token_type_ids", "output"], pretrained=str(ALBERT))
 
+    def test_xlm_roberta_directory(self):
+        self.same_as_cli(TEXTS + ["Ça marche, ß ǅ 😀."], {"seq_len": 16, "padding_side": "left"},
+                         emit=["all"], pretrained=str(XLMR))
+
     def test_gguf_file(self):
-        sys.path.insert(0, str(HERE.parent / "tools"))
-        import make_gguf_files as mk
-        made = mk.make_all(self.tmp / "gguf", HERE.parent.parent / "shared" / "corpora")
-        names = sorted(n for n in made if not n.startswith("split"))
-        if not names:
-            self.skipTest("no tokenizer model to write a GGUF file from")
-        self.same_as_cli(TEXTS, {"seq_len": 16}, pretrained=str(self.tmp / "gguf" / f"{names[0]}.gguf"))
+        """A GGUF file as llama.cpp wrote it (tests/golden/gguf_llamacpp/): its tokenizer and its table."""
+        self.same_as_cli(TEXTS, {"seq_len": 16}, emit=["all"], pretrained=str(GGUF))
 
     def test_threads_give_the_same_bytes(self):
         many = TEXTS * 40
@@ -294,6 +306,13 @@ class ArrayTests(Case):
         self.assertIn("d_model=16", r)
         self.assertIn("vocab", r)
         self.assertIn("rope", r)
+
+    def test_the_module_tested_is_the_one_meant(self):
+        """From MODULE_DIR; under tests/python_asan_test.sh, an ASan-instrumented build with the runtime loaded."""
+        self.assertEqual(pathlib.Path(embedpe.__file__).parent.resolve(), pathlib.Path(MODULE_DIR).resolve())
+        if ASAN:
+            self.assertIn(b"__asan_init", pathlib.Path(embedpe.__file__).read_bytes())
+            self.assertIn("asan", PRELOAD or "")
 
     def test_version_is_the_clis(self):
         cli = self.ok("--version").stdout.decode().split("\n")[0]
