@@ -30,13 +30,14 @@ namespace py = pybind11;
 namespace {
 
 // encode's options that are keywords: those of the tokenizer, the layer, the
-// positional encoding and RoPE, and --dtype and --threads; not those that
-// say where the texts come from or where the tensors go (the call's
-// arguments and its result), nor --emit, which each call takes.
+// positional encoding and RoPE, --dtype, --threads and --emit (the calls'
+// default: some options apply only to some tensors, as rope_theta to the
+// RoPE tables); not those that say where the texts come from or where the
+// tensors go (the call's arguments and its result).
 bool encoder_keyword(const CLI::Option& o) {
   const std::string group = o.get_group();
   const std::string name = o.get_lnames().empty() ? "" : o.get_lnames().front();
-  if (name == "dtype" || name == "threads") return true;
+  if (name == "dtype" || name == "threads" || name == "emit") return true;
   return group != "Input" && group != "Output" && group != "Pipeline" && name != "help";
 }
 
@@ -81,6 +82,7 @@ class PyEncoder {
     for (const auto& [k, v] : options) all[k] = v;
     given_ = all;
     args_ = command().arguments(all, "Encoder");
+    paths_ = command().paths(args_);
     base_ = build(args_);
     // The arrays are NumPy's: refused as for -o x.npz (no bfloat16).
     try {
@@ -88,7 +90,7 @@ class PyEncoder {
       npz.format = find_sink_format("npz");
       check_encode_output(npz, base_->spec().dtype, 0, true, false);
     } catch (...) {
-      raise_python(std::current_exception(), command().flags());
+      raise_python(std::current_exception(), command().flags(), paths_);
     }
   }
 
@@ -122,7 +124,7 @@ class PyEncoder {
         error = std::current_exception();
       }
     }
-    if (error) raise_python(error, command().flags());
+    if (error) raise_python(error, command().flags(), paths_);
     py::capsule base = owning_capsule(computed);
     py::dict out;
     for (const TensorRef& r : refs) out[py::str(r.name)] = array_over(r, base);
@@ -158,7 +160,7 @@ class PyEncoder {
         error = std::current_exception();
       }
     }
-    if (error) raise_python(error, command().flags());
+    if (error) raise_python(error, command().flags(), paths_);
     return arrays_of(captured);
   }
 
@@ -221,7 +223,7 @@ class PyEncoder {
         error = std::current_exception();
       }
     }
-    if (error) raise_python(error, command().flags());
+    if (error) raise_python(error, command().flags(), paths_);
     if (one) return py::str(texts[0]);
     py::list out;
     for (const std::string& t : texts) out.append(py::str(t));
@@ -240,7 +242,10 @@ class PyEncoder {
     s += ")  # model: " + tokenizer().info().source + " (vocab " +
          std::to_string(tokenizer().info().vocab_size) + "); layer: d_model " +
          std::to_string(base_->layer().d_model());
-    for (const char* key : {"pe", "scale", "dtype"}) {
+    if (c.contains("positional_encoding") && c["positional_encoding"].contains("kind")) {
+      s += ", pe " + c["positional_encoding"]["kind"].get<std::string>();
+    }
+    for (const char* key : {"embedding", "scale", "dtype"}) {
       if (c.contains(key)) s += ", " + std::string(key) + " " + (c[key].is_string() ? c[key].get<std::string>() : c[key].dump());
     }
     return s;
@@ -277,8 +282,9 @@ class PyEncoder {
     return e;
   }
 
-  // The encoder of `emit` (--emit's words): this one for its own tensors,
-  // else one built with --emit, kept for the next call.
+  // The encoder of `emit` (--emit's words): this one for its own tensors
+  // (the constructor's emit, by default the .npz's), else one built with
+  // --emit, kept for the next call.
   std::shared_ptr<const Encoder> for_emit(const py::handle& emit) {
     if (emit.is_none()) return base_;
     std::vector<std::string> words;
@@ -298,12 +304,15 @@ class PyEncoder {
     try {
       names = select_tensors(words, nullptr);
     } catch (...) {
-      raise_python(std::current_exception(), command().flags());
+      raise_python(std::current_exception(), command().flags(), paths_);
     }
     if (names == base_->spec().emit) return base_;
     auto found = by_emit_.find(names);
     if (found != by_emit_.end()) return found->second;
-    std::vector<std::string> args = args_;
+    std::vector<std::string> args;
+    for (const std::string& a : args_) {
+      if (!a.starts_with("--emit=")) args.push_back(a);  // the constructor's emit: replaced, not added to
+    }
     args.push_back("--emit=" + joined);
     return by_emit_[names] = build(args);
   }
@@ -327,6 +336,7 @@ class PyEncoder {
 
   py::dict given_;
   std::vector<std::string> args_;
+  std::vector<std::string> paths_;  // the files args_ name, for the exceptions
   std::shared_ptr<const Encoder> base_;
   std::map<std::vector<TensorName>, std::shared_ptr<const Encoder>> by_emit_;
 };
@@ -356,7 +366,8 @@ void bind_encoder(py::module_& m) {
            "texts: a str or a list of str (text_pair: as many second texts, [CLS] A [SEP] B [SEP]). The arrays are\n"
            "named and typed as the members of `embedpe encode -o x.npz`, with the same bytes; emit takes --emit's\n"
            "words (input_ids, attention_mask, token_type_ids, token_embeddings, positional_encoding, output,\n"
-           "rope_cos, rope_sin, all); by default input_ids, attention_mask and output. The GIL is released while\n"
+           "rope_cos, rope_sin, all); by default the Encoder's emit= (if not given, what the .npz holds: input_ids,\n"
+           "attention_mask and output). The GIL is released while\n"
            "encoding; the arrays hold the computed memory (no copy).")
       .def("tokenize", &PyEncoder::tokenize, py::arg("texts"), py::arg("text_pair") = py::none(),
            "tokenize(texts, text_pair=None) -> dict of numpy arrays: input_ids and attention_mask (and\n"

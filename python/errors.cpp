@@ -1,5 +1,6 @@
 #include "errors.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -22,9 +23,29 @@ bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c
   throw pybind11::error_already_set();
 }
 
-// The library says a file is not there with strerror(ENOENT).
-PyObject* file_error_type(const std::string& message, PyObject* otherwise) {
-  return message.find(std::strerror(ENOENT)) != std::string::npos ? PyExc_FileNotFoundError : otherwise;
+// An error about an input file: FileNotFoundError when it is not there
+// (the library says so with strerror(ENOENT), or "does not exist"), OSError
+// when the message is about one of the given paths ("PATH: ...", "model
+// directory PATH ...") or an I/O failure; else `otherwise`.
+PyObject* error_type(const std::string& message, const std::vector<std::string>& paths, PyObject* otherwise) {
+  const bool missing =
+      message.find(std::strerror(ENOENT)) != std::string::npos || message.find(" does not exist") != std::string::npos;
+  // "PATH: ...", "model PATH is not ...", "model directory PATH ...": the
+  // path within the first words, after letters only (not "pad_id 5 is
+  // outside the vocabulary of model PATH", a value's error).
+  bool about_path = false;
+  for (const std::string& p : paths) {
+    const std::size_t at = p.empty() ? std::string::npos : message.find(p);
+    if (at == std::string::npos) continue;
+    const std::string before = message.substr(0, at);
+    const bool words = before.size() <= 24 && std::all_of(before.begin(), before.end(), [](char c) {
+                         return (c >= 'a' && c <= 'z') || c == ' ';
+                       });
+    about_path = about_path || words || missing;
+  }
+  if (missing && (about_path || paths.empty())) return PyExc_FileNotFoundError;
+  if (about_path || message.find(std::strerror(EIO)) != std::string::npos) return PyExc_OSError;
+  return otherwise;
 }
 
 // CLI11's parse errors start "embedpe encode: " or "--flag: ": the command's
@@ -67,7 +88,8 @@ std::string respell_flags(const std::string& message, const std::vector<std::str
   return out;
 }
 
-void raise_python(std::exception_ptr error, const std::vector<std::string>& flags) {
+void raise_python(std::exception_ptr error, const std::vector<std::string>& flags,
+                  const std::vector<std::string>& paths) {
   try {
     std::rethrow_exception(error);
   } catch (const pybind11::error_already_set&) {
@@ -76,16 +98,15 @@ void raise_python(std::exception_ptr error, const std::vector<std::string>& flag
     throw;
   } catch (const InternalError& e) {
     raise_as(PyExc_RuntimeError, e.what());
-  } catch (const UsageError& e) {
-    const std::string m = respell_flags(e.what(), flags);
-    raise_as(file_error_type(m, PyExc_ValueError), m);
   } catch (const Error& e) {
     const std::string m = respell_flags(e.what(), flags);
-    raise_as(file_error_type(m, PyExc_OSError), m);
+    raise_as(error_type(m, paths, PyExc_ValueError), m);
   } catch (const CLI::ParseError& e) {
-    raise_as(PyExc_ValueError, respell_flags(without_command(e.what()), flags));
+    const std::string m = respell_flags(without_command(e.what()), flags);
+    raise_as(error_type(m, paths, PyExc_ValueError), m);
   } catch (const clikit::UsageError& e) {
-    raise_as(PyExc_ValueError, respell_flags(e.what(), flags));
+    const std::string m = respell_flags(e.what(), flags);
+    raise_as(error_type(m, paths, PyExc_ValueError), m);
   } catch (const std::bad_alloc&) {
     raise_as(PyExc_MemoryError, "out of memory; encode fewer texts at a time or lower seq_len / d_model");
   } catch (const std::exception& e) {

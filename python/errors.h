@@ -11,12 +11,15 @@
 namespace embedpe::python {
 
 // Raises (throws pybind11::error_already_set) the Python exception for
-// `error`: ValueError for a bad value (a usage error, a parse error),
-// FileNotFoundError for a file that is not there, OSError for any other
-// file or I/O failure, MemoryError when memory ran out, RuntimeError for a
-// bug. `flags` are the command's options ("--d-model"): each mention
+// `error`: FileNotFoundError for a file that is not there, OSError for any
+// other error about a file (one of `paths`, the inputs the call was given:
+// the message starts with it, "model directory PATH", or the library says
+// a read failed), ValueError for any other bad value (a usage error, a
+// parse error, a bad id), MemoryError when memory ran out, RuntimeError for
+// a bug. `flags` are the command's options ("--d-model"): each mention
 // becomes its keyword. Needs the GIL.
-[[noreturn]] void raise_python(std::exception_ptr error, const std::vector<std::string>& flags = {});
+[[noreturn]] void raise_python(std::exception_ptr error, const std::vector<std::string>& flags = {},
+                               const std::vector<std::string>& paths = {});
 
 // `flag` ("--d-model") as its keyword ("d_model").
 std::string keyword_of(const std::string& flag);

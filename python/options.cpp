@@ -55,11 +55,17 @@ Command::Command(std::string name, std::function<void(CLI::App&)> setup, std::fu
   CLI::App app;
   CLI::App* sub = define(name_, setup_, app);
   for (const CLI::Option* o : sub->get_options()) {
-    for (const std::string& flag : o->get_lnames()) flags_.push_back("--" + flag);
+    const std::string type = o->get_type_name();
+    const bool path = type.find("PATH") != std::string::npos || type.find("DIR") != std::string::npos ||
+                      type.find("FILE") != std::string::npos;
+    for (const std::string& flag : o->get_lnames()) {
+      flags_.push_back("--" + flag);
+      if (path) path_flags_.insert("--" + flag);
+    }
     if (o->get_lnames().empty() || !keep(*o)) continue;
     const std::string keyword = keyword_of(o->get_lnames().front());
     keywords_.insert(keyword);
-    const bool is_switch = o->get_type_size() == 0;
+    const bool is_switch = o->get_expected_max() == 0;  // a flag: expected(0)
     if (is_switch) switches_.insert(keyword);
     options_.push_back({keyword, is_switch ? "" : o->get_type_name(), o->get_default_str(), o->get_description()});
   }
@@ -95,6 +101,20 @@ std::vector<std::string> Command::arguments(const py::dict& kwargs, const std::s
   return args;
 }
 
+std::vector<std::string> Command::paths(const std::vector<std::string>& args) const {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    const std::size_t eq = a.find('=');
+    if (eq == std::string::npos || !path_flags_.count(a.substr(0, eq))) continue;
+    const std::string value = a.substr(eq + 1);
+    out.push_back(value);
+    if (const std::size_t colon = value.rfind(':'); colon != std::string::npos && colon > 0) {
+      out.push_back(value.substr(0, colon));
+    }
+  }
+  return out;
+}
+
 void Command::run(const std::vector<std::string>& args) const {
   std::exception_ptr error;
   {
@@ -109,7 +129,7 @@ void Command::run(const std::vector<std::string>& args) const {
       error = std::current_exception();
     }
   }
-  if (error) raise_python(error, flags_);
+  if (error) raise_python(error, flags_, paths(args));
 }
 
 std::string options_doc(const std::vector<OptionHelp>& options) {

@@ -43,6 +43,10 @@ class Command {
   const std::vector<OptionHelp>& options() const { return options_; }
   // Every option's flags, for respelling messages.
   const std::vector<std::string>& flags() const { return flags_; }
+  // The files and directories `args` name (the values of the options that
+  // take a PATH, DIR or FILE; "PATH:TENSOR" as PATH too): an error about one
+  // of them is an OSError (errors.h).
+  std::vector<std::string> paths(const std::vector<std::string>& args) const;
 
  private:
   std::string name_;
@@ -50,6 +54,7 @@ class Command {
   std::vector<OptionHelp> options_;
   std::set<std::string> keywords_;
   std::set<std::string> switches_;
+  std::set<std::string> path_flags_;  // "--model"
   std::vector<std::string> flags_;
 };
 

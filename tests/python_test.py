@@ -10,10 +10,10 @@ Under the sanitizer tree the interpreter runs with the sanitizer runtime
 preloaded (tests/CMakeLists.txt): the children it starts (the CLI, itself
 sanitized) run without the preload.
 """
-import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,12 +22,13 @@ import unittest
 
 import numpy as np
 
-from cli_test import EMBEDPE, GOLDEN, GOLDEN_TEXTS, HERE, TMP, run, tensor_names, text_args
+from cli_test import GOLDEN, GOLDEN_TEXTS, HERE, TMP, run, tensor_names, text_args
 
 # The CLI is a sanitized executable of its own: it must not get the runtime twice.
 PRELOAD = os.environ.pop("LD_PRELOAD", None)
 
 MODULE_DIR = os.environ.get("EMBEDPE_PYTHON_MODULE_DIR", str(HERE.parent / "build" / "python"))
+MODULE_DIR = str(pathlib.Path(MODULE_DIR).resolve()) if MODULE_DIR else MODULE_DIR
 embedpe = None
 if MODULE_DIR and (pathlib.Path(MODULE_DIR)).is_dir():
     sys.path.insert(0, MODULE_DIR)
@@ -39,8 +40,7 @@ if MODULE_DIR and (pathlib.Path(MODULE_DIR)).is_dir():
 TEXTS = ["Hello world.", "The quick brown fox jumps over the lazy dog.", "I am a cat."]
 SP_TEST = HERE / "models" / "sp-test.model"
 WEIGHTS = GOLDEN / "weights" / "table_f32.npy"
-ALBERT = HERE / "models" / "hf" / "albert-base-v2"
-XLMR = HERE / "models" / "hf" / "xlm-roberta-base-subst-hfsample"
+XLMR = "xlm-roberta-base-subst-hfsample"  # its tokenizer (models/hf) and its layer (models/hf_layer)
 GGUF = GOLDEN / "gguf_llamacpp" / "mistral-v0.3.gguf"
 ASAN = os.environ.get("EMBEDPE_PYTHON_ASAN") == "1"  # tests/python_asan_test.sh
 
@@ -68,6 +68,17 @@ class Case(unittest.TestCase):
 
     def tearDown(self):
         self.dir.cleanup()
+
+    def pretrained(self, name=XLMR):
+        """A Hugging Face directory with its tokenizer and weights: the committed tokenizer files
+        (tests/models/hf/NAME) and the committed tiny layer (tests/models/hf_layer/NAME) side by side."""
+        d = self.tmp / name
+        if not d.is_dir():
+            d.mkdir()
+            for part in ("hf", "hf_layer"):
+                for f in (HERE / "models" / part / name).iterdir():
+                    shutil.copyfile(f, d / f.name)
+        return str(d)
 
     def ok(self, *args):
         r = run(*args)
@@ -128,7 +139,15 @@ class SameAsCliTests(Case):
                          emit=["all", "token_type_ids"])
 
     def test_rope_tables_in_f16(self):
-        self.same_as_cli(TEXTS, {"d_model": 64, "pe": "rope", "dtype": "f16", "seq_len": 24, "rope_theta": 500000.0},
+        # rope_theta applies to the RoPE tables only: emit given to the Encoder, as --emit to the CLI.
+        tables = ["input_ids", "attention_mask", "rope_cos", "rope_sin"]
+        got = embedpe.Encoder(d_model=64, pe="none", dtype="f16", seq_len=24, rope_theta=500000.0, rope_dim=32,
+                              emit=tables).encode(TEXTS)
+        self.assertSameArrays(got, self.cli_npz("encode", TEXTS, ["--d-model", "64", "--pe", "none", "--dtype", "f16",
+                                                                  "--seq-len", "24", "--rope-theta", "500000.0",
+                                                                  "--rope-dim", "32", "--emit", ",".join(tables)]))
+        self.assertEqual(got["rope_cos"].dtype, np.float16)
+        self.same_as_cli(TEXTS, {"d_model": 64, "pe": "none", "dtype": "f16", "padding_side": "left"},
                          emit=["input_ids", "rope_cos", "rope_sin", "output"])
 
     def test_weights_scale_none(self):
@@ -136,15 +155,19 @@ class SameAsCliTests(Case):
                          emit=["all"])
 
     def test_pretrained_directory(self):
-        self.same_as_cli(TEXTS, {"seq_len": 20}, pretrained=str(ALBERT))
+        self.same_as_cli(TEXTS + ["Ça marche, ß ǅ 😀."], {"seq_len": 20}, pretrained=self.pretrained())
+
+    def test_pretrained_left_padding_every_tensor(self):
+        self.same_as_cli(TEXTS, {"seq_len": 16, "padding_side": "left"}, emit=["all"], pretrained=self.pretrained())
 
     def test_text_pairs(self):
         self.same_as_cli(TEXTS, {"seq_len": 24}, pairs=["a second text", "another", "yes"],
-                         emit=["input_ids", "attention_mask", "token_type_ids", "output"], pretrained=str(ALBERT))
+                         emit=["input_ids", "attention_mask", "token_type_ids", "output"],
+                         pretrained=self.pretrained())
 
-    def test_xlm_roberta_directory(self):
-        self.same_as_cli(TEXTS + ["Ça marche, ß ǅ 😀."], {"seq_len": 16, "padding_side": "left"},
-                         emit=["all"], pretrained=str(XLMR))
+    def test_one_text_pair(self):
+        self.same_as_cli("a first text", {}, pairs="and its second", emit=["all", "token_type_ids"],
+                         pretrained=self.pretrained())
 
     def test_gguf_file(self):
         """A GGUF file as llama.cpp wrote it (tests/golden/gguf_llamacpp/): its tokenizer and its table."""
@@ -177,8 +200,9 @@ class SameAsCliTests(Case):
         got = enc.tokenize(TEXTS)
         want = self.cli_npz("tokenize", TEXTS, ["--model", str(SP_TEST), "--seq-len", "12", "--padding-side", "left"])
         self.assertSameArrays(got, want)
-        pairs = embedpe.Encoder(pretrained=str(ALBERT)).tokenize(TEXTS, ["x", "y", "z"])
-        self.assertSameArrays(pairs, self.cli_npz("tokenize", TEXTS, ["--pretrained", str(ALBERT)], pairs=["x", "y", "z"]))
+        pairs = embedpe.Encoder(pretrained=self.pretrained()).tokenize(TEXTS, ["x", "y", "z"])
+        self.assertSameArrays(pairs, self.cli_npz("tokenize", TEXTS, ["--pretrained", self.pretrained()],
+                                                  pairs=["x", "y", "z"]))
 
     def test_decode(self):
         enc = embedpe.Encoder(model=str(SP_TEST))
@@ -265,6 +289,10 @@ class ErrorTests(Case):
         with self.assertRaises(TypeError):
             embedpe.Encoder(output="x.npz")  # where the tensors go is the call's
         with self.assertRaises(TypeError):
+            embedpe.Encoder(text="x")  # and the texts
+        with self.assertRaises(ValueError):
+            embedpe.Encoder(d_model=64, pe="none", rope_theta=500000.0)  # the .npz's tensors: rope_theta unused
+        with self.assertRaises(TypeError):
             embedpe.Encoder(d_model=True)
         with self.assertRaises(TypeError):
             embedpe.Encoder(no_bos=1)
@@ -302,10 +330,11 @@ class ArrayTests(Case):
         for option in ("d_model", "seq_len", "padding_side", "pe", "rope_theta", "threads", "dtype"):
             self.assertIn(f"    {option}=", doc)
         self.assertIn("(default: f32)", doc)
-        r = repr(embedpe.Encoder(d_model=16, pe="rope"))
+        r = repr(embedpe.Encoder(d_model=16, pe="none"))
         self.assertIn("d_model=16", r)
         self.assertIn("vocab", r)
-        self.assertIn("rope", r)
+        self.assertIn("pe none", r)
+        self.assertIn("embedded default", r)
 
     def test_the_module_tested_is_the_one_meant(self):
         """From MODULE_DIR; under tests/python_asan_test.sh, an ASan-instrumented build with the runtime loaded."""
