@@ -6,6 +6,7 @@
 #include "encoder.h"
 
 #include <climits>
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <memory>
@@ -71,6 +72,38 @@ std::vector<std::string> texts_of(const py::handle& texts, const char* name, boo
   return out;
 }
 
+// ids (or a mask) as int64, refusing what a cast would change: floats (1.5
+// is not id 1), and unsigned values past int64's range (not wrapped).
+py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> integer_ids(const py::handle& ids,
+                                                                                 const std::string& name) {
+  py::array raw;
+  try {
+    raw = py::module_::import("numpy").attr("asarray")(ids);
+  } catch (const py::error_already_set&) {
+    throw py::type_error(name + " must be a sequence of ids or a batch of them of one length (a list of lists, a "
+                                "2-d array)");
+  }
+  const char kind = raw.dtype().kind();
+  if (raw.size() > 0 && kind != 'i' && kind != 'u' && kind != 'b') {
+    throw py::type_error(name + " must be integers, not " + py::str(raw.dtype()).cast<std::string>());
+  }
+  if (kind == 'u' && raw.itemsize() == 8 && raw.size() > 0 &&
+      raw.attr("max")().cast<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+    throw py::value_error(name + ": " + py::str(raw.attr("max")()).cast<std::string>() + " is not an id");
+  }
+  return py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(raw);
+}
+
+// text_pair as texts: a str for a str, a list of as many for a list.
+void check_pairs(bool single, std::size_t texts, bool pair_single, std::size_t pairs) {
+  if (single && !pair_single) throw py::type_error("texts is a str: text_pair must be a str too");
+  if (!single && pair_single) throw py::type_error("texts is a list: text_pair must be a list of as many str");
+  if (pairs != texts) {
+    throw py::value_error("text_pair gives one second text per text: " + std::to_string(pairs) + " for " +
+                          std::to_string(texts));
+  }
+}
+
 class PyEncoder {
  public:
   PyEncoder(const py::object& pretrained, const py::object& model, const py::object& weights, const py::kwargs& options)
@@ -102,10 +135,7 @@ class PyEncoder {
     if (!text_pair.is_none()) {
       bool pair_single = false;
       pairs = texts_of(text_pair, "text_pair", pair_single);
-      if (pair_single != single || pairs.size() != t.size()) {
-        throw py::value_error("text_pair gives one second text per text: " + std::to_string(pairs.size()) + " for " +
-                              std::to_string(t.size()));
-      }
+      check_pairs(single, t.size(), pair_single, pairs.size());
     }
     if (t.empty()) throw py::value_error("texts is empty: nothing to encode");
     auto computed = std::make_shared<Computed>();
@@ -138,10 +168,7 @@ class PyEncoder {
     if (!text_pair.is_none()) {
       bool pair_single = false;
       options.text_pairs = texts_of(text_pair, "text_pair", pair_single);
-      if (pair_single != single || options.text_pairs.size() != t.size()) {
-        throw py::value_error("text_pair gives one second text per text: " + std::to_string(options.text_pairs.size()) +
-                              " for " + std::to_string(t.size()));
-      }
+      check_pairs(single, t.size(), pair_single, options.text_pairs.size());
     }
     if (t.empty()) throw py::value_error("texts is empty: nothing to tokenize");
     auto captured = std::make_shared<CapturedTensors>();
@@ -176,7 +203,7 @@ class PyEncoder {
     }
     using Ids = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
     const bool text = py::isinstance<py::str>(ids) || py::isinstance<py::bytes>(ids);
-    const Ids a = text ? Ids::ensure(py::none()) : Ids::ensure(ids);
+    const Ids a = text ? Ids::ensure(py::none()) : integer_ids(ids, "ids");
     if (text || !a || (a.ndim() != 1 && a.ndim() != 2)) {
       throw py::type_error("ids must be a sequence of ids or a batch of them (a list of lists, a 2-d array)");
     }
@@ -185,7 +212,7 @@ class PyEncoder {
     const std::size_t cols = static_cast<std::size_t>(one ? a.shape(0) : a.shape(1));
     std::optional<Ids> mask;
     if (!attention_mask.is_none()) {
-      mask = Ids::ensure(attention_mask);
+      mask = integer_ids(attention_mask, "attention_mask");
       if (!*mask || mask->ndim() != a.ndim() || mask->size() != a.size()) {
         throw py::value_error("attention_mask must have the shape of ids");
       }

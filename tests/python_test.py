@@ -306,6 +306,16 @@ class ErrorTests(Case):
             enc.decode([[1, 2, 10 ** 12]])
         with self.assertRaises(ValueError):
             enc.decode([[1, 2, 99999]])
+        with self.assertRaises(TypeError):
+            enc.decode([[1.5, 2]])  # not id 1: a float is refused, not truncated
+        with self.assertRaises(ValueError):
+            enc.decode(np.array([[2 ** 63]], dtype=np.uint64))  # not wrapped to a negative id
+        with self.assertRaises(TypeError):
+            enc.decode([[1, 2], [3]])
+        with self.assertRaises(TypeError):
+            enc.encode("a", text_pair=["b"])
+        with self.assertRaises(TypeError):
+            enc.encode(["a"], text_pair="b")
         with self.assertRaises(UnicodeEncodeError):
             enc.encode("lone \ud800 surrogate")
 
