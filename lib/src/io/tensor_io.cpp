@@ -9,6 +9,7 @@
 
 #include "embedpe/error.h"
 #include "memory.h"
+#include "utf8.h"
 
 namespace embedpe {
 
@@ -78,17 +79,10 @@ constexpr std::uint16_t kDosTime = 0;
 
 
 // UTF-32LE code points of valid UTF-8, as NumPy stores a "<Un" string.
-std::string utf32le(std::string_view utf8) {
+std::string utf32le(std::string_view text) {
   std::string out;
-  out.reserve(utf8.size() * 4);
-  for (std::size_t i = 0; i < utf8.size();) {
-    const auto b = static_cast<unsigned char>(utf8[i]);
-    const int n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    std::uint32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
-    for (int k = 1; k < n && i + k < utf8.size(); ++k) c = c << 6 | (static_cast<unsigned char>(utf8[i + k]) & 0x3F);
-    put32(out, c);
-    i += n;
-  }
+  out.reserve(text.size() * 4);
+  for (std::size_t i = 0; i < text.size();) put32(out, utf8::next(text, i));
   return out;
 }
 
@@ -331,21 +325,7 @@ std::string npy_text(std::string_view file, const std::string& source) {
     for (int k = 3; k >= 0; --k) c = c << 8 | static_cast<unsigned char>(file[h.data_offset + 4 * i + k]);
     if (c == 0) break;  // NumPy pads shorter strings with NULs
     if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) throw Error(source + " holds an invalid code point");
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | c >> 6);
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | c >> 12);
-      out += static_cast<char>(0x80 | (c >> 6 & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | c >> 18);
-      out += static_cast<char>(0x80 | (c >> 12 & 0x3F));
-      out += static_cast<char>(0x80 | (c >> 6 & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
+    utf8::append(out, c);
   }
   return out;
 }
