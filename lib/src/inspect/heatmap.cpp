@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crc32.h"
 #include "embedpe/error.h"
 
 namespace embedpe {
@@ -148,8 +149,7 @@ void chunk(std::string& png, const char type[4], const std::string& data) {
   std::string body(type, 4);
   body += data;
   png += body;
-  put32(png, static_cast<std::uint32_t>(::crc32(0, reinterpret_cast<const Bytef*>(body.data()),
-                                                 static_cast<uInt>(body.size()))));
+  put32(png, Crc32().add(body).value());
 }
 
 // Lines of at most `width` characters, broken at spaces where possible.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "crc32.h"
 #include "embedpe/error.h"
 #include "memory.h"
 #include "utf8.h"
@@ -62,17 +63,6 @@ void put32(std::string& s, std::uint32_t v) {
   put16(s, v >> 16);
 }
 
-// A CRC over a buffer that may exceed zlib's uInt.
-std::uint32_t crc32_of(std::uint32_t crc, const void* data, std::size_t size) {
-  const auto* p = static_cast<const Bytef*>(data);
-  while (size > 0) {
-    uInt chunk = size > (1u << 30) ? (1u << 30) : static_cast<uInt>(size);
-    crc = static_cast<std::uint32_t>(::crc32(crc, p, chunk));
-    p += chunk;
-    size -= chunk;
-  }
-  return crc;
-}
 
 constexpr std::uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01: reproducible bytes
 constexpr std::uint16_t kDosTime = 0;
@@ -130,7 +120,7 @@ void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors, const std
                        {"format"});
     }
     Entry e{m.name + ".npy", 0, static_cast<std::uint32_t>(size), static_cast<std::uint32_t>(offset)};
-    e.crc = crc32_of(crc32_of(0, header.data(), header.size()), m.data, m.bytes);
+    e.crc = Crc32().add(header).add(m.data, m.bytes).value();
 
     std::string local;
     put32(local, 0x04034b50);
@@ -453,14 +443,14 @@ std::vector<NpzMember> read_npz(std::string_view file, const std::string& source
       throw Error(where + " uses zip compression method " + std::to_string(e.method) +
                   "; only stored and deflated members are read");
     }
-    if (crc32_of(0, bytes.data(), bytes.size()) != e.crc32) throw Error(where + " is corrupt (CRC-32 mismatch)");
+    if (Crc32().add(bytes).value() != e.crc32) throw Error(where + " is corrupt (CRC-32 mismatch)");
     members.push_back({std::move(e.name), std::move(bytes)});
   }
   return members;
 }
 
 void check_npz_entry(const NpzEntry& entry, const std::string& source) {
-  if (entry.method == 0 && crc32_of(0, entry.data.data(), entry.data.size()) != entry.crc32) {
+  if (entry.method == 0 && Crc32().add(entry.data).value() != entry.crc32) {
     throw Error(source + ": " + entry.name + " is corrupt (CRC-32 mismatch)");
   }
 }
