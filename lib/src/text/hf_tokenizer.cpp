@@ -25,6 +25,7 @@
 #include "embedpe/error.h"
 #include "embedpe/tokenizer.h"
 #include "model_files.h"
+#include "protobuf_fields.h"
 #include "utf8.h"
 
 namespace embedpe::detail {
@@ -1103,7 +1104,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   m.split_special_tokens = flag("split_special_tokens", false);
   auto load_sp = [&](sentencepiece::SentencePieceProcessor& sp, const std::string& name, std::string bytes,
                      bool no_dummy_prefix) {
-    if (no_dummy_prefix) bytes.append("\x1a\x02\x18\x00", 4);  // normalizer_spec.add_dummy_prefix = false
+    if (no_dummy_prefix) bytes = protobuf::without_dummy_prefix(bytes);
     const auto status = sp.LoadFromSerializedProto(bytes);
     if (!status.ok()) throw UsageError(files.path(name) + " is not a SentencePiece model (" + status.ToString() + ")");
   };
