@@ -15,7 +15,7 @@
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
 #include "half.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "model_files.h"
 
 namespace embedpe {

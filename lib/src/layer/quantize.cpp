@@ -13,7 +13,7 @@
 #include "ggml_types.h"
 #include "file_name.h"
 #include "memory.h"
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 

@@ -31,7 +31,7 @@
 #include "file_name.h"
 #include "json_difference.h"
 #include "manifest.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "parallel.h"
 #include "sha256.h"
 #include "shard_record.h"

@@ -29,7 +29,7 @@
 #include "crc32.h"
 #include "in_file.h"
 #include "json_difference.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "parallel.h"
 #include "sha256.h"
 #include "shard_record.h"

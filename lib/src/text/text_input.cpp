@@ -18,7 +18,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "sha256.h"
 #include "utf8.h"
 
