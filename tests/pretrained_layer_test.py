@@ -322,6 +322,16 @@ class PretrainedRopeTests(CliCase):
                 got = self.table("--pretrained", str(MODELS / name))
                 np.testing.assert_array_equal(got, self.table("--kind", "rope", "--d-model", "8", *flags))
 
+    def test_rope_tables_equal_transformers_own(self):
+        # rope_cos: the cos that transformers v4.44.2's own *RotaryEmbedding module of the model computes
+        # (float32) for positions 0..39; LLaMA-3.1's rope_scaling llama3 scales its lowest frequency by 1/8.
+        names = [n for n in ISSUE47 if "rope_cos" in np.load(GOLDENS / (n + ".npz")).files]
+        self.assertEqual(set(names), {"llama-3.1-8b", "qwen2.5-0.5b", "mistral-nemo-base-2407"})
+        for name in names:
+            with self.subTest(name=name):
+                want = np.load(GOLDENS / (name + ".npz"))["rope_cos"]
+                np.testing.assert_allclose(self.table("--pretrained", str(MODELS / name)), want, rtol=0, atol=2e-6)
+
     def test_rope_this_build_does_not_tabulate_is_refused_by_name(self):
         # Their positions are RoPE, but not one table: said, never guessed.
         for name, why in (("deepseek-v3", "qk_rope_head_dim"), ("gemma-3-1b", "rope_local_base_freq"),

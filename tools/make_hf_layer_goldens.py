@@ -714,6 +714,19 @@ def hf_model(d_scratch):
     return model
 
 
+def hf_rope_cos(model, n):
+    """cos of the first *RotaryEmbedding module of the model, for positions 0..n-1 (float32, as HF computes it):
+    LlamaRotaryEmbedding.forward(x, position_ids) in v4.44.2; Qwen2's and Mistral's forward(x, seq_len)."""
+    import inspect
+    rot = next(m for m in model.modules() if type(m).__name__.endswith('RotaryEmbedding'))
+    x = torch.zeros(1, dtype=torch.float32)
+    if 'position_ids' in inspect.signature(rot.forward).parameters:
+        cos, _ = rot(x, torch.arange(n).unsqueeze(0))
+        return type(rot).__name__, cos[0].numpy()
+    cos, _ = rot(x, seq_len=n)
+    return type(rot).__name__, cos.numpy()
+
+
 def pair_batch(rng):
     """[CLS] A [SEP] B [SEP] rows padded on the right, token type 0 for [CLS] A [SEP] and 1 for B [SEP], as
     BertTokenizer's template gives them (pad 0, pad_token_type_id 0)."""
@@ -755,6 +768,9 @@ def make_real(name, cfg, seed):
                 shutil.copy(os.path.join(d, 'config.json'), scratch)
                 torch.save(tensors, os.path.join(scratch, 'pytorch_model.bin'))
                 model = hf_model(scratch)
+                if mt in ('llama', 'qwen2', 'mistral'):  # the RoPE table `pe --pretrained DIR` gives
+                    module, golden['rope_cos'] = hf_rope_cos(model, 40)
+                    golden['rope_module'] = np.array(module)
                 for side, batch in b.items():
                     ids, mask = batch[0], batch[1]
                     kwargs = {'token_type_ids': torch.from_numpy(batch[2])} if len(batch) > 2 else {}
@@ -786,9 +802,13 @@ def real_goldens():
 
 
 def main():
-    for old in (OUT_MODELS, OUT_GOLDEN):
-        if os.path.isdir(old):
-            shutil.rmtree(old)
+    for old in (OUT_MODELS, OUT_GOLDEN):  # everything this script writes; SOURCES.md is written by hand
+        for entry in os.listdir(old) if os.path.isdir(old) else ():
+            path = os.path.join(old, entry)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            elif entry != 'SOURCES.md':
+                os.remove(path)
     names = sorted(n for n in os.listdir(SHARED) if os.path.isdir(os.path.join(SHARED, n)))
     for seed, name in enumerate(names, start=1):
         with open(os.path.join(SHARED, name, 'config.json')) as f:
