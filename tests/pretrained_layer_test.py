@@ -37,13 +37,13 @@ EXACT = {"t5-base-tarjimon", "mt5-small-subst-t5spiece", "llama-openllama-3b-sub
          "marian-opus-mt-en-mg", "pegasus-autonlp-subst-hfsample",
          # issue 47's types: a lookup, GPT-2's one float32 sum, Gemma 3's one product
          "gpt2", "gpt2-prefixed", "llama-3.1-8b", "qwen2.5-0.5b", "mistral-nemo-base-2407", "qwen3-0.6b",
-         "deepseek-v3", "gemma-3-1b"}
+         "deepseek-v3", "gemma-3-1b", "gemma-3-4b"}
 # Issue 47's model types (tools/make_hf_layer_goldens.py, REAL_CONFIGS): transformers v4.44.2 run for real, or,
 # for the types it lacks, the formula of their newer modelling code.
 ISSUE47 = {"bert-base-uncased": "bert", "all-minilm-l6-v2": "bert", "bge-small-en-v1.5": "bert", "e5-small-v2": "bert",
            "distilbert-base-uncased": "distilbert", "roberta-base": "roberta", "gpt2": "gpt2", "gpt2-prefixed": "gpt2",
            "llama-3.1-8b": "llama", "qwen2.5-0.5b": "qwen2", "mistral-nemo-base-2407": "mistral",
-           "qwen3-0.6b": "qwen3", "gemma-3-1b": "gemma3_text", "modernbert-base": "modernbert",
+           "qwen3-0.6b": "qwen3", "gemma-3-1b": "gemma3_text", "gemma-3-4b": "gemma3", "modernbert-base": "modernbert",
            "deepseek-v3": "deepseek_v3"}
 
 
@@ -89,7 +89,7 @@ class PretrainedLayerTests(CliCase):
                 cfg = json.loads((MODELS / name / "config.json").read_text())
                 self.assertEqual(cfg["model_type"], model_type)
                 reference = str(g["reference"])
-                if model_type in ("qwen3", "gemma3_text", "modernbert", "deepseek_v3"):
+                if model_type in ("qwen3", "gemma3_text", "gemma3", "modernbert", "deepseek_v3"):
                     self.assertTrue(reference.startswith("formula of " + model_type), reference)
                 else:
                     self.assertEqual(reference, "transformers v4.44.2 AutoModel, hidden_states[0]")
@@ -100,7 +100,7 @@ class PretrainedLayerTests(CliCase):
         # torch_dtype=bfloat16 or float16: the normalizer √24 rounded to that dtype (bfloat16 4.90625),
         # the product rounded once. Exact. Gemma 3's embed_scale is the float32 √hidden_size cast to the
         # weights' dtype (gemma-3-1b is made with hidden 24 too).
-        for name in ("gemma-h24", "gemma-3-1b"):
+        for name in ("gemma-h24", "gemma-3-1b", "gemma-3-4b"):
             g = np.load(GOLDENS / (name + ".npz"))
             for dtype in [d for d in ("bf16", "f16") if "out_right_" + d in g.files]:
                 with self.subTest(name=name, dtype=dtype):
@@ -335,6 +335,7 @@ class PretrainedRopeTests(CliCase):
     def test_rope_this_build_does_not_tabulate_is_refused_by_name(self):
         # Their positions are RoPE, but not one table: said, never guessed.
         for name, why in (("deepseek-v3", "qk_rope_head_dim"), ("gemma-3-1b", "rope_local_base_freq"),
+                          ("gemma-3-4b", "rope_local_base_freq"),
                           ("modernbert-base", "local_rope_theta")):
             with self.subTest(name=name):
                 err = self.fails(2, "uses RoPE that embedpe does not tabulate", "pe", "--pretrained",
@@ -457,7 +458,10 @@ class PretrainedRefusalTests(CliCase):
                 ("modernbert-base", {"norm_eps": [1e-5]}, "config.json: norm_eps is [1e-05], not a number"),
                 ("qwen3-0.6b", {"vocab_size": "1000"}, 'config.json: vocab_size is "1000", not an integer'),
                 ("gemma-3-1b", {"hidden_size": 32}, "model.embed_tokens.weight is (1000, 24) but config.json says "
-                 "(1000, 32)")):
+                 "(1000, 32)"),
+                ("gemma-3-4b", {"text_config": None}, "config.json: model_type gemma3 gives no text_config object"),
+                ("gemma-3-4b", {"text_config": {"vocab_size": 1000}},  # hidden_size: Gemma3TextConfig's 2304
+                 "language_model.model.embed_tokens.weight is (1000, 24) but config.json says (1000, 2304)")):
             with self.subTest(name=name, changes=changes):
                 d = self.tmp / name
                 if d.exists():

@@ -493,7 +493,11 @@ def recipe_goldens():
 #       gemma3/modeling_gemma3.py @ 0018aa647bb13801f061e2d1027c326f531b59fb
 #           Gemma3TextScaledWordEmbedding: register_buffer("embed_scale", torch.tensor(embed_scale));
 #           forward: super().forward(input_ids) * self.embed_scale.to(self.weight.dtype);
-#           Gemma3TextModel: embed_scale=self.config.hidden_size**0.5; Gemma3ForCausalLM: self.model (prefix model.)
+#           Gemma3TextModel: embed_scale=self.config.hidden_size**0.5; Gemma3ForCausalLM: self.model (prefix model.);
+#           Gemma3Model: _checkpoint_conversion_mapping {"language_model.model": "language_model"} (the hub's
+#           Gemma3ForConditionalGeneration files: language_model.model.embed_tokens.weight)
+#       gemma3/configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4
+#           Gemma3TextConfig defaults vocab_size 262_208, hidden_size 2304, pad_token_id 0; Gemma3Config: text_config
 #       modernbert/modeling_modernbert.py @ 000c33fdfde12e1ffafbfcdb3c926df5727a00b6
 #           ModernBertEmbeddings: tok_embeddings = nn.Embedding(...); norm = nn.LayerNorm(hidden_size,
 #           eps=config.norm_eps, bias=config.norm_bias); forward: self.drop(self.norm(self.tok_embeddings(input_ids)));
@@ -625,14 +629,25 @@ REAL_CONFIGS = {
         'rope_theta': 10000, 'routed_scaling_factor': 2.5, 'scoring_func': 'sigmoid', 'tie_word_embeddings': False,
         'topk_group': 4, 'topk_method': 'noaux_tc', 'torch_dtype': 'bfloat16', 'transformers_version': '4.46.3',
         'use_cache': True, 'v_head_dim': 128, 'vocab_size': 129280},
+    'gemma-3-4b': {  # google/gemma-3-4b-it's published values (model_type gemma3, the text model in text_config)
+        'architectures': ['Gemma3ForConditionalGeneration'], 'boi_token_index': 255999, 'eoi_token_index': 256000,
+        'eos_token_id': [1, 106], 'image_token_index': 262144, 'initializer_range': 0.02, 'mm_tokens_per_image': 256,
+        'model_type': 'gemma3',
+        'text_config': {'hidden_size': 2560, 'intermediate_size': 10240, 'model_type': 'gemma3_text',
+                        'num_hidden_layers': 34, 'rope_scaling': {'factor': 8.0, 'rope_type': 'linear'},
+                        'sliding_window': 1024},
+        'torch_dtype': 'bfloat16', 'transformers_version': '4.50.0.dev0',
+        'vision_config': {'hidden_size': 1152, 'image_size': 896, 'intermediate_size': 4304,
+                          'model_type': 'siglip_vision_model', 'num_attention_heads': 16, 'num_hidden_layers': 27,
+                          'patch_size': 14, 'vision_use_head': False}},
 }
-FORMULA_TYPES = ('qwen3', 'gemma3_text', 'modernbert', 'deepseek_v3')
+FORMULA_TYPES = ('qwen3', 'gemma3_text', 'gemma3', 'modernbert', 'deepseek_v3')
 
 
 def real_checkpoint(name, cfg, g):
     """(tensors as the hub model's checkpoint names them, the float32 weights a formula reads)."""
     mt = cfg['model_type']
-    V, H = cfg['vocab_size'], cfg.get('hidden_size', cfg.get('n_embd', cfg.get('dim')))
+    V, H = cfg.get('vocab_size'), cfg.get('hidden_size', cfg.get('n_embd', cfg.get('dim')))  # gemma3: text_config's
     w, t = {}, {}
     if mt == 'bert':
         P, T = cfg['max_position_embeddings'], cfg['type_vocab_size']
@@ -677,6 +692,15 @@ def real_checkpoint(name, cfg, g):
         t = {'model.embed_tokens.weight': word, 'model.norm.weight': g.ln_weight(H).to(dtype)}
         if not cfg.get('tie_word_embeddings', True):
             t['lm_head.weight'] = g.randn(V, H).to(dtype)
+    elif mt == 'gemma3':  # Gemma3ForConditionalGeneration as the hub's files name it (saved before 4.52)
+        tc = cfg['text_config']
+        V, H = tc['vocab_size'], tc['hidden_size']
+        word = g.randn(V, H).to(torch.bfloat16)
+        w = {'word': word.float(), 'word_as_saved': word}
+        t = {'language_model.model.embed_tokens.weight': word,
+             'language_model.model.norm.weight': g.ln_weight(H).to(torch.bfloat16),
+             'multi_modal_projector.mm_soft_emb_norm.weight': g.ln_weight(8).to(torch.bfloat16),
+             'vision_tower.vision_model.post_layernorm.weight': g.ln_weight(8).to(torch.bfloat16)}
     elif mt == 'modernbert':
         w = {'word': g.randn(V, H), 'ln_w': g.ln_weight(H)}
         t = {'model.embeddings.tok_embeddings.weight': w['word'], 'model.embeddings.norm.weight': w['ln_w'],
@@ -694,9 +718,10 @@ def formula(cfg, w, input_ids, dtype=torch.float32):
     mt = cfg['model_type']
     if mt in ('qwen3', 'deepseek_v3'):  # inputs_embeds = self.embed_tokens(input_ids)
         return F.embedding(input_ids, w['word'])
-    if mt == 'gemma3_text':  # Gemma3TextScaledWordEmbedding.forward, the weights in `dtype`
+    if mt in ('gemma3_text', 'gemma3'):  # Gemma3TextScaledWordEmbedding.forward, the weights in `dtype`
         weight = w['word_as_saved'].to(dtype) if dtype != torch.float32 else w['word']
-        embed_scale = torch.tensor(cfg['hidden_size'] ** 0.5)  # register_buffer("embed_scale", torch.tensor(...))
+        H = cfg.get('text_config', cfg)['hidden_size']  # Gemma3TextModel(text_config): embed_scale=hidden_size**0.5
+        embed_scale = torch.tensor(H ** 0.5)  # register_buffer("embed_scale", torch.tensor(embed_scale))
         return F.embedding(input_ids, weight) * embed_scale.to(weight.dtype)
     if mt == 'modernbert':  # self.drop(self.norm(self.tok_embeddings(input_ids))), eval: no dropout
         H = cfg['hidden_size']
@@ -784,7 +809,7 @@ def make_real(name, cfg, seed):
             for side, (ids, mask) in b.items():
                 golden['ids_' + side], golden['mask_' + side] = ids, mask
                 golden['out_' + side] = formula(cfg, w, torch.from_numpy(ids)).numpy().astype(np.float32)
-            if mt == 'gemma3_text':  # run in the weights' bfloat16 (from_pretrained(torch_dtype=torch.bfloat16))
+            if mt in ('gemma3_text', 'gemma3'):  # run in the weights' bfloat16 (from_pretrained(torch_dtype=torch.bfloat16))
                 out = formula(cfg, w, torch.from_numpy(golden['ids_right']), torch.bfloat16)
                 golden['out_right_bf16'] = out.float().numpy()
     np.savez(os.path.join(OUT_GOLDEN, name + '.npz'), **golden)
@@ -793,9 +818,14 @@ def make_real(name, cfg, seed):
 def real_goldens():
     sys.path.insert(0, HFENV)
     for seed, name in enumerate(REAL_CONFIGS, start=200):
-        cfg = small_config(REAL_CONFIGS[name])
+        cfg = small_config(REAL_CONFIGS[name]) if 'vocab_size' in REAL_CONFIGS[name] else dict(REAL_CONFIGS[name])
         if name == 'gemma-3-1b':
             cfg['hidden_size'] = 24  # √24 is not a bfloat16: the cast to the weights' dtype shows
+        if name == 'gemma-3-4b':  # text_config shrunk by hand (small_config reads the top level only)
+            cfg['text_config'] = dict(cfg['text_config'], hidden_size=24, intermediate_size=32, num_hidden_layers=1,
+                                      vocab_size=SMALL_VOCAB)
+            cfg['vision_config'] = dict(cfg['vision_config'], hidden_size=8, intermediate_size=16,
+                                        num_hidden_layers=1, num_attention_heads=2)
         make_real(name, cfg, seed)
     # GPT-2 as GPT2LMHeadModel.save_pretrained writes it: under transformer.
     make_real('gpt2-prefixed', small_config(REAL_CONFIGS['gpt2']), 299)

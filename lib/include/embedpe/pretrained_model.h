@@ -24,7 +24,8 @@
 //   distilbert                       word + position (by column), LayerNorm (eps 1e-12)
 //   gpt2                             wte + wpe (by column)
 //   modernbert                       word, LayerNorm (norm_eps, bias if norm_bias)
-//   gemma, gemma3_text               word × √hidden_size (the normalizer, in the weights' dtype)
+//   gemma, gemma3_text, gemma3       word × √hidden_size (the normalizer, in the weights' dtype;
+//                                    gemma3: the text model of text_config)
 //   t5, mt5, llama, mistral, qwen2,  word
 //   qwen3, deepseek_v3, xlnet
 //

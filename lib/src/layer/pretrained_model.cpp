@@ -404,6 +404,9 @@ constexpr TypeInfo kTypes[] = {
     {"gemma3_text", Family::gemma, "model.", false, nullptr,
      "Gemma 3 has two RoPE tables: rope_local_base_freq for its sliding-window layers, rope_theta and "
      "rope_scaling for its global ones"},
+    {"gemma3", Family::gemma, "language_model.model.", false, nullptr,
+     "Gemma 3 has two RoPE tables: rope_local_base_freq for its sliding-window layers, rope_theta and "
+     "rope_scaling for its global ones"},
     {"modernbert", Family::modernbert, "model.", false, nullptr,
      "ModernBERT has two RoPE tables: local_rope_theta for its local-attention layers, global_rope_theta for "
      "its global ones"},
@@ -519,9 +522,33 @@ PretrainedModel read_gguf_model(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// Gemma 3's multimodal directories (model_type gemma3, Gemma3ForConditionalGeneration): the input layer is the
+// text model's, whose config is text_config, a Gemma3TextConfig; the keys it leaves out take that class's
+// __init__ defaults (gemma3/configuration_gemma3.py: vocab_size 262208, hidden_size 2304, pad_token_id 0).
+json text_model_config(json j, const std::string& dir) {
+  if (!j.contains("model_type") || j["model_type"] != "gemma3") return j;
+  if (!j.contains("text_config") || !j["text_config"].is_object()) {
+    throw UsageError(dir + "/config.json: model_type gemma3 gives no text_config object (the text model's config)");
+  }
+  json t = j["text_config"];
+  t["model_type"] = "gemma3";
+  for (const char* key : {"architectures", "torch_dtype"}) {
+    if (!t.contains(key) && j.contains(key)) t[key] = j[key];
+  }
+  for (const auto& [key, value] : {std::pair<const char*, std::int64_t>{"vocab_size", 262208}, {"hidden_size", 2304},
+                                   {"pad_token_id", 0}}) {
+    if (!t.contains(key)) t[key] = value;
+  }
+  return t;
+}
+
+}  // namespace
+
 PretrainedModel read_pretrained_model(const std::string& dir) {
   if (is_gguf_file(dir)) return read_gguf_model(dir);
-  const json j = read_config(dir);
+  const json j = text_model_config(read_config(dir), dir);
   const Config c{j, dir};
   const TypeInfo& type = type_of(c);
   PretrainedModel m;
@@ -759,6 +786,10 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
     case Family::lookup: {
       if (type.prefix == std::string("model.")) {
         s.table.weights = t.use("token embedding", {"embed_tokens.weight"}, {vocab, h}, vocab_why);
+      } else if (type.prefix == std::string("language_model.model.")) {  // Gemma 3: as saved before and after
+        // transformers 4.52 (Gemma3Model._checkpoint_conversion_mapping)
+        s.table.weights = t.use("token embedding", {"embed_tokens.weight", "model.language_model.embed_tokens.weight"},
+                                {vocab, h}, "text_config's vocab_size × hidden_size");
       } else if (type.prefix == std::string("transformer.")) {
         s.table.weights = t.use("token embedding", {"word_embedding.weight"}, {vocab, h}, vocab_why);
       } else {  // T5: shared, tied to encoder.embed_tokens
