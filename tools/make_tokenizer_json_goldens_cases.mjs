@@ -1,0 +1,296 @@
+// The cases of tools/make_tokenizer_json_goldens.mjs (read that file first).
+//
+// kind 'real':    a real tokenizer.json from an @lenml/tokenizer-* package; `commit` says how it is
+//                 kept: 'plain' (tokenizer.json), 'xz' (tokenizer.json.xz, files over 4 MiB), or
+//                 'no' (licence: not committed; source.json names the file and its sha256 and the
+//                 tests report SKIPPED when /tmp/npm-goldens/node_modules does not have it).
+// kind 'fixture': a tokenizer.json written here for what the real files do not cover. Vocabularies
+//                 are small: GPT-2's own first merges (MIT), or trained by the core's own default
+//                 trainers (BpeTrainer, WordPieceTrainer, UnigramTrainer through Tokenizer.train)
+//                 on public-domain corpus lines. The core loads each file as written and computes
+//                 every expected output.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { TRANSFORMERS } from './make_tokenizer_json_goldens_transformers.mjs';
+
+const NODE_MODULES = process.env.NPM_GOLDENS_MODULES || '/tmp/npm-goldens/node_modules';
+const lenml = (pkg, file = 'tokenizer.json') => path.join(NODE_MODULES, '@lenml', pkg, 'models', file);
+const require = createRequire(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------
+// Text subsets: fixtures that test one component skip the 10 KB runs (they would only repeat
+// what the real-model cases already cover and would make the goldens large).
+const noLong = (T) => T.filter((t) => t.group !== 'long');
+// Fixtures of a model keep the runs of one character, cut to 2 KB (the real-model cases have 10 KB).
+const shortLong = (T) => T.map((t) => (t.group === 'long' ? { ...t, text: [...t.text].slice(0, 2048).join('') } : t));
+const shortOnly = (T) => T.filter((t) => t.group !== 'long' && t.text.length <= 400);
+
+// ---------------------------------------------------------------------------------------------
+// Vocabularies.
+let gpt2Cache = null;
+// GPT-2's byte-level vocabulary cut to its 256 byte symbols and its first `k` merges (ids stay
+// GPT-2's own: in GPT-2's vocab.json merge i produces id 256 + i).
+function gpt2Small(k = 2000) {
+  if (!gpt2Cache) gpt2Cache = JSON.parse(fs.readFileSync(lenml('tokenizer-gpt2'), 'utf8'));
+  const vocab = {};
+  for (const [tok, id] of Object.entries(gpt2Cache.model.vocab)) if (id < 256 + k) vocab[tok] = id;
+  const merges = gpt2Cache.model.merges.slice(0, k).filter((m) => {
+    const [a, b] = m.split(' ');
+    return a in vocab && b in vocab && (a + b) in vocab;
+  });
+  return { vocab, merges, size: 256 + k };
+}
+
+const trained = {};
+function trainingFile(small = false) {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  const lines = (f, a, b) => fs.readFileSync(path.join(C, f), 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/).slice(a, b);
+  const file = path.join(os.tmpdir(), `tj_goldens_train${small ? '_small' : ''}.txt`);
+  fs.writeFileSync(file, (small
+    ? [...lines('botchan.txt', 100, 220), ...lines('tatoeba-zh.txt', 0, 120), ...lines('wagahaiwa_nekodearu.txt', 0, 8)]
+    : [...lines('botchan.txt', 100, 400), ...lines('tatoeba-zh.txt', 0, 300), ...lines('wagahaiwa_nekodearu.txt', 0, 30)]).join('\n'));
+  return file;
+}
+// Trains a model with the core's default trainer of that model type and returns its JSON.
+function trainModel(kind, HF) {
+  if (trained[kind]) return trained[kind];
+  const { Tokenizer } = HF;
+  let t;
+  if (kind === 'wordpiece') {
+    t = new Tokenizer(HF.WordPiece.empty());
+    t.setNormalizer(HF.bertNormalizer({}));
+    t.setPreTokenizer(HF.bertPreTokenizer());
+  } else if (kind === 'unigram') {
+    t = new Tokenizer(HF.Unigram.empty());
+    t.setPreTokenizer(HF.metaspacePreTokenizer());
+  } else if (kind === 'bpe_spm') {
+    t = new Tokenizer(HF.BPE.empty());
+    t.setPreTokenizer(HF.metaspacePreTokenizer());
+  } else throw new Error(kind);
+  t.train([trainingFile(kind === 'bpe_spm')]);
+  const out = path.join(os.tmpdir(), `tj_goldens_trained_${kind}.json`);
+  t.save(out, false);
+  trained[kind] = JSON.parse(fs.readFileSync(out, 'utf8')).model;
+  return trained[kind];
+}
+
+const added = (id, content, o = {}) => ({
+  id, content, single_word: !!o.single_word, lstrip: !!o.lstrip, rstrip: !!o.rstrip,
+  normalized: !!o.normalized, special: o.special !== false,
+});
+
+// WordPiece vocabulary trained by WordPieceTrainer, BERT's five specials first (ids 0..4).
+function wordpieceModel(HF, opts = {}) {
+  const m = trainModel('wordpiece', HF);
+  const vocab = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, '[MASK]': 4 };
+  for (const [tok, id] of Object.entries(m.vocab)) vocab[tok] = id + 5;
+  return { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: opts.max ?? 100, vocab };
+}
+const bertSpecials = () => ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'].map((c, i) => added(i, c));
+
+// Unigram pieces trained by UnigramTrainer; <unk> first; with byte_fallback, <0x00>..<0xFF> too.
+function unigramModel(HF, byteFallback) {
+  const m = trainModel('unigram', HF);
+  const vocab = [['<unk>', 0.0], ['<s>', 0.0], ['</s>', 0.0]];
+  if (byteFallback) for (let b = 0; b < 256; b++) vocab.push([`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`, 0.0]);
+  for (const [p, s] of m.vocab) vocab.push([p, s]);
+  return { type: 'Unigram', unk_id: 0, vocab, byte_fallback: byteFallback };
+}
+
+// BPE trained by BpeTrainer over Metaspace words, laid out as LLaMA-2's file is: <unk> <s> </s>,
+// the 256 byte tokens, then the trained vocabulary.
+function bpeSpmModel(HF, byteFallback) {
+  const m = trainModel('bpe_spm', HF);
+  const vocab = { '<unk>': 0, '<s>': 1, '</s>': 2 };
+  let next = 3;
+  if (byteFallback) for (let b = 0; b < 256; b++) vocab[`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`] = next++;
+  const ordered = Object.entries(m.vocab).sort((a, b) => a[1] - b[1]);
+  for (const [tok] of ordered) if (!(tok in vocab)) vocab[tok] = next++;
+  return {
+    type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null,
+    fuse_unk: true, byte_fallback: byteFallback, ignore_merges: false, vocab, merges: m.merges,
+  };
+}
+const spmSpecials = () => [added(0, '<unk>'), added(1, '<s>'), added(2, '</s>')];
+
+function gpt2Model(k, o = {}) {
+  const g = gpt2Small(k);
+  return {
+    type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
+    fuse_unk: false, byte_fallback: false, ignore_merges: !!o.ignore_merges, vocab: g.vocab, merges: g.merges,
+  };
+}
+
+const tj = (o) => ({
+  version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null, pre_tokenizer: null,
+  post_processor: null, decoder: null, ...o,
+});
+const byteLevel = (addPrefix = false, useRegex = true, trim = true) => ({ type: 'ByteLevel', add_prefix_space: addPrefix, trim_offsets: trim, use_regex: useRegex });
+const split = (regex, behavior = 'Isolated', invert = false) => ({ type: 'Split', pattern: { Regex: regex }, behavior, invert });
+const splitStr = (s, behavior = 'Isolated', invert = false) => ({ type: 'Split', pattern: { String: s }, behavior, invert });
+const seqPre = (...p) => ({ type: 'Sequence', pretokenizers: p });
+const seqNorm = (...n) => ({ type: 'Sequence', normalizers: n });
+const seqDec = (...d) => ({ type: 'Sequence', decoders: d });
+const tmplSpecial = (id, type_id = 0) => ({ SpecialToken: { id, type_id } });
+const tmplSeq = (id, type_id = 0) => ({ Sequence: { id, type_id } });
+const specialMap = (pairs) => Object.fromEntries(pairs.map(([tok, id]) => [tok, { id: tok, ids: [id], tokens: [tok] }]));
+
+// The pre-tokenizer regexes of the real families (configuration, not vocabulary).
+export const REGEX = {
+  gpt2: "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
+  llama3: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  qwen2: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  o200k: "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  deepseek_digits: '\\p{N}{1,3}',
+  deepseek_cjk: '[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+',
+  deepseek_main: "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+};
+
+// Byte-level fixture on GPT-2's first 2000 merges, with the given pipeline pieces.
+function bl(o = {}, k = 2000) {
+  return tj({
+    added_tokens: o.added_tokens || [added(50256, '<|endoftext|>')],
+    normalizer: o.normalizer ?? null,
+    pre_tokenizer: o.pre_tokenizer ?? byteLevel(false, true),
+    post_processor: o.post_processor ?? null,
+    decoder: o.decoder ?? byteLevel(true, true),
+    model: gpt2Model(k, o),
+  });
+}
+// The extra added tokens (ids after GPT-2's 50257) used by the byte-level family fixtures.
+const llama3Specials = () => [added(50257, '<|begin_of_text|>'), added(50258, '<|end_of_text|>'),
+  added(50259, '<|start_header_id|>'), added(50260, '<|end_header_id|>'), added(50261, '<|eot_id|>')];
+
+// ---------------------------------------------------------------------------------------------
+export const CASES = [
+  // ---- real files ----
+  { name: 'gpt2', kind: 'real', pkg: 'tokenizer-gpt2', commit: 'plain', licence: 'MIT', upstream: 'openai-community/gpt2 (OpenAI GPT-2, modified MIT licence)' },
+  { name: 'qwen2_5', kind: 'real', pkg: 'tokenizer-qwen2_5', commit: 'xz', licence: 'Apache-2.0', upstream: 'Qwen/Qwen2.5 (tokenizer shared by the Apache-2.0 sizes)', transformers: TRANSFORMERS.qwen2 },
+  { name: 'qwen3', kind: 'real', pkg: 'tokenizer-qwen3', commit: 'xz', licence: 'Apache-2.0', upstream: 'Qwen/Qwen3', transformers: TRANSFORMERS.qwen2 },
+  { name: 'deepseek_v3', kind: 'real', pkg: 'tokenizer-deepseek_v3', commit: 'no', licence: 'DeepSeek License Agreement v1.0 (model licence of deepseek-ai/DeepSeek-V3; use-based restrictions): not committed', upstream: 'deepseek-ai/DeepSeek-V3', transformers: TRANSFORMERS.llamaFast },
+  { name: 'llama3', kind: 'real', pkg: 'tokenizer-llama3', commit: 'no', licence: 'Meta Llama 3 Community License: not committed', upstream: 'meta-llama/Meta-Llama-3-8B' },
+  { name: 'llama3_1', kind: 'real', pkg: 'tokenizer-llama3_1', commit: 'no', licence: 'Llama 3.1 Community License: not committed', upstream: 'meta-llama/Llama-3.1-8B-Instruct' },
+  { name: 'llama2', kind: 'real', pkg: 'tokenizer-llama2', commit: 'no', licence: 'Llama 2 Community License: not committed', upstream: 'meta-llama/Llama-2-7b-hf', transformers: TRANSFORMERS.llamaFast },
+  { name: 'gemma3', kind: 'real', pkg: 'tokenizer-gemma3', commit: 'no', licence: 'Gemma Terms of Use: not committed', upstream: 'google/gemma-3 (Gemma3 tokenizer)', transformers: TRANSFORMERS.gemmaFast },
+  { name: 'gpt4o', kind: 'real', pkg: 'tokenizer-gpt4o', commit: 'no', licence: 'no licence stated for the Xenova/gpt-4o conversion of o200k_base: not committed', upstream: 'Xenova/gpt-4o (o200k_base)' },
+
+  // ---- byte-level BPE fixtures (GPT-2's first merges) ----
+  { name: 'fx_bl_gpt2_small', kind: 'fixture', texts: noLong, build: () => bl({ post_processor: byteLevel(true, true, false) }) },
+  { name: 'fx_bl_llama3_style', kind: 'fixture', texts: noLong, build: () => bl({
+    ignore_merges: true,
+    added_tokens: [added(50256, '<|endoftext|>'), ...llama3Specials()],
+    pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)),
+    post_processor: { type: 'Sequence', processors: [byteLevel(true, true, false), {
+      type: 'TemplateProcessing',
+      single: [tmplSpecial('<|begin_of_text|>'), tmplSeq('A')],
+      pair: [tmplSpecial('<|begin_of_text|>'), tmplSeq('A'), tmplSpecial('<|begin_of_text|>', 1), tmplSeq('B', 1)],
+      special_tokens: specialMap([['<|begin_of_text|>', 50257]]),
+    }] },
+  }) },
+  { name: 'fx_bl_qwen2_style', kind: 'fixture', texts: noLong, build: () => bl({
+    normalizer: { type: 'NFC' },
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<|im_start|>'), added(50258, '<|im_end|>'),
+      added(50259, '<think>', { special: false }), added(50260, '</think>', { special: false })],
+    pre_tokenizer: seqPre(split(REGEX.qwen2), byteLevel(false, false)),
+    post_processor: byteLevel(false, false, false),
+    decoder: byteLevel(false, false, false),
+  }) },
+  { name: 'fx_bl_deepseek_style', kind: 'fixture', texts: noLong, build: () => bl({
+    normalizer: seqNorm(),
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<｜begin▁of▁sentence｜>'), added(50258, '<｜end▁of▁sentence｜>'),
+      added(50259, '<think>', { special: false }), added(50260, '</think>', { special: false })],
+    pre_tokenizer: seqPre(split(REGEX.deepseek_digits), split(REGEX.deepseek_cjk), split(REGEX.deepseek_main), byteLevel(false, false)),
+    post_processor: byteLevel(true, true, false),
+  }) },
+  { name: 'fx_bl_o200k_style', kind: 'fixture', texts: noLong, build: () => bl({
+    pre_tokenizer: seqPre(split(REGEX.o200k, 'Removed', true), byteLevel(false, false)),
+  }) },
+  { name: 'fx_bl_roberta', kind: 'fixture', texts: noLong, build: () => bl({
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '<pad>'), added(50259, '</s>'),
+      added(50260, '<unk>'), added(50261, '<mask>', { lstrip: true })],
+    pre_tokenizer: byteLevel(true, true),
+    post_processor: { type: 'RobertaProcessing', sep: ['</s>', 50259], cls: ['<s>', 50257], trim_offsets: true, add_prefix_space: true },
+    decoder: byteLevel(true, true),
+  }) },
+  { name: 'fx_bl_noregex_prefix', kind: 'fixture', texts: noLong, build: () => bl({ pre_tokenizer: byteLevel(true, false) }) },
+
+  // ---- WordPiece fixtures (WordPieceTrainer) ----
+  { name: 'fx_wp_bert_uncased', kind: 'fixture', texts: shortLong, build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF),
+  }) },
+  { name: 'fx_wp_sbert_cased', kind: 'fixture', texts: noLong, build: ({ HF }) => tj({
+    // sentence-transformers style: the file's own truncation and padding (a plain call ignores them).
+    truncation: { direction: 'Right', max_length: 16, strategy: 'LongestFirst', stride: 0 },
+    padding: { strategy: { Fixed: 16 }, direction: 'Right', pad_to_multiple_of: null, pad_id: 0, pad_type_id: 0, pad_token: '[PAD]' },
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: false },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tmplSpecial('[CLS]'), tmplSeq('A'), tmplSpecial('[SEP]')],
+      pair: [tmplSpecial('[CLS]'), tmplSeq('A'), tmplSpecial('[SEP]'), tmplSeq('B', 1), tmplSpecial('[SEP]', 1)],
+      special_tokens: specialMap([['[CLS]', 2], ['[SEP]', 3]]),
+    },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: false },
+    model: wordpieceModel(HF),
+  }) },
+  { name: 'fx_wp_strip_accents_nochinese', kind: 'fixture', texts: noLong, build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: false, handle_chinese_chars: false, strip_accents: true, lowercase: false },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF),
+  }) },
+  { name: 'fx_wp_max_chars', kind: 'fixture', texts: shortLong, build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: seqNorm({ type: 'NFD' }, { type: 'StripAccents' }, { type: 'Lowercase' }),
+    pre_tokenizer: { type: 'WhitespaceSplit' },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF, { max: 8 }),
+  }) },
+
+  // ---- BPE with byte fallback, SentencePiece layout (BpeTrainer) ----
+  { name: 'fx_bpe_llama2_style', kind: 'fixture', texts: shortLong, build: ({ HF }) => tj({
+    added_tokens: spmSpecials(),
+    normalizer: seqNorm({ type: 'Prepend', prepend: '▁' }, { type: 'Replace', pattern: { String: ' ' }, content: '▁' }),
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tmplSpecial('<s>'), tmplSeq('A')],
+      pair: [tmplSpecial('<s>'), tmplSeq('A'), tmplSpecial('<s>', 1), tmplSeq('B', 1)],
+      special_tokens: specialMap([['<s>', 1]]),
+    },
+    decoder: seqDec({ type: 'Replace', pattern: { String: '▁' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' },
+      { type: 'Strip', content: ' ', start: 1, stop: 0 }),
+    model: bpeSpmModel(HF, true),
+  }) },
+
+  // ---- Unigram (UnigramTrainer) ----
+  { name: 'fx_uni_metaspace_always', kind: 'fixture', texts: noLong, build: ({ HF }) => tj({
+    added_tokens: spmSpecials(),
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tmplSeq('A'), tmplSpecial('</s>')],
+      pair: [tmplSeq('A'), tmplSpecial('</s>'), tmplSeq('B'), tmplSpecial('</s>')],
+      special_tokens: specialMap([['</s>', 2]]),
+    },
+    decoder: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    model: unigramModel(HF, false),
+  }) },
+  { name: 'fx_uni_byte_fallback', kind: 'fixture', texts: shortLong, build: ({ HF }) => tj({
+    added_tokens: spmSpecials(),
+    normalizer: seqNorm({ type: 'NFKC' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }),
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false },
+    decoder: seqDec({ type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false }, { type: 'ByteFallback' }, { type: 'Fuse' }),
+    model: unigramModel(HF, true),
+  }) },
+];
