@@ -41,6 +41,7 @@ const { Tokenizer } = HF;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'tests/golden/tokenizer_json');
+const MIRRORS = process.env.MIRRORS || '/work/.mirror';
 const CORPORA = process.env.CORPORA || path.resolve(ROOT, '../../shared/corpora');
 const CORPORA_DIR = fs.existsSync(CORPORA) ? CORPORA : '/work/shared/corpora';
 export const REFERENCE = {
@@ -195,6 +196,25 @@ async function main() {
       for (const [name, content] of Object.entries(c.extraFiles || {})) {
         writeIfChanged(path.join(dir, name), JSON.stringify(content, null, 2) + '\n');
       }
+    } else if (c.kind === 'github') {
+      // A model directory of a public GitHub repository, read from its mirror (the search tool's
+      // `fetch github:OWNER/NAME` puts it at /work/.mirror/OWNER+NAME/repo) at a fixed commit.
+      const gitDir = path.join(MIRRORS, c.repo.replace('/', '+'), 'repo');
+      const show = (f) => execFileSync('git', ['--git-dir', gitDir, 'show', `${c.commit_id}:${c.dir}/${f}`], { maxBuffer: 1 << 30 });
+      if (!fs.existsSync(gitDir)) { console.error(`SKIP ${c.name}: no mirror ${gitDir}`); continue; }
+      const raw = show('tokenizer.json');
+      json = raw.toString('utf8');
+      writeIfChanged(path.join(dir, 'tokenizer.json'), raw);
+      const files = {};
+      for (const f of ['tokenizer.json', ...c.files]) {
+        const b = f === 'tokenizer.json' ? raw : show(f);
+        if (f !== 'tokenizer.json') writeIfChanged(path.join(dir, f), b);
+        files[f] = { bytes: b.length, sha256: sha256(b) };
+      }
+      writeIfChanged(path.join(dir, 'source.json'), JSON.stringify({
+        repository: `github:${c.repo}`, commit: c.commit_id, dir: c.dir, files,
+        upstream: c.upstream, licence: c.licence, committed: 'plain',
+      }, null, 2) + '\n');
     } else {
       const src = lenmlFile(c.pkg, 'tokenizer.json');
       if (!fs.existsSync(src)) {
@@ -232,7 +252,7 @@ async function main() {
     writeIfChanged(path.join(dir, 'expected.jsonl'), exp);
     let nTr = 0;
     const cfgFile = c.kind === 'real' ? lenmlFile(c.pkg, 'tokenizer_config.json') : path.join(dir, 'tokenizer_config.json');
-    const trRule = c.transformers || (c.kind === 'real' || c.extraFiles ? TRANSFORMERS.any : null);
+    const trRule = c.transformers || (c.kind !== 'fixture' || c.extraFiles ? TRANSFORMERS.any : null);
     if (trRule && fs.existsSync(cfgFile)) {
       const tr = await trRule({ Tokenizer, HF, json, dir, textList: caseTexts.filter((t) => t.group !== 'long'), expectedLines, cfgFile });
       if (tr) { writeIfChanged(path.join(dir, 'transformers.jsonl'), tr); nTr = tr.split('\n').length - 1; }

@@ -177,6 +177,16 @@ export const CASES = [
   { name: 'gemma3', kind: 'real', pkg: 'tokenizer-gemma3', commit: 'no', licence: 'Gemma Terms of Use: not committed', upstream: 'google/gemma-3 (Gemma3 tokenizer)', transformers: TRANSFORMERS.gemmaFast },
   { name: 'gpt4o', kind: 'real', pkg: 'tokenizer-gpt4o', commit: 'no', licence: 'no licence stated for the Xenova/gpt-4o conversion of o200k_base: not committed', upstream: 'Xenova/gpt-4o (o200k_base)' },
 
+  // ---- real model directories from public GitHub repositories (read from their mirrors) ----
+  { name: 'bert_base_uncased', kind: 'github', repo: 'Fr4n13Z/PKGN', commit_id: '534bb47e6b5c9f8d7e3e069f8ef4ddbca2db1520',
+    dir: 'bert-base-uncased', files: ['tokenizer_config.json', 'config.json'],
+    upstream: 'google-bert/bert-base-uncased (hub copy: its tokenizer.json, tokenizer_config.json, config.json, vocab.txt)',
+    licence: 'Apache-2.0 (bert-base-uncased); repository MIT' },
+  { name: 'all_minilm_l6_v2_st', kind: 'github', repo: 'msi1427/Leadbook-ML-Challenge', commit_id: 'd4b218eddc9aa37edb39bf50b5048e57e14384a7',
+    dir: 'models/all-MiniLM-L6-v2', files: ['tokenizer_config.json', 'special_tokens_map.json', 'config.json', 'sentence_bert_config.json', 'modules.json'],
+    upstream: 'sentence-transformers/all-MiniLM-L6-v2 fine-tuned and re-saved by sentence-transformers (transformers 4.12.5): the file has its own truncation (256, no direction key) and padding (BatchLongest)',
+    licence: 'Apache-2.0 (all-MiniLM-L6-v2); repository has no licence file' },
+
   // ---- byte-level BPE fixtures (GPT-2's first merges) ----
   { name: 'fx_bl_gpt2_small', kind: 'fixture', texts: noLong, build: () => bl({ post_processor: byteLevel(true, true, false) }) },
   { name: 'fx_bl_llama3_style', kind: 'fixture', texts: noLong, build: () => bl({
@@ -294,3 +304,59 @@ export const CASES = [
     model: unigramModel(HF, true),
   }) },
 ];
+
+// ---------------------------------------------------------------------------------------------
+// T5 as transformers v4.44.2 converts t5-spiece.model (shared/corpora, Apache-2.0) when a directory
+// has no tokenizer.json: convert_slow_tokenizer.py SpmConverter.tokenizer (:564-633, Unigram with
+// unk_id = trainer_spec.unk_id, control pieces (type 3) added as special tokens, normalized=False),
+// SpmConverter.normalizer (:635-644: Precompiled(charsmap), Strip(left=False, right=True),
+// Replace(Regex(" {2,}"), "▁")), pre_tokenizer/decoder Metaspace with _get_prepend_scheme (:46-53:
+// add_prefix_space True and legacy (T5Tokenizer's default) -> "always"), T5Converter (:1071-1085:
+// <extra_id_99>..<extra_id_0> appended to the vocabulary, TemplateProcessing "$A </s>" /
+// "$A </s> $B </s>"); then PreTrainedTokenizerFast.__init__ (tokenization_utils_fast.py:180-212)
+// adds the special tokens the file lacks (<unk> and the 100 extra ids, which T5Tokenizer declares
+// as additional_special_tokens). The SentencePiece proto is read with /usr/bin/python3's
+// sentencepiece_model_pb2 (Debian python3-sentencepiece).
+import { execFileSync } from 'node:child_process';
+function spmProto(file) {
+  const py = `
+import sys, json, base64
+from sentencepiece import sentencepiece_model_pb2 as pb
+m = pb.ModelProto(); m.ParseFromString(open(sys.argv[1], 'rb').read())
+print(json.dumps({'pieces': [[p.piece, p.score, p.type] for p in m.pieces],
+  'model_type': m.trainer_spec.model_type, 'unk_id': m.trainer_spec.unk_id,
+  'byte_fallback': m.trainer_spec.byte_fallback,
+  'charsmap': base64.b64encode(m.normalizer_spec.precompiled_charsmap).decode()}))`;
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', py, file], { maxBuffer: 1 << 28 }).toString());
+}
+function t5Converted() {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  const p = spmProto(path.join(C, 't5-spiece.model'));
+  if (p.model_type !== 1) throw new Error('t5-spiece.model is not unigram');
+  const vocab = p.pieces.map(([piece, score]) => [piece, score]);
+  for (let i = 99; i >= 0; i--) vocab.push([`<extra_id_${i}>`, 0.0]);
+  const ids = new Map(vocab.map(([piece], i) => [piece, i]));
+  const addedList = [];
+  p.pieces.forEach(([piece, , type], i) => { if (type === 3 || type === 4) addedList.push(added(i, piece, { special: type === 3 })); });
+  // PreTrainedTokenizerFast: unk_token and the additional special tokens not yet added.
+  for (const tok of ['<unk>', ...Array.from({ length: 100 }, (_, i) => `<extra_id_${i}>`)]) {
+    if (!addedList.some((a) => a.content === tok)) addedList.push(added(ids.get(tok), tok));
+  }
+  addedList.sort((a, b) => a.id - b.id);
+  return tj({
+    added_tokens: addedList,
+    normalizer: seqNorm({ type: 'Precompiled', precompiled_charsmap: p.charsmap },
+      { type: 'Strip', strip_left: false, strip_right: true },
+      { type: 'Replace', pattern: { Regex: ' {2,}' }, content: '▁' }),
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tmplSeq('A'), tmplSpecial('</s>')],
+      pair: [tmplSeq('A'), tmplSpecial('</s>'), tmplSeq('B'), tmplSpecial('</s>')],
+      special_tokens: specialMap([['</s>', ids.get('</s>')]]),
+    },
+    decoder: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    model: { type: 'Unigram', unk_id: p.unk_id, vocab, byte_fallback: false },
+  });
+}
+CASES.push({ name: 't5_converted', kind: 'fixture', build: () => t5Converted() });

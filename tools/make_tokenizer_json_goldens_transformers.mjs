@@ -37,6 +37,10 @@
 //     GemmaTokenizerFast (gemma_fast.py:87), "right" otherwise (tokenization_utils_base.py:1565),
 //     kwargs (tokenizer_config.json, else the file's padding.direction, R2) win
 //     (tokenization_utils_base.py:1586).
+// R8  BertTokenizerFast (models/bert/tokenization_bert_fast.py:103-113): when the file's normalizer
+//     state disagrees with do_lower_case (default True, :79), strip_accents (None, :86) or
+//     tokenize_chinese_chars (True, :85) of tokenizer_config.json, the normalizer is rebuilt with
+//     those three values (`normalizer_state.get("lowercase", do_lower_case) != do_lower_case or ...`).
 // R7  Qwen2TokenizerFast (models/qwen2/tokenization_qwen2_fast.py:88-91): unk_token and eos_token
 //     default "<|endoftext|>", pad_token "<|endoftext|>", bos None; no post-processor change.
 
@@ -46,6 +50,7 @@ const CLASS_DEFAULTS = {
   Qwen2TokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, unk_token: '<|endoftext|>', eos_token: '<|endoftext|>', pad_token: '<|endoftext|>', bos_token: null },
   GPT2TokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, unk_token: '<|endoftext|>', bos_token: '<|endoftext|>', eos_token: '<|endoftext|>' },
   PreTrainedTokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true },
+  BertTokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, unk_token: '[UNK]', sep_token: '[SEP]', pad_token: '[PAD]', cls_token: '[CLS]', mask_token: '[MASK]', bert_normalizer: true },
 };
 // AutoTokenizer: tokenizer_class of tokenizer_config.json, its "Fast" variant.
 function fastClass(cfg) {
@@ -81,6 +86,20 @@ export function transformersBackend(json, cfg) {
     add_eos_token: d.rebuild_post ? (cfg.add_eos_token ?? d.add_eos_token) : null,
     model_max_length: cfg.model_max_length ?? null,
   };
+  // R8: BertTokenizerFast's normalizer.
+  if (d.bert_normalizer && tj.normalizer) {
+    const want = {
+      lowercase: cfg.do_lower_case ?? true,
+      strip_accents: cfg.strip_accents ?? null,
+      handle_chinese_chars: cfg.tokenize_chinese_chars ?? true,
+    };
+    const n = tj.normalizer;
+    const get = (k) => (k in n ? n[k] : want[k]);
+    if (get('lowercase') !== want.lowercase || get('strip_accents') !== want.strip_accents || get('handle_chinese_chars') !== want.handle_chinese_chars) {
+      Object.assign(n, want);
+      meta.normalizer_rebuilt = want;
+    }
+  }
   // R3: tokens to add.
   const have = new Set(tj.added_tokens.map((t) => t.content));
   const inVocab = (c) => have.has(c) || (tj.model.vocab && !Array.isArray(tj.model.vocab) && c in tj.model.vocab);
@@ -88,7 +107,8 @@ export function transformersBackend(json, cfg) {
   for (const [, t] of Object.entries(cfg.added_tokens_decoder || {}).sort((a, b) => Number(a[0]) - Number(b[0]))) {
     if (!have.has(t.content)) toAdd.push(t.content);
   }
-  const specials = [meta.bos_token, meta.eos_token, meta.unk_token, meta.pad_token,
+  if (d.bert_normalizer) for (const k of ['sep_token', 'cls_token', 'mask_token']) meta[k] = str(pick(k)) ?? null;
+  const specials = [meta.bos_token, meta.eos_token, meta.unk_token, meta.sep_token, meta.pad_token, meta.cls_token, meta.mask_token,
     ...(cfg.additional_special_tokens || []).map(str)].filter((x) => x != null);
   for (const s of specials) if (!have.has(s) && !toAdd.includes(s)) toAdd.push(s);
   meta.added_by_transformers = toAdd;
