@@ -62,12 +62,12 @@ function rep(s, n) { return s.repeat(n); }
 
 export function texts() {
   const T = [];
-  const add = (group, text, pair = null) => T.push({ group, text, pair });
+  const add = (group, text, pair = null, corpus = false) => T.push(corpus ? { group, text, pair, corpus } : { group, text, pair });
   // English (botchan.txt, public domain), Japanese (wagahaiwa_nekodearu.txt, public domain,
   // Aozora Bunko markup included), Chinese (tatoeba-zh.txt, CC-BY 2.0 FR).
-  for (const l of corpusLines('botchan.txt', [0, 17, 60, 98, 131, 153, 190, 231, 400, 777, 1500, 2222, 3000, 3960])) add('en', l);
-  for (const l of corpusLines('wagahaiwa_nekodearu.txt', [0, 1, 2, 5, 9, 14, 40, 101, 102, 500, 1200])) add('ja', l.length > 600 ? l.slice(0, 600) : l);
-  for (const l of corpusLines('tatoeba-zh.txt', [0, 3, 100, 1000, 5000, 12345, 29000])) add('zh', l);
+  for (const l of corpusLines('botchan.txt', [0, 17, 60, 98, 131, 153, 190, 231, 400, 777, 1500, 2222, 3000, 3960])) add('en', l, null, true);
+  for (const l of corpusLines('wagahaiwa_nekodearu.txt', [0, 1, 2, 5, 9, 14, 40, 101, 102, 500, 1200])) add('ja', l.length > 600 ? l.slice(0, 600) : l, null, true);
+  for (const l of corpusLines('tatoeba-zh.txt', [0, 3, 100, 1000, 5000, 12345, 29000])) add('zh', l, null, true);
   // Plain English: contractions, case, digits.
   add('en', "Hello world! I'm here, you're there, they'll go; it's John's, we'd've. DON'T SHOUT'S 'quoted'");
   add('en', "The year 2024 has 365 days; pi = 3.14159265358979; 1,000,000 and 0x1F; 12345678901234567890");

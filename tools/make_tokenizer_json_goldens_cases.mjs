@@ -45,12 +45,13 @@ function gpt2Small(k = 2000) {
 }
 
 const trained = {};
-function trainingFile(small = false) {
+function trainingFile(size = '') {
   const C = process.env.CORPORA_DIR || '/work/shared/corpora';
   const lines = (f, a, b) => fs.readFileSync(path.join(C, f), 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/).slice(a, b);
-  const file = path.join(os.tmpdir(), `tj_goldens_train${small ? '_small' : ''}.txt`);
-  fs.writeFileSync(file, (small
-    ? [...lines('botchan.txt', 100, 220), ...lines('tatoeba-zh.txt', 0, 120), ...lines('wagahaiwa_nekodearu.txt', 0, 8)]
+  const file = path.join(os.tmpdir(), `tj_goldens_train${size}.txt`);
+  fs.writeFileSync(file, (size === 'tiny'
+    ? [...lines('botchan.txt', 100, 140), ...lines('tatoeba-zh.txt', 0, 40)]
+    : size === 'small' ? [...lines('botchan.txt', 100, 220), ...lines('tatoeba-zh.txt', 0, 120), ...lines('wagahaiwa_nekodearu.txt', 0, 8)]
     : [...lines('botchan.txt', 100, 400), ...lines('tatoeba-zh.txt', 0, 300), ...lines('wagahaiwa_nekodearu.txt', 0, 30)]).join('\n'));
   return file;
 }
@@ -66,11 +67,11 @@ function trainModel(kind, HF) {
   } else if (kind === 'unigram') {
     t = new Tokenizer(HF.Unigram.empty());
     t.setPreTokenizer(HF.metaspacePreTokenizer());
-  } else if (kind === 'bpe_spm') {
+  } else if (kind === 'bpe_spm' || kind === 'bpe_spm_tiny') {
     t = new Tokenizer(HF.BPE.empty());
     t.setPreTokenizer(HF.metaspacePreTokenizer());
   } else throw new Error(kind);
-  t.train([trainingFile(kind === 'bpe_spm')]);
+  t.train([trainingFile(kind === 'bpe_spm' ? 'small' : kind === 'bpe_spm_tiny' ? 'tiny' : '')]);
   const out = path.join(os.tmpdir(), `tj_goldens_trained_${kind}.json`);
   t.save(out, false);
   trained[kind] = JSON.parse(fs.readFileSync(out, 'utf8')).model;
@@ -102,8 +103,8 @@ function unigramModel(HF, byteFallback) {
 
 // BPE trained by BpeTrainer over Metaspace words, laid out as LLaMA-2's file is: <unk> <s> </s>,
 // the 256 byte tokens, then the trained vocabulary.
-function bpeSpmModel(HF, byteFallback) {
-  const m = trainModel('bpe_spm', HF);
+function bpeSpmModel(HF, byteFallback, kind = 'bpe_spm') {
+  const m = trainModel(kind, HF);
   const vocab = { '<unk>': 0, '<s>': 1, '</s>': 2 };
   let next = 3;
   if (byteFallback) for (let b = 0; b < 256; b++) vocab[`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`] = next++;
@@ -360,3 +361,87 @@ function t5Converted() {
   });
 }
 CASES.push({ name: 't5_converted', kind: 'fixture', build: () => t5Converted() });
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures of one pipeline component each. Texts: the short ones (no corpora lines over 400
+// characters, no runs), plus the case's own.
+// Component fixtures: two corpus lines of each language (the models' cases have them all).
+const componentTexts = (T) => {
+  const seen = {};
+  return shortOnly(T).filter((t) => !t.corpus || (seen[t.group] = (seen[t.group] || 0) + 1) <= 2);
+};
+const withTexts = (extra) => (T) => [...componentTexts(T), ...extra.map((x) => (typeof x === 'string' ? { group: 'case', text: x, pair: null } : { group: 'case', pair: null, ...x }))];
+const compTexts = withTexts([]);
+
+// Byte-level (GPT-2's first 2000 merges) with `pre` before a regex-free ByteLevel.
+const SMALL = 500;  // merges in the component fixtures' vocabulary
+const blWith = (pre, o = {}) => () => bl({ pre_tokenizer: pre ? seqPre(pre, byteLevel(false, false)) : byteLevel(false, false), ...o }, SMALL);
+const SPLIT_BEHAVIOURS = ['Removed', 'Isolated', 'MergedWithPrevious', 'MergedWithNext', 'Contiguous'];
+for (const b of SPLIT_BEHAVIOURS) {
+  CASES.push({ name: `fx_pre_split_${b.toLowerCase()}`, kind: 'fixture', texts: withTexts(['a,,b;;c  d,e', ',,,']), build: blWith(split('[,;]| +', b)) });
+}
+CASES.push({ name: 'fx_pre_split_invert_isolated', kind: 'fixture', texts: withTexts(['a,,b;;c  d,e']), build: blWith(split('\\p{L}+', 'Isolated', true)) });
+CASES.push({ name: 'fx_pre_split_invert_removed', kind: 'fixture', texts: withTexts(['a,,b;;c  d,e']), build: blWith(split('\\p{L}+|\\p{N}+', 'Removed', true)) });
+CASES.push({ name: 'fx_pre_split_string_merged_next', kind: 'fixture', texts: withTexts(['a--b----c-', '--']), build: blWith(splitStr('--', 'MergedWithNext')) });
+CASES.push({ name: 'fx_pre_split_string_contiguous', kind: 'fixture', texts: withTexts(['a--b----c-', '--']), build: blWith(splitStr('-', 'Contiguous')) });
+CASES.push({ name: 'fx_pre_digits_individual', kind: 'fixture', texts: compTexts, build: blWith({ type: 'Digits', individual_digits: true }) });
+CASES.push({ name: 'fx_pre_digits_grouped', kind: 'fixture', texts: compTexts, build: blWith({ type: 'Digits', individual_digits: false }) });
+for (const b of SPLIT_BEHAVIOURS) {
+  CASES.push({ name: `fx_pre_punct_${b.toLowerCase()}`, kind: 'fixture', texts: withTexts(['a.b,,c!?¿d «e» f—g…']), build: blWith({ type: 'Punctuation', behavior: b }) });
+}
+CASES.push({ name: 'fx_pre_whitespace', kind: 'fixture', texts: compTexts, build: blWith({ type: 'Whitespace' }) });
+CASES.push({ name: 'fx_pre_whitespace_split', kind: 'fixture', texts: compTexts, build: blWith({ type: 'WhitespaceSplit' }) });
+CASES.push({ name: 'fx_pre_bert', kind: 'fixture', texts: compTexts, build: blWith({ type: 'BertPreTokenizer' }) });
+CASES.push({ name: 'fx_pre_sequence', kind: 'fixture', texts: compTexts, build: blWith(seqPre({ type: 'WhitespaceSplit' }, { type: 'Digits', individual_digits: true }, { type: 'Punctuation', behavior: 'Isolated' })) });
+CASES.push({ name: 'fx_pre_bytelevel_prefix_regex', kind: 'fixture', texts: compTexts, build: () => bl({ pre_tokenizer: byteLevel(true, true) }, SMALL) });
+CASES.push({ name: 'fx_pre_bytelevel_noprefix_noregex', kind: 'fixture', texts: compTexts, build: () => bl({ pre_tokenizer: byteLevel(false, false) }, SMALL) });
+
+// Metaspace: every prepend_scheme, split or not, on the BpeTrainer vocabulary with byte fallback.
+for (const scheme of ['always', 'first', 'never']) {
+  for (const splitOn of [true, false]) {
+    CASES.push({ name: `fx_pre_metaspace_${scheme}${splitOn ? '' : '_nosplit'}`, kind: 'fixture', texts: compTexts, build: ({ HF }) => tj({
+      added_tokens: spmSpecials(),
+      pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: scheme, split: splitOn },
+      decoder: seqDec({ type: 'Metaspace', replacement: '▁', prepend_scheme: scheme, split: splitOn }, { type: 'ByteFallback' }, { type: 'Fuse' }),
+      model: bpeSpmModel(HF, true, 'bpe_spm_tiny'),
+    }) });
+  }
+}
+// The older serialization (tokenizers < 0.19): add_prefix_space instead of prepend_scheme.
+CASES.push({ name: 'fx_pre_metaspace_legacy_add_prefix_space', kind: 'fixture', texts: compTexts, build: ({ HF }) => tj({
+  added_tokens: spmSpecials(),
+  pre_tokenizer: { type: 'Metaspace', replacement: '▁', add_prefix_space: true },
+  decoder: { type: 'Metaspace', replacement: '▁', add_prefix_space: true },
+  model: bpeSpmModel(HF, true, 'bpe_spm_tiny'),
+}) });
+
+// Normalizers, before GPT-2's regex ByteLevel.
+const NORMALIZERS = {
+  nfc: { type: 'NFC' }, nfd: { type: 'NFD' }, nfkc: { type: 'NFKC' }, nfkd: { type: 'NFKD' },
+  lowercase: { type: 'Lowercase' },
+  strip_accents: seqNorm({ type: 'NFD' }, { type: 'StripAccents' }),
+  strip_accents_alone: { type: 'StripAccents' },
+  strip_both: { type: 'Strip', strip_left: true, strip_right: true },
+  strip_left: { type: 'Strip', strip_left: true, strip_right: false },
+  replace_string: { type: 'Replace', pattern: { String: 'th' }, content: 'TH!' },
+  replace_regex: { type: 'Replace', pattern: { Regex: '\\s+' }, content: ' ' },
+  replace_regex_delete: { type: 'Replace', pattern: { Regex: '[aeiou]' }, content: '' },
+  prepend: { type: 'Prepend', prepend: '>>' },
+  bert_default: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+  bert_strip_no_lower: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: false, strip_accents: true, lowercase: false },
+  bert_noclean_lower_nostrip: { type: 'BertNormalizer', clean_text: false, handle_chinese_chars: true, strip_accents: false, lowercase: true },
+  nmt: { type: 'Nmt' },
+  sequence: seqNorm({ type: 'NFKC' }, { type: 'Lowercase' }, { type: 'Replace', pattern: { String: ' ' }, content: '_' }, { type: 'Strip', strip_left: false, strip_right: true }),
+};
+for (const [n, norm] of Object.entries(NORMALIZERS)) {
+  CASES.push({ name: `fx_norm_${n}`, kind: 'fixture', texts: compTexts, build: () => bl({ normalizer: norm }, SMALL) });
+}
+// Precompiled: T5's real charsmap alone.
+CASES.push({ name: 'fx_norm_precompiled_t5', kind: 'fixture', texts: compTexts, build: () => {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  return bl({ normalizer: { type: 'Precompiled', precompiled_charsmap: spmProto(path.join(C, 't5-spiece.model')).charsmap } }, SMALL);
+} });
+CASES.push({ name: 'fx_norm_precompiled_albert', kind: 'fixture', texts: compTexts, build: () => {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  return bl({ normalizer: { type: 'Precompiled', precompiled_charsmap: spmProto(path.join(C, 'albert-spiece.model')).charsmap } }, SMALL);
+} });
