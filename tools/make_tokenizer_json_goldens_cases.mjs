@@ -151,15 +151,33 @@ export const REGEX = {
 };
 
 // Byte-level fixture on GPT-2's first 2000 merges, with the given pipeline pieces.
+// Added tokens are written with ids from 50256 (GPT-2's <|endoftext|>) and renumbered here to follow
+// the cut vocabulary without a hole: tokenizers 0.22.2 ignores an added token's `id` when its
+// content is not in the model's vocabulary and gives it the next free id instead (serialization.rs
+// warns "Token '...' was expected to have ID '...' but was given ID '...'"), while the
+// post-processors keep the ids they name; real files never have such holes.
+function renumberAdded(t, base) {
+  const re = (id) => (id >= 50256 ? base + id - 50256 : id);
+  for (const a of t.added_tokens) a.id = re(a.id);
+  const post = (p) => {
+    if (!p) return;
+    if (p.type === 'Sequence') p.processors.forEach(post);
+    if (p.special_tokens) for (const v of Object.values(p.special_tokens)) v.ids = v.ids.map(re);
+    if (p.sep) p.sep[1] = re(p.sep[1]);
+    if (p.cls) p.cls[1] = re(p.cls[1]);
+  };
+  post(t.post_processor);
+  return t;
+}
 function bl(o = {}, k = 2000) {
-  return tj({
+  return renumberAdded(tj({
     added_tokens: o.added_tokens || [added(50256, '<|endoftext|>')],
     normalizer: o.normalizer ?? null,
     pre_tokenizer: o.pre_tokenizer ?? byteLevel(false, true),
     post_processor: o.post_processor ?? null,
     decoder: o.decoder ?? byteLevel(true, true),
     model: gpt2Model(k, o),
-  });
+  }), 256 + k);
 }
 // The extra added tokens (ids after GPT-2's 50257) used by the byte-level family fixtures.
 const llama3Specials = () => [added(50257, '<|begin_of_text|>'), added(50258, '<|end_of_text|>'),
@@ -445,3 +463,186 @@ CASES.push({ name: 'fx_norm_precompiled_albert', kind: 'fixture', texts: compTex
   const C = process.env.CORPORA_DIR || '/work/shared/corpora';
   return bl({ normalizer: { type: 'Precompiled', precompiled_charsmap: spmProto(path.join(C, 'albert-spiece.model')).charsmap } }, SMALL);
 } });
+
+// ---------------------------------------------------------------------------------------------
+// Added tokens: every flag, overlaps (longest first), a token that is also in the vocabulary,
+// normalized ones matched on the lowercased text.
+const ADDED_TEXTS = [
+  'x<special>y <special> <special><special>',
+  'a [lstrip] b   [lstrip]c\t[lstrip]',
+  'a [rstrip] b[rstrip]   c [rstrip]\n\nd',
+  'word words sword word. (word) word_word wordword 1word word1 語word',
+  'HELLO hello HeLLo hello<special>Hello',
+  '<a><b> <a> <a><b><c> <a><a><b>',
+  'the then there the',
+  '<mask> <mask>. a<mask>b',
+  '[both]  [both]  x[both]y',
+  'ｗｏｒｄ WORD Word',
+];
+CASES.push({ name: 'fx_added_flags', kind: 'fixture', texts: withTexts(ADDED_TEXTS), build: () => bl({
+  normalizer: { type: 'Lowercase' },
+  added_tokens: [
+    added(50256, '<|endoftext|>'),
+    added(50257, '<special>'),
+    added(50258, '[lstrip]', { lstrip: true }),
+    added(50259, '[rstrip]', { rstrip: true }),
+    added(50260, 'word', { single_word: true, special: false }),
+    added(50261, 'hello', { normalized: true, special: false }),
+    added(50262, '<a>', { special: false }),
+    added(50263, '<a><b>', { special: false }),
+    added(50264, 'the', { special: false }),
+    added(50265, '<mask>', { lstrip: true }),
+    added(50266, '[both]', { lstrip: true, rstrip: true }),
+    added(50267, 'ｗｏｒｄ', { normalized: true, special: false, single_word: true }),
+  ],
+}, SMALL) });
+// The same flags under a Bert pipeline (normalized special-looking tokens, [MASK] lstrip).
+CASES.push({ name: 'fx_added_wordpiece', kind: 'fixture', texts: withTexts(ADDED_TEXTS), build: ({ HF }) => {
+  const model = wordpieceModel(HF);
+  const n = Object.keys(model.vocab).length;
+  return tj({
+    added_tokens: [...bertSpecials().map((a) => (a.content === '[MASK]' ? { ...a, lstrip: true } : a)),
+      added(n, '<special>'), added(n + 1, 'word', { single_word: true, special: false }),
+      added(n + 2, 'hello', { normalized: true, special: false }), added(n + 3, '[rstrip]', { rstrip: true })],
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model,
+  });
+} });
+
+// BPE with continuing_subword_prefix and end_of_word_suffix. The core's trainers are not reachable
+// with those options through the binding, so the merges are learnt here by plain BPE counting
+// over corpus words (any valid merge list will do: the core computes every output).
+function learnBpe({ prefix = '', suffix = '', merges: nMerges = 400 }) {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  const text = fs.readFileSync(path.join(C, 'botchan.txt'), 'utf8').split(/\r?\n/).slice(100, 600).join(' ');
+  const counts = new Map();
+  for (const w of text.split(/[^\p{L}\p{N}]+/u)) if (w) counts.set(w, (counts.get(w) || 0) + 1);
+  let words = [...counts].map(([w, c]) => {
+    const chars = [...w];
+    return [chars.map((ch, i) => (i > 0 ? prefix : '') + ch + (i === chars.length - 1 ? suffix : '')), c];
+  });
+  const vocab = new Map([['<unk>', 0]]);
+  const addTok = (t) => { if (!vocab.has(t)) vocab.set(t, vocab.size); };
+  for (const [syms] of words) syms.forEach(addTok);
+  const merges = [];
+  const strip = (t) => (prefix && t.startsWith(prefix) ? t.slice(prefix.length) : t);
+  for (let m = 0; m < nMerges; m++) {
+    const pairs = new Map();
+    for (const [syms, c] of words) for (let i = 0; i + 1 < syms.length; i++) {
+      const k = syms[i] + '\u0000' + syms[i + 1];
+      pairs.set(k, (pairs.get(k) || 0) + c);
+    }
+    let best = null; let bestC = 1;
+    for (const [k, c] of pairs) if (c > bestC || (c === bestC && best !== null && k < best)) { best = k; bestC = c; }
+    if (!best) break;
+    const [a, b] = best.split('\u0000');
+    const merged = a + strip(b);
+    merges.push([a, b]);
+    addTok(merged);
+    words = words.map(([syms, c]) => {
+      const out = [];
+      for (let i = 0; i < syms.length; i++) {
+        if (i + 1 < syms.length && syms[i] === a && syms[i + 1] === b) { out.push(merged); i++; } else out.push(syms[i]);
+      }
+      return [out, c];
+    });
+  }
+  return { vocab: Object.fromEntries(vocab), merges };
+}
+for (const [name, prefix, suffix, dec] of [
+  ['fx_bpe_prefix', '##', '', { type: 'WordPiece', prefix: '##', cleanup: false }],
+  ['fx_bpe_suffix', '', '</w>', { type: 'BPEDecoder', suffix: '</w>' }],
+  ['fx_bpe_prefix_suffix', '##', '</w>', { type: 'BPEDecoder', suffix: '</w>' }],
+]) {
+  CASES.push({ name, kind: 'fixture', texts: compTexts, build: () => {
+    const { vocab, merges } = learnBpe({ prefix, suffix });
+    return tj({
+      added_tokens: [added(0, '<unk>')],
+      normalizer: { type: 'Lowercase' },
+      pre_tokenizer: { type: 'Whitespace' },
+      decoder: dec,
+      model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: prefix || null,
+        end_of_word_suffix: suffix || null, fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges },
+    });
+  } });
+}
+// ignore_merges: a vocabulary word that the merges would not build (GPT-2's cut vocabulary plus
+// whole words appended at the end), with and without the flag.
+for (const ignore of [true, false]) {
+  CASES.push({ name: `fx_bpe_ignore_merges_${ignore}`, kind: 'fixture', texts: withTexts(['hello world unbelievable', 'Ġworld xyzzy']), build: () => {
+    const t = bl({ ignore_merges: ignore, pre_tokenizer: byteLevel(false, true), added_tokens: [] }, SMALL);
+    let next = 256 + SMALL;
+    for (const w of ['hello', 'Ġworld', 'Ġunbelievable', 'xyzzy', 'Ġxyzzy', 'ĠWorld']) if (!(w in t.model.vocab)) t.model.vocab[w] = next++;
+    t.added_tokens = [added(next, '<|endoftext|>')];
+    return t;
+  } });
+}
+// BPE dropout 0.0 is dropout off (HF accepts 0.0 and 1.0; null is the usual spelling).
+CASES.push({ name: 'fx_bpe_dropout_zero', kind: 'fixture', texts: compTexts, build: () => { const t = bl({}, SMALL); t.model.dropout = 0.0; return t; } });
+
+// Post-processors and decoders.
+CASES.push({ name: 'fx_post_template_multi', kind: 'fixture', texts: compTexts, build: () => bl({
+  added_tokens: [added(50256, '<|endoftext|>'), added(50257, '[CLS]'), added(50258, '[SEP]'), added(50259, '[Q]')],
+  post_processor: {
+    type: 'TemplateProcessing',
+    single: [tmplSpecial('[CLS]'), tmplSpecial('[Q]'), tmplSeq('A'), tmplSpecial('[SEP]')],
+    pair: [tmplSpecial('[CLS]'), tmplSeq('A'), tmplSpecial('[SEP]'), tmplSeq('B', 1), tmplSpecial('[SEP]', 1), tmplSpecial('[Q]', 2)],
+    special_tokens: {
+      '[CLS]': { id: '[CLS]', ids: [50257], tokens: ['[CLS]'] },
+      '[SEP]': { id: '[SEP]', ids: [50258], tokens: ['[SEP]'] },
+      // one template piece that stands for two ids
+      '[Q]': { id: '[Q]', ids: [50259, 50256], tokens: ['[Q]', '<|endoftext|>'] },
+    },
+  },
+}, SMALL) });
+CASES.push({ name: 'fx_post_sequence_bert_bytelevel', kind: 'fixture', texts: compTexts, build: () => bl({
+  added_tokens: [added(50256, '<|endoftext|>'), added(50257, '[CLS]'), added(50258, '[SEP]')],
+  post_processor: { type: 'Sequence', processors: [byteLevel(true, true, true), { type: 'BertProcessing', sep: ['[SEP]', 50258], cls: ['[CLS]', 50257] }] },
+}, SMALL) });
+CASES.push({ name: 'fx_dec_sequence_replace_strip_fuse', kind: 'fixture', texts: compTexts, build: () => bl({
+  decoder: seqDec(byteLevel(false, false), { type: 'Replace', pattern: { String: 'e' }, content: 'E' },
+    { type: 'Replace', pattern: { Regex: '\\s+' }, content: ' ' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 2, stop: 0 }),
+  // No `stop` > 0: tokenizers 0.22.2's Strip decoder panics (the process aborts) on a token of
+  // only `content` characters shorter than start + stop (decoders/strip.rs:55 "slice index starts
+  // at 1 but ends at 0", e.g. Strip(' ', 1, 1) on " "), and with stop > 0 on an empty token
+  // (strip.rs:47 "index out of bounds: the len is 0", e.g. decoding no ids). No golden can exist.
+}, SMALL) });
+
+// ---------------------------------------------------------------------------------------------
+// Model directories (tokenizer.json + tokenizer_config.json) where transformers v4.44.2 adds
+// something on top of the file: the committed counterparts of DeepSeek-V3's directory.
+CASES.push({ name: 'fx_dir_llamafast_bos_eos', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': {
+    tokenizer_class: 'LlamaTokenizerFast', add_bos_token: true, add_eos_token: true, legacy: true,
+    bos_token: '<|begin_of_text|>', eos_token: '<|end_of_text|>', unk_token: null, pad_token: null,
+    clean_up_tokenization_spaces: false, model_max_length: 131072,
+  } },
+  build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), ...llama3Specials()],
+    pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)), post_processor: byteLevel(true, true, false) }, SMALL) });
+CASES.push({ name: 'fx_dir_llamafast_defaults', kind: 'fixture', texts: compTexts,
+  // add_bos_token/add_eos_token absent: the class defaults (True, False); unk_token absent: the
+  // class default "<unk>", which the file lacks, so transformers adds it as a special token.
+  extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'LlamaTokenizerFast', bos_token: '<s>', eos_token: '</s>' } },
+  build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '</s>')], post_processor: null }, SMALL) });
+CASES.push({ name: 'fx_dir_pad_added_left', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': {
+    tokenizer_class: 'PreTrainedTokenizerFast', bos_token: '<|endoftext|>', eos_token: '<|endoftext|>',
+    pad_token: '[PAD]', padding_side: 'left', additional_special_tokens: ['<|im_start|>'],
+    added_tokens_decoder: { 50258: { content: '<think>', lstrip: false, normalized: false, rstrip: true, single_word: false, special: false } },
+  } },
+  build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<|im_end|>')] }, SMALL) });
+CASES.push({ name: 'fx_dir_bert_normalizer_rebuilt', kind: 'fixture', texts: compTexts,
+  // tokenizer_config.json says do_lower_case false: BertTokenizerFast rebuilds the file's
+  // (lowercasing) BertNormalizer with lowercase=False.
+  extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'BertTokenizer', do_lower_case: false, strip_accents: null, tokenize_chinese_chars: true } },
+  build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF),
+  }) });

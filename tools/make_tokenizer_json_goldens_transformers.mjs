@@ -103,15 +103,15 @@ export function transformersBackend(json, cfg) {
   // R3: tokens to add.
   const have = new Set(tj.added_tokens.map((t) => t.content));
   const inVocab = (c) => have.has(c) || (tj.model.vocab && !Array.isArray(tj.model.vocab) && c in tj.model.vocab);
-  const toAdd = [];
+  const toAdd = [];  // { content, token: the added_tokens_decoder entry (flags) or null (a plain string) }
   for (const [, t] of Object.entries(cfg.added_tokens_decoder || {}).sort((a, b) => Number(a[0]) - Number(b[0]))) {
-    if (!have.has(t.content)) toAdd.push(t.content);
+    if (!have.has(t.content)) toAdd.push({ content: t.content, token: t });
   }
   if (d.bert_normalizer) for (const k of ['sep_token', 'cls_token', 'mask_token']) meta[k] = str(pick(k)) ?? null;
   const specials = [meta.bos_token, meta.eos_token, meta.unk_token, meta.sep_token, meta.pad_token, meta.cls_token, meta.mask_token,
     ...(cfg.additional_special_tokens || []).map(str)].filter((x) => x != null);
-  for (const s of specials) if (!have.has(s) && !toAdd.includes(s)) toAdd.push(s);
-  meta.added_by_transformers = toAdd;
+  for (const s of specials) if (!have.has(s) && !toAdd.some((x) => x.content === s)) toAdd.push({ content: s, token: null });
+  meta.added_by_transformers = toAdd.map((x) => x.content);
   // R4: post-processor rebuilt.
   const vocabId = (c) => {
     const a = tj.added_tokens.find((t) => t.content === c);
@@ -135,16 +135,26 @@ export function transformersBackend(json, cfg) {
     tj.post_processor = { type: 'TemplateProcessing', single, pair, special_tokens: special };
   }
   meta.pad_token_id = meta.pad_token != null && (inVocab(meta.pad_token)) ? vocabId(meta.pad_token) : null;
-  return { json: JSON.stringify(tj), meta, toAdd };
+  return { json: JSON.stringify(tj), meta, toAdd, specials };
 }
 
 // For a case: returns the transformers.jsonl text and writes transformers.json (meta).
 async function directoryRecords({ Tokenizer, HF, json, cfg, textList, expectedLines }) {
-  const { json: j2, meta, toAdd } = transformersBackend(json, cfg);
+  const { json: j2, meta, toAdd, specials } = transformersBackend(json, cfg);
   const tok = Tokenizer.fromString(j2);
   if (toAdd.length) {
-    // Added as transformers does (R3): special when listed among the special tokens.
-    tok.addAddedTokens(toAdd.map((c) => new HF.AddedToken(c, true, { normalized: false })));
+    // Added as transformers does (R3), in order: `self._add_tokens(tokens, special_tokens=is_special)`,
+    // i.e. the backend's add_special_tokens / add_tokens; a plain string becomes
+    // AddedToken(content, special) with the tokenizers defaults (normalized = not special).
+    const specialSet = new Set(specials);
+    for (const x of toAdd) {
+      const isSpecial = x.token ? (x.token.special || specialSet.has(x.content)) : specialSet.has(x.content);
+      if (x.token) {
+        tok.addAddedTokens([new HF.AddedToken(x.content, isSpecial, {
+          singleWord: !!x.token.single_word, leftStrip: !!x.token.lstrip, rightStrip: !!x.token.rstrip, normalized: !!x.token.normalized })]);
+      } else if (isSpecial) tok.addSpecialTokens([x.content]);
+      else tok.addTokens([x.content]);
+    }
     meta.pad_token_id = meta.pad_token != null ? tok.tokenToId(meta.pad_token) : null;
   }
   let lines = await expectedLines(tok, textList);
