@@ -55,9 +55,15 @@ function trainingFile(size = '') {
     : [...lines('botchan.txt', 100, 400), ...lines('tatoeba-zh.txt', 0, 300), ...lines('wagahaiwa_nekodearu.txt', 0, 30)]).join('\n'));
   return file;
 }
-// Trains a model with the core's default trainer of that model type and returns its JSON.
+// Trains a model with the core's default trainer of that model type and returns its JSON. The
+// core's WordPiece and Unigram trainers do not give the same vocabulary from run to run (hash-map
+// order breaks ties between equal counts), so a training's result is kept in
+// tests/golden/tokenizer_json/trained/KIND.json and reused: delete that file to train again.
+const TRAINED_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../tests/golden/tokenizer_json/trained');
 function trainModel(kind, HF) {
   if (trained[kind]) return trained[kind];
+  const keep = path.join(TRAINED_DIR, `${kind}.json`);
+  if (fs.existsSync(keep)) return (trained[kind] = JSON.parse(fs.readFileSync(keep, 'utf8')));
   const { Tokenizer } = HF;
   let t;
   if (kind === 'wordpiece') {
@@ -75,6 +81,8 @@ function trainModel(kind, HF) {
   const out = path.join(os.tmpdir(), `tj_goldens_trained_${kind}.json`);
   t.save(out, false);
   trained[kind] = JSON.parse(fs.readFileSync(out, 'utf8')).model;
+  fs.mkdirSync(TRAINED_DIR, { recursive: true });
+  fs.writeFileSync(keep, JSON.stringify(trained[kind]));
   return trained[kind];
 }
 
