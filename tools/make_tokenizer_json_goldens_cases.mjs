@@ -153,6 +153,9 @@ export const REGEX = {
   llama3: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
   qwen2: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
   o200k: "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  // Mistral-Nemo's Tekken, as llama.cpp's src/llama-vocab.cpp (c392e509) quotes it ("original regex
+  // from tokenizer.json", LLAMA_VOCAB_PRE_TYPE_TEKKEN); no real Tekken file was found to commit.
+  tekken: "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
   deepseek_digits: '\\p{N}{1,3}',
   deepseek_cjk: '[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+',
   deepseek_main: "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
@@ -244,6 +247,13 @@ export const CASES = [
   }) },
   { name: 'fx_bl_o200k_style', kind: 'fixture', texts: noLong, build: () => bl({
     pre_tokenizer: seqPre(split(REGEX.o200k, 'Removed', true), byteLevel(false, false)),
+  }) },
+  { name: 'fx_bl_tekken_style', kind: 'fixture', texts: noLong, build: () => bl({
+    ignore_merges: true,
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '</s>'), added(50259, '[INST]'), added(50260, '[/INST]')],
+    pre_tokenizer: seqPre(split(REGEX.tekken), byteLevel(false, false)),
+    post_processor: { type: 'TemplateProcessing', single: [tmplSpecial('<s>'), tmplSeq('A')],
+      pair: [tmplSpecial('<s>'), tmplSeq('A'), tmplSeq('B', 1)], special_tokens: specialMap([['<s>', 50257]]) },
   }) },
   { name: 'fx_bl_roberta', kind: 'fixture', texts: noLong, build: () => bl({
     added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '<pad>'), added(50259, '</s>'),
