@@ -15,7 +15,7 @@
 #include "embedpe/sink.h"
 #include "embedpe/text_input.h"
 #include "errors.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "clikit/usage.h"
 #include "embedpe/weights.h"
 

@@ -17,13 +17,13 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/threads.h"
 #include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"
 #include "embedpe/pretrained_model.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/weights.h"
 #include "layer_flags.h"
-#include "parallel.h"
 #include "progress.h"
 
 namespace embedpe::cli {
@@ -119,7 +119,7 @@ std::optional<Dropout> dropout_of(const EncodeCommand& cmd, const LayerSpec& lay
 
 // --threads is a request, refused if a thread cannot start; the default takes what can run.
 std::size_t thread_count(const EncodeCommand& cmd) {
-  const std::size_t threads = cmd.threads ? *cmd.threads : usable_threads(available_cores());
+  const std::size_t threads = cmd.threads ? *cmd.threads : default_threads();
   if (threads == 0) throw UsageError("--threads must be at least 1");
   return threads;
 }

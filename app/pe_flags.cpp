@@ -7,7 +7,7 @@
 
 #include "common.h"
 #include "errors.h"
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe::cli {
 namespace {

@@ -13,8 +13,8 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/threads.h"
 #include "embedpe/sink.h"
-#include "parallel.h"
 
 namespace embedpe::cli {
 namespace {
@@ -50,7 +50,7 @@ void run_tokenize(const TokenizeCommand& cmd) {
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize);
   check_ids_flag(cmd.text.ids, tokenizer);
   const TokenizeRunOptions options{.tokenize = encode_options(cmd.tokenize, tokenizer), .ids_input = cmd.text.ids_input(),
-                                   .threads = usable_threads(available_cores()), .allow_empty = cmd.text.shard_given,
+                                   .threads = default_threads(), .allow_empty = cmd.text.shard_given,
                                    .text_pairs = cmd.text.pairs,
                                    .max_line_bytes = cmd.text.reading.max_line_bytes};
   TextSource source = open_text_source(cmd.text);

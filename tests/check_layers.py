@@ -1,32 +1,51 @@
-"""The library's layers (lib/CMakeLists.txt, EMBEDPE_LAYERS): a file includes
-only headers of its own layer and of the layers before it.
+"""The library's layers (lib/CMakeLists.txt, EMBEDPE_LAYERS): a file uses only
+its own layer and the layers before it.
 
-    check_layers.py LIB_DIR LAYER...      (the layers in order, lowest first)
+    check_layers.py LIB_DIR LAYER_TABLE OBJECTS_DIR LAYER...   (layers lowest first)
+    check_layers.py --self-test CXX LAYER...
+    check_layers.py --probe CXX INCLUDE_DIRS_FILE LOW_HEADER HIGH_HEADER
 
-A file's layer is its folder under lib/src/ (src/pe/kinds/t5.cpp is in pe); a
-public header include/embedpe/NAME.h is in the layer of src/LAYER/NAME.cpp, or,
-for the few headers with no source of their own, in HEADER_ONLY below. Prints
-every include that goes up a layer, and every file it cannot place, and exits
-1 if there is any.
+The build already refuses an include that goes up (each layer compiles with
+only the headers of the layers up to it); this checks the same from the
+sources, and the calls, which no include path can stop:
+- includes, in both forms ("embedpe/x.h" and <embedpe/x.h>): a file's layer
+  is its folder under lib/src/ (src/pe/kinds/t5.cpp is in pe); a public
+  header's is the one LAYER_TABLE gives (lines "LAYER NAME.h", written by
+  lib/CMakeLists.txt from its embedpe_LAYER_headers lists);
+- calls: every symbol an object of a layer leaves undefined (nm) and the
+  library defines must be defined in that layer or one before it
+  (OBJECTS_DIR/embedpe_LAYER_objects.dir/**.o).
+Prints each problem and exits 1 if there is any. --self-test builds a small
+tree with an include and a call that go up, compiles it with CXX, and exits
+1 unless both are reported (CTest "layers: the check finds a violation").
+--probe compiles a file that includes LOW_HEADER, then one that includes
+HIGH_HEADER, with a layer's include directories (one a line, as CMake lists
+them for its object library): the first must compile and the second must
+not find its header (CTest "layers: an upward include does not compile").
 """
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-# Public headers with no .cpp of their own name (pretrained_tokenizer.h is
-# defined in tokenizer.cpp, shards.h in shard_record.cpp and merge.cpp): the
-# layer they belong to.
-HEADER_ONLY = {"error.h": "core", "heatmap_look.h": "pe", "pretrained_tokenizer.h": "text", "shards.h": "pipeline"}
-# Written at configure time (the sink registry's list): part of sinks.
+# Written at configure time into a layer's include directory.
 GENERATED = {"sink_formats.inc": "sinks", "build_info.inc": "core"}
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+(?:"([^"]+)"|<(embedpe/[^>]+)>)', re.M)
 
 
-def main(lib, layers):
-    lib = Path(lib)
+def read_table(path):
+    table = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            layer, header = line.split()
+            table[header] = layer
+    return table
+
+
+def check_includes(lib, table, layers, problems):
     rank = {name: i for i, name in enumerate(layers)}
     src, public = lib / "src", lib / "include" / "embedpe"
-    problems = []
     layer_of = {}  # path -> layer
     private = {}   # include name (flat, or relative to src/) -> path
     for path in sorted(src.rglob("*")):
@@ -42,13 +61,11 @@ def main(lib, layers):
                 if name in private and private[name] != path:
                     problems.append(f"{path}: header name {name} also used by {private[name]}")
                 private[name] = path
-    sources = {p.stem: layer for p, layer in layer_of.items() if p.suffix == ".cpp"}
     for path in sorted(public.glob("*.h")):
-        layer = sources.get(path.stem, HEADER_ONLY.get(path.name))
-        if layer is None:
-            problems.append(f"{path}: no src/LAYER/{path.stem}.cpp; add it to HEADER_ONLY in {__file__}")
+        if path.name not in table:
+            problems.append(f"{path}: in no layer; add it to an embedpe_LAYER_headers list in lib/CMakeLists.txt")
             continue
-        layer_of[path] = layer
+        layer_of[path] = table[path.name]
 
     def included_layer(name):
         if name.startswith("embedpe/"):
@@ -58,17 +75,116 @@ def main(lib, layers):
         return layer_of.get(private[name]) if name in private else None
 
     for path, layer in layer_of.items():
-        for name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+        for quoted, angled in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            name = quoted or angled
             target = included_layer(name)
             if target is None:
                 problems.append(f"{path}: includes {name}, which is in no layer")
             elif rank[target] > rank[layer]:
                 problems.append(f"{path} ({layer}) includes {name} ({target}): up a layer")
+    return len(layer_of)
+
+
+def symbols(obj):
+    """(defined, undefined) external symbols of an object file."""
+    out = subprocess.run(["nm", "-P", "-g", str(obj)], check=True, capture_output=True, text=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        (undefined if parts[1] in ("U", "w", "v") else defined).add(parts[0])
+    return defined, undefined
+
+
+def check_calls(objects_dir, layers, problems):
+    rank = {name: i for i, name in enumerate(layers)}
+    first_defined = {}  # symbol -> lowest layer that defines it
+    uses = []           # (object, layer, undefined symbols)
+    count = 0
+    for layer in layers:
+        objs = sorted((objects_dir / f"embedpe_{layer}_objects.dir").rglob("*.o"))
+        if not objs:
+            problems.append(f"{objects_dir}: no objects of layer {layer} (is the library built?)")
+        for obj in objs:
+            count += 1
+            defined, undefined = symbols(obj)
+            for s in defined:
+                if s not in first_defined or rank[layer] < rank[first_defined[s]]:
+                    first_defined[s] = layer
+            uses.append((obj, layer, undefined))
+    for obj, layer, undefined in uses:
+        for s in sorted(undefined):
+            target = first_defined.get(s)
+            if target is not None and rank[target] > rank[layer]:
+                name = subprocess.run(["c++filt", s], capture_output=True, text=True).stdout.strip() or s
+                problems.append(f"{obj.name} ({layer}) calls {name} ({target}): up a layer")
+    return count
+
+
+def self_test(cxx, layers):
+    """A tree with one upward include and one upward call: both must be found."""
+    low, high = layers[0], layers[-1]
+    with tempfile.TemporaryDirectory() as tmp:
+        lib = Path(tmp) / "lib"
+        (lib / "include" / "embedpe").mkdir(parents=True)
+        (lib / "src" / low).mkdir(parents=True)
+        (lib / "src" / high).mkdir(parents=True)
+        (lib / "include" / "embedpe" / "top.h").write_text("int top();\n")
+        (lib / "src" / low / "bottom.cpp").write_text("#include <embedpe/top.h>\nint bottom() { return top(); }\n")
+        (lib / "src" / high / "top.cpp").write_text('#include "embedpe/top.h"\nint top() { return 1; }\n')
+        table = Path(tmp) / "layer_table.txt"
+        table.write_text(f"{high} top.h\n")
+        objects = Path(tmp) / "objects"
+        for layer, name in ((low, "bottom"), (high, "top")):
+            out = objects / f"embedpe_{layer}_objects.dir" / f"{name}.o"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run([cxx, "-c", "-I", str(lib / "include"), str(lib / "src" / layer / f"{name}.cpp"), "-o",
+                            str(out)], check=True)
+        problems = []
+        check_includes(lib, read_table(table), [low, high], problems)
+        check_calls(objects, [low, high], problems)
+        for p in problems:
+            print(p)
+        found_include = any("includes embedpe/top.h" in p and "up a layer" in p for p in problems)
+        found_call = any("calls top()" in p and "up a layer" in p for p in problems)
+        print(f"upward include found: {found_include}; upward call found: {found_call}")
+        return 0 if found_include and found_call and len(problems) == 2 else 1
+
+
+def probe(cxx, dirs_file, low_header, high_header):
+    dirs = [d for d in Path(dirs_file).read_text(encoding="utf-8").splitlines() if d]
+    flags = [f"-I{d}" for d in dirs]
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for header, should_compile in ((low_header, True), (high_header, False)):
+            source = Path(tmp) / "probe.cpp"
+            source.write_text(f"#include <{header}>\n")
+            run = subprocess.run([cxx, "-std=c++20", "-fsyntax-only", *flags, str(source)], capture_output=True,
+                                 text=True)
+            compiled = run.returncode == 0
+            missing = Path(header).name in run.stderr and "No such file" in run.stderr
+            print(f"#include <{header}>: {'compiles' if compiled else 'does not compile'}"
+                  + ("" if compiled else f" ({'header not found' if missing else run.stderr.strip()[:200]})"))
+            if compiled != should_compile or (not should_compile and not missing):
+                ok = False
+    return 0 if ok else 1
+
+
+def main(argv):
+    if argv[0] == "--self-test":
+        return self_test(argv[1], argv[2:])
+    if argv[0] == "--probe":
+        return probe(*argv[1:5])
+    lib, table, objects_dir, layers = Path(argv[0]), read_table(argv[1]), Path(argv[2]), argv[3:]
+    problems = []
+    files = check_includes(lib, table, layers, problems)
+    objects = check_calls(objects_dir, layers, problems)
     for p in problems:
         print(p)
-    print(f"{len(layer_of)} files in {len(layers)} layers, {len(problems)} problems")
+    print(f"{files} files and {objects} objects in {len(layers)} layers, {len(problems)} problems")
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2:]))
+    sys.exit(main(sys.argv[1:]))

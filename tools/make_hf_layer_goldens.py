@@ -95,7 +95,9 @@ def write_safetensors(path, tensors):
     header, blobs, offset = {}, [], 0
     for name, t in tensors.items():
         t = t.contiguous()
-        if t.dtype == torch.bfloat16:
+        if t.dtype == torch.int64:  # a saved buffer (BertEmbeddings.position_ids in older checkpoints)
+            raw, dtype = t.numpy().astype('<i8').tobytes(), 'I64'
+        elif t.dtype == torch.bfloat16:
             raw, dtype = t.view(torch.int16).numpy().tobytes(), 'BF16'
         elif t.dtype == torch.float16:
             raw, dtype = t.numpy().tobytes(), 'F16'
@@ -115,14 +117,15 @@ def write_safetensors(path, tensors):
 
 def small_config(cfg):
     cfg = dict(cfg)
-    for key in ('hidden_size', 'd_model'):
+    for key in ('hidden_size', 'd_model', 'dim', 'n_embd'):  # DistilBERT's dim, GPT-2's n_embd
         if key in cfg:
             cfg[key] = HIDDEN
     for key, value in (('intermediate_size', 32), ('d_ff', 32), ('encoder_ffn_dim', 32), ('decoder_ffn_dim', 32),
                        ('num_attention_heads', 2), ('encoder_attention_heads', 2), ('decoder_attention_heads', 2),
                        ('num_heads', 2), ('n_head', 2), ('num_key_value_heads', 1), ('d_kv', 8), ('head_dim', 8),
                        ('num_hidden_layers', 1), ('encoder_layers', 1), ('decoder_layers', 1), ('num_layers', 1),
-                       ('num_decoder_layers', 1), ('n_layer', 1), ('pooler_hidden_size', HIDDEN), ('d_inner', 32)):
+                       ('num_decoder_layers', 1), ('n_layer', 1), ('pooler_hidden_size', HIDDEN), ('d_inner', 32),
+                       ('hidden_dim', 32), ('n_layers', 1), ('n_heads', 2)):
         if key in cfg:
             cfg[key] = value
     if cfg.get('model_type') == 'albert':
@@ -471,10 +474,371 @@ def recipe_goldens():
              gpt2=gpt2.numpy())
 
 
+# --- transformers v4.44.2 run for real (hfenv), and the newer types' formulas ------------------------------------
+#
+# The model types the tokenizer.json directories of issue 47 name. Each directory gets a small config.json (the
+# published values of the named hub model, written by hand: see tests/models/hf_layer/SOURCES.md), a random
+# checkpoint under the names that model's checkpoints use, and a golden:
+#   * REAL: transformers v4.44.2 itself (/work/shared/tools/hfenv, PYTHONPATH=/tmp/hfenv): the same tensors saved
+#     as pytorch_model.bin in a scratch copy (hfenv's safetensors is a stub), AutoModel.from_pretrained(scratch)
+#     (its own prefix stripping and gamma/beta renaming), eval(), model(input_ids, attention_mask[,
+#     token_type_ids], output_hidden_states=True).hidden_states[0]: the input layer's output, before any layer.
+#   * FORMULA: types v4.44.2 lacks, from huggingface/transformers' newer modelling code (files and commits below):
+#     a few lines of PyTorch reproducing the cited lines.
+#       qwen3/modeling_qwen3.py @ 000c33fdfde12e1ffafbfcdb3c926df5727a00b6
+#           Qwen3Model: embed_tokens = nn.Embedding(vocab_size, hidden_size, padding_idx);
+#           forward: inputs_embeds = self.embed_tokens(input_ids); hidden_states = inputs_embeds
+#       deepseek_v3/modeling_deepseek_v3.py @ 00b676f8f0489b88652a31d70751cc540dd06305
+#           DeepseekV3Model: the same plain embed_tokens; inputs_embeds = self.embed_tokens(input_ids)
+#       gemma3/modeling_gemma3.py @ 0018aa647bb13801f061e2d1027c326f531b59fb
+#           Gemma3TextScaledWordEmbedding: register_buffer("embed_scale", torch.tensor(embed_scale));
+#           forward: super().forward(input_ids) * self.embed_scale.to(self.weight.dtype);
+#           Gemma3TextModel: embed_scale=self.config.hidden_size**0.5; Gemma3ForCausalLM: self.model (prefix model.);
+#           Gemma3Model: _checkpoint_conversion_mapping {"language_model.model": "language_model"} (the hub's
+#           Gemma3ForConditionalGeneration files: language_model.model.embed_tokens.weight)
+#       gemma3/configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4
+#           Gemma3TextConfig defaults vocab_size 262_208, hidden_size 2304, pad_token_id 0; Gemma3Config: text_config
+#       modernbert/modeling_modernbert.py @ 000c33fdfde12e1ffafbfcdb3c926df5727a00b6
+#           ModernBertEmbeddings: tok_embeddings = nn.Embedding(...); norm = nn.LayerNorm(hidden_size,
+#           eps=config.norm_eps, bias=config.norm_bias); forward: self.drop(self.norm(self.tok_embeddings(input_ids)));
+#           ModernBertModel.forward: all_hidden_states gets hidden_states = self.embeddings(...) before the first
+#           layer (without flash_attention_2, so no unpadding); ModernBertForMaskedLM: self.model (prefix model.)
+#       modernbert/configuration_modernbert.py @ 001f85b38fb432858ace93f18622f07cec46d874
+#           defaults norm_eps 1e-5, norm_bias False, pad_token_id 50283
+
+HFENV = os.environ.get('HFENV', '/tmp/hfenv')
+BERT_CLS, BERT_SEP = 101, 102  # bert-base-uncased's [CLS] and [SEP]; below the small vocabulary
+
+# Published config.json values of each hub model, as much as its input layer and AutoModel read (hand-written).
+REAL_CONFIGS = {
+    'bert-base-uncased': {  # google-research BERT, Apache-2.0; its checkpoint: bert. prefix, LayerNorm gamma/beta
+        'architectures': ['BertForMaskedLM'], 'attention_probs_dropout_prob': 0.1, 'gradient_checkpointing': False,
+        'hidden_act': 'gelu', 'hidden_dropout_prob': 0.1, 'hidden_size': 768, 'initializer_range': 0.02,
+        'intermediate_size': 3072, 'layer_norm_eps': 1e-12, 'max_position_embeddings': 512, 'model_type': 'bert',
+        'num_attention_heads': 12, 'num_hidden_layers': 12, 'pad_token_id': 0,
+        'position_embedding_type': 'absolute', 'transformers_version': '4.6.0.dev0', 'type_vocab_size': 2,
+        'use_cache': True, 'vocab_size': 30522},
+    'all-minilm-l6-v2': {  # sentence-transformers/all-MiniLM-L6-v2, Apache-2.0: BertModel, no prefix
+        '_name_or_path': 'nreimers/MiniLM-L6-H384-uncased', 'architectures': ['BertModel'],
+        'attention_probs_dropout_prob': 0.1, 'gradient_checkpointing': False, 'hidden_act': 'gelu',
+        'hidden_dropout_prob': 0.1, 'hidden_size': 384, 'initializer_range': 0.02, 'intermediate_size': 1536,
+        'layer_norm_eps': 1e-12, 'max_position_embeddings': 512, 'model_type': 'bert', 'num_attention_heads': 12,
+        'num_hidden_layers': 6, 'pad_token_id': 0, 'position_embedding_type': 'absolute',
+        'transformers_version': '4.8.2', 'type_vocab_size': 2, 'use_cache': True, 'vocab_size': 30522},
+    'bge-small-en-v1.5': {  # BAAI/bge-small-en-v1.5, MIT
+        '_name_or_path': '/root/.cache/torch/sentence_transformers/BAAI_bge-small-en/', 'architectures': ['BertModel'],
+        'attention_probs_dropout_prob': 0.1, 'classifier_dropout': None, 'hidden_act': 'gelu',
+        'hidden_dropout_prob': 0.1, 'hidden_size': 384, 'id2label': {'0': 'LABEL_0'}, 'initializer_range': 0.02,
+        'intermediate_size': 1536, 'label2id': {'LABEL_0': 0}, 'layer_norm_eps': 1e-12,
+        'max_position_embeddings': 512, 'model_type': 'bert', 'num_attention_heads': 12, 'num_hidden_layers': 12,
+        'pad_token_id': 0, 'position_embedding_type': 'absolute', 'torch_dtype': 'float32',
+        'transformers_version': '4.30.0', 'type_vocab_size': 2, 'use_cache': True, 'vocab_size': 30522},
+    'e5-small-v2': {  # intfloat/e5-small-v2, MIT
+        '_name_or_path': 'tmp/', 'architectures': ['BertModel'], 'attention_probs_dropout_prob': 0.1,
+        'classifier_dropout': None, 'hidden_act': 'gelu', 'hidden_dropout_prob': 0.1, 'hidden_size': 384,
+        'initializer_range': 0.02, 'intermediate_size': 1536, 'layer_norm_eps': 1e-12,
+        'max_position_embeddings': 512, 'model_type': 'bert', 'num_attention_heads': 12, 'num_hidden_layers': 12,
+        'pad_token_id': 0, 'position_embedding_type': 'absolute', 'torch_dtype': 'float32',
+        'transformers_version': '4.29.0.dev0', 'type_vocab_size': 2, 'use_cache': True, 'vocab_size': 30522},
+    'distilbert-base-uncased': {  # distilbert/distilbert-base-uncased, Apache-2.0
+        'activation': 'gelu', 'architectures': ['DistilBertForMaskedLM'], 'attention_dropout': 0.1, 'dim': 768,
+        'dropout': 0.1, 'hidden_dim': 3072, 'initializer_range': 0.02, 'max_position_embeddings': 512,
+        'model_type': 'distilbert', 'n_heads': 12, 'n_layers': 6, 'pad_token_id': 0, 'qa_dropout': 0.1,
+        'seq_classif_dropout': 0.2, 'sinusoidal_pos_embds': False, 'tie_weights_': True, 'vocab_size': 30522},
+    'roberta-base': {  # FacebookAI/roberta-base, MIT: positions from padding_idx + 1, one token type
+        'architectures': ['RobertaForMaskedLM'], 'attention_probs_dropout_prob': 0.1, 'bos_token_id': 0,
+        'eos_token_id': 2, 'hidden_act': 'gelu', 'hidden_dropout_prob': 0.1, 'hidden_size': 768,
+        'initializer_range': 0.02, 'intermediate_size': 3072, 'layer_norm_eps': 1e-05,
+        'max_position_embeddings': 514, 'model_type': 'roberta', 'num_attention_heads': 12, 'num_hidden_layers': 12,
+        'pad_token_id': 1, 'type_vocab_size': 1, 'vocab_size': 50265},
+    'gpt2': {  # openai-community/gpt2, MIT: its checkpoint names wte.weight, wpe.weight without a prefix
+        'activation_function': 'gelu_new', 'architectures': ['GPT2LMHeadModel'], 'attn_pdrop': 0.1,
+        'bos_token_id': 50256, 'embd_pdrop': 0.1, 'eos_token_id': 50256, 'initializer_range': 0.02,
+        'layer_norm_epsilon': 1e-05, 'model_type': 'gpt2', 'n_ctx': 1024, 'n_embd': 768, 'n_head': 12,
+        'n_layer': 12, 'n_positions': 1024, 'resid_pdrop': 0.1, 'summary_activation': None,
+        'summary_first_dropout': 0.1, 'summary_proj_to_labels': True, 'summary_type': 'cls_index',
+        'summary_use_proj': True, 'task_specific_params': {'text-generation': {'do_sample': True, 'max_length': 50}},
+        'vocab_size': 50257},
+    'llama-3.1-8b': {  # meta-llama/Llama-3.1-8B's published values (rope_scaling llama3); only numbers, no weights
+        'architectures': ['LlamaForCausalLM'], 'attention_bias': False, 'attention_dropout': 0.0,
+        'bos_token_id': 128000, 'eos_token_id': 128001, 'hidden_act': 'silu', 'hidden_size': 4096,
+        'initializer_range': 0.02, 'intermediate_size': 14336, 'max_position_embeddings': 131072,
+        'mlp_bias': False, 'model_type': 'llama', 'num_attention_heads': 32, 'num_hidden_layers': 32,
+        'num_key_value_heads': 8, 'pretraining_tp': 1, 'rms_norm_eps': 1e-05,
+        'rope_scaling': {'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0,
+                         'original_max_position_embeddings': 8192, 'rope_type': 'llama3'},
+        'rope_theta': 500000.0, 'tie_word_embeddings': False, 'torch_dtype': 'bfloat16',
+        'transformers_version': '4.43.0.dev0', 'use_cache': True, 'vocab_size': 128256},
+    'qwen2.5-0.5b': {  # Qwen/Qwen2.5-0.5B, Apache-2.0: tied embeddings, bfloat16
+        'architectures': ['Qwen2ForCausalLM'], 'attention_dropout': 0.0, 'bos_token_id': 151643,
+        'eos_token_id': 151643, 'hidden_act': 'silu', 'hidden_size': 896, 'initializer_range': 0.02,
+        'intermediate_size': 4864, 'max_position_embeddings': 32768, 'max_window_layers': 24,
+        'model_type': 'qwen2', 'num_attention_heads': 14, 'num_hidden_layers': 24, 'num_key_value_heads': 2,
+        'rms_norm_eps': 1e-06, 'rope_theta': 1000000.0, 'sliding_window': 32768, 'tie_word_embeddings': True,
+        'torch_dtype': 'bfloat16', 'transformers_version': '4.40.1', 'use_cache': True,
+        'use_mrope': False, 'use_sliding_window': False, 'vocab_size': 151936},
+    'mistral-nemo-base-2407': {  # mistralai/Mistral-Nemo-Base-2407, Apache-2.0: head_dim given, Tekken vocabulary
+        'architectures': ['MistralForCausalLM'], 'attention_dropout': 0.0, 'bos_token_id': 1, 'eos_token_id': 2,
+        'head_dim': 128, 'hidden_act': 'silu', 'hidden_size': 5120, 'initializer_range': 0.02,
+        'intermediate_size': 14336, 'max_position_embeddings': 1024000, 'model_type': 'mistral',
+        'num_attention_heads': 32, 'num_hidden_layers': 40, 'num_key_value_heads': 8, 'rms_norm_eps': 1e-05,
+        'rope_theta': 1000000.0, 'sliding_window': None, 'tie_word_embeddings': False, 'torch_dtype': 'bfloat16',
+        'transformers_version': '4.43.0.dev0', 'use_cache': True, 'vocab_size': 131072},
+    # The types v4.44.2 lacks (FORMULA goldens).
+    'qwen3-0.6b': {  # Qwen/Qwen3-0.6B, Apache-2.0
+        'architectures': ['Qwen3ForCausalLM'], 'attention_bias': False, 'attention_dropout': 0.0,
+        'bos_token_id': 151643, 'eos_token_id': 151645, 'head_dim': 128, 'hidden_act': 'silu', 'hidden_size': 1024,
+        'initializer_range': 0.02, 'intermediate_size': 3072, 'max_position_embeddings': 40960,
+        'max_window_layers': 28, 'model_type': 'qwen3', 'num_attention_heads': 16, 'num_hidden_layers': 28,
+        'num_key_value_heads': 8, 'rms_norm_eps': 1e-06, 'rope_scaling': None, 'rope_theta': 1000000,
+        'sliding_window': None, 'tie_word_embeddings': True, 'torch_dtype': 'bfloat16',
+        'transformers_version': '4.51.0', 'use_cache': True, 'use_sliding_window': False, 'vocab_size': 151936},
+    'gemma-3-1b': {  # google/gemma-3-1b-pt's published values (model_type gemma3_text); only numbers
+        'architectures': ['Gemma3ForCausalLM'], 'attention_bias': False, 'attention_dropout': 0.0,
+        'attn_logit_softcapping': None, 'bos_token_id': 2, 'cache_implementation': 'hybrid', 'eos_token_id': 1,
+        'final_logit_softcapping': None, 'head_dim': 256, 'hidden_activation': 'gelu_pytorch_tanh',
+        'hidden_size': 1152, 'initializer_range': 0.02, 'intermediate_size': 6912, 'max_position_embeddings': 32768,
+        'model_type': 'gemma3_text', 'num_attention_heads': 4, 'num_hidden_layers': 26, 'num_key_value_heads': 1,
+        'pad_token_id': 0, 'query_pre_attn_scalar': 256, 'rms_norm_eps': 1e-06, 'rope_local_base_freq': 10000,
+        'rope_scaling': None, 'rope_theta': 1000000, 'sliding_window': 512, 'sliding_window_pattern': 6,
+        'torch_dtype': 'bfloat16', 'transformers_version': '4.50.0.dev0', 'use_cache': True, 'vocab_size': 262144},
+    'modernbert-base': {  # answerdotai/ModernBERT-base, Apache-2.0: LayerNorm without bias
+        'architectures': ['ModernBertForMaskedLM'], 'attention_bias': False, 'attention_dropout': 0.0,
+        'bos_token_id': 50281, 'classifier_activation': 'gelu', 'classifier_bias': False,
+        'classifier_dropout': 0.0, 'classifier_pooling': 'mean', 'cls_token_id': 50281, 'decoder_bias': True,
+        'deterministic_flash_attn': False, 'embedding_dropout': 0.0, 'eos_token_id': 50282,
+        'global_attn_every_n_layers': 3, 'global_rope_theta': 160000.0, 'gradient_checkpointing': False,
+        'hidden_activation': 'gelu', 'hidden_size': 768, 'initializer_cutoff_factor': 2.0,
+        'initializer_range': 0.02, 'intermediate_size': 1152, 'layer_norm_eps': 1e-05, 'local_attention': 128,
+        'local_rope_theta': 10000.0, 'max_position_embeddings': 8192, 'mlp_bias': False, 'mlp_dropout': 0.0,
+        'model_type': 'modernbert', 'norm_bias': False, 'norm_eps': 1e-05, 'num_attention_heads': 12,
+        'num_hidden_layers': 22, 'pad_token_id': 50283, 'position_embedding_type': 'absolute',
+        'sep_token_id': 50282, 'tie_word_embeddings': True, 'torch_dtype': 'float32',
+        'transformers_version': '4.47.0.dev0', 'vocab_size': 50368},
+    'deepseek-v3': {  # deepseek-ai/DeepSeek-V3's published values (trimmed to what a config class reads first)
+        'architectures': ['DeepseekV3ForCausalLM'], 'attention_bias': False, 'attention_dropout': 0.0,
+        'bos_token_id': 0, 'eos_token_id': 1, 'first_k_dense_replace': 3, 'hidden_act': 'silu',
+        'hidden_size': 7168, 'initializer_range': 0.02, 'intermediate_size': 18432, 'kv_lora_rank': 512,
+        'max_position_embeddings': 163840, 'model_type': 'deepseek_v3', 'moe_intermediate_size': 2048,
+        'moe_layer_freq': 1, 'n_group': 8, 'n_routed_experts': 256, 'n_shared_experts': 1, 'norm_topk_prob': True,
+        'num_attention_heads': 128, 'num_experts_per_tok': 8, 'num_hidden_layers': 61, 'num_key_value_heads': 128,
+        'num_nextn_predict_layers': 1, 'q_lora_rank': 1536, 'qk_nope_head_dim': 128, 'qk_rope_head_dim': 64,
+        'rms_norm_eps': 1e-06,
+        'rope_scaling': {'beta_fast': 32, 'beta_slow': 1, 'factor': 40, 'mscale': 1.0, 'mscale_all_dim': 1.0,
+                         'original_max_position_embeddings': 4096, 'type': 'yarn'},
+        'rope_theta': 10000, 'routed_scaling_factor': 2.5, 'scoring_func': 'sigmoid', 'tie_word_embeddings': False,
+        'topk_group': 4, 'topk_method': 'noaux_tc', 'torch_dtype': 'bfloat16', 'transformers_version': '4.46.3',
+        'use_cache': True, 'v_head_dim': 128, 'vocab_size': 129280},
+    'gemma-3-4b': {  # google/gemma-3-4b-it's published values (model_type gemma3, the text model in text_config)
+        'architectures': ['Gemma3ForConditionalGeneration'], 'boi_token_index': 255999, 'eoi_token_index': 256000,
+        'eos_token_id': [1, 106], 'image_token_index': 262144, 'initializer_range': 0.02, 'mm_tokens_per_image': 256,
+        'model_type': 'gemma3',
+        'text_config': {'hidden_size': 2560, 'intermediate_size': 10240, 'model_type': 'gemma3_text',
+                        'num_hidden_layers': 34, 'rope_scaling': {'factor': 8.0, 'rope_type': 'linear'},
+                        'sliding_window': 1024},
+        'torch_dtype': 'bfloat16', 'transformers_version': '4.50.0.dev0',
+        'vision_config': {'hidden_size': 1152, 'image_size': 896, 'intermediate_size': 4304,
+                          'model_type': 'siglip_vision_model', 'num_attention_heads': 16, 'num_hidden_layers': 27,
+                          'patch_size': 14, 'vision_use_head': False}},
+}
+FORMULA_TYPES = ('qwen3', 'gemma3_text', 'gemma3', 'modernbert', 'deepseek_v3')
+
+
+def real_checkpoint(name, cfg, g):
+    """(tensors as the hub model's checkpoint names them, the float32 weights a formula reads)."""
+    mt = cfg['model_type']
+    V, H = cfg.get('vocab_size'), cfg.get('hidden_size', cfg.get('n_embd', cfg.get('dim')))  # gemma3: text_config's
+    w, t = {}, {}
+    if mt == 'bert':
+        P, T = cfg['max_position_embeddings'], cfg['type_vocab_size']
+        w = {'word': g.randn(V, H), 'pos': g.randn(P, H), 'type': g.randn(T, H), 'ln_w': g.ln_weight(H),
+             'ln_b': g.ln_bias(H)}
+        if name == 'bert-base-uncased':  # Google's TF names, under BertForPreTraining's prefix
+            p, lw, lb = 'bert.', 'embeddings.LayerNorm.gamma', 'embeddings.LayerNorm.beta'
+        else:
+            p, lw, lb = '', 'embeddings.LayerNorm.weight', 'embeddings.LayerNorm.bias'
+        t = {p + 'embeddings.word_embeddings.weight': w['word'], p + 'embeddings.position_embeddings.weight': w['pos'],
+             p + 'embeddings.token_type_embeddings.weight': w['type'], p + lw: w['ln_w'], p + lb: w['ln_b'],
+             p + 'encoder.layer.0.output.LayerNorm.' + lw.rsplit('.', 1)[1]: g.ln_weight(H),
+             p + 'pooler.dense.bias': g.ln_bias(H)}
+        if name == 'all-minilm-l6-v2':  # its checkpoint still holds the position_ids buffer
+            t['embeddings.position_ids'] = torch.arange(P).unsqueeze(0)
+        if p:
+            t['cls.predictions.bias'] = g.randn(V)
+    elif mt == 'distilbert':
+        P = cfg['max_position_embeddings']
+        w = {'word': g.randn(V, H), 'pos': g.randn(P, H), 'ln_w': g.ln_weight(H), 'ln_b': g.ln_bias(H)}
+        p = 'distilbert.'
+        t = {p + 'embeddings.word_embeddings.weight': w['word'], p + 'embeddings.position_embeddings.weight': w['pos'],
+             p + 'embeddings.LayerNorm.weight': w['ln_w'], p + 'embeddings.LayerNorm.bias': w['ln_b'],
+             'vocab_projector.bias': g.randn(V), 'vocab_layer_norm.weight': g.ln_weight(H)}
+    elif mt == 'roberta':
+        P, T = cfg['max_position_embeddings'], cfg['type_vocab_size']
+        w = {'word': g.randn(V, H), 'pos': g.randn(P, H), 'type': g.randn(T, H), 'ln_w': g.ln_weight(H),
+             'ln_b': g.ln_bias(H)}
+        p = 'roberta.'
+        t = {p + 'embeddings.word_embeddings.weight': w['word'], p + 'embeddings.position_embeddings.weight': w['pos'],
+             p + 'embeddings.token_type_embeddings.weight': w['type'], p + 'embeddings.LayerNorm.weight': w['ln_w'],
+             p + 'embeddings.LayerNorm.bias': w['ln_b'], 'lm_head.bias': g.randn(V)}
+    elif mt == 'gpt2':
+        w = {'word': g.randn(V, H), 'pos': g.randn(cfg['n_positions'], H)}
+        p = 'transformer.' if name.endswith('-prefixed') else ''  # GPT2LMHeadModel.save_pretrained / the hub's gpt2
+        t = {p + 'wte.weight': w['word'], p + 'wpe.weight': w['pos'], p + 'ln_f.weight': g.ln_weight(H),
+             p + 'h.0.ln_1.weight': g.ln_weight(H)}
+    elif mt in ('llama', 'qwen2', 'mistral', 'qwen3', 'gemma3_text', 'deepseek_v3'):
+        dtype = torch.bfloat16 if cfg.get('torch_dtype') == 'bfloat16' else torch.float32
+        word = g.randn(V, H).to(dtype)
+        w = {'word': word.float(), 'word_as_saved': word}  # from_pretrained's default float32: an exact upcast
+        t = {'model.embed_tokens.weight': word, 'model.norm.weight': g.ln_weight(H).to(dtype)}
+        if not cfg.get('tie_word_embeddings', True):
+            t['lm_head.weight'] = g.randn(V, H).to(dtype)
+    elif mt == 'gemma3':  # Gemma3ForConditionalGeneration as the hub's files name it (saved before 4.52)
+        tc = cfg['text_config']
+        V, H = tc['vocab_size'], tc['hidden_size']
+        word = g.randn(V, H).to(torch.bfloat16)
+        w = {'word': word.float(), 'word_as_saved': word}
+        t = {'language_model.model.embed_tokens.weight': word,
+             'language_model.model.norm.weight': g.ln_weight(H).to(torch.bfloat16),
+             'multi_modal_projector.mm_soft_emb_norm.weight': g.ln_weight(8).to(torch.bfloat16),
+             'vision_tower.vision_model.post_layernorm.weight': g.ln_weight(8).to(torch.bfloat16)}
+    elif mt == 'modernbert':
+        w = {'word': g.randn(V, H), 'ln_w': g.ln_weight(H)}
+        t = {'model.embeddings.tok_embeddings.weight': w['word'], 'model.embeddings.norm.weight': w['ln_w'],
+             'model.final_norm.weight': g.ln_weight(H), 'head.norm.weight': g.ln_weight(H), 'decoder.bias': g.randn(V)}
+        if cfg.get('norm_bias', False):
+            w['ln_b'] = g.ln_bias(H)
+            t['model.embeddings.norm.bias'] = w['ln_b']
+    else:
+        raise SystemExit('no checkpoint recipe for ' + mt)
+    return t, w
+
+
+def formula(cfg, w, input_ids, dtype=torch.float32):
+    """The FORMULA goldens: the cited lines of the newer modelling code, in PyTorch."""
+    mt = cfg['model_type']
+    if mt in ('qwen3', 'deepseek_v3'):  # inputs_embeds = self.embed_tokens(input_ids)
+        return F.embedding(input_ids, w['word'])
+    if mt in ('gemma3_text', 'gemma3'):  # Gemma3TextScaledWordEmbedding.forward, the weights in `dtype`
+        weight = w['word_as_saved'].to(dtype) if dtype != torch.float32 else w['word']
+        H = cfg.get('text_config', cfg)['hidden_size']  # Gemma3TextModel(text_config): embed_scale=hidden_size**0.5
+        embed_scale = torch.tensor(H ** 0.5)  # register_buffer("embed_scale", torch.tensor(embed_scale))
+        return F.embedding(input_ids, weight) * embed_scale.to(weight.dtype)
+    if mt == 'modernbert':  # self.drop(self.norm(self.tok_embeddings(input_ids))), eval: no dropout
+        H = cfg['hidden_size']
+        return F.layer_norm(F.embedding(input_ids, w['word']), (H,), w['ln_w'], w.get('ln_b'),
+                            cfg.get('norm_eps', 1e-5))
+    raise SystemExit('no formula for ' + mt)
+
+
+def hf_model(d_scratch):
+    """transformers v4.44.2's AutoModel for the scratch directory, in float32, eval."""
+    import transformers
+    assert transformers.__version__ == '4.44.2', transformers.__version__
+    model = transformers.AutoModel.from_pretrained(d_scratch, attn_implementation='eager')
+    model.eval()
+    return model
+
+
+def hf_rope_cos(model, n):
+    """cos of the first *RotaryEmbedding module of the model, for positions 0..n-1 (float32, as HF computes it):
+    LlamaRotaryEmbedding.forward(x, position_ids) in v4.44.2; Qwen2's and Mistral's forward(x, seq_len)."""
+    import inspect
+    rot = next(m for m in model.modules() if type(m).__name__.endswith('RotaryEmbedding'))
+    x = torch.zeros(1, dtype=torch.float32)
+    if 'position_ids' in inspect.signature(rot.forward).parameters:
+        cos, _ = rot(x, torch.arange(n).unsqueeze(0))
+        return type(rot).__name__, cos[0].numpy()
+    cos, _ = rot(x, seq_len=n)
+    return type(rot).__name__, cos.numpy()
+
+
+def pair_batch(rng):
+    """[CLS] A [SEP] B [SEP] rows padded on the right, token type 0 for [CLS] A [SEP] and 1 for B [SEP], as
+    BertTokenizer's template gives them (pad 0, pad_token_type_id 0)."""
+    rows = []
+    for a, b in ((3, 2), (2, 4)):
+        ids_a, ids_b = rng.integers(103, 1000, size=a), rng.integers(103, 1000, size=b)
+        ids = [BERT_CLS, *ids_a, BERT_SEP, *ids_b, BERT_SEP]
+        rows.append((ids, [0] * (a + 2) + [1] * (b + 1)))
+    width = max(len(r[0]) for r in rows)
+    ids = np.zeros((len(rows), width), dtype=np.int64)
+    types, mask = np.zeros_like(ids), np.zeros_like(ids)
+    for i, (r, ty) in enumerate(rows):
+        ids[i, :len(r)], types[i, :len(r)], mask[i, :len(r)] = r, ty, 1
+    return ids, mask, types
+
+
+def make_real(name, cfg, seed):
+    """A REAL or FORMULA golden (see above) for REAL_CONFIGS[name] made small."""
+    g = Gen(seed)
+    tensors, w = real_checkpoint(name, cfg, g)
+    d = os.path.join(OUT_MODELS, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'config.json'), 'w') as f:
+        json.dump(cfg, f, indent=2)
+        f.write('\n')
+    write_safetensors(os.path.join(d, 'model.safetensors'), tensors)
+    pad, b = batches(cfg, np.random.default_rng(seed))
+    golden = {'pad_id': np.array(pad)}
+    mt = cfg['model_type']
+    real = mt not in FORMULA_TYPES
+    golden['reference'] = np.array('transformers v4.44.2 AutoModel, hidden_states[0]' if real else
+                                   'formula of ' + mt + "'s newer modelling code (see tools/make_hf_layer_goldens.py)")
+    if mt == 'bert':
+        b['pair'] = pair_batch(np.random.default_rng(seed + 1000))
+    with torch.no_grad():
+        if real:
+            import tempfile
+            with tempfile.TemporaryDirectory() as scratch:
+                shutil.copy(os.path.join(d, 'config.json'), scratch)
+                torch.save(tensors, os.path.join(scratch, 'pytorch_model.bin'))
+                model = hf_model(scratch)
+                if mt in ('llama', 'qwen2', 'mistral'):  # the RoPE table `pe --pretrained DIR` gives
+                    module, golden['rope_cos'] = hf_rope_cos(model, 40)
+                    golden['rope_module'] = np.array(module)
+                for side, batch in b.items():
+                    ids, mask = batch[0], batch[1]
+                    kwargs = {'token_type_ids': torch.from_numpy(batch[2])} if len(batch) > 2 else {}
+                    out = model(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask),
+                                output_hidden_states=True, **kwargs).hidden_states[0]
+                    golden['ids_' + side], golden['mask_' + side] = ids, mask
+                    if kwargs:
+                        golden['types_' + side] = batch[2]
+                    golden['out_' + side] = out.numpy().astype(np.float32)
+        else:
+            for side, (ids, mask) in b.items():
+                golden['ids_' + side], golden['mask_' + side] = ids, mask
+                golden['out_' + side] = formula(cfg, w, torch.from_numpy(ids)).numpy().astype(np.float32)
+            if mt in ('gemma3_text', 'gemma3'):  # run in the weights' bfloat16 (from_pretrained(torch_dtype=torch.bfloat16))
+                out = formula(cfg, w, torch.from_numpy(golden['ids_right']), torch.bfloat16)
+                golden['out_right_bf16'] = out.float().numpy()
+    np.savez(os.path.join(OUT_GOLDEN, name + '.npz'), **golden)
+
+
+def real_goldens():
+    sys.path.insert(0, HFENV)
+    for seed, name in enumerate(REAL_CONFIGS, start=200):
+        cfg = small_config(REAL_CONFIGS[name]) if 'vocab_size' in REAL_CONFIGS[name] else dict(REAL_CONFIGS[name])
+        if name == 'gemma-3-1b':
+            cfg['hidden_size'] = 24  # √24 is not a bfloat16: the cast to the weights' dtype shows
+        if name == 'gemma-3-4b':  # text_config shrunk by hand (small_config reads the top level only)
+            cfg['text_config'] = dict(cfg['text_config'], hidden_size=24, intermediate_size=32, num_hidden_layers=1,
+                                      vocab_size=SMALL_VOCAB)
+            cfg['vision_config'] = dict(cfg['vision_config'], hidden_size=8, intermediate_size=16,
+                                        num_hidden_layers=1, num_attention_heads=2)
+        make_real(name, cfg, seed)
+    # GPT-2 as GPT2LMHeadModel.save_pretrained writes it: under transformer.
+    make_real('gpt2-prefixed', small_config(REAL_CONFIGS['gpt2']), 299)
+
+
 def main():
-    for old in (OUT_MODELS, OUT_GOLDEN):
-        if os.path.isdir(old):
-            shutil.rmtree(old)
+    for old in (OUT_MODELS, OUT_GOLDEN):  # everything this script writes; SOURCES.md is written by hand
+        for entry in os.listdir(old) if os.path.isdir(old) else ():
+            path = os.path.join(old, entry)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            elif entry != 'SOURCES.md':
+                os.remove(path)
     names = sorted(n for n in os.listdir(SHARED) if os.path.isdir(os.path.join(SHARED, n)))
     for seed, name in enumerate(names, start=1):
         with open(os.path.join(SHARED, name, 'config.json')) as f:
@@ -546,6 +910,7 @@ def main():
     shutil.copy(os.path.join(OUT_MODELS, 'xlm-roberta-base-subst-hfsample', 'config.json'), d)
     torch.save({'roberta.embeddings.word_embeddings.weight': torch.zeros(2, 2)}, os.path.join(d, 'pytorch_model.bin'))
     recipe_goldens()
+    real_goldens()
 
 
 if __name__ == '__main__':

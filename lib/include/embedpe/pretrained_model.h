@@ -20,13 +20,19 @@
 //                                    embedding_hidden_mapping_in (hidden_states[0] is after it)
 //   deberta-v2                       word (+ position if position_biased_input) (+ type),
 //                                    embed_proj, LayerNorm, × attention_mask
-//   gemma                            word × √hidden_size (the normalizer, in the weights' dtype)
-//   t5, mt5, llama, mistral, xlnet   word
+//   bert                             (word + token type) + position (by column), LayerNorm
+//   distilbert                       word + position (by column), LayerNorm (eps 1e-12)
+//   gpt2                             wte + wpe (by column)
+//   modernbert                       word, LayerNorm (norm_eps, bias if norm_bias)
+//   gemma, gemma3_text, gemma3       word × √hidden_size (the normalizer, in the weights' dtype;
+//                                    gemma3: the text model of text_config)
+//   t5, mt5, llama, mistral, qwen2,  word
+//   qwen3, deepseek_v3, xlnet
 //
 // Weights: model.safetensors, or the shards model.safetensors.index.json
 // names (only those holding used tensors are opened; each is checked against
 // the index). Tensors are found under the base model's name and under the
-// task model's prefix (roberta., model., albert., deberta., transformer.).
+// task model's prefix (roberta., bert., distilbert., model., albert., deberta., transformer.).
 // A directory holding only pytorch_model.bin is refused: a pickle can run
 // code when loaded, so it is never read.
 //

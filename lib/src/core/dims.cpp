@@ -1,6 +1,6 @@
 #include "embedpe/dims.h"
 
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 

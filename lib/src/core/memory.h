@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 

@@ -1,5 +1,7 @@
 #include "parallel.h"
 
+#include "embedpe/threads.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -197,5 +199,7 @@ std::size_t available_cores() {
   }
   return std::max(1u, std::thread::hardware_concurrency());
 }
+
+std::size_t default_threads() { return usable_threads(available_cores()); }
 
 }  // namespace embedpe

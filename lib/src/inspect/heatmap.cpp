@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crc32.h"
 #include "embedpe/error.h"
 
 namespace embedpe {
@@ -148,8 +149,7 @@ void chunk(std::string& png, const char type[4], const std::string& data) {
   std::string body(type, 4);
   body += data;
   png += body;
-  put32(png, static_cast<std::uint32_t>(::crc32(0, reinterpret_cast<const Bytef*>(body.data()),
-                                                 static_cast<uInt>(body.size()))));
+  put32(png, Crc32().add(body).value());
 }
 
 // Lines of at most `width` characters, broken at spaces where possible.
@@ -219,251 +219,318 @@ void category_colour(std::size_t category, const HeatmapLook& look, std::uint8_t
   interpolate(kSecond, step(c - split, n - split), rgb);
 }
 
-Image render_heatmap(const Heatmap& hm) {
-  const std::size_t rows = hm.values.shape()[0], cols = hm.values.shape()[1];
-  if (rows == 0 || cols == 0) throw UsageError("nothing to draw: the table is empty");
-  std::vector<HeatmapPanel> panels = hm.look.panels;
-  if (panels.empty()) {
-    panels.push_back({});
-    for (std::size_t c = 0; c < cols; ++c) panels[0].columns.push_back(c);
-  }
-  constexpr std::size_t kMax = 1024;  // rows, and columns of a panel
-  std::size_t widest = 0;
-  for (const HeatmapPanel& p : panels) widest = std::max(widest, p.columns.size());
-  if (rows > kMax || widest > kMax) {
-    throw UsageError("a PNG shows at most " + std::to_string(kMax) + " rows and columns (this table is " +
-                         std::to_string(rows) + " x " + std::to_string(widest) + "); narrow positions or dims",
-                     {"positions", "dims"});
-  }
-  std::size_t shown_cols = 0;
-  for (const HeatmapPanel& p : panels) {
-    for (std::size_t c : p.columns) {
-      if (c >= cols) throw InternalError("a heatmap panel names column " + std::to_string(c) + " of " +
-                                 std::to_string(cols));
-    }
-    shown_cols += p.columns.size();
-  }
-  if (shown_cols == 0) throw UsageError("nothing to draw: the table is empty");
-  const bool categorical = hm.look.scale == ColourScale::categorical;
-  if (categorical && hm.look.categories == 0) throw InternalError("a categorical heatmap without categories");
+namespace {
 
-  // A key after its query (column label above row label) is masked.
-  const auto masked = [&](std::size_t r, std::size_t c) {
-    return hm.look.causal_mask && hm.col_first + c > hm.row_first + r;
-  };
-  const auto category = [&](double v) {
-    return static_cast<std::size_t>(std::clamp(std::llround(v), 0LL, static_cast<long long>(hm.look.categories) - 1));
-  };
-  // The range covers the cells drawn with a colour: finite and not masked.
-  double lo = 0, hi = 0;
-  bool any = false;
-  std::vector<bool> occurs(categorical ? hm.look.categories : 0);  // the categories drawn
-  for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t c = 0; c < cols; ++c) {
-      const double v = hm.values(r, c);
-      if (!std::isfinite(v) || masked(r, c)) continue;
-      lo = any ? std::min(lo, v) : v;
-      hi = any ? std::max(hi, v) : v;
-      any = true;
-      if (categorical) occurs[category(v)] = true;
-    }
-  }
-  const bool diverging = hm.look.scale == ColourScale::diverging;
-  if (diverging) {
-    hi = std::max(std::abs(lo), std::abs(hi));
-    if (hi == 0) hi = 1;
-    lo = -hi;
-  } else if (!categorical && !(hi > lo)) {
-    hi = lo + 1;  // one value: drawn in the lowest colour, the bar still shows a range
-  }
-  const auto colour_of = [&](double v, std::uint8_t rgb[3]) {
-    if (categorical) return category_colour(category(v), hm.look, rgb);
-    if (diverging) return diverging_colour(v / hi, rgb);
-    sequential_colour((v - lo) / (hi - lo), rgb);
-  };
+// What render_heatmap draws and where, computed in steps that each read what
+// the ones before them set: the checked panels, the colour range, the legend's
+// entries, then the layout; drawing reads it all.
+class HeatmapPlot {
+ public:
+  explicit HeatmapPlot(const Heatmap& hm);
+  Image draw() const;
 
-  // Cells as wide and as tall as fit about 720 pixels, 2 to 24 each, so that
-  // 50 positions of 512 dims fill a picture rather than a thin strip.
-  const std::size_t cell_w = std::clamp<std::size_t>(720 / shown_cols, 2, 24);
-  const std::size_t cell_h = std::clamp<std::size_t>(720 / rows, 2, 24);
-  const std::size_t gap = panels.size() > 1 ? 14 : 0;  // between panels
-  std::size_t plot_w = 0;
-  for (const HeatmapPanel& p : panels) plot_w += p.columns.size() * cell_w;
-  plot_w += gap * (panels.size() - 1);
-  const std::size_t plot_h = rows * cell_h;
-  // Text at twice the font's size once the plot is large enough to carry it
-  // (every picture pe draws by default); a tiny plot keeps the small font.
-  const std::size_t scale = plot_w >= 192 || plot_h >= 192 ? 2 : 1;
-  const std::size_t cw = kCharW * scale, ch = kCharH * scale;
-  const auto text_w = [&](const std::string& t) { return cw * t.size(); };
-  const std::size_t row_digits = std::to_string(hm.row_first + rows).size();
-  const std::size_t left = std::max(cw * row_digits, text_w(hm.row_label)) + 10;  // tick labels
-
+ private:
   // The legend right of the plot: a colour bar with the range's ends, or for
   // categories one swatch per category drawn, in steps, under its ramp's label.
   struct Entry {
     std::size_t category;
     bool heading;  // the ramp's label above its first swatch
   };
-  std::vector<Entry> entries;
-  std::size_t swatches = 0;
-  if (categorical) {
-    const std::size_t split = hm.look.second_ramp;
-    bool first_ramp = false, second_ramp = false;
-    for (std::size_t k = 0; k < occurs.size(); ++k) (split && k >= split ? second_ramp : first_ramp) |= occurs[k];
-    for (std::size_t k = 0; k < occurs.size(); ++k) {
-      if (!occurs[k]) continue;
-      const bool in_second = split && k >= split;
-      const std::string& label = in_second ? hm.look.second_ramp_label : hm.look.first_ramp_label;
-      const bool both = first_ramp && second_ramp;
-      const bool starts = entries.empty() || (in_second && !(split && entries.back().category >= split));
-      if (starts && both && !label.empty()) entries.push_back({k, true});
-      entries.push_back({k, false});
-      ++swatches;
+
+  void check_panels();
+  void find_range();
+  void collect_entries();
+  void lay_out();
+  void draw_panel(Canvas& canvas, const HeatmapPanel& p, std::size_t x0) const;
+  void draw_row_ticks(Canvas& canvas) const;
+  void draw_legend(Canvas& canvas) const;
+
+  // A key after its query (column label above row label) is masked.
+  bool masked(std::size_t r, std::size_t c) const { return hm_.look.causal_mask && hm_.col_first + c > hm_.row_first + r; }
+  std::size_t category(double v) const {
+    return static_cast<std::size_t>(std::clamp(std::llround(v), 0LL, static_cast<long long>(hm_.look.categories) - 1));
+  }
+  void colour_of(double v, std::uint8_t rgb[3]) const {
+    if (categorical_) return category_colour(category(v), hm_.look, rgb);
+    if (diverging_) return diverging_colour(v / hi_, rgb);
+    sequential_colour((v - lo_) / (hi_ - lo_), rgb);
+  }
+  std::size_t text_w(const std::string& t) const { return cw_ * t.size(); }
+  const std::string& ramp_label(std::size_t category) const {
+    const bool second = hm_.look.second_ramp && category >= hm_.look.second_ramp;
+    return second ? hm_.look.second_ramp_label : hm_.look.first_ramp_label;
+  }
+  static void hatch(Canvas& canvas, std::size_t x, std::size_t y, std::size_t w, std::size_t h) {
+    canvas.fill(x, y, w, h, kMaskGround);
+    for (std::size_t yy = y; yy < y + h; ++yy)
+      for (std::size_t xx = x; xx < x + w; ++xx)
+        if ((xx + yy) % 4 == 0) canvas.set(xx, yy, kMaskHatch);
+  }
+
+  const Heatmap& hm_;
+  std::size_t rows_, cols_;
+  std::vector<HeatmapPanel> panels_;
+  std::size_t shown_cols_ = 0;
+  bool categorical_, diverging_;
+  // The range covers the cells drawn with a colour: finite and not masked.
+  double lo_ = 0, hi_ = 0;
+  std::vector<bool> occurs_;  // the categories drawn
+  std::vector<Entry> entries_;
+  std::size_t swatches_ = 0;
+  // The layout (lay_out).
+  std::size_t cell_w_ = 0, cell_h_ = 0, gap_ = 0, plot_w_ = 0, plot_h_ = 0, scale_ = 1, cw_ = 0, ch_ = 0, left_ = 0;
+  std::size_t bar_w_ = 0, swatch_h_ = 0, bar_h_ = 0, width_ = 0, height_ = 0;
+  std::size_t title_pitch_ = 0, panel_title_y_ = 0, axis_y_ = 0, tick_y_ = 0, top_ = 0;
+  bool legend_mask_ = false;
+  std::vector<std::string> title_;
+};
+
+HeatmapPlot::HeatmapPlot(const Heatmap& hm)
+    : hm_(hm),
+      rows_(hm.values.shape()[0]),
+      cols_(hm.values.shape()[1]),
+      panels_(hm.look.panels),
+      categorical_(hm.look.scale == ColourScale::categorical),
+      diverging_(hm.look.scale == ColourScale::diverging) {
+  check_panels();
+  find_range();
+  collect_entries();
+  lay_out();
+}
+
+void HeatmapPlot::check_panels() {
+  if (rows_ == 0 || cols_ == 0) throw UsageError("nothing to draw: the table is empty");
+  if (panels_.empty()) {
+    panels_.push_back({});
+    for (std::size_t c = 0; c < cols_; ++c) panels_[0].columns.push_back(c);
+  }
+  constexpr std::size_t kMax = 1024;  // rows, and columns of a panel
+  std::size_t widest = 0;
+  for (const HeatmapPanel& p : panels_) widest = std::max(widest, p.columns.size());
+  if (rows_ > kMax || widest > kMax) {
+    throw UsageError("a PNG shows at most " + std::to_string(kMax) + " rows and columns (this table is " +
+                         std::to_string(rows_) + " x " + std::to_string(widest) + "); narrow positions or dims",
+                     {"positions", "dims"});
+  }
+  for (const HeatmapPanel& p : panels_) {
+    for (std::size_t c : p.columns) {
+      if (c >= cols_) throw InternalError("a heatmap panel names column " + std::to_string(c) + " of " +
+                                 std::to_string(cols_));
+    }
+    shown_cols_ += p.columns.size();
+  }
+  if (shown_cols_ == 0) throw UsageError("nothing to draw: the table is empty");
+  if (categorical_ && hm_.look.categories == 0) throw InternalError("a categorical heatmap without categories");
+}
+
+void HeatmapPlot::find_range() {
+  bool any = false;
+  occurs_.assign(categorical_ ? hm_.look.categories : 0, false);
+  for (std::size_t r = 0; r < rows_; ++r) {
+    for (std::size_t c = 0; c < cols_; ++c) {
+      const double v = hm_.values(r, c);
+      if (!std::isfinite(v) || masked(r, c)) continue;
+      lo_ = any ? std::min(lo_, v) : v;
+      hi_ = any ? std::max(hi_, v) : v;
+      any = true;
+      if (categorical_) occurs_[category(v)] = true;
     }
   }
-  const std::size_t bar_w = 7 * scale + 7;
-  std::size_t legend_text = cw * 9;  // "-1.23e+04"
-  if (categorical) {
-    legend_text = text_w(std::to_string(hm.look.categories - 1));
-    for (const Entry& e : entries) {
-      if (e.heading) {
-        const bool in_second = hm.look.second_ramp && e.category >= hm.look.second_ramp;
-        // Headings start at the swatches' left edge.
-        const std::size_t w = text_w(in_second ? hm.look.second_ramp_label : hm.look.first_ramp_label);
-        legend_text = std::max(legend_text, w > bar_w + 4 ? w - bar_w - 4 : 0);
-      }
+  if (diverging_) {
+    hi_ = std::max(std::abs(lo_), std::abs(hi_));
+    if (hi_ == 0) hi_ = 1;
+    lo_ = -hi_;
+  } else if (!categorical_ && !(hi_ > lo_)) {
+    hi_ = lo_ + 1;  // one value: drawn in the lowest colour, the bar still shows a range
+  }
+}
+
+void HeatmapPlot::collect_entries() {
+  if (!categorical_) return;
+  const std::size_t split = hm_.look.second_ramp;
+  bool first_ramp = false, second_ramp = false;
+  for (std::size_t k = 0; k < occurs_.size(); ++k) (split && k >= split ? second_ramp : first_ramp) |= occurs_[k];
+  for (std::size_t k = 0; k < occurs_.size(); ++k) {
+    if (!occurs_[k]) continue;
+    const bool in_second = split && k >= split;
+    const bool both = first_ramp && second_ramp;
+    const bool starts = entries_.empty() || (in_second && !(split && entries_.back().category >= split));
+    if (starts && both && !ramp_label(k).empty()) entries_.push_back({k, true});
+    entries_.push_back({k, false});
+    ++swatches_;
+  }
+}
+
+void HeatmapPlot::lay_out() {
+  // Cells as wide and as tall as fit about 720 pixels, 2 to 24 each, so that
+  // 50 positions of 512 dims fill a picture rather than a thin strip.
+  cell_w_ = std::clamp<std::size_t>(720 / shown_cols_, 2, 24);
+  cell_h_ = std::clamp<std::size_t>(720 / rows_, 2, 24);
+  gap_ = panels_.size() > 1 ? 14 : 0;  // between panels
+  for (const HeatmapPanel& p : panels_) plot_w_ += p.columns.size() * cell_w_;
+  plot_w_ += gap_ * (panels_.size() - 1);
+  plot_h_ = rows_ * cell_h_;
+  // Text at twice the font's size once the plot is large enough to carry it
+  // (every picture pe draws by default); a tiny plot keeps the small font.
+  scale_ = plot_w_ >= 192 || plot_h_ >= 192 ? 2 : 1;
+  cw_ = kCharW * scale_;
+  ch_ = kCharH * scale_;
+  const std::size_t row_digits = std::to_string(hm_.row_first + rows_).size();
+  left_ = std::max(cw_ * row_digits, text_w(hm_.row_label)) + 10;  // tick labels
+
+  bar_w_ = 7 * scale_ + 7;
+  std::size_t legend_text = cw_ * 9;  // "-1.23e+04"
+  if (categorical_) {
+    legend_text = text_w(std::to_string(hm_.look.categories - 1));
+    for (const Entry& e : entries_) {
+      if (!e.heading) continue;
+      // Headings start at the swatches' left edge.
+      const std::size_t w = text_w(ramp_label(e.category));
+      legend_text = std::max(legend_text, w > bar_w_ + 4 ? w - bar_w_ - 4 : 0);
     }
   }
-  const bool legend_mask = hm.look.causal_mask && hm.col_first + cols > hm.row_first + 1;
-  const std::size_t mask_legend_text = legend_mask ? text_w("masked") : 0;
-  const std::size_t right = bar_w + 4 + std::max(legend_text, mask_legend_text) + 12;
-  const std::size_t content_w = left + plot_w + 16 + right;
-  const std::vector<std::string> title = wrap(hm.title, std::max<std::size_t>((content_w - left) / cw, 60));
+  legend_mask_ = hm_.look.causal_mask && hm_.col_first + cols_ > hm_.row_first + 1;
+  const std::size_t mask_legend_text = legend_mask_ ? text_w("masked") : 0;
+  const std::size_t right = bar_w_ + 4 + std::max(legend_text, mask_legend_text) + 12;
+  const std::size_t content_w = left_ + plot_w_ + 16 + right;
+  title_ = wrap(hm_.title, std::max<std::size_t>((content_w - left_) / cw_, 60));
   std::size_t title_w = 0;
-  for (const std::string& l : title) title_w = std::max(title_w, l.size());
+  for (const std::string& l : title_) title_w = std::max(title_w, l.size());
   // Title lines a little apart, and half a line between the title and what
   // is under it, so that a wrapped title does not run into the axis labels.
-  const std::size_t title_pitch = ch + 2 * scale;
-  const std::size_t title_h = title.size() * title_pitch + ch / 2 + 4;
+  title_pitch_ = ch_ + 2 * scale_;
+  const std::size_t title_h = title_.size() * title_pitch_ + ch_ / 2 + 4;
   // Under the title: the panel titles (if any), then the axis labels (the
   // row axis label at the left, the column axis label centred over each panel),
   // then the column tick labels: each axis label by the ticks it names.
   const bool panel_titles =
-      std::any_of(panels.begin(), panels.end(), [](const HeatmapPanel& p) { return !p.title.empty(); });
-  const std::size_t panel_title_y = 4 + title_h, axis_y = panel_title_y + (panel_titles ? ch + 4 : 0);
-  const std::size_t tick_y = axis_y + ch + 2;
-  const std::size_t top = tick_y + ch + 6;
+      std::any_of(panels_.begin(), panels_.end(), [](const HeatmapPanel& p) { return !p.title.empty(); });
+  panel_title_y_ = 4 + title_h;
+  axis_y_ = panel_title_y_ + (panel_titles ? ch_ + 4 : 0);
+  tick_y_ = axis_y_ + ch_ + 2;
+  top_ = tick_y_ + ch_ + 6;
   const std::size_t bottom = 8;
   // Categories: swatches one above another, as tall as the plot allows
   // (3 to 2 lines of text each); labels every k-th when they would crowd.
-  const std::size_t headings = entries.size() - swatches;
-  const std::size_t swatch_h =
-      categorical ? std::clamp<std::size_t>((std::max<std::size_t>(plot_h, 120) - headings * (ch + 4)) /
-                                                std::max<std::size_t>(swatches, 1),
-                                            3, 2 * ch)
-                  : 0;
-  const std::size_t bar_h = categorical ? headings * (ch + 4) + swatches * swatch_h : std::max<std::size_t>(plot_h, 120);
-  const std::size_t legend_h = legend_mask ? 8 + bar_w + 4 : 0;
-  Canvas canvas(std::max(content_w, left + cw * title_w + 16),
-                top + std::max(plot_h, bar_h + legend_h) + bottom);
+  const std::size_t headings = entries_.size() - swatches_;
+  swatch_h_ = categorical_ ? std::clamp<std::size_t>((std::max<std::size_t>(plot_h_, 120) - headings * (ch_ + 4)) /
+                                                         std::max<std::size_t>(swatches_, 1),
+                                                     3, 2 * ch_)
+                           : 0;
+  bar_h_ = categorical_ ? headings * (ch_ + 4) + swatches_ * swatch_h_ : std::max<std::size_t>(plot_h_, 120);
+  const std::size_t legend_h = legend_mask_ ? 8 + bar_w_ + 4 : 0;
+  width_ = std::max(content_w, left_ + cw_ * title_w + 16);
+  height_ = top_ + std::max(plot_h_, bar_h_ + legend_h) + bottom;
+}
 
-  for (std::size_t i = 0; i < title.size(); ++i) canvas.text(left, 4 + i * title_pitch, title[i], scale);
-  canvas.text(2, axis_y, hm.row_label, scale);
-
-  Image image;
-  std::uint8_t colour[3];
+void HeatmapPlot::draw_panel(Canvas& canvas, const HeatmapPanel& p, std::size_t x0) const {
   static constexpr std::uint8_t tick[3] = {60, 60, 60};
-  std::size_t x0 = left;
-  for (const HeatmapPanel& p : panels) {
-    const std::size_t w = p.columns.size() * cell_w;
-    image.panels.push_back({x0, top, w, plot_h});
-    canvas.text(x0, panel_title_y, p.title, scale);
-    // The column axis label over each panel's own ticks (between two panels
-    // it would name neither).
-    canvas.text(x0 + w / 2 - std::min(w / 2, text_w(hm.col_label) / 2), axis_y, hm.col_label, scale);
-    for (std::size_t r = 0; r < rows; ++r) {
-      for (std::size_t k = 0; k < p.columns.size(); ++k) {
-        const std::size_t c = p.columns[k], x = x0 + k * cell_w, y = top + r * cell_h;
-        if (masked(r, c)) {
-          canvas.fill(x, y, cell_w, cell_h, kMaskGround);
-          for (std::size_t yy = y; yy < y + cell_h; ++yy)
-            for (std::size_t xx = x; xx < x + cell_w; ++xx)
-              if ((xx + yy) % 4 == 0) canvas.set(xx, yy, kMaskHatch);
-          continue;
-        }
-        colour_of(hm.values(r, c), colour);
-        canvas.fill(x, y, cell_w, cell_h, colour);
+  std::uint8_t colour[3];
+  const std::size_t w = p.columns.size() * cell_w_;
+  canvas.text(x0, panel_title_y_, p.title, scale_);
+  // The column axis label over each panel's own ticks (between two panels
+  // it would name neither).
+  canvas.text(x0 + w / 2 - std::min(w / 2, text_w(hm_.col_label) / 2), axis_y_, hm_.col_label, scale_);
+  for (std::size_t r = 0; r < rows_; ++r) {
+    for (std::size_t k = 0; k < p.columns.size(); ++k) {
+      const std::size_t c = p.columns[k], x = x0 + k * cell_w_, y = top_ + r * cell_h_;
+      if (masked(r, c)) {
+        hatch(canvas, x, y, cell_w_, cell_h_);
+        continue;
       }
+      colour_of(hm_.values(r, c), colour);
+      canvas.fill(x, y, cell_w_, cell_h_, colour);
     }
-    // Ticks at least a label and a space apart (the widest label's digits).
-    const std::string widest_label = std::to_string(p.first_label.value_or(hm.col_first) + cols);
-    const std::size_t step =
-        tick_step(p.columns.size(), std::max<std::size_t>(1, w / std::max(cw * 6, text_w(widest_label) + cw)));
-    // A label ends before the next panel's (or the legend's) first label.
-    const std::size_t label_end = x0 + w + (&p == &panels.back() ? 16 : gap) - cw / 2;
-    for (std::size_t k = 0; k < p.columns.size(); k += step) {
-      canvas.fill(x0 + k * cell_w + cell_w / 2, top - 3, 1, 3, tick);
-      const std::string label = std::to_string(p.first_label ? *p.first_label + k : hm.col_first + p.columns[k]);
-      if (k == 0 || x0 + k * cell_w + text_w(label) <= label_end) canvas.text(x0 + k * cell_w, tick_y, label, scale);
-    }
-    x0 += w + gap;
   }
-  const std::size_t row_step = tick_step(rows, std::max<std::size_t>(1, plot_h / (ch + 4)));
-  for (std::size_t r = 0; r < rows; r += row_step) {
-    const std::string label = std::to_string(hm.row_first + r);
-    canvas.fill(left - 3, top + r * cell_h + cell_h / 2, 3, 1, tick);
-    const std::size_t y = top + r * cell_h + cell_h / 2;
-    canvas.text(left - 6 - text_w(label), y - std::min(y, 3 * scale), label, scale);
+  // Ticks at least a label and a space apart (the widest label's digits).
+  const std::string widest_label = std::to_string(p.first_label.value_or(hm_.col_first) + cols_);
+  const std::size_t step =
+      tick_step(p.columns.size(), std::max<std::size_t>(1, w / std::max(cw_ * 6, text_w(widest_label) + cw_)));
+  // A label ends before the next panel's (or the legend's) first label.
+  const std::size_t label_end = x0 + w + (&p == &panels_.back() ? 16 : gap_) - cw_ / 2;
+  for (std::size_t k = 0; k < p.columns.size(); k += step) {
+    canvas.fill(x0 + k * cell_w_ + cell_w_ / 2, top_ - 3, 1, 3, tick);
+    const std::string label = std::to_string(p.first_label ? *p.first_label + k : hm_.col_first + p.columns[k]);
+    if (k == 0 || x0 + k * cell_w_ + text_w(label) <= label_end) canvas.text(x0 + k * cell_w_, tick_y_, label, scale_);
   }
+}
 
-  const std::size_t bar_x = left + plot_w + 16, label_x = bar_x + bar_w + 4;
-  if (categorical) {
+void HeatmapPlot::draw_row_ticks(Canvas& canvas) const {
+  static constexpr std::uint8_t tick[3] = {60, 60, 60};
+  const std::size_t row_step = tick_step(rows_, std::max<std::size_t>(1, plot_h_ / (ch_ + 4)));
+  for (std::size_t r = 0; r < rows_; r += row_step) {
+    const std::string label = std::to_string(hm_.row_first + r);
+    canvas.fill(left_ - 3, top_ + r * cell_h_ + cell_h_ / 2, 3, 1, tick);
+    const std::size_t y = top_ + r * cell_h_ + cell_h_ / 2;
+    canvas.text(left_ - 6 - text_w(label), y - std::min(y, 3 * scale_), label, scale_);
+  }
+}
+
+void HeatmapPlot::draw_legend(Canvas& canvas) const {
+  std::uint8_t colour[3];
+  const std::size_t bar_x = left_ + plot_w_ + 16, label_x = bar_x + bar_w_ + 4;
+  if (categorical_) {
     // One flat swatch per category drawn; its index beside it, every k-th when crowded.
-    const std::size_t every = (ch + 2 + swatch_h - 1) / swatch_h;
-    std::size_t y = top, n = 0;
-    for (const Entry& e : entries) {
+    const std::size_t every = (ch_ + 2 + swatch_h_ - 1) / swatch_h_;
+    std::size_t y = top_, n = 0;
+    for (const Entry& e : entries_) {
       if (e.heading) {
-        const bool in_second = hm.look.second_ramp && e.category >= hm.look.second_ramp;
-        canvas.text(bar_x, y + 2, in_second ? hm.look.second_ramp_label : hm.look.first_ramp_label, scale);
-        y += ch + 4;
+        canvas.text(bar_x, y + 2, ramp_label(e.category), scale_);
+        y += ch_ + 4;
         n = 0;  // each ramp labels its first swatch
         continue;
       }
-      category_colour(e.category, hm.look, colour);
-      canvas.fill(bar_x, y, bar_w, swatch_h, colour);
+      category_colour(e.category, hm_.look, colour);
+      canvas.fill(bar_x, y, bar_w_, swatch_h_, colour);
       if (n++ % every == 0) {
-        const std::size_t mid = y + swatch_h / 2;
-        canvas.text(label_x, mid - std::min(mid, ch / 2 - scale), std::to_string(e.category), scale);
+        const std::size_t mid = y + swatch_h_ / 2;
+        canvas.text(label_x, mid - std::min(mid, ch_ / 2 - scale_), std::to_string(e.category), scale_);
       }
-      y += swatch_h;
+      y += swatch_h_;
     }
   } else {
     // Colour bar: the range's top at the top, its bottom at the bottom.
-    for (std::size_t y = 0; y < bar_h; ++y) {
-      colour_of(hi - (hi - lo) * double(y) / double(bar_h - 1), colour);
-      canvas.fill(bar_x, top + y, bar_w, 1, colour);
+    for (std::size_t y = 0; y < bar_h_; ++y) {
+      colour_of(hi_ - (hi_ - lo_) * double(y) / double(bar_h_ - 1), colour);
+      canvas.fill(bar_x, top_ + y, bar_w_, 1, colour);
     }
-    canvas.text(label_x, top, number(hi), scale);
-    if (diverging) canvas.text(label_x, top + bar_h / 2 - 3 * scale, "0", scale);
-    canvas.text(label_x, top + bar_h - 7 * scale, number(lo), scale);
+    canvas.text(label_x, top_, number(hi_), scale_);
+    if (diverging_) canvas.text(label_x, top_ + bar_h_ / 2 - 3 * scale_, "0", scale_);
+    canvas.text(label_x, top_ + bar_h_ - 7 * scale_, number(lo_), scale_);
   }
-  if (legend_mask) {
-    const std::size_t y = top + bar_h + 8;
-    canvas.fill(bar_x, y, bar_w, bar_w, kMaskGround);
-    for (std::size_t yy = y; yy < y + bar_w; ++yy)
-      for (std::size_t xx = bar_x; xx < bar_x + bar_w; ++xx)
-        if ((xx + yy) % 4 == 0) canvas.set(xx, yy, kMaskHatch);
-    canvas.text(label_x, y + (bar_w - std::min(bar_w, 7 * scale)) / 2, "masked", scale);
+  if (legend_mask_) {
+    const std::size_t y = top_ + bar_h_ + 8;
+    hatch(canvas, bar_x, y, bar_w_, bar_w_);
+    canvas.text(label_x, y + (bar_w_ - std::min(bar_w_, 7 * scale_)) / 2, "masked", scale_);
   }
+}
+
+Image HeatmapPlot::draw() const {
+  Canvas canvas(width_, height_);
+  for (std::size_t i = 0; i < title_.size(); ++i) canvas.text(left_, 4 + i * title_pitch_, title_[i], scale_);
+  canvas.text(2, axis_y_, hm_.row_label, scale_);
+  Image image;
+  std::size_t x0 = left_;
+  for (const HeatmapPanel& p : panels_) {
+    const std::size_t w = p.columns.size() * cell_w_;
+    image.panels.push_back({x0, top_, w, plot_h_});
+    draw_panel(canvas, p, x0);
+    x0 += w + gap_;
+  }
+  draw_row_ticks(canvas);
+  draw_legend(canvas);
   image.width = canvas.w;
   image.height = canvas.h;
   image.rgb = std::move(canvas.rgb);
-  image.title = hm.title;
-  image.range_min = lo;
-  image.range_max = hi;
+  image.title = hm_.title;
+  image.range_min = lo_;
+  image.range_max = hi_;
   return image;
 }
+
+}  // namespace
+
+Image render_heatmap(const Heatmap& hm) { return HeatmapPlot(hm).draw(); }
 
 std::string encode_png(const Image& image) {
   std::string raw;  // filter byte 0 + RGB per row

@@ -11,7 +11,7 @@
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
 #include "memory.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "parallel.h"
 
 namespace embedpe {

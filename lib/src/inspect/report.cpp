@@ -15,7 +15,7 @@
 #include "gguf.h"
 #include "json_writer.h"
 #include "memory.h"
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "embedpe/error.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "output_temporaries.h"
 #include "test_pause.h"
 

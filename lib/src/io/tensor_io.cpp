@@ -7,8 +7,10 @@
 #include <cstring>
 #include <limits>
 
+#include "crc32.h"
 #include "embedpe/error.h"
 #include "memory.h"
+#include "utf8.h"
 
 namespace embedpe {
 
@@ -61,34 +63,16 @@ void put32(std::string& s, std::uint32_t v) {
   put16(s, v >> 16);
 }
 
-// A CRC over a buffer that may exceed zlib's uInt.
-std::uint32_t crc32_of(std::uint32_t crc, const void* data, std::size_t size) {
-  const auto* p = static_cast<const Bytef*>(data);
-  while (size > 0) {
-    uInt chunk = size > (1u << 30) ? (1u << 30) : static_cast<uInt>(size);
-    crc = static_cast<std::uint32_t>(::crc32(crc, p, chunk));
-    p += chunk;
-    size -= chunk;
-  }
-  return crc;
-}
 
 constexpr std::uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01: reproducible bytes
 constexpr std::uint16_t kDosTime = 0;
 
 
 // UTF-32LE code points of valid UTF-8, as NumPy stores a "<Un" string.
-std::string utf32le(std::string_view utf8) {
+std::string utf32le(std::string_view text) {
   std::string out;
-  out.reserve(utf8.size() * 4);
-  for (std::size_t i = 0; i < utf8.size();) {
-    const auto b = static_cast<unsigned char>(utf8[i]);
-    const int n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    std::uint32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
-    for (int k = 1; k < n && i + k < utf8.size(); ++k) c = c << 6 | (static_cast<unsigned char>(utf8[i + k]) & 0x3F);
-    put32(out, c);
-    i += n;
-  }
+  out.reserve(text.size() * 4);
+  for (std::size_t i = 0; i < text.size();) put32(out, utf8::next(text, i));
   return out;
 }
 
@@ -136,7 +120,7 @@ void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors, const std
                        {"format"});
     }
     Entry e{m.name + ".npy", 0, static_cast<std::uint32_t>(size), static_cast<std::uint32_t>(offset)};
-    e.crc = crc32_of(crc32_of(0, header.data(), header.size()), m.data, m.bytes);
+    e.crc = Crc32().add(header).add(m.data, m.bytes).value();
 
     std::string local;
     put32(local, 0x04034b50);
@@ -331,21 +315,7 @@ std::string npy_text(std::string_view file, const std::string& source) {
     for (int k = 3; k >= 0; --k) c = c << 8 | static_cast<unsigned char>(file[h.data_offset + 4 * i + k]);
     if (c == 0) break;  // NumPy pads shorter strings with NULs
     if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) throw Error(source + " holds an invalid code point");
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | c >> 6);
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | c >> 12);
-      out += static_cast<char>(0x80 | (c >> 6 & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | c >> 18);
-      out += static_cast<char>(0x80 | (c >> 12 & 0x3F));
-      out += static_cast<char>(0x80 | (c >> 6 & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
+    utf8::append(out, c);
   }
   return out;
 }
@@ -473,14 +443,14 @@ std::vector<NpzMember> read_npz(std::string_view file, const std::string& source
       throw Error(where + " uses zip compression method " + std::to_string(e.method) +
                   "; only stored and deflated members are read");
     }
-    if (crc32_of(0, bytes.data(), bytes.size()) != e.crc32) throw Error(where + " is corrupt (CRC-32 mismatch)");
+    if (Crc32().add(bytes).value() != e.crc32) throw Error(where + " is corrupt (CRC-32 mismatch)");
     members.push_back({std::move(e.name), std::move(bytes)});
   }
   return members;
 }
 
 void check_npz_entry(const NpzEntry& entry, const std::string& source) {
-  if (entry.method == 0 && crc32_of(0, entry.data.data(), entry.data.size()) != entry.crc32) {
+  if (entry.method == 0 && Crc32().add(entry.data).value() != entry.crc32) {
     throw Error(source + ": " + entry.name + " is corrupt (CRC-32 mismatch)");
   }
 }

@@ -17,7 +17,7 @@
 #include "embedpe/error.h"
 #include "mapped_block.h"
 #include "memory.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "parallel.h"
 
 namespace embedpe {

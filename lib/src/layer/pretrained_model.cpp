@@ -15,7 +15,7 @@
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
 #include "half.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "model_files.h"
 
 namespace embedpe {
@@ -102,6 +102,12 @@ struct Config {
   std::size_t hidden_size() const {
     const std::int64_t h = has("hidden_size") ? positive("hidden_size", 0) : positive("d_model", 0);
     if (h <= 0) throw UsageError(dir + "/config.json gives no hidden_size (or d_model)");
+    return static_cast<std::size_t>(h);
+  }
+  // The width under a config class's own name for it (GPT-2's n_embd, DistilBERT's dim).
+  std::size_t hidden_size(const char* key) const {
+    const std::int64_t h = positive(key, 0);
+    if (h <= 0) throw UsageError(dir + "/config.json gives no " + key);
     return static_cast<std::size_t>(h);
   }
 };
@@ -369,13 +375,16 @@ std::vector<std::pair<std::string, std::string>> rope_of(const Config& c) {
   return r;
 }
 
-enum class Family { roberta, bart, m2m100, marian, albert, deberta, lookup, gemma };
+enum class Family { roberta, bert, distilbert, gpt2, modernbert, bart, m2m100, marian, albert, deberta, lookup, gemma };
 
 struct TypeInfo {
   const char* model_type;
   Family family;
   const char* prefix;  // the task models' base_model_prefix
-  bool rope = false;
+  bool rope = false;   // positions are one RoPE table that rope_of() describes
+  const char* hidden_key = nullptr;  // the config class's name for hidden_size, where it has its own
+  // Positions are RoPE inside attention, but not one table rope_of() describes: why, for pretrained_rope's refusal.
+  const char* rope_note = nullptr;
 };
 
 constexpr TypeInfo kTypes[] = {
@@ -387,6 +396,20 @@ constexpr TypeInfo kTypes[] = {
     {"t5", Family::lookup, ""},                   {"mt5", Family::lookup, ""},
     {"llama", Family::lookup, "model.", true},    {"mistral", Family::lookup, "model.", true},
     {"gemma", Family::gemma, "model.", true},     {"xlnet", Family::lookup, "transformer."},
+    {"bert", Family::bert, "bert."},              {"distilbert", Family::distilbert, "distilbert.", false, "dim"},
+    {"gpt2", Family::gpt2, "transformer.", false, "n_embd"},
+    {"qwen2", Family::lookup, "model.", true},    {"qwen3", Family::lookup, "model.", true},
+    {"deepseek_v3", Family::lookup, "model.", false, nullptr,
+     "DeepSeek-V3 rotates only qk_rope_head_dim of each head, with its own yarn (mscale, mscale_all_dim)"},
+    {"gemma3_text", Family::gemma, "model.", false, nullptr,
+     "Gemma 3 has two RoPE tables: rope_local_base_freq for its sliding-window layers, rope_theta and "
+     "rope_scaling for its global ones"},
+    {"gemma3", Family::gemma, "language_model.model.", false, nullptr,
+     "Gemma 3 has two RoPE tables: rope_local_base_freq for its sliding-window layers, rope_theta and "
+     "rope_scaling for its global ones"},
+    {"modernbert", Family::modernbert, "model.", false, nullptr,
+     "ModernBERT has two RoPE tables: local_rope_theta for its local-attention layers, global_rope_theta for "
+     "its global ones"},
 };
 
 const TypeInfo& type_of(const Config& c) {
@@ -418,9 +441,12 @@ const std::vector<std::string>& pretrained_model_types() {
 PretrainedRope pretrained_rope(const std::string& dir) {
   const json j = read_config(dir);
   const Config c{j, dir};
-  if (!type_of(c).rope) {
-    throw UsageError(dir + ": model_type " + c.text("model_type", "") + " does not use RoPE");
+  const TypeInfo& type = type_of(c);
+  if (type.rope_note) {
+    throw UsageError(dir + ": model_type " + type.model_type + " uses RoPE that embedpe does not tabulate: " +
+                     type.rope_note);
   }
+  if (!type.rope) throw UsageError(dir + ": model_type " + type.model_type + " does not use RoPE");
   PretrainedRope r{rope_of(c), 0};
   const std::int64_t heads = c.positive("num_attention_heads", 0);
   const std::int64_t head_dim = c.has("head_dim") ? c.positive("head_dim", 0)
@@ -496,9 +522,33 @@ PretrainedModel read_gguf_model(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// Gemma 3's multimodal directories (model_type gemma3, Gemma3ForConditionalGeneration): the input layer is the
+// text model's, whose config is text_config, a Gemma3TextConfig; the keys it leaves out take that class's
+// __init__ defaults (gemma3/configuration_gemma3.py: vocab_size 262208, hidden_size 2304, pad_token_id 0).
+json text_model_config(json j, const std::string& dir) {
+  if (!j.contains("model_type") || j["model_type"] != "gemma3") return j;
+  if (!j.contains("text_config") || !j["text_config"].is_object()) {
+    throw UsageError(dir + "/config.json: model_type gemma3 gives no text_config object (the text model's config)");
+  }
+  json t = j["text_config"];
+  t["model_type"] = "gemma3";
+  for (const char* key : {"architectures", "torch_dtype"}) {
+    if (!t.contains(key) && j.contains(key)) t[key] = j[key];
+  }
+  for (const auto& [key, value] : {std::pair<const char*, std::int64_t>{"vocab_size", 262208}, {"hidden_size", 2304},
+                                   {"pad_token_id", 0}}) {
+    if (!t.contains(key)) t[key] = value;
+  }
+  return t;
+}
+
+}  // namespace
+
 PretrainedModel read_pretrained_model(const std::string& dir) {
   if (is_gguf_file(dir)) return read_gguf_model(dir);
-  const json j = read_config(dir);
+  const json j = text_model_config(read_config(dir), dir);
   const Config c{j, dir};
   const TypeInfo& type = type_of(c);
   PretrainedModel m;
@@ -509,7 +559,7 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
     m.architecture = j["architectures"][0].get<std::string>();
   }
   m.torch_dtype = c.text("torch_dtype", "");
-  m.hidden_size = c.hidden_size();
+  m.hidden_size = type.hidden_key ? c.hidden_size(type.hidden_key) : c.hidden_size();
   m.vocab_size = c.positive("vocab_size", 0);
   if (m.vocab_size <= 0) throw UsageError(dir + "/config.json gives no vocab_size");
   m.pad_token_id = c.optional_integer("pad_token_id");
@@ -554,6 +604,70 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
       s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "hidden_size");
       s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "hidden_size");
       m.description = "(word + token type) + learned position (padding_idx + 1 + cumsum(ids != pad)), LayerNorm";
+      break;
+    }
+    case Family::bert: {  // modeling_bert.py BertEmbeddings (all-MiniLM, bge, e5: BertModel saved without a prefix)
+      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+      const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
+      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, vocab_why);
+      s.table.padding_idx = pad(0);
+      if (c.text("position_embedding_type", "absolute") == "absolute") {
+        s.pe = &kind("learned");
+        s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, h},
+                             "max_position_embeddings × hidden_size");
+        s.position_ids = PositionIds::column;
+        m.max_positions = max_pos;
+      }
+      s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, h},
+                                   "type_vocab_size × hidden_size");
+      s.layernorm = true;
+      s.layernorm_eps = c.number("layer_norm_eps", 1e-12);
+      // Google's original checkpoints (bert-base-uncased) name them gamma and beta; from_pretrained renames them.
+      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight", "embeddings.LayerNorm.gamma"},
+                                 {h}, "hidden_size");
+      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias", "embeddings.LayerNorm.beta"}, {h},
+                               "hidden_size");
+      m.description = std::string("(word + token type)") + (s.pe_weights.empty() ? "" : " + learned position (by column)") +
+                      ", LayerNorm";
+      break;
+    }
+    case Family::distilbert: {  // modeling_distilbert.py Embeddings: no token types, LayerNorm eps fixed at 1e-12
+      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, "vocab_size × dim");
+      s.table.padding_idx = pad(0);
+      s.pe = &kind("learned");
+      s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, h},
+                           "max_position_embeddings × dim");
+      s.position_ids = PositionIds::column;
+      m.max_positions = max_pos;
+      s.layernorm = true;
+      s.layernorm_eps = 1e-12;  // nn.LayerNorm(config.dim, eps=1e-12)
+      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "dim");
+      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "dim");
+      m.description = "word + learned position (by column), LayerNorm";
+      break;
+    }
+    case Family::gpt2: {  // modeling_gpt2.py GPT2Model.forward: wte(input_ids) + wpe(arange(seq_len))
+      const std::size_t max_pos = to_size(c.integer("n_positions", 1024), c, "n_positions");
+      s.table.weights = t.use("token embedding", {"wte.weight"}, {vocab, h}, "vocab_size × n_embd");
+      s.pe = &kind("learned");
+      s.pe_weights = t.use("position embedding", {"wpe.weight"}, {max_pos, h}, "n_positions × n_embd");
+      s.position_ids = PositionIds::column;
+      m.max_positions = max_pos;
+      m.description = "word + learned position (by column)";
+      break;
+    }
+    case Family::modernbert: {  // modeling_modernbert.py ModernBertEmbeddings: drop(norm(tok_embeddings(ids)))
+      s.table.weights = t.use("token embedding", {"embeddings.tok_embeddings.weight"}, {vocab, h}, vocab_why);
+      s.table.padding_idx = pad(50283);
+      s.layernorm = true;
+      s.layernorm_eps = c.number("norm_eps", 1e-5);
+      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.norm.weight"}, {h}, "hidden_size");
+      if (c.boolean("norm_bias", false)) {
+        s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.norm.bias"}, {h}, "hidden_size (norm_bias is true)");
+      }
+      m.description = std::string("word, LayerNorm") + (s.layernorm_bias.empty() ? " without bias" : "") +
+                      " (positions are RoPE, inside attention)";
       break;
     }
     case Family::bart: {  // modeling_bart.py / modeling_mbart.py encoder: embed_tokens × embed_scale + embed_positions
@@ -672,6 +786,10 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
     case Family::lookup: {
       if (type.prefix == std::string("model.")) {
         s.table.weights = t.use("token embedding", {"embed_tokens.weight"}, {vocab, h}, vocab_why);
+      } else if (type.prefix == std::string("language_model.model.")) {  // Gemma 3: as saved before and after
+        // transformers 4.52 (Gemma3Model._checkpoint_conversion_mapping)
+        s.table.weights = t.use("token embedding", {"embed_tokens.weight", "model.language_model.embed_tokens.weight"},
+                                {vocab, h}, "text_config's vocab_size × hidden_size");
       } else if (type.prefix == std::string("transformer.")) {
         s.table.weights = t.use("token embedding", {"word_embedding.weight"}, {vocab, h}, vocab_why);
       } else {  // T5: shared, tied to encoder.embed_tokens
@@ -682,9 +800,11 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
         m.normalizer_in_dtype = true;
       }
       if (type.rope) m.rope = rope_of(c);
-      m.description = type.family == Family::gemma ? "word × √hidden_size (Gemma's normalizer)"
-                      : type.rope ? "word (positions are RoPE, inside attention)"
-                                  : "word (positions act inside attention)";
+      m.description = type.family == Family::gemma
+                          ? (type.rope_note ? "word × √hidden_size (Gemma3TextScaledWordEmbedding's embed_scale)"
+                                            : "word × √hidden_size (Gemma's normalizer)")
+                      : type.rope || type.rope_note ? "word (positions are RoPE, inside attention)"
+                                                    : "word (positions act inside attention)";
       break;
     }
   }

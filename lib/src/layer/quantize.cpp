@@ -1,7 +1,6 @@
 #include "embedpe/quantize.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,16 +11,18 @@
 
 #include "embedpe/error.h"
 #include "ggml_types.h"
+#include "file_name.h"
 #include "memory.h"
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 
 void check_quantize_output(const std::string& path) {
-  std::string ext = path.substr(path.size() > 12 ? path.size() - 12 : 0);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // A name, not only the extension: "x.safetensors", never ".safetensors" or "dir/.safetensors".
-  if (ext != ".safetensors" || path.size() == ext.size() || path.ends_with("/.safetensors")) {
+  const std::string ext = lower_extension(path);
+  const std::size_t slash = path.rfind('/');
+  const std::size_t name_size = slash == std::string::npos ? path.size() : path.size() - slash - 1;
+  if (ext != ".safetensors" || name_size == ext.size()) {
     throw (Message() << "output_path " << Verbatim{path} << ": quantize writes .safetensors; name the file "
                      << "OUT.safetensors")
         .usage_error({"output_path"});

@@ -5,7 +5,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/dims.h"
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 

@@ -6,7 +6,7 @@
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/shards.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "test_pause.h"
 
 namespace embedpe {

@@ -9,7 +9,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/parts_dir.h"
 #include "in_file.h"
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 

@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <climits>
@@ -27,10 +26,12 @@
 #include "embedpe/sink.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
+#include "crc32.h"
 #include "in_file.h"
+#include "file_name.h"
 #include "json_difference.h"
 #include "manifest.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "parallel.h"
 #include "sha256.h"
 #include "shard_record.h"
@@ -52,30 +53,19 @@ std::string file_sha256(const InFile& f) {
 }
 
 std::string file_crc32(const InFile& f) {
-  uLong crc = ::crc32(0L, Z_NULL, 0);
-  f.each_chunk(0, f.size(), [&](std::string_view piece) {
-    crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
-  });
-  return crc32_hex(crc);
+  Crc32 crc;
+  f.each_chunk(0, f.size(), [&](std::string_view piece) { crc.add(piece); });
+  return crc.hex();
 }
 
 }  // namespace
 
 namespace {
 
-// A file name's extension, lower case: ".npz"; empty if it has none.
-std::string extension(const std::string& path) {
-  const std::size_t dot = path.find_last_of('.'), slash = path.find_last_of('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
 // The format of the sink registry that merge joins for a file named `path`
 // (SinkFormat::join), by its extension; nullptr if none.
 const SinkFormat* joined_format(const std::string& path) {
-  const std::string ext = extension(path);
+  const std::string ext = lower_extension(path);
   for (const SinkFormat* f : sink_formats()) {
     if (f->join && std::find(f->extensions.begin(), f->extensions.end(), ext) != f->extensions.end()) return f;
   }
@@ -138,7 +128,7 @@ template <typename F>
 void read_verified(const std::string& shard, const Piece& p, F&& use) {
   const InFile f(p.path, p.crc32.empty() ? InFile::Links::refuse : InFile::Links::follow);  // a part is never a link
   Sha256 sha;
-  uLong crc = ::crc32(0L, Z_NULL, 0);
+  Crc32 crc;
   const bool part = p.crc32.empty();
   std::size_t at = 0;
   for (;;) {
@@ -147,12 +137,12 @@ void read_verified(const std::string& shard, const Piece& p, F&& use) {
     if (part) {
       sha.update(piece);
     } else {
-      crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
+      crc.add(piece);
     }
     use(at, std::string_view(piece));
     at += piece.size();
   }
-  if (at != p.bytes || (part ? sha.hex() != p.sha256 : crc32_hex(crc) != p.crc32)) {
+  if (at != p.bytes || (part ? sha.hex() != p.sha256 : crc.hex() != p.crc32)) {
     refuse_shard(shard, p.path + " changed while it was merged (replaced or rewritten after its check); run that shard "
                            "again, or merge once nothing writes it");
   }
@@ -216,12 +206,7 @@ std::optional<std::pair<Json, Piece>> record_inside(const std::string& path, con
   } catch (const Json::exception&) {
     refuse_shard(path, "its shard record is not valid JSON (corrupt?); run that shard again");
   }
-  uLong crc = ::crc32(0L, Z_NULL, 0);
-  for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
-    const std::size_t n = std::min(kChunk, bytes.size() - at);
-    crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(bytes.data() + at), n);
-  }
-  return std::pair{std::move(rec), Piece{path, bytes.size(), "", crc32_hex(crc)}};
+  return std::pair{std::move(rec), Piece{path, bytes.size(), "", Crc32().add(bytes).hex()}};
 }
 
 Shard load_file_shard(const std::string& path, const SinkFormat& format) {
@@ -335,7 +320,7 @@ Shard load_shard(const std::string& path) {
   }
   if (S_ISDIR(st.st_mode)) return load_dir_shard(path);
   if (const SinkFormat* f = joined_format(path)) return load_file_shard(path, *f);
-  const std::string ext = extension(path);
+  const std::string ext = lower_extension(path);
   refuse_shard(path, "merge joins " + joined_extensions(", ") + " shards or output_dir directories, not " +
                          (ext.empty() ? std::string("a file without an extension") : ext + " files"));
 }

@@ -30,7 +30,7 @@
 #include "in_file.h"
 #include "json_difference.h"
 #include "manifest.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "shard_record.h"
 #include "output_temporaries.h"
 #include "sha256.h"

@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <climits>
@@ -27,9 +26,10 @@
 #include "embedpe/sink.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"
+#include "crc32.h"
 #include "in_file.h"
 #include "json_difference.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "parallel.h"
 #include "sha256.h"
 #include "shard_record.h"
@@ -42,12 +42,6 @@ using Json = nlohmann::ordered_json;
 
 std::string shard_label(std::size_t index, std::size_t count) {
   return std::to_string(index) + "/" + std::to_string(count);
-}
-
-std::string crc32_hex(unsigned long crc) {
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08lx", crc & 0xFFFFFFFFUL);
-  return hex;
 }
 
 std::string base_name(const std::string& path) {
@@ -190,7 +184,7 @@ OutputFile::Companion ShardRecorder::beside(const std::string& output, const std
     if (!rec) return without_stale_shard_record(output)(fd);  // standard input: no record, and none stale
     // The output's bytes as they will appear, read through the descriptor
     // that wrote them: never the file at its name, which may be another by now.
-    uLong crc = ::crc32(0L, Z_NULL, 0);
+    Crc32 crc;
     std::string chunk(InFile::kChunk, '\0');
     std::size_t size = 0;
     for (;;) {
@@ -198,10 +192,10 @@ OutputFile::Companion ShardRecorder::beside(const std::string& output, const std
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) throw Error("cannot read back output " + output + ": " + std::strerror(errno));
       if (n == 0) break;
-      crc = ::crc32_z(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<std::size_t>(n));
+      crc.add(chunk.data(), static_cast<std::size_t>(n));
       size += static_cast<std::size_t>(n);
     }
-    (*rec)["output"] = {{"file", base_name(output)}, {"bytes", size}, {"crc32", crc32_hex(crc)}};
+    (*rec)["output"] = {{"file", base_name(output)}, {"bytes", size}, {"crc32", crc.hex()}};
     const std::string path = shard_record_path(output);
     OutputFile f(path);
     // Paths are bytes, not always UTF-8: invalid ones are written as U+FFFD.

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "json_writer.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "parallel.h"
 #include "sinks/file_sink.h"
 #include "sinks/shard_join.h"

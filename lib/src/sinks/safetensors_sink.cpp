@@ -14,11 +14,11 @@
 // under "shard". bfloat16 is written as BF16.
 // merge: .safetensors shards into one file, as one run over the whole input
 // writes it (its config's "sequences" and "truncated" summed).
-#include <zlib.h>
 
 #include <cstdint>
 #include <cstdio>
 
+#include "crc32.h"
 #include "embedpe/error.h"
 #include "sinks/file_sink.h"
 #include "sinks/shard_join.h"
@@ -29,14 +29,9 @@ namespace {
 // CRC-32 (zlib's) of the tensors' bytes in order, as 8 hex digits: a shard's
 // metadata holds it beside its record, as an .npz's members hold theirs.
 std::string data_crc32(const std::vector<TensorRef>& tensors) {
-  uLong crc = ::crc32(0L, Z_NULL, 0);
-  for (const TensorRef& t : tensors) {
-    // An empty tensor's data may be null, which would restart zlib's CRC.
-    if (t.bytes() > 0) crc = ::crc32_z(crc, static_cast<const Bytef*>(t.data), t.bytes());
-  }
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08lx", crc & 0xFFFFFFFFUL);
-  return hex;
+  Crc32 crc;
+  for (const TensorRef& t : tensors) crc.add(t.data, t.bytes());
+  return crc.hex();
 }
 
 void write_safetensors(OutputFile& out, const nlohmann::ordered_json& metadata, const std::vector<TensorRef>& tensors) {

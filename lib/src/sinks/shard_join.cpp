@@ -5,7 +5,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/tensor_io.h"
-#include "message.h"
+#include "embedpe/message.h"
 
 namespace embedpe {
 

@@ -70,10 +70,6 @@ void put_float(std::string& m, std::uint32_t number, float f) {
   protobuf::append(m, Field{number, protobuf::kFixed32, bits, {}});
 }
 
-// TrainerSpec's special ids and pieces (sentencepiece_model.proto).
-constexpr std::uint32_t kVocabSize = 4, kUnkId = 40, kBosId = 41, kEosId = 42, kPadId = 43, kBosPiece = 46,
-                        kEosPiece = 47, kUnkPieceField = 45;
-
 // unicode_len_utf8: a character's length from its first byte (a stray
 // continuation byte counts as one).
 std::size_t utf8_length(unsigned char c) {
@@ -340,15 +336,15 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   }
   std::string trainer;
   put_varint(trainer, model_proto::kModelType, model_proto::kModelBpe);
-  put_int(trainer, kVocabSize, static_cast<std::int64_t>(n));
+  put_int(trainer, model_proto::kVocabSize, static_cast<std::int64_t>(n));
   if (out.byte_fallback) put_varint(trainer, model_proto::kByteFallback, 1);
-  put_int(trainer, kUnkId, out.unk_id);
-  put_int(trainer, kBosId, out.bos_id);
-  put_int(trainer, kEosId, out.eos_id);
-  put_int(trainer, kPadId, out.pad_id);
-  put_bytes(trainer, kUnkPieceField, out.unk_piece);
-  if (out.bos_id >= 0) put_bytes(trainer, kBosPiece, v.pieces_[static_cast<std::size_t>(out.bos_id)]);
-  if (out.eos_id >= 0) put_bytes(trainer, kEosPiece, v.pieces_[static_cast<std::size_t>(out.eos_id)]);
+  put_int(trainer, model_proto::kUnkId, out.unk_id);
+  put_int(trainer, model_proto::kBosId, out.bos_id);
+  put_int(trainer, model_proto::kEosId, out.eos_id);
+  put_int(trainer, model_proto::kPadId, out.pad_id);
+  put_bytes(trainer, model_proto::kUnkPiece, out.unk_piece);
+  if (out.bos_id >= 0) put_bytes(trainer, model_proto::kBosPiece, v.pieces_[static_cast<std::size_t>(out.bos_id)]);
+  if (out.eos_id >= 0) put_bytes(trainer, model_proto::kEosPiece, v.pieces_[static_cast<std::size_t>(out.eos_id)]);
   put_bytes(proto, model_proto::kTrainerSpec, trainer);
   std::string normalizer;
   put_bytes(normalizer, model_proto::kName, "identity");

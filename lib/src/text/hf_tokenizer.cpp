@@ -25,6 +25,8 @@
 #include "embedpe/error.h"
 #include "embedpe/tokenizer.h"
 #include "model_files.h"
+#include "protobuf_fields.h"
+#include "utf8.h"
 
 namespace embedpe::detail {
 
@@ -115,33 +117,6 @@ const std::vector<std::string>& m2m100_codes() {
 
 // ------------------------------------------------------------------ UTF-8 and Python str helpers
 
-char32_t next_char(std::string_view s, std::size_t& i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-  char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (int k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += n;
-  return cp;
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 // str.isspace(): bidirectional class WS, B or S, or category Zs.
 bool py_space(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
@@ -150,13 +125,13 @@ bool py_space(char32_t c) {
 
 std::vector<char32_t> chars(std::string_view s) {
   std::vector<char32_t> out;
-  for (std::size_t i = 0; i < s.size();) out.push_back(next_char(s, i));
+  for (std::size_t i = 0; i < s.size();) out.push_back(utf8::next(s, i));
   return out;
 }
 
 std::string utf8(const std::vector<char32_t>& cs, std::size_t from = 0, std::size_t to = std::string::npos) {
   std::string out;
-  for (std::size_t i = from; i < std::min(to, cs.size()); ++i) append_utf8(out, cs[i]);
+  for (std::size_t i = from; i < std::min(to, cs.size()); ++i) utf8::append(out, cs[i]);
   return out;
 }
 
@@ -164,7 +139,7 @@ std::string py_lstrip(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
     std::size_t j = i;
-    if (!py_space(next_char(s, j))) break;
+    if (!py_space(utf8::next(s, j))) break;
     i = j;
   }
   return std::string(s.substr(i));
@@ -184,7 +159,7 @@ std::string py_join_split(std::string_view s) {
   std::string out, word;
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t start = i;
-    const char32_t c = next_char(s, i);
+    const char32_t c = utf8::next(s, i);
     if (py_space(c)) {
       if (!word.empty()) {
         if (!out.empty()) out += ' ';
@@ -229,7 +204,7 @@ std::string lower_each_char(std::string_view s) {
   std::string out;
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t start = i;
-    const char32_t c = next_char(s, i);
+    const char32_t c = utf8::next(s, i);
     if (c == '\n') {
       out += '\n';
     } else {
@@ -250,8 +225,8 @@ std::string nfkd_without_combining(std::string_view s) {
   d.toUTF8String(decomposed);
   std::string out;
   for (std::size_t i = 0; i < decomposed.size();) {
-    const char32_t c = next_char(decomposed, i);
-    if (u_getCombiningClass(static_cast<UChar32>(c)) == 0) append_utf8(out, c);
+    const char32_t c = utf8::next(decomposed, i);
+    if (u_getCombiningClass(static_cast<UChar32>(c)) == 0) utf8::append(out, c);
   }
   return out;
 }
@@ -274,7 +249,7 @@ std::vector<std::string> run_split_on_punc(std::string_view text) {
   bool start_new_word = true;
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t from = i;
-    const char32_t c = next_char(text, i);
+    const char32_t c = utf8::next(text, i);
     if (is_punctuation(c)) {
       output.emplace_back(text.substr(from, i - from));
       start_new_word = true;
@@ -677,7 +652,7 @@ struct HfTokenizer::Impl {
           continue;
         }
         const std::size_t from = i;
-        next_char(text, i);
+        utf8::next(text, i);
         out += lower_each_char(std::string_view(text).substr(from, i - from));
       }
       text = std::move(out);
@@ -1129,7 +1104,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   m.split_special_tokens = flag("split_special_tokens", false);
   auto load_sp = [&](sentencepiece::SentencePieceProcessor& sp, const std::string& name, std::string bytes,
                      bool no_dummy_prefix) {
-    if (no_dummy_prefix) bytes.append("\x1a\x02\x18\x00", 4);  // normalizer_spec.add_dummy_prefix = false
+    if (no_dummy_prefix) bytes = protobuf::without_dummy_prefix(bytes);
     const auto status = sp.LoadFromSerializedProto(bytes);
     if (!status.ok()) throw UsageError(files.path(name) + " is not a SentencePiece model (" + status.ToString() + ")");
   };

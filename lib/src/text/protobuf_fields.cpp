@@ -92,4 +92,12 @@ void append(std::string& message, const Field& field) {
   }
 }
 
+std::string without_dummy_prefix(std::string_view model) {
+  std::string spec;
+  append(spec, Field{model_proto::kAddDummyPrefix, kVarint, 0, {}});
+  std::string out(model);
+  append(out, Field{model_proto::kNormalizerSpec, kLengthDelimited, 0, spec});
+  return out;
+}
+
 }  // namespace embedpe::protobuf

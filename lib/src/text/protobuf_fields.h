@@ -50,9 +50,11 @@ constexpr std::uint32_t kPieces = 1, kTrainerSpec = 2, kNormalizerSpec = 3, kSel
 constexpr std::uint32_t kPiece = 1, kScore = 2, kType = 3;
 enum PieceType : std::uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
 // TrainerSpec; model_type's values (UNIGRAM = 1, BPE, WORD, CHAR); the
-// special pieces' names unk_piece .. pad_piece are 45 to 48
-constexpr std::uint32_t kModelType = 3, kTreatWhitespaceAsSuffix = 24, kSplitDigits = 25, kByteFallback = 35, kUnkPiece = 45,
-                        kPadPiece = 48;
+// special ids unk_id .. pad_id are 40 to 43, their pieces' names unk_piece ..
+// pad_piece 45 to 48
+constexpr std::uint32_t kModelType = 3, kVocabSize = 4, kTreatWhitespaceAsSuffix = 24, kSplitDigits = 25,
+                        kByteFallback = 35, kUnkId = 40, kBosId = 41, kEosId = 42, kPadId = 43, kUnkPiece = 45,
+                        kBosPiece = 46, kEosPiece = 47, kPadPiece = 48;
 constexpr std::uint64_t kModelBpe = 2;
 // NormalizerSpec (and the denormalizer's, the same message)
 constexpr std::uint32_t kName = 1, kCharsmap = 2, kAddDummyPrefix = 3, kRemoveExtraWhitespaces = 4,
@@ -65,5 +67,11 @@ namespace embedpe::protobuf {
 // Appends `field` to `message` in the wire format (tests build model
 // variants with it).
 void append(std::string& message, const Field& field);
+
+// A serialized ModelProto with normalizer_spec.add_dummy_prefix set to
+// false: a second normalizer_spec appended to the message is merged into the
+// first by the protobuf parser, so this is the same model without the ' '
+// SentencePiece puts before each text.
+std::string without_dummy_prefix(std::string_view model);
 
 }  // namespace embedpe::protobuf

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "protobuf_fields.h"
+#include "utf8.h"
 
 namespace embedpe {
 namespace {
@@ -191,8 +192,8 @@ std::optional<Encoding> SegmentBpe::encode(std::string_view segment) const {
   std::vector<Symbol> symbols;
   symbols.reserve(text.size());
   for (std::size_t pos = 0; pos < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[pos]);
-    const std::size_t len = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;  // valid UTF-8
+    std::size_t len = 0;
+    utf8::decode(text, pos, len);  // one byte of a text that is not well-formed
     const int index = static_cast<int>(symbols.size());
     symbols.push_back({index - 1, pos + len < text.size() ? index + 1 : -1, static_cast<std::uint32_t>(pos),
                        static_cast<std::uint32_t>(len)});

@@ -5,43 +5,13 @@
 #include <unordered_map>
 
 #include "protobuf_fields.h"
+#include "utf8.h"
 
 namespace embedpe {
 namespace {
 
 constexpr char32_t kSpaceSymbol = 0x2581;  // ▁, SentencePiece's escaped ' '
-constexpr char32_t kInvalid = 0xFFFFFFFF;
-
-// One code point at the start of `s` (non-empty), as SentencePiece's
-// DecodeUTF8 accepts it: no overlong forms, no surrogates, nothing above
-// U+10FFFF. Sets `len`; returns kInvalid for bytes its normalizer replaces.
-char32_t decode_utf8(std::string_view s, std::size_t& len) {
-  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  const auto trail = [&](std::size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
-  const unsigned char c = b(0);
-  char32_t cp = kInvalid;
-  if (c < 0x80) {
-    len = 1;
-    return c;
-  } else if ((c & 0xE0) == 0xC0 && trail(1)) {
-    cp = (char32_t(c & 0x1F) << 6) | (b(1) & 0x3F);
-    len = 2;
-    if (cp < 0x80) cp = kInvalid;
-  } else if ((c & 0xF0) == 0xE0 && trail(1) && trail(2)) {
-    cp = (char32_t(c & 0x0F) << 12) | (char32_t(b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    len = 3;
-    if (cp < 0x800) cp = kInvalid;
-  } else if ((c & 0xF8) == 0xF0 && trail(1) && trail(2) && trail(3)) {
-    cp = (char32_t(c & 0x07) << 18) | (char32_t(b(1) & 0x3F) << 12) | (char32_t(b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    len = 4;
-    if (cp < 0x10000) cp = kInvalid;
-  }
-  if (cp == kInvalid || (cp >= 0xD800 && cp < 0xE000) || cp > 0x10FFFF) {
-    len = 1;
-    return kInvalid;
-  }
-  return cp;
-}
+using utf8::kInvalid;  // also "no code point before"
 
 // True if the float32 with these bits is a NaN.
 bool is_nan_bits(std::uint64_t bits) {
@@ -146,7 +116,7 @@ std::optional<SegmentRules> SegmentRules::from_model(std::string_view serialized
       char32_t prev = kInvalid;
       while (!piece.empty()) {
         std::size_t len = 0;
-        const char32_t cp = decode_utf8(piece, len);
+        const char32_t cp = utf8::decode(piece, 0, len);
         if (prev != kInvalid) visit(prev, cp);
         prev = cp;
         piece.remove_prefix(len);
@@ -158,7 +128,7 @@ std::optional<SegmentRules> SegmentRules::from_model(std::string_view serialized
     if (piece.find(' ') != std::string_view::npos) refused = "a piece contains ' '";
     for (std::string_view rest = piece; !rest.empty() && !refused;) {
       std::size_t len = 0;
-      if (decode_utf8(rest, len) == kInvalid) refused = "a piece is not valid UTF-8";
+      if (utf8::decode(rest, 0, len) == kInvalid) refused = "a piece is not valid UTF-8";
       rest.remove_prefix(len);
     }
   });
@@ -211,7 +181,7 @@ std::vector<std::string_view> SegmentRules::split(std::string_view text) const {
   char32_t prev = kInvalid;
   while (pos < text.size()) {
     std::size_t len = 0;
-    const char32_t cp = decode_utf8(text.substr(pos), len);
+    const char32_t cp = utf8::decode(text, pos, len);
     if (cp == kInvalid) return {};
     if (prev != kInvalid && !joined(prev, cp)) {
       segments.push_back(text.substr(start, pos - start));

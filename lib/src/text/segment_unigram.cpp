@@ -10,6 +10,7 @@
 
 #include "mapped_block.h"
 #include "protobuf_fields.h"
+#include "utf8.h"
 
 namespace embedpe {
 namespace {
@@ -22,31 +23,6 @@ constexpr float kUnkPenalty = 10.0f;
 
 // SentencePiece's OneCharLen: the length its lead byte announces.
 std::size_t one_char_len(char c) { return "\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[(c & 0xFF) >> 4]; }
-
-bool trail(char c) { return static_cast<signed char>(c) < -0x40; }
-bool valid_cp(char32_t c) { return c < 0xD800 || (c >= 0xE000 && c <= 0x10FFFF); }
-
-// SentencePiece's IsValidDecodeUTF8: the length of the valid character at
-// the start of `s` (non-empty), or 0 for bytes it replaces (one at a time).
-std::size_t valid_utf8_len(std::string_view s) {
-  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  const std::size_t len = s.size();
-  if (b(0) < 0x80) return 1;
-  if (len >= 2 && (b(0) & 0xE0) == 0xC0) {
-    const char32_t cp = (char32_t(b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    return trail(s[1]) && cp >= 0x80 && valid_cp(cp) ? 2 : 0;
-  }
-  if (len >= 3 && (b(0) & 0xF0) == 0xE0) {
-    const char32_t cp = (char32_t(b(0) & 0x0F) << 12) | (char32_t(b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    return trail(s[1]) && trail(s[2]) && cp >= 0x800 && valid_cp(cp) ? 3 : 0;
-  }
-  if (len >= 4 && (b(0) & 0xF8) == 0xF0) {
-    const char32_t cp = (char32_t(b(0) & 0x07) << 18) | (char32_t(b(1) & 0x3F) << 12) |
-                        (char32_t(b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    return trail(s[1]) && trail(s[2]) && trail(s[3]) && cp >= 0x10000 && valid_cp(cp) ? 4 : 0;
-  }
-  return 0;
-}
 
 std::uint64_t hash_step(std::uint64_t h, unsigned char c) { return (h ^ c) * 0x100000001B3ULL; }
 constexpr std::uint64_t kHashSeed = 0xCBF29CE484222325ULL;
@@ -464,7 +440,7 @@ bool SegmentUnigram::normalize_prefix(std::string_view input, std::string_view& 
     }
   }
   if (longest_length == 0) {
-    const std::size_t len = valid_utf8_len(input);
+    const std::size_t len = utf8::valid_length(input);
     if (len == 0) {
       out = kReplacement;
       consumed = 1;

@@ -90,15 +90,10 @@ std::string load_failure(const sentencepiece::util::Status& status) {
 }
 
 // Segments are encoded without the dummy prefix: the prefix belongs to the
-// text, not to each segment. A second normalizer_spec appended to the message
-// is merged into the first by the protobuf parser, so this is the same model
-// with add_dummy_prefix (NormalizerSpec field 3) = false.
+// text, not to each segment.
 sentencepiece::util::Status load_without_dummy_prefix(sentencepiece::SentencePieceProcessor& sp,
                                                       std::string_view serialized) {
-  static constexpr char kNoDummyPrefix[] = {0x1A, 0x02, 0x18, 0x00};
-  std::string variant(serialized);
-  variant.append(kNoDummyPrefix, sizeof kNoDummyPrefix);
-  return sp.LoadFromSerializedProto(variant);
+  return sp.LoadFromSerializedProto(protobuf::without_dummy_prefix(serialized));
 }
 
 }  // namespace

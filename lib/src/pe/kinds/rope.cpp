@@ -12,7 +12,7 @@
 #include "embedpe/pe_kind.h"
 #include "embedpe/rope.h"
 #include "embedpe/version.h"
-#include "message.h"
+#include "embedpe/message.h"
 #include "pe/kinds/kind_support.h"
 
 namespace embedpe {
