@@ -1,0 +1,405 @@
+#include "tj_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <system_error>
+
+#include "embedpe/error.h"
+#include "tj_model.h"
+
+namespace embedpe::tj {
+namespace {
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+void put_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// The length of the valid UTF-8 sequence at s[i] (lead byte >= 0x80), or 0.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  const std::size_t left = s.size() - i;
+  if (c >= 0xC2 && c <= 0xDF) return left >= 2 && (b(1) & 0xC0) == 0x80 ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (left < 3 || (b(1) & 0xC0) != 0x80 || (b(2) & 0xC0) != 0x80) return 0;
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (left < 4 || (b(1) & 0xC0) != 0x80 || (b(2) & 0xC0) != 0x80 || (b(3) & 0xC0) != 0x80) return 0;
+    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(1) >= 0x90) return 0;  // beyond U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string quoted(std::string_view s) {
+  std::string out = "'";
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    if (++chars > 40) {
+      out += "...";
+      break;
+    }
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7F) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      ++i;
+      continue;
+    }
+    std::size_t n = c < 0x80 ? 1 : utf8_sequence(s, i);
+    if (n == 0) n = 1;
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out + "'";
+}
+
+JsonReader::JsonReader(std::string_view text, const std::string& shown, std::string field)
+    : text_(text), shown_(shown), path_(std::move(field)) {}
+
+void JsonReader::fail(const std::string& what) const { fail_at(path_, what); }
+
+void JsonReader::fail_at(const std::string& path, const std::string& what) const {
+  throw UsageError(shown_ + ": " + path + ": " + what, {}, {TextSpan{0, shown_.size()}});
+}
+
+void JsonReader::syntax(const char* what) const {
+  std::string msg = shown_ + ": malformed JSON at byte " + std::to_string(pos_);
+  if (!path_.empty()) msg += " (in " + path_ + ")";
+  msg += ": ";
+  msg += what;
+  throw UsageError(msg, {}, {TextSpan{0, shown_.size()}});
+}
+
+void JsonReader::ws() {
+  while (pos_ < text_.size() && is_ws(text_[pos_])) ++pos_;
+}
+
+void JsonReader::expect(char c, const char* what) {
+  ws();
+  if (pos_ >= text_.size() || text_[pos_] != c) syntax(what);
+  ++pos_;
+}
+
+JsonReader::Kind JsonReader::peek() {
+  ws();
+  if (pos_ >= text_.size()) syntax("unexpected end of text");
+  switch (text_[pos_]) {
+    case '{': return Kind::object;
+    case '[': return Kind::array;
+    case '"': return Kind::string;
+    case 't':
+    case 'f': return Kind::boolean;
+    case 'n': return Kind::null;
+    default:
+      if (text_[pos_] == '-' || (text_[pos_] >= '0' && text_[pos_] <= '9')) return Kind::number;
+      syntax("expected a value");
+  }
+}
+
+bool JsonReader::at_null() {
+  if (peek() != Kind::null) return false;
+  literal("null");
+  return true;
+}
+
+void JsonReader::literal(std::string_view word) {
+  if (text_.substr(pos_, word.size()) != word) syntax("expected a value");
+  pos_ += word.size();
+  first_ = false;
+}
+
+void JsonReader::begin_object() {
+  if (peek() != Kind::object) fail("expected an object");
+  ++pos_;
+  ++depth_;
+  first_ = true;
+}
+
+std::optional<std::string_view> JsonReader::next_key() {
+  ws();
+  if (pos_ < text_.size() && text_[pos_] == '}') {
+    ++pos_;
+    --depth_;
+    first_ = false;
+    return std::nullopt;
+  }
+  if (!first_) expect(',', "expected ',' or '}'");
+  first_ = false;
+  ws();
+  if (pos_ >= text_.size() || text_[pos_] != '"') syntax("expected a key");
+  scan_string(buffer_, true);
+  expect(':', "expected ':'");
+  return std::string_view(buffer_);
+}
+
+void JsonReader::begin_array() {
+  if (peek() != Kind::array) fail("expected an array");
+  ++pos_;
+  ++depth_;
+  first_ = true;
+}
+
+bool JsonReader::next_element() {
+  ws();
+  if (pos_ < text_.size() && text_[pos_] == ']') {
+    ++pos_;
+    --depth_;
+    first_ = false;
+    return false;
+  }
+  if (!first_) expect(',', "expected ',' or ']'");
+  first_ = false;
+  return true;
+}
+
+// Reads the string at pos_ (an opening quote); with keep, its unescaped text
+// goes to `out`, else it is only validated.
+void JsonReader::scan_string(std::string& out, bool keep) {
+  ++pos_;
+  if (keep) out.clear();
+  const char* data = text_.data();
+  const std::size_t n = text_.size();
+  for (;;) {
+    // The plain run: printable ASCII other than '"' and '\\'.
+    std::size_t run = pos_;
+    while (run < n) {
+      const unsigned char c = static_cast<unsigned char>(data[run]);
+      if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
+      ++run;
+    }
+    if (keep) out.append(data + pos_, run - pos_);
+    pos_ = run;
+    if (pos_ >= n) syntax("unterminated string");
+    const unsigned char c = static_cast<unsigned char>(data[pos_]);
+    if (c == '"') {
+      ++pos_;
+      first_ = false;
+      return;
+    }
+    if (c < 0x20) syntax("control character in a string");
+    if (c >= 0x80) {
+      const std::size_t len = utf8_sequence(text_, pos_);
+      if (len == 0) syntax("invalid UTF-8 in a string");
+      if (keep) out.append(data + pos_, len);
+      pos_ += len;
+      continue;
+    }
+    // A backslash.
+    if (pos_ + 1 >= n) syntax("unterminated string");
+    const char e = data[pos_ + 1];
+    pos_ += 2;
+    char plain = 0;
+    switch (e) {
+      case '"': plain = '"'; break;
+      case '\\': plain = '\\'; break;
+      case '/': plain = '/'; break;
+      case 'b': plain = '\b'; break;
+      case 'f': plain = '\f'; break;
+      case 'n': plain = '\n'; break;
+      case 'r': plain = '\r'; break;
+      case 't': plain = '\t'; break;
+      case 'u': break;
+      default: syntax("invalid escape in a string");
+    }
+    if (plain) {
+      if (keep) out += plain;
+      continue;
+    }
+    const auto hex4 = [&]() -> std::uint32_t {
+      if (pos_ + 4 > n) syntax("invalid \\u escape");
+      std::uint32_t v = 0;
+      for (int k = 0; k < 4; ++k) {
+        const char h = data[pos_ + static_cast<std::size_t>(k)];
+        v <<= 4;
+        if (h >= '0' && h <= '9') v |= static_cast<std::uint32_t>(h - '0');
+        else if (h >= 'a' && h <= 'f') v |= static_cast<std::uint32_t>(h - 'a' + 10);
+        else if (h >= 'A' && h <= 'F') v |= static_cast<std::uint32_t>(h - 'A' + 10);
+        else syntax("invalid \\u escape");
+      }
+      pos_ += 4;
+      return v;
+    };
+    std::uint32_t cp = hex4();
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (pos_ + 2 > n || data[pos_] != '\\' || data[pos_ + 1] != 'u') syntax("lone surrogate in a \\u escape");
+      pos_ += 2;
+      const std::uint32_t low = hex4();
+      if (low < 0xDC00 || low > 0xDFFF) syntax("lone surrogate in a \\u escape");
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      syntax("lone surrogate in a \\u escape");
+    }
+    if (keep) put_utf8(out, cp);
+  }
+}
+
+std::string_view JsonReader::string() {
+  if (peek() != Kind::string) fail("expected a string");
+  scan_string(buffer_, true);
+  return buffer_;
+}
+
+void JsonReader::skip_number() {
+  const std::size_t n = text_.size();
+  if (pos_ < n && text_[pos_] == '-') ++pos_;
+  if (pos_ >= n) syntax("invalid number");
+  if (text_[pos_] == '0') {
+    ++pos_;
+  } else if (text_[pos_] >= '1' && text_[pos_] <= '9') {
+    while (pos_ < n && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
+  } else {
+    syntax("invalid number");
+  }
+  if (pos_ < n && text_[pos_] == '.') {
+    ++pos_;
+    if (pos_ >= n || text_[pos_] < '0' || text_[pos_] > '9') syntax("invalid number");
+    while (pos_ < n && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
+  }
+  if (pos_ < n && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+    ++pos_;
+    if (pos_ < n && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
+    if (pos_ >= n || text_[pos_] < '0' || text_[pos_] > '9') syntax("invalid number");
+    while (pos_ < n && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
+  }
+  first_ = false;
+}
+
+std::int64_t JsonReader::integer() {
+  if (peek() != Kind::number) fail("expected an integer");
+  const std::size_t start = pos_;
+  skip_number();
+  const std::string_view s = text_.substr(start, pos_ - start);
+  if (s.find_first_of(".eE") != std::string_view::npos) fail_at(path_, "expected an integer, not " + std::string(s));
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) fail("integer " + std::string(s.substr(0, 30)) + " is out of range");
+  return v;
+}
+
+double JsonReader::number() {
+  if (peek() != Kind::number) fail("expected a number");
+  const std::size_t start = pos_;
+  skip_number();
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
+  if (ec != std::errc() || end != text_.data() + pos_ || !std::isfinite(v))
+    fail("number " + std::string(text_.substr(start, std::min<std::size_t>(pos_ - start, 30))) + " is out of range");
+  return v;
+}
+
+bool JsonReader::boolean() {
+  if (peek() != Kind::boolean) fail("expected true or false");
+  const bool v = text_[pos_] == 't';
+  literal(v ? "true" : "false");
+  return v;
+}
+
+void JsonReader::skip() {
+  // Iterative, so that deep nesting cannot exhaust the stack.
+  std::string stack;  // '{' or '['
+  std::string scratch;
+  for (;;) {
+    switch (peek()) {
+      case Kind::object:
+      case Kind::array: {
+        const char open = text_[pos_++];
+        stack += open;
+        ws();
+        const char close = open == '{' ? '}' : ']';
+        if (pos_ < text_.size() && text_[pos_] == close) {
+          ++pos_;
+          stack.pop_back();
+          break;
+        }
+        if (open == '{') {
+          ws();
+          if (pos_ >= text_.size() || text_[pos_] != '"') syntax("expected a key");
+          scan_string(scratch, false);
+          expect(':', "expected ':'");
+        }
+        continue;  // the first value
+      }
+      case Kind::string: scan_string(scratch, false); break;
+      case Kind::number: skip_number(); break;
+      case Kind::boolean: literal(text_[pos_] == 't' ? "true" : "false"); break;
+      case Kind::null: literal("null"); break;
+    }
+    // A value ended: close containers or go on to the next value.
+    for (;;) {
+      if (stack.empty()) {
+        first_ = false;
+        return;
+      }
+      ws();
+      if (pos_ >= text_.size()) syntax("unexpected end of text");
+      const char c = text_[pos_];
+      const char close = stack.back() == '{' ? '}' : ']';
+      if (c == close) {
+        ++pos_;
+        stack.pop_back();
+        continue;
+      }
+      if (c != ',') syntax(stack.back() == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+      ++pos_;
+      if (stack.back() == '{') {
+        ws();
+        if (pos_ >= text_.size() || text_[pos_] != '"') syntax("expected a key");
+        scan_string(scratch, false);
+        expect(':', "expected ':'");
+      }
+      break;
+    }
+  }
+}
+
+void JsonReader::end() {
+  ws();
+  if (pos_ != text_.size()) syntax("text after the end of the JSON value");
+}
+
+std::map<std::string, std::string_view, std::less<>> object_members(std::string_view json, const std::string& shown) {
+  JsonReader r(json, shown, "");
+  std::map<std::string, std::string_view, std::less<>> members;
+  if (r.peek() != JsonReader::Kind::object) r.fail_at("(top level)", "expected an object");
+  r.begin_object();
+  while (auto key = r.next_key()) {
+    std::string name(*key);
+    r.peek();  // skips whitespace
+    const std::size_t start = r.offset();
+    r.skip();
+    if (!members.emplace(name, json.substr(start, r.offset() - start)).second)
+      r.fail_at(name, "the key is given twice");
+  }
+  r.end();
+  return members;
+}
+
+}  // namespace embedpe::tj
