@@ -149,7 +149,7 @@ class Prepend final : public Normalizer {
  public:
   explicit Prepend(std::string prefix) : prefix_(std::move(prefix)) {}
   void normalize(std::string& text) const override {
-    if (!text.empty()) text.insert(0, prefix_);
+    if (!text.empty()) prepend(text, prefix_);
   }
 
  private:

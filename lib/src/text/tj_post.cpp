@@ -346,7 +346,7 @@ class WordPieceDecoder final : public Decoder {
         if (t.compare(0, prefix_.size(), prefix_) == 0) {
           t.erase(0, prefix_.size());
         } else {
-          t.insert(0, " ");
+          prepend(t, " ");
         }
       }
       if (cleanup_) {

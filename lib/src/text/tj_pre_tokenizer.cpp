@@ -246,7 +246,7 @@ class ByteLevel final : public PreTokenizer {
     std::vector<Regex::Match> scratch;
     std::vector<Span> spans;
     split_each(pieces, [&](Piece& p, std::vector<Piece>& out) {
-      if (add_prefix_space_ && (p.text.empty() || p.text[0] != ' ')) p.text.insert(0, " ");
+      if (add_prefix_space_ && (p.text.empty() || p.text[0] != ' ')) prepend(p.text, " ");
       if (!use_regex_) {
         if (!p.text.empty()) out.push_back(std::move(p));
         return;
@@ -291,7 +291,7 @@ class Metaspace final : public PreTokenizer {
         }
       }
       const bool starts = t.compare(0, replacement_.size(), replacement_) == 0;
-      if (!starts && (scheme_ == Scheme::always || (scheme_ == Scheme::first && p.at_start))) t.insert(0, replacement_);
+      if (!starts && (scheme_ == Scheme::always || (scheme_ == Scheme::first && p.at_start))) prepend(t, replacement_);
       p.text = std::move(t);
       if (!split_) {
         if (!p.text.empty()) out.push_back(std::move(p));

@@ -36,6 +36,14 @@ void append_utf8(std::string& out, char32_t c) {
   }
 }
 
+void prepend(std::string& text, std::string_view prefix) {
+  std::string out;
+  out.reserve(prefix.size() + text.size());
+  out.append(prefix);
+  out.append(text);
+  text = std::move(out);
+}
+
 namespace {
 std::uint32_t mask(char32_t c) { return U_MASK(u_charType(static_cast<UChar32>(c))); }
 }  // namespace
@@ -54,7 +62,9 @@ bool is_word(char32_t c) {
 }
 bool is_mark(char32_t c) { return (mask(c) & U_GC_M_MASK) != 0; }
 bool is_mark_nonspacing(char32_t c) { return (mask(c) & U_GC_MN_MASK) != 0; }
-bool is_other(char32_t c) { return (mask(c) & U_GC_C_MASK) != 0; }
+// The unicode_categories crate's is_other, which BertNormalizer calls, has no
+// table for Cn: unassigned code points and noncharacters are not "other".
+bool is_other(char32_t c) { return (mask(c) & (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CO_MASK | U_GC_CS_MASK)) != 0; }
 
 std::string lowercase(std::string_view text) {
   std::string out;

@@ -13,6 +13,8 @@ namespace embedpe::tj {
 // The code point at text[i] (valid UTF-8), and i moved past it.
 char32_t next_char(std::string_view text, std::size_t& i);
 void append_utf8(std::string& out, char32_t c);
+// text = prefix + text (std::string::insert(0, ...) trips GCC 12's -Wstringop-overflow at -O3).
+void prepend(std::string& text, std::string_view prefix);
 
 bool is_whitespace(char32_t c);   // White_Space
 bool is_numeric(char32_t c);      // Nd, Nl, No
@@ -20,7 +22,7 @@ bool is_punctuation(char32_t c);  // Pc, Pd, Ps, Pe, Pi, Pf, Po, or ASCII punctu
 bool is_word(char32_t c);         // the regex crate's \w: Alphabetic, M*, Nd, Pc, Join_Control
 bool is_mark(char32_t c);         // M* (unicode-normalization's is_combining_mark)
 bool is_mark_nonspacing(char32_t c);  // Mn
-bool is_other(char32_t c);        // C* (Cc, Cf, Cs, Co, Cn)
+bool is_other(char32_t c);        // Cc, Cf, Cs, Co (not Cn: see the .cpp)
 
 // char::to_lowercase of each character, concatenated.
 std::string lowercase(std::string_view text);
