@@ -1,0 +1,666 @@
+// The cases of tools/make_tokenizer_json_goldens.mjs (read that file first).
+//
+// kind 'real':    a real tokenizer.json from an @lenml/tokenizer-* package; `commit` says how it is
+//                 kept: 'plain' (tokenizer.json), 'xz' (tokenizer.json.xz, files over 4 MiB), or
+//                 'no' (licence: not committed; source.json names the file and its sha256 and the
+//                 tests report SKIPPED when /tmp/npm-goldens/node_modules does not have it).
+// kind 'fixture': a tokenizer.json written here for what the real files do not cover. Vocabularies
+//                 are small: GPT-2's own first merges (MIT), or trained by the core's own default
+//                 trainers (BpeTrainer, WordPieceTrainer, UnigramTrainer through Tokenizer.train)
+//                 on public-domain corpus lines. The core loads each file as written and computes
+//                 every expected output.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { TRANSFORMERS } from './make_tokenizer_json_goldens_transformers.mjs';
+
+const NODE_MODULES = process.env.NPM_GOLDENS_MODULES || '/tmp/npm-goldens/node_modules';
+const lenml = (pkg, file = 'tokenizer.json') => path.join(NODE_MODULES, '@lenml', pkg, 'models', file);
+const require = createRequire(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------
+// Text subsets: fixtures that test one component skip the 10 KB runs (they would only repeat
+// what the real-model cases already cover and would make the goldens large).
+const noLong = (T) => T.filter((t) => t.group !== 'long');
+// Fixtures of a model keep the runs of one character, cut to 2 KB (the real-model cases have 10 KB).
+const shortLong = (T) => T.map((t) => (t.group === 'long' ? { ...t, text: [...t.text].slice(0, 2048).join('') } : t));
+const shortOnly = (T) => T.filter((t) => t.group !== 'long' && t.text.length <= 400);
+
+// ---------------------------------------------------------------------------------------------
+// Vocabularies.
+let gpt2Cache = null;
+// GPT-2's byte-level vocabulary cut to its 256 byte symbols and its first `k` merges (ids stay
+// GPT-2's own: in GPT-2's vocab.json merge i produces id 256 + i).
+function gpt2Small(k = 2000) {
+  if (!gpt2Cache) gpt2Cache = JSON.parse(fs.readFileSync(lenml('tokenizer-gpt2'), 'utf8'));
+  const vocab = {};
+  for (const [tok, id] of Object.entries(gpt2Cache.model.vocab)) if (id < 256 + k) vocab[tok] = id;
+  const merges = gpt2Cache.model.merges.slice(0, k).filter((m) => {
+    const [a, b] = m.split(' ');
+    return a in vocab && b in vocab && (a + b) in vocab;
+  });
+  return { vocab, merges, size: 256 + k };
+}
+
+const trained = {};
+function trainingFile(size = '') {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  const lines = (f, a, b) => fs.readFileSync(path.join(C, f), 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/).slice(a, b);
+  const file = path.join(os.tmpdir(), `tj_goldens_train${size}.txt`);
+  fs.writeFileSync(file, (size === 'tiny'
+    ? [...lines('botchan.txt', 100, 140), ...lines('tatoeba-zh.txt', 0, 40)]
+    : size === 'small' ? [...lines('botchan.txt', 100, 220), ...lines('tatoeba-zh.txt', 0, 120), ...lines('wagahaiwa_nekodearu.txt', 0, 8)]
+    : [...lines('botchan.txt', 100, 400), ...lines('tatoeba-zh.txt', 0, 300), ...lines('wagahaiwa_nekodearu.txt', 0, 30)]).join('\n'));
+  return file;
+}
+// Trains a model with the core's default trainer of that model type and returns its JSON. The
+// core's WordPiece and Unigram trainers do not give the same vocabulary from run to run (hash-map
+// order breaks ties between equal counts), so a training's result is kept in
+// tests/golden/tokenizer_json/trained/KIND.json and reused: delete that file to train again.
+const TRAINED_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../tests/golden/tokenizer_json/trained');
+function trainModel(kind, HF) {
+  if (trained[kind]) return trained[kind];
+  const keep = path.join(TRAINED_DIR, `${kind}.json`);
+  if (fs.existsSync(keep)) return (trained[kind] = JSON.parse(fs.readFileSync(keep, 'utf8')));
+  const { Tokenizer } = HF;
+  let t;
+  if (kind === 'wordpiece') {
+    t = new Tokenizer(HF.WordPiece.empty());
+    t.setNormalizer(HF.bertNormalizer({}));
+    t.setPreTokenizer(HF.bertPreTokenizer());
+  } else if (kind === 'unigram') {
+    t = new Tokenizer(HF.Unigram.empty());
+    t.setPreTokenizer(HF.metaspacePreTokenizer());
+  } else if (kind === 'bpe_spm' || kind === 'bpe_spm_tiny') {
+    t = new Tokenizer(HF.BPE.empty());
+    t.setPreTokenizer(HF.metaspacePreTokenizer());
+  } else throw new Error(kind);
+  t.train([trainingFile(kind === 'bpe_spm' ? 'small' : kind === 'bpe_spm_tiny' ? 'tiny' : '')]);
+  const out = path.join(os.tmpdir(), `tj_goldens_trained_${kind}.json`);
+  t.save(out, false);
+  trained[kind] = JSON.parse(fs.readFileSync(out, 'utf8')).model;
+  fs.mkdirSync(TRAINED_DIR, { recursive: true });
+  fs.writeFileSync(keep, JSON.stringify(trained[kind]));
+  return trained[kind];
+}
+
+const added = (id, content, o = {}) => ({
+  id, content, single_word: !!o.single_word, lstrip: !!o.lstrip, rstrip: !!o.rstrip,
+  normalized: !!o.normalized, special: o.special !== false,
+});
+
+// WordPiece vocabulary trained by WordPieceTrainer, BERT's five specials first (ids 0..4).
+function wordpieceModel(HF, opts = {}) {
+  const m = trainModel('wordpiece', HF);
+  const vocab = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, '[MASK]': 4 };
+  for (const [tok, id] of Object.entries(m.vocab)) vocab[tok] = id + 5;
+  return { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: opts.max ?? 100, vocab };
+}
+const bertSpecials = () => ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'].map((c, i) => added(i, c));
+
+// Unigram pieces trained by UnigramTrainer; <unk> first; with byte_fallback, <0x00>..<0xFF> too.
+function unigramModel(HF, byteFallback) {
+  const m = trainModel('unigram', HF);
+  const vocab = [['<unk>', 0.0], ['<s>', 0.0], ['</s>', 0.0]];
+  if (byteFallback) for (let b = 0; b < 256; b++) vocab.push([`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`, 0.0]);
+  for (const [p, s] of m.vocab) vocab.push([p, s]);
+  return { type: 'Unigram', unk_id: 0, vocab, byte_fallback: byteFallback };
+}
+
+// BPE trained by BpeTrainer over Metaspace words, laid out as LLaMA-2's file is: <unk> <s> </s>,
+// the 256 byte tokens, then the trained vocabulary.
+function bpeSpmModel(HF, byteFallback, kind = 'bpe_spm') {
+  const m = trainModel(kind, HF);
+  const vocab = { '<unk>': 0, '<s>': 1, '</s>': 2 };
+  let next = 3;
+  if (byteFallback) for (let b = 0; b < 256; b++) vocab[`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`] = next++;
+  const ordered = Object.entries(m.vocab).sort((a, b) => a[1] - b[1]);
+  for (const [tok] of ordered) if (!(tok in vocab)) vocab[tok] = next++;
+  return {
+    type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null,
+    fuse_unk: true, byte_fallback: byteFallback, ignore_merges: false, vocab, merges: m.merges,
+  };
+}
+const spmSpecials = () => [added(0, '<unk>'), added(1, '<s>'), added(2, '</s>')];
+
+function gpt2Model(k, o = {}) {
+  const g = gpt2Small(k);
+  return {
+    type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
+    fuse_unk: false, byte_fallback: false, ignore_merges: !!o.ignore_merges, vocab: g.vocab, merges: g.merges,
+  };
+}
+
+const tj = (o) => ({
+  version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null, pre_tokenizer: null,
+  post_processor: null, decoder: null, ...o,
+});
+const byteLevel = (addPrefix = false, useRegex = true, trim = true) => ({ type: 'ByteLevel', add_prefix_space: addPrefix, trim_offsets: trim, use_regex: useRegex });
+const split = (regex, behavior = 'Isolated', invert = false) => ({ type: 'Split', pattern: { Regex: regex }, behavior, invert });
+const splitStr = (s, behavior = 'Isolated', invert = false) => ({ type: 'Split', pattern: { String: s }, behavior, invert });
+const seqPre = (...p) => ({ type: 'Sequence', pretokenizers: p });
+const seqNorm = (...n) => ({ type: 'Sequence', normalizers: n });
+const seqDec = (...d) => ({ type: 'Sequence', decoders: d });
+const tmplSpecial = (id, type_id = 0) => ({ SpecialToken: { id, type_id } });
+const tmplSeq = (id, type_id = 0) => ({ Sequence: { id, type_id } });
+const specialMap = (pairs) => Object.fromEntries(pairs.map(([tok, id]) => [tok, { id: tok, ids: [id], tokens: [tok] }]));
+
+// The pre-tokenizer regexes of the real families (configuration, not vocabulary).
+export const REGEX = {
+  gpt2: "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
+  llama3: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  qwen2: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  o200k: "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  // Mistral-Nemo's Tekken, as llama.cpp's src/llama-vocab.cpp (c392e509) quotes it ("original regex
+  // from tokenizer.json", LLAMA_VOCAB_PRE_TYPE_TEKKEN); no real Tekken file was found to commit.
+  tekken: "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  deepseek_digits: '\\p{N}{1,3}',
+  deepseek_cjk: '[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+',
+  deepseek_main: "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+};
+
+// Byte-level fixture on GPT-2's first 2000 merges, with the given pipeline pieces.
+// Added tokens are written with ids from 50256 (GPT-2's <|endoftext|>) and renumbered here to follow
+// the cut vocabulary without a hole: tokenizers 0.22.2 ignores an added token's `id` when its
+// content is not in the model's vocabulary and gives it the next free id instead (serialization.rs
+// warns "Token '...' was expected to have ID '...' but was given ID '...'"), while the
+// post-processors keep the ids they name; real files never have such holes.
+function renumberAdded(t, base) {
+  const re = (id) => (id >= 50256 ? base + id - 50256 : id);
+  for (const a of t.added_tokens) a.id = re(a.id);
+  const post = (p) => {
+    if (!p) return;
+    if (p.type === 'Sequence') p.processors.forEach(post);
+    if (p.special_tokens) for (const v of Object.values(p.special_tokens)) v.ids = v.ids.map(re);
+    if (p.sep) p.sep[1] = re(p.sep[1]);
+    if (p.cls) p.cls[1] = re(p.cls[1]);
+  };
+  post(t.post_processor);
+  return t;
+}
+function bl(o = {}, k = 2000) {
+  return renumberAdded(tj({
+    added_tokens: o.added_tokens || [added(50256, '<|endoftext|>')],
+    normalizer: o.normalizer ?? null,
+    pre_tokenizer: o.pre_tokenizer ?? byteLevel(false, true),
+    post_processor: o.post_processor ?? null,
+    decoder: o.decoder ?? byteLevel(true, true),
+    model: gpt2Model(k, o),
+  }), 256 + k);
+}
+// The extra added tokens (ids after GPT-2's 50257) used by the byte-level family fixtures.
+const llama3Specials = () => [added(50257, '<|begin_of_text|>'), added(50258, '<|end_of_text|>'),
+  added(50259, '<|start_header_id|>'), added(50260, '<|end_header_id|>'), added(50261, '<|eot_id|>')];
+
+// ---------------------------------------------------------------------------------------------
+export const CASES = [
+  // ---- real files ----
+  { name: 'gpt2', kind: 'real', pkg: 'tokenizer-gpt2', commit: 'plain', licence: 'MIT', upstream: 'openai-community/gpt2 (OpenAI GPT-2, modified MIT licence)' },
+  { name: 'qwen2_5', kind: 'real', pkg: 'tokenizer-qwen2_5', commit: 'xz', licence: 'Apache-2.0', upstream: 'Qwen/Qwen2.5 (tokenizer shared by the Apache-2.0 sizes)', transformers: TRANSFORMERS.qwen2 },
+  { name: 'qwen3', kind: 'real', pkg: 'tokenizer-qwen3', commit: 'xz', licence: 'Apache-2.0', upstream: 'Qwen/Qwen3', transformers: TRANSFORMERS.qwen2 },
+  { name: 'deepseek_v3', kind: 'real', pkg: 'tokenizer-deepseek_v3', commit: 'no', licence: 'DeepSeek License Agreement v1.0 (model licence of deepseek-ai/DeepSeek-V3; use-based restrictions): not committed', upstream: 'deepseek-ai/DeepSeek-V3', transformers: TRANSFORMERS.llamaFast },
+  { name: 'llama3', kind: 'real', pkg: 'tokenizer-llama3', commit: 'no', licence: 'Meta Llama 3 Community License: not committed', upstream: 'meta-llama/Meta-Llama-3-8B' },
+  { name: 'llama3_1', kind: 'real', pkg: 'tokenizer-llama3_1', commit: 'no', licence: 'Llama 3.1 Community License: not committed', upstream: 'meta-llama/Llama-3.1-8B-Instruct' },
+  { name: 'llama2', kind: 'real', pkg: 'tokenizer-llama2', commit: 'no', licence: 'Llama 2 Community License: not committed', upstream: 'meta-llama/Llama-2-7b-hf', transformers: TRANSFORMERS.llamaFast },
+  { name: 'gemma3', kind: 'real', pkg: 'tokenizer-gemma3', commit: 'no', licence: 'Gemma Terms of Use: not committed', upstream: 'google/gemma-3 (Gemma3 tokenizer)', transformers: TRANSFORMERS.gemmaFast },
+  { name: 'gpt4o', kind: 'real', pkg: 'tokenizer-gpt4o', commit: 'no', licence: 'no licence stated for the Xenova/gpt-4o conversion of o200k_base: not committed', upstream: 'Xenova/gpt-4o (o200k_base)' },
+
+  // ---- real model directories from public GitHub repositories (read from their mirrors) ----
+  { name: 'bert_base_uncased', kind: 'github', repo: 'Fr4n13Z/PKGN', commit_id: '534bb47e6b5c9f8d7e3e069f8ef4ddbca2db1520',
+    dir: 'bert-base-uncased', files: ['tokenizer_config.json', 'config.json'],
+    upstream: 'google-bert/bert-base-uncased (hub copy: its tokenizer.json, tokenizer_config.json, config.json, vocab.txt)',
+    licence: 'Apache-2.0 (bert-base-uncased); repository MIT' },
+  { name: 'all_minilm_l6_v2_st', kind: 'github', repo: 'msi1427/Leadbook-ML-Challenge', commit_id: 'd4b218eddc9aa37edb39bf50b5048e57e14384a7',
+    dir: 'models/all-MiniLM-L6-v2', files: ['tokenizer_config.json', 'special_tokens_map.json', 'config.json', 'sentence_bert_config.json', 'modules.json'],
+    upstream: 'sentence-transformers/all-MiniLM-L6-v2 fine-tuned and re-saved by sentence-transformers (transformers 4.12.5): the file has its own truncation (256, no direction key) and padding (BatchLongest)',
+    licence: 'Apache-2.0 (all-MiniLM-L6-v2); repository has no licence file' },
+
+  // ---- byte-level BPE fixtures (GPT-2's first merges) ----
+  { name: 'fx_bl_gpt2_small', kind: 'fixture', texts: noLong, build: () => bl({ post_processor: byteLevel(true, true, false) }) },
+  { name: 'fx_bl_llama3_style', kind: 'fixture', texts: noLong, build: () => bl({
+    ignore_merges: true,
+    added_tokens: [added(50256, '<|endoftext|>'), ...llama3Specials()],
+    pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)),
+    post_processor: { type: 'Sequence', processors: [byteLevel(true, true, false), {
+      type: 'TemplateProcessing',
+      single: [tmplSpecial('<|begin_of_text|>'), tmplSeq('A')],
+      pair: [tmplSpecial('<|begin_of_text|>'), tmplSeq('A'), tmplSpecial('<|begin_of_text|>', 1), tmplSeq('B', 1)],
+      special_tokens: specialMap([['<|begin_of_text|>', 50257]]),
+    }] },
+  }) },
+  { name: 'fx_bl_qwen2_style', kind: 'fixture', texts: noLong, build: () => bl({
+    normalizer: { type: 'NFC' },
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<|im_start|>'), added(50258, '<|im_end|>'),
+      added(50259, '<think>', { special: false }), added(50260, '</think>', { special: false })],
+    pre_tokenizer: seqPre(split(REGEX.qwen2), byteLevel(false, false)),
+    post_processor: byteLevel(false, false, false),
+    decoder: byteLevel(false, false, false),
+  }) },
+  { name: 'fx_bl_deepseek_style', kind: 'fixture', texts: noLong, build: () => bl({
+    normalizer: seqNorm(),
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<｜begin▁of▁sentence｜>'), added(50258, '<｜end▁of▁sentence｜>'),
+      added(50259, '<think>', { special: false }), added(50260, '</think>', { special: false })],
+    pre_tokenizer: seqPre(split(REGEX.deepseek_digits), split(REGEX.deepseek_cjk), split(REGEX.deepseek_main), byteLevel(false, false)),
+    post_processor: byteLevel(true, true, false),
+  }) },
+  { name: 'fx_bl_o200k_style', kind: 'fixture', texts: noLong, build: () => bl({
+    pre_tokenizer: seqPre(split(REGEX.o200k, 'Removed', true), byteLevel(false, false)),
+  }) },
+  { name: 'fx_bl_tekken_style', kind: 'fixture', texts: noLong, build: () => bl({
+    ignore_merges: true,
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '</s>'), added(50259, '[INST]'), added(50260, '[/INST]')],
+    pre_tokenizer: seqPre(split(REGEX.tekken), byteLevel(false, false)),
+    post_processor: { type: 'TemplateProcessing', single: [tmplSpecial('<s>'), tmplSeq('A')],
+      pair: [tmplSpecial('<s>'), tmplSeq('A'), tmplSeq('B', 1)], special_tokens: specialMap([['<s>', 50257]]) },
+  }) },
+  { name: 'fx_bl_roberta', kind: 'fixture', texts: noLong, build: () => bl({
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '<pad>'), added(50259, '</s>'),
+      added(50260, '<unk>'), added(50261, '<mask>', { lstrip: true })],
+    pre_tokenizer: byteLevel(true, true),
+    post_processor: { type: 'RobertaProcessing', sep: ['</s>', 50259], cls: ['<s>', 50257], trim_offsets: true, add_prefix_space: true },
+    decoder: byteLevel(true, true),
+  }) },
+  { name: 'fx_bl_noregex_prefix', kind: 'fixture', texts: noLong, build: () => bl({ pre_tokenizer: byteLevel(true, false) }) },
+
+  // ---- WordPiece fixtures (WordPieceTrainer) ----
+  { name: 'fx_wp_bert_uncased', kind: 'fixture', texts: shortLong, build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF),
+  }) },
+  { name: 'fx_wp_sbert_cased', kind: 'fixture', texts: noLong, build: ({ HF }) => tj({
+    // sentence-transformers style: the file's own truncation and padding (a plain call ignores them).
+    truncation: { direction: 'Right', max_length: 16, strategy: 'LongestFirst', stride: 0 },
+    padding: { strategy: { Fixed: 16 }, direction: 'Right', pad_to_multiple_of: null, pad_id: 0, pad_type_id: 0, pad_token: '[PAD]' },
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: false },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tmplSpecial('[CLS]'), tmplSeq('A'), tmplSpecial('[SEP]')],
+      pair: [tmplSpecial('[CLS]'), tmplSeq('A'), tmplSpecial('[SEP]'), tmplSeq('B', 1), tmplSpecial('[SEP]', 1)],
+      special_tokens: specialMap([['[CLS]', 2], ['[SEP]', 3]]),
+    },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: false },
+    model: wordpieceModel(HF),
+  }) },
+  { name: 'fx_wp_strip_accents_nochinese', kind: 'fixture', texts: noLong, build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: false, handle_chinese_chars: false, strip_accents: true, lowercase: false },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF),
+  }) },
+  { name: 'fx_wp_max_chars', kind: 'fixture', texts: shortLong, build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: seqNorm({ type: 'NFD' }, { type: 'StripAccents' }, { type: 'Lowercase' }),
+    pre_tokenizer: { type: 'WhitespaceSplit' },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF, { max: 8 }),
+  }) },
+
+  // ---- BPE with byte fallback, SentencePiece layout (BpeTrainer) ----
+  { name: 'fx_bpe_llama2_style', kind: 'fixture', texts: shortLong, build: ({ HF }) => tj({
+    added_tokens: spmSpecials(),
+    normalizer: seqNorm({ type: 'Prepend', prepend: '▁' }, { type: 'Replace', pattern: { String: ' ' }, content: '▁' }),
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tmplSpecial('<s>'), tmplSeq('A')],
+      pair: [tmplSpecial('<s>'), tmplSeq('A'), tmplSpecial('<s>', 1), tmplSeq('B', 1)],
+      special_tokens: specialMap([['<s>', 1]]),
+    },
+    decoder: seqDec({ type: 'Replace', pattern: { String: '▁' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' },
+      { type: 'Strip', content: ' ', start: 1, stop: 0 }),
+    model: bpeSpmModel(HF, true),
+  }) },
+
+  // ---- Unigram (UnigramTrainer) ----
+  { name: 'fx_uni_metaspace_always', kind: 'fixture', texts: noLong, build: ({ HF }) => tj({
+    added_tokens: spmSpecials(),
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tmplSeq('A'), tmplSpecial('</s>')],
+      pair: [tmplSeq('A'), tmplSpecial('</s>'), tmplSeq('B'), tmplSpecial('</s>')],
+      special_tokens: specialMap([['</s>', 2]]),
+    },
+    decoder: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    model: unigramModel(HF, false),
+  }) },
+  { name: 'fx_uni_byte_fallback', kind: 'fixture', texts: shortLong, build: ({ HF }) => tj({
+    added_tokens: spmSpecials(),
+    normalizer: seqNorm({ type: 'NFKC' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }),
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false },
+    decoder: seqDec({ type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false }, { type: 'ByteFallback' }, { type: 'Fuse' }),
+    model: unigramModel(HF, true),
+  }) },
+];
+
+// ---------------------------------------------------------------------------------------------
+// T5 as transformers v4.44.2 converts t5-spiece.model (shared/corpora, Apache-2.0) when a directory
+// has no tokenizer.json: convert_slow_tokenizer.py SpmConverter.tokenizer (:564-633, Unigram with
+// unk_id = trainer_spec.unk_id, control pieces (type 3) added as special tokens, normalized=False),
+// SpmConverter.normalizer (:635-644: Precompiled(charsmap), Strip(left=False, right=True),
+// Replace(Regex(" {2,}"), "▁")), pre_tokenizer/decoder Metaspace with _get_prepend_scheme (:46-53:
+// add_prefix_space True and legacy (T5Tokenizer's default) -> "always"), T5Converter (:1071-1085:
+// <extra_id_99>..<extra_id_0> appended to the vocabulary, TemplateProcessing "$A </s>" /
+// "$A </s> $B </s>"); then PreTrainedTokenizerFast.__init__ (tokenization_utils_fast.py:180-212)
+// adds the special tokens the file lacks (<unk> and the 100 extra ids, which T5Tokenizer declares
+// as additional_special_tokens). The SentencePiece proto is read with /usr/bin/python3's
+// sentencepiece_model_pb2 (Debian python3-sentencepiece).
+import { execFileSync } from 'node:child_process';
+function spmProto(file) {
+  const py = `
+import sys, json, base64
+from sentencepiece import sentencepiece_model_pb2 as pb
+m = pb.ModelProto(); m.ParseFromString(open(sys.argv[1], 'rb').read())
+print(json.dumps({'pieces': [[p.piece, p.score, p.type] for p in m.pieces],
+  'model_type': m.trainer_spec.model_type, 'unk_id': m.trainer_spec.unk_id,
+  'byte_fallback': m.trainer_spec.byte_fallback,
+  'charsmap': base64.b64encode(m.normalizer_spec.precompiled_charsmap).decode()}))`;
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', py, file], { maxBuffer: 1 << 28 }).toString());
+}
+function t5Converted() {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  const p = spmProto(path.join(C, 't5-spiece.model'));
+  if (p.model_type !== 1) throw new Error('t5-spiece.model is not unigram');
+  const vocab = p.pieces.map(([piece, score]) => [piece, score]);
+  for (let i = 99; i >= 0; i--) vocab.push([`<extra_id_${i}>`, 0.0]);
+  const ids = new Map(vocab.map(([piece], i) => [piece, i]));
+  const addedList = [];
+  p.pieces.forEach(([piece, , type], i) => { if (type === 3 || type === 4) addedList.push(added(i, piece, { special: type === 3 })); });
+  // PreTrainedTokenizerFast: unk_token and the additional special tokens not yet added.
+  for (const tok of ['<unk>', ...Array.from({ length: 100 }, (_, i) => `<extra_id_${i}>`)]) {
+    if (!addedList.some((a) => a.content === tok)) addedList.push(added(ids.get(tok), tok));
+  }
+  addedList.sort((a, b) => a.id - b.id);
+  return tj({
+    added_tokens: addedList,
+    normalizer: seqNorm({ type: 'Precompiled', precompiled_charsmap: p.charsmap },
+      { type: 'Strip', strip_left: false, strip_right: true },
+      { type: 'Replace', pattern: { Regex: ' {2,}' }, content: '▁' }),
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [tmplSeq('A'), tmplSpecial('</s>')],
+      pair: [tmplSeq('A'), tmplSpecial('</s>'), tmplSeq('B'), tmplSpecial('</s>')],
+      special_tokens: specialMap([['</s>', ids.get('</s>')]]),
+    },
+    decoder: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    model: { type: 'Unigram', unk_id: p.unk_id, vocab, byte_fallback: false },
+  });
+}
+CASES.push({ name: 't5_converted', kind: 'fixture', build: () => t5Converted() });
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures of one pipeline component each. Texts: the short ones (no corpora lines over 400
+// characters, no runs), plus the case's own.
+// Component fixtures: two corpus lines of each language (the models' cases have them all).
+const componentTexts = (T) => {
+  const seen = {};
+  return shortOnly(T).filter((t) => !t.corpus || (seen[t.group] = (seen[t.group] || 0) + 1) <= 2);
+};
+const withTexts = (extra) => (T) => [...componentTexts(T), ...extra.map((x) => (typeof x === 'string' ? { group: 'case', text: x, pair: null } : { group: 'case', pair: null, ...x }))];
+const compTexts = withTexts([]);
+
+// Byte-level (GPT-2's first 2000 merges) with `pre` before a regex-free ByteLevel.
+const SMALL = 500;  // merges in the component fixtures' vocabulary
+const blWith = (pre, o = {}) => () => bl({ pre_tokenizer: pre ? seqPre(pre, byteLevel(false, false)) : byteLevel(false, false), ...o }, SMALL);
+const SPLIT_BEHAVIOURS = ['Removed', 'Isolated', 'MergedWithPrevious', 'MergedWithNext', 'Contiguous'];
+for (const b of SPLIT_BEHAVIOURS) {
+  CASES.push({ name: `fx_pre_split_${b.toLowerCase()}`, kind: 'fixture', texts: withTexts(['a,,b;;c  d,e', ',,,']), build: blWith(split('[,;]| +', b)) });
+}
+CASES.push({ name: 'fx_pre_split_invert_isolated', kind: 'fixture', texts: withTexts(['a,,b;;c  d,e']), build: blWith(split('\\p{L}+', 'Isolated', true)) });
+CASES.push({ name: 'fx_pre_split_invert_removed', kind: 'fixture', texts: withTexts(['a,,b;;c  d,e']), build: blWith(split('\\p{L}+|\\p{N}+', 'Removed', true)) });
+CASES.push({ name: 'fx_pre_split_string_merged_next', kind: 'fixture', texts: withTexts(['a--b----c-', '--']), build: blWith(splitStr('--', 'MergedWithNext')) });
+CASES.push({ name: 'fx_pre_split_string_contiguous', kind: 'fixture', texts: withTexts(['a--b----c-', '--']), build: blWith(splitStr('-', 'Contiguous')) });
+CASES.push({ name: 'fx_pre_digits_individual', kind: 'fixture', texts: compTexts, build: blWith({ type: 'Digits', individual_digits: true }) });
+CASES.push({ name: 'fx_pre_digits_grouped', kind: 'fixture', texts: compTexts, build: blWith({ type: 'Digits', individual_digits: false }) });
+for (const b of SPLIT_BEHAVIOURS) {
+  CASES.push({ name: `fx_pre_punct_${b.toLowerCase()}`, kind: 'fixture', texts: withTexts(['a.b,,c!?¿d «e» f—g…']), build: blWith({ type: 'Punctuation', behavior: b }) });
+}
+CASES.push({ name: 'fx_pre_whitespace', kind: 'fixture', texts: compTexts, build: blWith({ type: 'Whitespace' }) });
+CASES.push({ name: 'fx_pre_whitespace_split', kind: 'fixture', texts: compTexts, build: blWith({ type: 'WhitespaceSplit' }) });
+CASES.push({ name: 'fx_pre_bert', kind: 'fixture', texts: compTexts, build: blWith({ type: 'BertPreTokenizer' }) });
+CASES.push({ name: 'fx_pre_sequence', kind: 'fixture', texts: compTexts, build: blWith(seqPre({ type: 'WhitespaceSplit' }, { type: 'Digits', individual_digits: true }, { type: 'Punctuation', behavior: 'Isolated' })) });
+CASES.push({ name: 'fx_pre_bytelevel_prefix_regex', kind: 'fixture', texts: compTexts, build: () => bl({ pre_tokenizer: byteLevel(true, true) }, SMALL) });
+CASES.push({ name: 'fx_pre_bytelevel_noprefix_noregex', kind: 'fixture', texts: compTexts, build: () => bl({ pre_tokenizer: byteLevel(false, false) }, SMALL) });
+
+// Metaspace: every prepend_scheme, split or not, on the BpeTrainer vocabulary with byte fallback.
+for (const scheme of ['always', 'first', 'never']) {
+  for (const splitOn of [true, false]) {
+    CASES.push({ name: `fx_pre_metaspace_${scheme}${splitOn ? '' : '_nosplit'}`, kind: 'fixture', texts: compTexts, build: ({ HF }) => tj({
+      added_tokens: spmSpecials(),
+      pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: scheme, split: splitOn },
+      decoder: seqDec({ type: 'Metaspace', replacement: '▁', prepend_scheme: scheme, split: splitOn }, { type: 'ByteFallback' }, { type: 'Fuse' }),
+      model: bpeSpmModel(HF, true, 'bpe_spm_tiny'),
+    }) });
+  }
+}
+// The older serialization (tokenizers < 0.19): add_prefix_space instead of prepend_scheme.
+CASES.push({ name: 'fx_pre_metaspace_legacy_add_prefix_space', kind: 'fixture', texts: compTexts, build: ({ HF }) => tj({
+  added_tokens: spmSpecials(),
+  pre_tokenizer: { type: 'Metaspace', replacement: '▁', add_prefix_space: true },
+  decoder: { type: 'Metaspace', replacement: '▁', add_prefix_space: true },
+  model: bpeSpmModel(HF, true, 'bpe_spm_tiny'),
+}) });
+
+// Normalizers, before GPT-2's regex ByteLevel.
+const NORMALIZERS = {
+  nfc: { type: 'NFC' }, nfd: { type: 'NFD' }, nfkc: { type: 'NFKC' }, nfkd: { type: 'NFKD' },
+  lowercase: { type: 'Lowercase' },
+  strip_accents: seqNorm({ type: 'NFD' }, { type: 'StripAccents' }),
+  strip_accents_alone: { type: 'StripAccents' },
+  strip_both: { type: 'Strip', strip_left: true, strip_right: true },
+  strip_left: { type: 'Strip', strip_left: true, strip_right: false },
+  replace_string: { type: 'Replace', pattern: { String: 'th' }, content: 'TH!' },
+  replace_regex: { type: 'Replace', pattern: { Regex: '\\s+' }, content: ' ' },
+  replace_regex_delete: { type: 'Replace', pattern: { Regex: '[aeiou]' }, content: '' },
+  prepend: { type: 'Prepend', prepend: '>>' },
+  bert_default: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+  bert_strip_no_lower: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: false, strip_accents: true, lowercase: false },
+  bert_noclean_lower_nostrip: { type: 'BertNormalizer', clean_text: false, handle_chinese_chars: true, strip_accents: false, lowercase: true },
+  nmt: { type: 'Nmt' },
+  sequence: seqNorm({ type: 'NFKC' }, { type: 'Lowercase' }, { type: 'Replace', pattern: { String: ' ' }, content: '_' }, { type: 'Strip', strip_left: false, strip_right: true }),
+};
+for (const [n, norm] of Object.entries(NORMALIZERS)) {
+  CASES.push({ name: `fx_norm_${n}`, kind: 'fixture', texts: compTexts, build: () => bl({ normalizer: norm }, SMALL) });
+}
+// Precompiled: T5's real charsmap alone.
+CASES.push({ name: 'fx_norm_precompiled_t5', kind: 'fixture', texts: compTexts, build: () => {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  return bl({ normalizer: { type: 'Precompiled', precompiled_charsmap: spmProto(path.join(C, 't5-spiece.model')).charsmap } }, SMALL);
+} });
+CASES.push({ name: 'fx_norm_precompiled_albert', kind: 'fixture', texts: compTexts, build: () => {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  return bl({ normalizer: { type: 'Precompiled', precompiled_charsmap: spmProto(path.join(C, 'albert-spiece.model')).charsmap } }, SMALL);
+} });
+
+// ---------------------------------------------------------------------------------------------
+// Added tokens: every flag, overlaps (longest first), a token that is also in the vocabulary,
+// normalized ones matched on the lowercased text.
+const ADDED_TEXTS = [
+  'x<special>y <special> <special><special>',
+  'a [lstrip] b   [lstrip]c\t[lstrip]',
+  'a [rstrip] b[rstrip]   c [rstrip]\n\nd',
+  'word words sword word. (word) word_word wordword 1word word1 語word',
+  'HELLO hello HeLLo hello<special>Hello',
+  '<a><b> <a> <a><b><c> <a><a><b>',
+  'the then there the',
+  '<mask> <mask>. a<mask>b',
+  '[both]  [both]  x[both]y',
+  'ｗｏｒｄ WORD Word',
+];
+CASES.push({ name: 'fx_added_flags', kind: 'fixture', texts: withTexts(ADDED_TEXTS), build: () => bl({
+  normalizer: { type: 'Lowercase' },
+  added_tokens: [
+    added(50256, '<|endoftext|>'),
+    added(50257, '<special>'),
+    added(50258, '[lstrip]', { lstrip: true }),
+    added(50259, '[rstrip]', { rstrip: true }),
+    added(50260, 'word', { single_word: true, special: false }),
+    added(50261, 'hello', { normalized: true, special: false }),
+    added(50262, '<a>', { special: false }),
+    added(50263, '<a><b>', { special: false }),
+    added(50264, 'the', { special: false }),
+    added(50265, '<mask>', { lstrip: true }),
+    added(50266, '[both]', { lstrip: true, rstrip: true }),
+    added(50267, 'ｗｏｒｄ', { normalized: true, special: false, single_word: true }),
+  ],
+}, SMALL) });
+// The same flags under a Bert pipeline (normalized special-looking tokens, [MASK] lstrip).
+CASES.push({ name: 'fx_added_wordpiece', kind: 'fixture', texts: withTexts(ADDED_TEXTS), build: ({ HF }) => {
+  const model = wordpieceModel(HF);
+  const n = Object.keys(model.vocab).length;
+  return tj({
+    added_tokens: [...bertSpecials().map((a) => (a.content === '[MASK]' ? { ...a, lstrip: true } : a)),
+      added(n, '<special>'), added(n + 1, 'word', { single_word: true, special: false }),
+      added(n + 2, 'hello', { normalized: true, special: false }), added(n + 3, '[rstrip]', { rstrip: true })],
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model,
+  });
+} });
+
+// BPE with continuing_subword_prefix and end_of_word_suffix. The core's trainers are not reachable
+// with those options through the binding, so the merges are learnt here by plain BPE counting
+// over corpus words (any valid merge list will do: the core computes every output).
+function learnBpe({ prefix = '', suffix = '', merges: nMerges = 400 }) {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  const text = fs.readFileSync(path.join(C, 'botchan.txt'), 'utf8').split(/\r?\n/).slice(100, 600).join(' ');
+  const counts = new Map();
+  for (const w of text.split(/[^\p{L}\p{N}]+/u)) if (w) counts.set(w, (counts.get(w) || 0) + 1);
+  let words = [...counts].map(([w, c]) => {
+    const chars = [...w];
+    return [chars.map((ch, i) => (i > 0 ? prefix : '') + ch + (i === chars.length - 1 ? suffix : '')), c];
+  });
+  const vocab = new Map([['<unk>', 0]]);
+  const addTok = (t) => { if (!vocab.has(t)) vocab.set(t, vocab.size); };
+  for (const [syms] of words) syms.forEach(addTok);
+  const merges = [];
+  const strip = (t) => (prefix && t.startsWith(prefix) ? t.slice(prefix.length) : t);
+  for (let m = 0; m < nMerges; m++) {
+    const pairs = new Map();
+    for (const [syms, c] of words) for (let i = 0; i + 1 < syms.length; i++) {
+      const k = syms[i] + '\u0000' + syms[i + 1];
+      pairs.set(k, (pairs.get(k) || 0) + c);
+    }
+    let best = null; let bestC = 1;
+    for (const [k, c] of pairs) if (c > bestC || (c === bestC && best !== null && k < best)) { best = k; bestC = c; }
+    if (!best) break;
+    const [a, b] = best.split('\u0000');
+    const merged = a + strip(b);
+    merges.push([a, b]);
+    addTok(merged);
+    words = words.map(([syms, c]) => {
+      const out = [];
+      for (let i = 0; i < syms.length; i++) {
+        if (i + 1 < syms.length && syms[i] === a && syms[i + 1] === b) { out.push(merged); i++; } else out.push(syms[i]);
+      }
+      return [out, c];
+    });
+  }
+  return { vocab: Object.fromEntries(vocab), merges };
+}
+for (const [name, prefix, suffix, dec] of [
+  ['fx_bpe_prefix', '##', '', { type: 'WordPiece', prefix: '##', cleanup: false }],
+  ['fx_bpe_suffix', '', '</w>', { type: 'BPEDecoder', suffix: '</w>' }],
+  ['fx_bpe_prefix_suffix', '##', '</w>', { type: 'BPEDecoder', suffix: '</w>' }],
+]) {
+  CASES.push({ name, kind: 'fixture', texts: compTexts, build: () => {
+    const { vocab, merges } = learnBpe({ prefix, suffix });
+    return tj({
+      added_tokens: [added(0, '<unk>')],
+      normalizer: { type: 'Lowercase' },
+      pre_tokenizer: { type: 'Whitespace' },
+      decoder: dec,
+      model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: prefix || null,
+        end_of_word_suffix: suffix || null, fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges },
+    });
+  } });
+}
+// ignore_merges: a vocabulary word that the merges would not build (GPT-2's cut vocabulary plus
+// whole words appended at the end), with and without the flag.
+for (const ignore of [true, false]) {
+  CASES.push({ name: `fx_bpe_ignore_merges_${ignore}`, kind: 'fixture', texts: withTexts(['hello world unbelievable', 'Ġworld xyzzy']), build: () => {
+    const t = bl({ ignore_merges: ignore, pre_tokenizer: byteLevel(false, true), added_tokens: [] }, SMALL);
+    let next = 256 + SMALL;
+    for (const w of ['hello', 'Ġworld', 'Ġunbelievable', 'xyzzy', 'Ġxyzzy', 'ĠWorld']) if (!(w in t.model.vocab)) t.model.vocab[w] = next++;
+    t.added_tokens = [added(next, '<|endoftext|>')];
+    return t;
+  } });
+}
+// BPE dropout 0.0 is dropout off (HF accepts 0.0 and 1.0; null is the usual spelling).
+CASES.push({ name: 'fx_bpe_dropout_zero', kind: 'fixture', texts: compTexts, build: () => { const t = bl({}, SMALL); t.model.dropout = 0.0; return t; } });
+
+// Post-processors and decoders.
+CASES.push({ name: 'fx_post_template_multi', kind: 'fixture', texts: compTexts, build: () => bl({
+  added_tokens: [added(50256, '<|endoftext|>'), added(50257, '[CLS]'), added(50258, '[SEP]'), added(50259, '[Q]')],
+  post_processor: {
+    type: 'TemplateProcessing',
+    single: [tmplSpecial('[CLS]'), tmplSpecial('[Q]'), tmplSeq('A'), tmplSpecial('[SEP]')],
+    pair: [tmplSpecial('[CLS]'), tmplSeq('A'), tmplSpecial('[SEP]'), tmplSeq('B', 1), tmplSpecial('[SEP]', 1), tmplSpecial('[Q]', 2)],
+    special_tokens: {
+      '[CLS]': { id: '[CLS]', ids: [50257], tokens: ['[CLS]'] },
+      '[SEP]': { id: '[SEP]', ids: [50258], tokens: ['[SEP]'] },
+      // one template piece that stands for two ids
+      '[Q]': { id: '[Q]', ids: [50259, 50256], tokens: ['[Q]', '<|endoftext|>'] },
+    },
+  },
+}, SMALL) });
+CASES.push({ name: 'fx_post_sequence_bert_bytelevel', kind: 'fixture', texts: compTexts, build: () => bl({
+  added_tokens: [added(50256, '<|endoftext|>'), added(50257, '[CLS]'), added(50258, '[SEP]')],
+  post_processor: { type: 'Sequence', processors: [byteLevel(true, true, true), { type: 'BertProcessing', sep: ['[SEP]', 50258], cls: ['[CLS]', 50257] }] },
+}, SMALL) });
+CASES.push({ name: 'fx_dec_sequence_replace_strip_fuse', kind: 'fixture', texts: compTexts, build: () => bl({
+  decoder: seqDec(byteLevel(false, false), { type: 'Replace', pattern: { String: 'e' }, content: 'E' },
+    { type: 'Replace', pattern: { Regex: '\\s+' }, content: ' ' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 2, stop: 0 }),
+  // No `stop` > 0: tokenizers 0.22.2's Strip decoder panics (the process aborts) on a token of
+  // only `content` characters shorter than start + stop (decoders/strip.rs:55 "slice index starts
+  // at 1 but ends at 0", e.g. Strip(' ', 1, 1) on " "), and with stop > 0 on an empty token
+  // (strip.rs:47 "index out of bounds: the len is 0", e.g. decoding no ids). No golden can exist.
+}, SMALL) });
+
+// ---------------------------------------------------------------------------------------------
+// Model directories (tokenizer.json + tokenizer_config.json) where transformers v4.44.2 adds
+// something on top of the file: the committed counterparts of DeepSeek-V3's directory.
+CASES.push({ name: 'fx_dir_llamafast_bos_eos', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': {
+    tokenizer_class: 'LlamaTokenizerFast', add_bos_token: true, add_eos_token: true, legacy: true,
+    bos_token: '<|begin_of_text|>', eos_token: '<|end_of_text|>', unk_token: null, pad_token: null,
+    clean_up_tokenization_spaces: false, model_max_length: 131072,
+  } },
+  build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), ...llama3Specials()],
+    pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)), post_processor: byteLevel(true, true, false) }, SMALL) });
+CASES.push({ name: 'fx_dir_llamafast_defaults', kind: 'fixture', texts: compTexts,
+  // add_bos_token/add_eos_token absent: the class defaults (True, False); unk_token absent: the
+  // class default "<unk>", which the file lacks, so transformers adds it as a special token.
+  extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'LlamaTokenizerFast', bos_token: '<s>', eos_token: '</s>' } },
+  build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '</s>')], post_processor: null }, SMALL) });
+CASES.push({ name: 'fx_dir_pad_added_left', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': {
+    tokenizer_class: 'PreTrainedTokenizerFast', bos_token: '<|endoftext|>', eos_token: '<|endoftext|>',
+    pad_token: '[PAD]', padding_side: 'left', additional_special_tokens: ['<|im_start|>'],
+    added_tokens_decoder: { 50258: { content: '<think>', lstrip: false, normalized: false, rstrip: true, single_word: false, special: false } },
+  } },
+  build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<|im_end|>')] }, SMALL) });
+CASES.push({ name: 'fx_dir_bert_normalizer_rebuilt', kind: 'fixture', texts: compTexts,
+  // tokenizer_config.json says do_lower_case false: BertTokenizerFast rebuilds the file's
+  // (lowercasing) BertNormalizer with lowercase=False.
+  extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'BertTokenizer', do_lower_case: false, strip_accents: null, tokenize_chinese_chars: true } },
+  build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF),
+  }) });

@@ -1,0 +1,194 @@
+// transformers.jsonl: what AutoTokenizer.from_pretrained(DIR) of transformers v4.44.2 gives for a
+// model directory (tokenizer.json + tokenizer_config.json), where the fast class adds something on
+// top of the file. The compiled `tokenizers` Python package cannot be installed here, so this
+// applies exactly the rules of the transformers code quoted below (tag v4.44.2 of the
+// transformers mirror, /work/.mirror/tianhua2+huggingface_llama3/repo) to the tokenizer.json and
+// runs the Rust core (the same one as expected.jsonl) on the result.
+//
+// Rules followed (file:line at v4.44.2):
+//
+// R1  tokenization_utils_fast.py:113-115  the backend is TokenizerFast.from_file(tokenizer.json).
+// R2  tokenization_utils_fast.py:149-167  the file's own truncation/padding sections are kept on the
+//     backend, and seed kwargs (max_length, pad_token, pad_token_type_id, padding_side from
+//     padding.direction) with setdefault, i.e. tokenizer_config.json wins;
+//     tokenization_utils_fast.py:450-452 and 473-475: a plain call (no truncation, no padding)
+//     switches both off on the backend: `if truncation_strategy == DO_NOT_TRUNCATE: if _truncation
+//     is not None: self._tokenizer.no_truncation()` (the same for padding). So the records are
+//     computed with both off, and only padding_side/pad_token in transformers.json come from them.
+// R3  tokenization_utils_fast.py:180-212  tokens of tokenizer_config's added_tokens_decoder that the
+//     file lacks, then every special token of the config (bos/eos/unk/pad/...,
+//     additional_special_tokens) that is not yet an added token, are added (`self._add_tokens`),
+//     special when `token.special or str(token) in self.all_special_tokens`.
+// R4  models/llama/tokenization_llama_fast.py:181-205 (LlamaTokenizerFast.update_post_processor,
+//     called from __init__ at :173) and models/gemma/tokenization_gemma_fast.py:124-150 (a copy,
+//     called at :117): the post-processor is REPLACED by
+//         single = f"{(bos+':0 ') if self.add_bos_token else ''}$A:0{(' '+eos+':0') if self.add_eos_token else ''}"
+//         pair = f"{single}{(' '+bos+':1') if self.add_bos_token else ''} $B:1{(' '+eos+':1') if self.add_eos_token else ''}"
+//         self._tokenizer.post_processor = processors.TemplateProcessing(single=single, pair=pair, special_tokens=special_tokens)
+//     with add_bos_token=True, add_eos_token=False by default (llama_fast.py:135-136,
+//     gemma_fast.py:99-100) unless tokenizer_config.json says otherwise.
+// R5  decode: tokenization_utils_fast.py:651-660 `text = self._tokenizer.decode(token_ids,
+//     skip_special_tokens=...)` then `if clean_up_tokenization_spaces: clean_text =
+//     self.clean_up_tokenization(text)`; tokenization_utils_base.py:4074-4085 is the replace chain
+//     used below; the default is True (tokenization_utils_base.py:1609) except where the class's
+//     __init__ default says False (llama_fast.py:131, gemma_fast.py:94), and tokenizer_config.json
+//     overrides both.
+// R6  padding_side: class attribute "left" for LlamaTokenizerFast (llama_fast.py:124) and
+//     GemmaTokenizerFast (gemma_fast.py:87), "right" otherwise (tokenization_utils_base.py:1565),
+//     kwargs (tokenizer_config.json, else the file's padding.direction, R2) win
+//     (tokenization_utils_base.py:1586).
+// R8  BertTokenizerFast (models/bert/tokenization_bert_fast.py:103-113): when the file's normalizer
+//     state disagrees with do_lower_case (default True, :79), strip_accents (None, :86) or
+//     tokenize_chinese_chars (True, :85) of tokenizer_config.json, the normalizer is rebuilt with
+//     those three values (`normalizer_state.get("lowercase", do_lower_case) != do_lower_case or ...`).
+// R7  Qwen2TokenizerFast (models/qwen2/tokenization_qwen2_fast.py:88-91): unk_token and eos_token
+//     default "<|endoftext|>", pad_token "<|endoftext|>", bos None; no post-processor change.
+
+const CLASS_DEFAULTS = {
+  LlamaTokenizerFast: { padding_side: 'left', clean_up_tokenization_spaces: false, add_bos_token: true, add_eos_token: false, bos_token: '<s>', eos_token: '</s>', unk_token: '<unk>', rebuild_post: true },
+  GemmaTokenizerFast: { padding_side: 'left', clean_up_tokenization_spaces: false, add_bos_token: true, add_eos_token: false, bos_token: '<bos>', eos_token: '<eos>', unk_token: '<unk>', pad_token: '<pad>', rebuild_post: true },
+  Qwen2TokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, unk_token: '<|endoftext|>', eos_token: '<|endoftext|>', pad_token: '<|endoftext|>', bos_token: null },
+  GPT2TokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, unk_token: '<|endoftext|>', bos_token: '<|endoftext|>', eos_token: '<|endoftext|>' },
+  PreTrainedTokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true },
+  BertTokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, unk_token: '[UNK]', sep_token: '[SEP]', pad_token: '[PAD]', cls_token: '[CLS]', mask_token: '[MASK]', bert_normalizer: true },
+};
+// AutoTokenizer: tokenizer_class of tokenizer_config.json, its "Fast" variant.
+function fastClass(cfg) {
+  let c = cfg.tokenizer_class || 'PreTrainedTokenizerFast';
+  if (!c.endsWith('Fast')) c += 'Fast';
+  if (!(c in CLASS_DEFAULTS)) throw new Error(`transformers rule for ${c} not written`);
+  return c;
+}
+const str = (t) => (t == null ? null : typeof t === 'string' ? t : t.content);
+
+export function cleanUpTokenization(s) {
+  return s.replaceAll(' .', '.').replaceAll(' ?', '?').replaceAll(' !', '!').replaceAll(' ,', ',')
+    .replaceAll(" ' ", "'").replaceAll(" n't", "n't").replaceAll(" 'm", "'m").replaceAll(" 's", "'s")
+    .replaceAll(" 've", "'ve").replaceAll(" 're", "'re");
+}
+
+// Builds the backend as transformers would and returns { json, meta }.
+export function transformersBackend(json, cfg) {
+  const cls = fastClass(cfg);
+  const d = CLASS_DEFAULTS[cls];
+  const tj = JSON.parse(json);
+  const pick = (k) => (k in cfg ? cfg[k] : d[k]);
+  const fromPadding = tj.padding ? tj.padding : null;
+  const meta = {
+    class: cls,
+    padding_side: cfg.padding_side ?? (fromPadding ? fromPadding.direction.toLowerCase() : d.padding_side),
+    clean_up_tokenization_spaces: pick('clean_up_tokenization_spaces') ?? true,
+    bos_token: str(pick('bos_token')) ?? null,
+    eos_token: str(pick('eos_token')) ?? null,
+    unk_token: str(pick('unk_token')) ?? null,
+    pad_token: str(cfg.pad_token ?? (fromPadding ? fromPadding.pad_token : d.pad_token)) ?? null,
+    add_bos_token: d.rebuild_post ? (cfg.add_bos_token ?? d.add_bos_token) : null,
+    add_eos_token: d.rebuild_post ? (cfg.add_eos_token ?? d.add_eos_token) : null,
+    model_max_length: cfg.model_max_length ?? null,
+  };
+  // R8: BertTokenizerFast's normalizer.
+  if (d.bert_normalizer && tj.normalizer) {
+    const want = {
+      lowercase: cfg.do_lower_case ?? true,
+      strip_accents: cfg.strip_accents ?? null,
+      handle_chinese_chars: cfg.tokenize_chinese_chars ?? true,
+    };
+    const n = tj.normalizer;
+    const get = (k) => (k in n ? n[k] : want[k]);
+    if (get('lowercase') !== want.lowercase || get('strip_accents') !== want.strip_accents || get('handle_chinese_chars') !== want.handle_chinese_chars) {
+      Object.assign(n, want);
+      meta.normalizer_rebuilt = want;
+    }
+  }
+  // R3: tokens to add.
+  const have = new Set(tj.added_tokens.map((t) => t.content));
+  const inVocab = (c) => have.has(c) || (tj.model.vocab && !Array.isArray(tj.model.vocab) && c in tj.model.vocab);
+  const toAdd = [];  // { content, token: the added_tokens_decoder entry (flags) or null (a plain string) }
+  for (const [, t] of Object.entries(cfg.added_tokens_decoder || {}).sort((a, b) => Number(a[0]) - Number(b[0]))) {
+    if (!have.has(t.content)) toAdd.push({ content: t.content, token: t });
+  }
+  if (d.bert_normalizer) for (const k of ['sep_token', 'cls_token', 'mask_token']) meta[k] = str(pick(k)) ?? null;
+  const specials = [meta.bos_token, meta.eos_token, meta.unk_token, meta.sep_token, meta.pad_token, meta.cls_token, meta.mask_token,
+    ...(cfg.additional_special_tokens || []).map(str)].filter((x) => x != null);
+  for (const s of specials) if (!have.has(s) && !toAdd.some((x) => x.content === s)) toAdd.push({ content: s, token: null });
+  meta.added_by_transformers = toAdd.map((x) => x.content);
+  // R4: post-processor rebuilt.
+  const vocabId = (c) => {
+    const a = tj.added_tokens.find((t) => t.content === c);
+    if (a) return a.id;
+    if (tj.model.vocab && !Array.isArray(tj.model.vocab) && c in tj.model.vocab) return tj.model.vocab[c];
+    throw new Error(`special token ${c} not in the vocabulary`);
+  };
+  if (d.rebuild_post) {
+    const bos = meta.bos_token; const eos = meta.eos_token;
+    if (meta.add_bos_token && bos == null) throw new Error('add_bos_token = True but bos_token = None');
+    if (meta.add_eos_token && eos == null) throw new Error('add_eos_token = True but eos_token = None');
+    const single = []; const pair = []; const special = {};
+    const sp = (c, type_id) => ({ SpecialToken: { id: c, type_id } });
+    if (meta.add_bos_token) { single.push(sp(bos, 0)); special[bos] = { id: bos, ids: [vocabId(bos)], tokens: [bos] }; }
+    single.push({ Sequence: { id: 'A', type_id: 0 } });
+    if (meta.add_eos_token) { single.push(sp(eos, 0)); special[eos] = { id: eos, ids: [vocabId(eos)], tokens: [eos] }; }
+    pair.push(...single);
+    if (meta.add_bos_token) pair.push(sp(bos, 1));
+    pair.push({ Sequence: { id: 'B', type_id: 1 } });
+    if (meta.add_eos_token) pair.push(sp(eos, 1));
+    tj.post_processor = { type: 'TemplateProcessing', single, pair, special_tokens: special };
+  }
+  meta.pad_token_id = meta.pad_token != null && (inVocab(meta.pad_token)) ? vocabId(meta.pad_token) : null;
+  return { json: JSON.stringify(tj), meta, toAdd, specials };
+}
+
+// For a case: returns the transformers.jsonl text and writes transformers.json (meta).
+async function directoryRecords({ Tokenizer, HF, json, cfg, textList, expectedLines }) {
+  const { json: j2, meta, toAdd, specials } = transformersBackend(json, cfg);
+  const tok = Tokenizer.fromString(j2);
+  if (toAdd.length) {
+    // Added as transformers does (R3), in order: `self._add_tokens(tokens, special_tokens=is_special)`,
+    // i.e. the backend's add_special_tokens / add_tokens; a plain string becomes
+    // AddedToken(content, special) with the tokenizers defaults (normalized = not special).
+    const specialSet = new Set(specials);
+    for (const x of toAdd) {
+      const isSpecial = x.token ? (x.token.special || specialSet.has(x.content)) : specialSet.has(x.content);
+      if (x.token) {
+        tok.addAddedTokens([new HF.AddedToken(x.content, isSpecial, {
+          singleWord: !!x.token.single_word, leftStrip: !!x.token.lstrip, rightStrip: !!x.token.rstrip, normalized: !!x.token.normalized })]);
+      } else if (isSpecial) tok.addSpecialTokens([x.content]);
+      else tok.addTokens([x.content]);
+    }
+    meta.pad_token_id = meta.pad_token != null ? tok.tokenToId(meta.pad_token) : null;
+  }
+  let lines = await expectedLines(tok, textList);
+  if (meta.clean_up_tokenization_spaces) {
+    lines = lines.trimEnd().split('\n').map((l) => {
+      const r = JSON.parse(l);
+      r.decode = cleanUpTokenization(r.decode);
+      r.decode_skip_special = cleanUpTokenization(r.decode_skip_special);
+      return JSON.stringify(r);
+    }).join('\n') + '\n';
+  }
+  return { lines, meta };
+}
+
+import fs from 'node:fs';
+import path from 'node:path';
+function forDirectory() {
+  return async ({ Tokenizer, HF, json, dir, textList, expectedLines, cfgFile }) => {
+    const cfg = JSON.parse(fs.readFileSync(cfgFile, 'utf8'));
+    const { lines, meta } = await directoryRecords({ Tokenizer, HF, json, cfg, textList, expectedLines });
+    // transformers.jsonl only where some record differs from the bare file's (expected.jsonl
+    // without the 10 KB runs); transformers.json says which.
+    const bare = Tokenizer.fromString(json);
+    const same = (await expectedLines(bare, textList)) === lines;
+    meta.records_same_as_expected = same;
+    fs.writeFileSync(path.join(dir, 'transformers.json'), JSON.stringify({ transformers: 'v4.44.2', ...meta }, null, 2) + '\n');
+    const f = path.join(dir, 'transformers.jsonl');
+    if (same) { if (fs.existsSync(f)) fs.unlinkSync(f); return null; }
+    return lines;
+  };
+}
+export const TRANSFORMERS = {
+  qwen2: forDirectory(),
+  llamaFast: forDirectory(),
+  gemmaFast: forDirectory(),
+  any: forDirectory(),
+};
