@@ -90,6 +90,18 @@ std::unique_ptr<AddedVocabulary> load_added(const nlohmann::json& list, const Mo
   return std::make_unique<AddedVocabulary>(std::move(order), std::move(by_id), std::move(special_set), normalizer);
 }
 
+// The checks that need no model (a bad file is named before its vocabulary is read).
+void check_added(const nlohmann::json& list, const std::string& shown) {
+  const std::string field = shown + ": added_tokens";
+  if (!list.is_array()) refuse(field, "is " + json_value_text(list) + ", not a list");
+  std::set<std::int32_t> ids;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string f = field + "[" + std::to_string(i) + "]";
+    const std::int32_t v = id(member(list[i], "id", f), f + ".id");
+    if (!ids.insert(v).second) refuse(f + ".id", "id " + std::to_string(v) + " is given to two added tokens");
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::string& shown) {
@@ -112,10 +124,11 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
   tok->pre_ = load_pre_tokenizer(pre, shown + ": pre_tokenizer");
   tok->post_ = load_post_processor(post, shown + ": post_processor");
   tok->decoder_ = load_decoder(decoder, shown + ": decoder");
-  tok->model_ = load_model(model_it->second, shown);
-  tok->id_bound_ = tok->model_->vocab_size();
   nlohmann::json added = section("added_tokens");
   if (added.is_null()) added = nlohmann::json::array();
+  check_added(added, shown);
+  tok->model_ = load_model(model_it->second, shown);
+  tok->id_bound_ = tok->model_->vocab_size();
   tok->added_ = load_added(added, *tok->model_, tok->normalizer_.get(), shown, tok->id_bound_);
   if (tok->pre_ && tok->pre_->ends_with_byte_level()) {
     tok->pre_->leave_byte_mapping_to_model();
