@@ -3,8 +3,8 @@
 
 namespace embedpe::tj {
 
-std::unique_ptr<Model> load_wordpiece(std::string_view json, const std::string& shown) {
-  JsonReader(json, shown, "model.type").fail("not implemented yet");
+std::unique_ptr<Model> load_wordpiece(JsonReader& r) {
+  r.fail("not implemented yet");
 }
 
 }  // namespace embedpe::tj
