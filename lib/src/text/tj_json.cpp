@@ -2,7 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <vector>
 #include <limits>
 #include <system_error>
 
@@ -334,6 +337,91 @@ std::string_view JsonReader::raw_number() {
   const std::size_t start = pos_;
   skip_number();
   return text_.substr(start, pos_ - start);
+}
+
+double JsonReader::serde_number() {
+  const std::string_view t = raw_number();  // valid JSON number syntax
+  static const auto pow10 = [] {
+    std::vector<double> p(309);
+    for (int e = 0; e <= 308; ++e) p[static_cast<std::size_t>(e)] = std::strtod(("1e" + std::to_string(e)).c_str(), nullptr);
+    return p;
+  }();
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  const auto overflows = [](std::uint64_t v, unsigned digit) { return v >= kMax / 10 && (v > kMax / 10 || digit > kMax % 10); };
+  std::size_t i = 0;
+  const bool positive = t[0] != '-';
+  if (!positive) ++i;
+  std::uint64_t significand = 0;
+  std::int64_t exponent = 0;  // (serde: i32, saturating where it says so)
+  bool is_float = false;
+  // The integer part: digits past u64 only raise the exponent.
+  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+    const unsigned d = static_cast<unsigned>(t[i] - '0');
+    if (is_float || overflows(significand, d)) {
+      is_float = true;
+      ++exponent;
+    } else {
+      significand = significand * 10 + d;
+    }
+  }
+  if (i < t.size() && t[i] == '.') {
+    is_float = true;
+    ++i;
+    bool dropping = false;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+      const unsigned d = static_cast<unsigned>(t[i] - '0');
+      if (dropping || overflows(significand, d)) {
+        dropping = true;
+        continue;
+      }
+      significand = significand * 10 + d;
+      --exponent;
+    }
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    is_float = true;
+    ++i;
+    bool positive_exp = true;
+    if (t[i] == '+' || t[i] == '-') positive_exp = t[i++] == '+';
+    std::int64_t e = 0;
+    for (; i < t.size(); ++i) {
+      const int d = t[i] - '0';
+      if (e >= std::numeric_limits<std::int32_t>::max() / 10 &&
+          (e > std::numeric_limits<std::int32_t>::max() / 10 || d > std::numeric_limits<std::int32_t>::max() % 10)) {
+        if (significand != 0 && positive_exp) fail("number " + std::string(t.substr(0, 30)) + " is out of range");
+        return positive ? 0.0 : -0.0;
+      }
+      e = e * 10 + d;
+    }
+    exponent = positive_exp ? exponent + e : exponent - e;
+    exponent = std::clamp<std::int64_t>(exponent, std::numeric_limits<std::int32_t>::min(),
+                                        std::numeric_limits<std::int32_t>::max());  // saturating, as serde
+  }
+  if (!is_float) {
+    // An integer: u64, i64, or (a negative beyond i64, or -0) -(significand as f64).
+    if (positive) return static_cast<double>(significand);
+    if (significand == 0 || significand > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return -static_cast<double>(significand);
+    return static_cast<double>(-static_cast<std::int64_t>(significand));
+  }
+  double f = static_cast<double>(significand);
+  for (;;) {
+    const std::int64_t magnitude = exponent < 0 ? -exponent : exponent;
+    if (magnitude <= 308) {
+      if (exponent >= 0) {
+        f *= pow10[static_cast<std::size_t>(magnitude)];
+        if (std::isinf(f)) fail("number " + std::string(t.substr(0, 30)) + " is out of range");
+      } else {
+        f /= pow10[static_cast<std::size_t>(magnitude)];
+      }
+      break;
+    }
+    if (f == 0.0) break;
+    if (exponent >= 0) fail("number " + std::string(t.substr(0, 30)) + " is out of range");
+    f /= 1e308;
+    exponent += 308;
+  }
+  return positive ? f : -f;
 }
 
 double JsonReader::number() {

@@ -45,6 +45,12 @@ class JsonReader {
   double number();
   // A number's text as written (validated as a JSON number).
   std::string_view raw_number();
+  // A number as serde_json 1.0.149 reads it into an f64 without its
+  // float_roundtrip feature, as HF tokenizers is built: the decimal
+  // significand (digits past u64 dropped) as a double, then one multiply or
+  // divide by a power of ten, so not always the nearest double (-16.427407879097371
+  // reads as -16.427407879097373). Out of range (as serde says it): fail().
+  double serde_number();
   bool boolean();
   void skip();  // any value, validated
 
