@@ -2,16 +2,27 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <vector>
 #include <limits>
-#include <map>
 #include <system_error>
 
 #include "embedpe/error.h"
-#include "tj_model.h"
 
 namespace embedpe::tj {
 namespace {
+
+constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+std::uint64_t load8(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+// The high bit of every byte of v that is zero, and maybe of bytes after the
+// first such (borrows): only whether any is set is used.
+std::uint64_t zero_bytes(std::uint64_t v) { return (v - kOnes) & ~v; }
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -56,7 +67,7 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
 
 }  // namespace
 
-std::string quoted(std::string_view s) {
+std::string in_quotes(std::string_view s) {
   std::string out = "'";
   std::size_t chars = 0;
   for (std::size_t i = 0; i < s.size();) {
@@ -99,7 +110,12 @@ void JsonReader::syntax(const char* what) const {
 }
 
 void JsonReader::ws() {
-  while (pos_ < text_.size() && is_ws(text_[pos_])) ++pos_;
+  // Pretty-printed files indent every line: skip spaces 8 at a time.
+  const std::size_t n = text_.size();
+  while (pos_ < n && is_ws(text_[pos_])) {
+    ++pos_;
+    while (pos_ + 8 <= n && load8(text_.data() + pos_) == kOnes * ' ') pos_ += 8;
+  }
 }
 
 void JsonReader::expect(char c, const char* what) {
@@ -155,9 +171,9 @@ std::optional<std::string_view> JsonReader::next_key() {
   first_ = false;
   ws();
   if (pos_ >= text_.size() || text_[pos_] != '"') syntax("expected a key");
-  scan_string(buffer_, true);
+  const std::string_view key = scan_string(true);
   expect(':', "expected ':'");
-  return std::string_view(buffer_);
+  return key;
 }
 
 void JsonReader::begin_array() {
@@ -180,39 +196,52 @@ bool JsonReader::next_element() {
   return true;
 }
 
-// Reads the string at pos_ (an opening quote); with keep, its unescaped text
-// goes to `out`, else it is only validated.
-void JsonReader::scan_string(std::string& out, bool keep) {
+// Reads the string at pos_ (an opening quote) and returns its unescaped text
+// (with keep): a view into the text when it has no escapes, else into buffer_.
+std::string_view JsonReader::scan_string(bool keep) {
   ++pos_;
-  if (keep) out.clear();
+  const std::size_t start = pos_;
+  bool copying = false;  // buffer_ holds the text so far (an escape was met)
   const char* data = text_.data();
   const std::size_t n = text_.size();
   for (;;) {
-    // The plain run: printable ASCII other than '"' and '\\'.
+    // The plain run: printable ASCII other than '"' and '\\', 8 bytes at a time.
     std::size_t run = pos_;
+    while (run + 8 <= n) {
+      const std::uint64_t v = load8(data + run);
+      const std::uint64_t special = zero_bytes(v ^ (kOnes * '"')) | zero_bytes(v ^ (kOnes * '\\')) |
+                                    ((v - kOnes * 0x20) & ~v) | v;
+      if ((special & (kOnes * 0x80)) != 0) break;
+      run += 8;
+    }
     while (run < n) {
       const unsigned char c = static_cast<unsigned char>(data[run]);
       if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
       ++run;
     }
-    if (keep) out.append(data + pos_, run - pos_);
+    if (copying) buffer_.append(data + pos_, run - pos_);
     pos_ = run;
     if (pos_ >= n) syntax("unterminated string");
     const unsigned char c = static_cast<unsigned char>(data[pos_]);
     if (c == '"') {
       ++pos_;
       first_ = false;
-      return;
+      if (copying) return buffer_;
+      return text_.substr(start, pos_ - 1 - start);
     }
     if (c < 0x20) syntax("control character in a string");
     if (c >= 0x80) {
       const std::size_t len = utf8_sequence(text_, pos_);
       if (len == 0) syntax("invalid UTF-8 in a string");
-      if (keep) out.append(data + pos_, len);
+      if (copying) buffer_.append(data + pos_, len);
       pos_ += len;
       continue;
     }
     // A backslash.
+    if (keep && !copying) {
+      buffer_.assign(data + start, pos_ - start);
+      copying = true;
+    }
     if (pos_ + 1 >= n) syntax("unterminated string");
     const char e = data[pos_ + 1];
     pos_ += 2;
@@ -230,7 +259,7 @@ void JsonReader::scan_string(std::string& out, bool keep) {
       default: syntax("invalid escape in a string");
     }
     if (plain) {
-      if (keep) out += plain;
+      if (copying) buffer_ += plain;
       continue;
     }
     const auto hex4 = [&]() -> std::uint32_t {
@@ -257,14 +286,13 @@ void JsonReader::scan_string(std::string& out, bool keep) {
     } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
       syntax("lone surrogate in a \\u escape");
     }
-    if (keep) put_utf8(out, cp);
+    if (copying) put_utf8(buffer_, cp);
   }
 }
 
 std::string_view JsonReader::string() {
   if (peek() != Kind::string) fail("expected a string");
-  scan_string(buffer_, true);
-  return buffer_;
+  return scan_string(true);
 }
 
 void JsonReader::skip_number() {
@@ -304,6 +332,98 @@ std::int64_t JsonReader::integer() {
   return v;
 }
 
+std::string_view JsonReader::raw_number() {
+  if (peek() != Kind::number) fail("expected a number");
+  const std::size_t start = pos_;
+  skip_number();
+  return text_.substr(start, pos_ - start);
+}
+
+double JsonReader::serde_number() {
+  const std::string_view t = raw_number();  // valid JSON number syntax
+  static const auto pow10 = [] {
+    std::vector<double> p(309);
+    for (int e = 0; e <= 308; ++e) p[static_cast<std::size_t>(e)] = std::strtod(("1e" + std::to_string(e)).c_str(), nullptr);
+    return p;
+  }();
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  const auto overflows = [](std::uint64_t v, unsigned digit) { return v >= kMax / 10 && (v > kMax / 10 || digit > kMax % 10); };
+  std::size_t i = 0;
+  const bool positive = t[0] != '-';
+  if (!positive) ++i;
+  std::uint64_t significand = 0;
+  std::int64_t exponent = 0;  // (serde: i32, saturating where it says so)
+  bool is_float = false;
+  // The integer part: digits past u64 only raise the exponent.
+  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+    const unsigned d = static_cast<unsigned>(t[i] - '0');
+    if (is_float || overflows(significand, d)) {
+      is_float = true;
+      ++exponent;
+    } else {
+      significand = significand * 10 + d;
+    }
+  }
+  if (i < t.size() && t[i] == '.') {
+    is_float = true;
+    ++i;
+    bool dropping = false;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+      const unsigned d = static_cast<unsigned>(t[i] - '0');
+      if (dropping || overflows(significand, d)) {
+        dropping = true;
+        continue;
+      }
+      significand = significand * 10 + d;
+      --exponent;
+    }
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    is_float = true;
+    ++i;
+    bool positive_exp = true;
+    if (t[i] == '+' || t[i] == '-') positive_exp = t[i++] == '+';
+    std::int64_t e = 0;
+    for (; i < t.size(); ++i) {
+      const int d = t[i] - '0';
+      if (e >= std::numeric_limits<std::int32_t>::max() / 10 &&
+          (e > std::numeric_limits<std::int32_t>::max() / 10 || d > std::numeric_limits<std::int32_t>::max() % 10)) {
+        if (significand != 0 && positive_exp) fail("number " + std::string(t.substr(0, 30)) + " is out of range");
+        return positive ? 0.0 : -0.0;
+      }
+      e = e * 10 + d;
+    }
+    exponent = positive_exp ? exponent + e : exponent - e;
+    exponent = std::clamp<std::int64_t>(exponent, std::numeric_limits<std::int32_t>::min(),
+                                        std::numeric_limits<std::int32_t>::max());  // saturating, as serde
+  }
+  if (!is_float) {
+    // An integer: u64, i64, or (a negative beyond i64, or -0) -(significand as f64).
+    if (positive) return static_cast<double>(significand);
+    if (significand == 0 || significand > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return -static_cast<double>(significand);
+    return static_cast<double>(-static_cast<std::int64_t>(significand));
+  }
+  double f = static_cast<double>(significand);
+  for (;;) {
+    const std::int64_t magnitude = exponent < 0 ? -exponent : exponent;
+    if (magnitude <= 308) {
+      if (exponent >= 0) {
+        f *= pow10[static_cast<std::size_t>(magnitude)];
+        if (std::isinf(f)) fail("number " + std::string(t.substr(0, 30)) + " is out of range");
+      } else {
+        f /= pow10[static_cast<std::size_t>(magnitude)];
+      }
+      break;
+    }
+    if (f == 0.0) break;
+    if (exponent >= 0) fail("number " + std::string(t.substr(0, 30)) + " is out of range");
+    f /= 1e308;
+    exponent += 308;
+  }
+  return positive ? f : -f;
+}
+
 double JsonReader::number() {
   if (peek() != Kind::number) fail("expected a number");
   const std::size_t start = pos_;
@@ -325,7 +445,6 @@ bool JsonReader::boolean() {
 void JsonReader::skip() {
   // Iterative, so that deep nesting cannot exhaust the stack.
   std::string stack;  // '{' or '['
-  std::string scratch;
   for (;;) {
     switch (peek()) {
       case Kind::object:
@@ -342,12 +461,12 @@ void JsonReader::skip() {
         if (open == '{') {
           ws();
           if (pos_ >= text_.size() || text_[pos_] != '"') syntax("expected a key");
-          scan_string(scratch, false);
+          scan_string(false);
           expect(':', "expected ':'");
         }
         continue;  // the first value
       }
-      case Kind::string: scan_string(scratch, false); break;
+      case Kind::string: scan_string(false); break;
       case Kind::number: skip_number(); break;
       case Kind::boolean: literal(text_[pos_] == 't' ? "true" : "false"); break;
       case Kind::null: literal("null"); break;
@@ -372,7 +491,7 @@ void JsonReader::skip() {
       if (stack.back() == '{') {
         ws();
         if (pos_ >= text_.size() || text_[pos_] != '"') syntax("expected a key");
-        scan_string(scratch, false);
+        scan_string(false);
         expect(':', "expected ':'");
       }
       break;
@@ -383,23 +502,6 @@ void JsonReader::skip() {
 void JsonReader::end() {
   ws();
   if (pos_ != text_.size()) syntax("text after the end of the JSON value");
-}
-
-std::map<std::string, std::string_view, std::less<>> object_members(std::string_view json, const std::string& shown) {
-  JsonReader r(json, shown, "");
-  std::map<std::string, std::string_view, std::less<>> members;
-  if (r.peek() != JsonReader::Kind::object) r.fail_at("(top level)", "expected an object");
-  r.begin_object();
-  while (auto key = r.next_key()) {
-    std::string name(*key);
-    r.peek();  // skips whitespace
-    const std::size_t start = r.offset();
-    r.skip();
-    if (!members.emplace(name, json.substr(start, r.offset() - start)).second)
-      r.fail_at(name, "the key is given twice");
-  }
-  r.end();
-  return members;
 }
 
 }  // namespace embedpe::tj

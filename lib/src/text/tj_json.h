@@ -37,19 +37,43 @@ class JsonReader {
   // the closing bracket (consumed).
   bool next_element();
 
-  // A string value, unescaped. The view lives until the next call.
+  // A string value, unescaped. The view lives until the next call (a view into
+  // the text where it has no escapes).
   std::string_view string();
   // An integer value (no fraction or exponent), range-checked.
   std::int64_t integer();
   double number();
+  // A number's text as written (validated as a JSON number).
+  std::string_view raw_number();
+  // A number as serde_json 1.0.149 reads it into an f64 without its
+  // float_roundtrip feature, as HF tokenizers is built: the decimal
+  // significand (digits past u64 dropped) as a double, then one multiply or
+  // divide by a power of ten, so not always the nearest double (-16.427407879097371
+  // reads as -16.427407879097373). Out of range (as serde says it): fail().
+  double serde_number();
   bool boolean();
   void skip();  // any value, validated
 
   // Ends the text: only whitespace may follow.
   void end();
 
+  // Where the reader stands, to come back to (a second look at an object).
+  struct Mark {
+    std::size_t pos;
+    bool first;
+    int depth;
+  };
+  Mark mark() const { return {pos_, first_, depth_}; }
+  void restore(const Mark& m) {
+    pos_ = m.pos;
+    first_ = m.first;
+    depth_ = m.depth;
+  }
+  const std::string& shown() const { return shown_; }
+
   // The dotted path of the value being read, for messages ("model.vocab['a']").
-  // Callers keep it up to date through push/pop.
+  // Callers keep it up to date through push/pop (set_path: a whole new one).
+  void set_path(std::string path) { path_ = std::move(path); }
   void push(std::string_view part) { path_.append(part); }
   void pop(std::size_t size) { path_.resize(size); }
   std::size_t path_size() const { return path_.size(); }
@@ -64,7 +88,7 @@ class JsonReader {
   [[noreturn]] void syntax(const char* what) const;
   void ws();
   void expect(char c, const char* what);
-  void scan_string(std::string& out, bool keep);
+  std::string_view scan_string(bool keep);
   void skip_number();
   void literal(std::string_view word);
 
@@ -80,6 +104,6 @@ class JsonReader {
 
 // A string quoted for a message: 'abc', at most 40 characters, control
 // characters escaped.
-std::string quoted(std::string_view s);
+std::string in_quotes(std::string_view s);
 
 }  // namespace embedpe::tj

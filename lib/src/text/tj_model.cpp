@@ -6,13 +6,43 @@
 #include "tj_models.h"
 
 namespace embedpe::tj {
+namespace {
+
+// Reads the model object `r` stands before (its path "model").
+std::unique_ptr<Model> read_model(JsonReader& r) {
+  // The type: HF writes it first; look further only if it is not.
+  const JsonReader::Mark start = r.mark();
+  std::string type;
+  bool found = false;
+  r.begin_object();
+  while (auto key = r.next_key()) {
+    if (*key == "type") {
+      r.push(".type");
+      if (r.peek() != JsonReader::Kind::string) r.fail("expected a string");
+      type = r.string();
+      found = true;
+      break;
+    }
+    r.skip();
+  }
+  if (!found) r.fail("no 'type' (a model without one is not supported)");
+  r.restore(start);
+  r.set_path("model");
+  if (type == "BPE") return load_bpe(r);
+  if (type == "WordPiece") return load_wordpiece(r);
+  if (type == "Unigram") return load_unigram(r);
+  r.set_path("model.type");
+  r.fail(in_quotes(type) + " is not a supported model (BPE, WordPiece, Unigram)");
+}
+
+}  // namespace
 
 std::string_view byte_level_char(unsigned char byte) {
   // GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves,
   // the others (0-32, 127-160, 173) for U+0100 + their rank among them.
   static const auto table = [] {
     struct Table {
-      char bytes[256][3];
+      char bytes[256][2];
       unsigned char size[256];
     } t{};
     unsigned rank = 0;
@@ -41,32 +71,59 @@ void Model::tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids)
 }
 
 std::unique_ptr<Model> load_model(std::string_view model_json, const std::string& shown) {
-  // The type: HF writes it first; look further only if it is not.
-  std::string type;
-  {
-    JsonReader r(model_json, shown, "model");
-    r.begin_object();
-    while (auto key = r.next_key()) {
-      if (*key == "type") {
-        r.push(".type");
-        if (r.peek() != JsonReader::Kind::string) r.fail("expected a string");
-        type = r.string();
-        break;
-      }
-      r.skip();
-    }
-  }
-  if (type.empty()) {
-    JsonReader(model_json, shown, "model").fail("no 'type' (a model without one is not supported)");
-  }
-  if (type == "BPE") return load_bpe(model_json, shown);
-  if (type == "WordPiece") return load_wordpiece(model_json, shown);
-  if (type == "Unigram") return load_unigram(model_json, shown);
-  JsonReader(model_json, shown, "model.type").fail(tj::quoted(type) + " is not a supported model (BPE, WordPiece, Unigram)");
+  JsonReader r(model_json, shown, "model");
+  std::unique_ptr<Model> model = read_model(r);
+  r.set_path("model");
+  r.end();
+  return model;
 }
 
 std::unique_ptr<Model> load_model_dom(const nlohmann::json& model, const std::string& shown) {
   return load_model(std::string_view(model.dump()), shown);
+}
+
+std::map<std::string, std::string_view, std::less<>> object_members(std::string_view json, const std::string& shown) {
+  JsonReader r(json, shown, "");
+  std::map<std::string, std::string_view, std::less<>> members;
+  if (r.peek() != JsonReader::Kind::object) r.fail_at("(top level)", "expected an object");
+  r.begin_object();
+  while (auto key = r.next_key()) {
+    std::string name(*key);
+    r.peek();  // skips whitespace
+    const std::size_t start = r.offset();
+    r.skip();
+    if (!members.emplace(name, json.substr(start, r.offset() - start)).second)
+      r.fail_at(name, "the key is given twice");
+  }
+  r.end();
+  return members;
+}
+
+TokenizerJson read_tokenizer_json(std::string_view json, const std::string& shown) {
+  JsonReader r(json, shown, "");
+  TokenizerJson out;
+  if (r.peek() != JsonReader::Kind::object) r.fail_at("(top level)", "expected an object");
+  r.begin_object();
+  bool have_model = false;
+  while (auto key = r.next_key()) {
+    std::string name(*key);
+    r.peek();  // skips whitespace
+    const std::size_t start = r.offset();
+    if (name == "model") {
+      if (have_model) r.fail_at(name, "the key is given twice");
+      r.set_path("model");
+      out.model = read_model(r);
+      r.set_path("");
+      have_model = true;
+    } else {
+      r.skip();
+    }
+    if (!out.members.emplace(name, json.substr(start, r.offset() - start)).second)
+      r.fail_at(name, "the key is given twice");
+  }
+  r.end();
+  if (!have_model) r.fail_at("(top level)", "no 'model'");
+  return out;
 }
 
 }  // namespace embedpe::tj

@@ -1,11 +1,11 @@
 // Private: the "model" of a tokenizer.json (BPE, WordPiece, Unigram), as HF
 // tokenizers 0.22.2 computes it.
 //
-//   std::string text = ...;                                      // the whole tokenizer.json
-//   auto members = embedpe::tj::object_members(text, "tokenizer.json");
-//   auto model = embedpe::tj::load_model(members.at("model"), "tokenizer.json");
+//   std::string text = ...;                                  // the whole tokenizer.json
+//   tj::TokenizerJson file = tj::read_tokenizer_json(text, "tokenizer.json");
+//   auto normalizer = nlohmann::json::parse(file.members.at("normalizer"));  // the small parts
 //   std::vector<std::int32_t> ids;
-//   model->tokenize("Ġhello", ids);                              // one pre-token
+//   file.model->tokenize("Ġhello", ids);                         // one pre-token
 //
 // The pipeline around the model (normalizers, pre-tokenizers, added tokens,
 // templates, decoders) is tj_tokenizer's; the model sees one pre-token at a
@@ -65,12 +65,19 @@ std::unique_ptr<Model> load_model(std::string_view model_json, const std::string
 // The same from a DOM (small models; named apart so that a std::string argument is not ambiguous).
 std::unique_ptr<Model> load_model_dom(const nlohmann::json& model, const std::string& shown);
 
-// The members of the JSON object `json` (the whole tokenizer.json), each as the
-// raw JSON text of its value, without building a DOM: the engine parses the
-// small sections with nlohmann and hands "model" to load_model. The whole text
-// is checked to be well-formed JSON (RFC 8259; nlohmann's rules: UTF-8,
-// escapes, numbers); a malformed text or a key given twice is a UsageError of
-// one line naming `shown` and the byte offset.
+// The whole tokenizer.json in one pass, without a DOM: its model, read as
+// load_model reads it, and every top-level member (the model's too) as the raw
+// JSON text of its value, checked to be well-formed JSON (RFC 8259, as nlohmann
+// reads it: UTF-8, escapes, numbers), so that the engine parses the small
+// sections with nlohmann. A malformed text, a key given twice or no "model" is
+// a UsageError of one line naming `shown` (and the byte offset or the field).
+struct TokenizerJson {
+  std::map<std::string, std::string_view, std::less<>> members;  // views into the text
+  std::unique_ptr<Model> model;
+};
+TokenizerJson read_tokenizer_json(std::string_view json, const std::string& shown);
+
+// The members of the JSON object `json` only (checked as above; no model read).
 std::map<std::string, std::string_view, std::less<>> object_members(std::string_view json, const std::string& shown);
 
 // ByteLevel's byte -> printable character map (GPT-2's bytes_to_unicode), as UTF-8.
