@@ -122,6 +122,27 @@ class Bert final : public Normalizer {
   bool clean_text_, chinese_, strip_accents_, lowercase_;
 };
 
+// Nmt: ASCII control characters dropped, other spaces and U+2581 made ' '.
+class Nmt final : public Normalizer {
+ public:
+  void normalize(std::string& text) const override {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+      const std::size_t at = i;
+      const char32_t c = next_char(text, i);
+      if ((c >= 0x01 && c <= 0x08) || c == 0x0B || (c >= 0x0E && c <= 0x1F) || c == 0x7F || c == 0x8F || c == 0x9F) continue;
+      if (c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x1680 || (c >= 0x200B && c <= 0x200F) || c == 0x2028 ||
+          c == 0x2029 || c == 0x2581 || c == 0xFEFF || c == 0xFFFD) {
+        out += ' ';
+      } else {
+        out.append(text, at, i - at);
+      }
+    }
+    text = std::move(out);
+  }
+};
+
 class Replace final : public Normalizer {
  public:
   Replace(Regex regex, std::string content) : regex_(std::move(regex)), content_(std::move(content)) {}
@@ -189,6 +210,7 @@ std::unique_ptr<Normalizer> load_normalizer(const nlohmann::json& section, const
   if (type == "NFKC") return std::make_unique<Unicode>(NormalForm::nfkc);
   if (type == "NFKD") return std::make_unique<Unicode>(NormalForm::nfkd);
   if (type == "Lowercase") return std::make_unique<Lowercase>();
+  if (type == "Nmt") return std::make_unique<Nmt>();
   if (type == "StripAccents") return std::make_unique<StripAccents>();
   if (type == "Strip") {
     return std::make_unique<Strip>(boolean(section, "strip_left", field), boolean(section, "strip_right", field));
@@ -220,7 +242,7 @@ std::unique_ptr<Normalizer> load_normalizer(const nlohmann::json& section, const
   }
   refuse(field + ".type", "'" + type +
                               "' is not a normalizer embedpe supports (NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, "
-                              "Strip, BertNormalizer, Replace, Prepend, Sequence)");
+                              "Strip, BertNormalizer, Nmt, Replace, Prepend, Sequence; not yet Precompiled)");
 }
 
 }  // namespace embedpe::tj

@@ -1,5 +1,5 @@
 // Private: tokenizer.json's normalizers (NFC, NFD, NFKC, NFKD, Lowercase,
-// StripAccents, Strip, BertNormalizer, Replace, Prepend, Sequence), each as
+// StripAccents, Strip, BertNormalizer, Nmt, Replace, Prepend, Sequence), each as
 // HF tokenizers 0.22.2 computes it. HF tracks alignments as it goes; ids need
 // only the text, so a normalizer here maps a string to a string.
 #pragma once

@@ -810,7 +810,7 @@ bool is_tokenizer_json(const std::string& path) {
 
 }  // namespace
 
-Tokenizer load_pretrained_tokenizer(const std::string& dir) {
+Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind) {
   if (is_gguf_file(dir)) {
     // A GGUF file: the SentencePiece model its metadata was converted from.
     const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(dir));
@@ -838,7 +838,7 @@ Tokenizer load_pretrained_tokenizer(const std::string& dir) {
     info.gguf_model = g.model;
     return tokenizer;
   }
-  if (is_tokenizer_json(dir)) {
+  if (kind == PretrainedTokenizerKind::fast_if_any && is_tokenizer_json(dir)) {
     // The fast tokenizer: AutoTokenizer.from_pretrained(DIR) with tokenizer.json there.
     std::unique_ptr<detail::PretrainedEncoder> fast = detail::load_tokenizer_json(dir);
     auto impl = std::make_unique<Tokenizer::Impl>();
