@@ -148,6 +148,16 @@ class DirectoryTests(TokenizerJsonCase):
         self.assertTrue(ran)
 
 
+class InfoTests(TokenizerJsonCase):
+    def test_info_names_the_model_and_components(self):
+        source = GOLDENS / "fx_bl_roberta" / "tokenizer.json"
+        text = self.ok("info", "--pretrained", str(source)).stdout.decode()
+        self.assertIn("tokenizer: tokenizer.json (model BPE, normalizer none, pre_tokenizer ByteLevel, "
+                      "post_processor RobertaProcessing, decoder ByteLevel", text)
+        j = json.loads(self.ok("info", "--pretrained", str(source), "--format", "json").stdout)
+        self.assertEqual(j["tokenizer"]["format"], "tokenizer.json")
+
+
 class BadFileTests(CliCase):
     """A bad tokenizer.json: one line naming the field, exit 2, nothing written."""
 

@@ -42,6 +42,8 @@ struct PretrainedTokenizerInfo {
   bool truncation_left = false;
   bool token_type_ids = false;        // whether the class returns token_type_ids
   std::optional<std::size_t> model_max_length;
+  // A tokenizer.json's: "tokenizer.json (model BPE, normalizer NFC, pre_tokenizer ...)"; else "".
+  std::string description;
 };
 
 // What a model file holds, read from its ModelProto.

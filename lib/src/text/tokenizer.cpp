@@ -846,7 +846,6 @@ Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerK
     ModelInfo& info = impl->info;
     info.source = dir;
     info.model_type = "tokenizer.json";
-    info.normalizer = fast->description();
     info.vocab_size = static_cast<std::int64_t>(fast->size());
     info.pad_id = fast->pad_id().value_or(-1);
     info.bos_id = fast->special_id("bos_token").value_or(-1);
@@ -857,7 +856,8 @@ Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerK
                                               .padding_left = fast->padding_left(),
                                               .truncation_left = fast->truncation_left(),
                                               .token_type_ids = fast->has_token_type_ids(),
-                                              .model_max_length = fast->model_max_length()};
+                                              .model_max_length = fast->model_max_length(),
+                                              .description = fast->description()};
     impl->hf = std::move(fast);
     return Tokenizer(std::move(impl));
   }
