@@ -8,6 +8,7 @@
 #include "embedpe/error.h"
 #include "model_files.h"
 #include "tj_fields.h"
+#include "tj_unicode.h"
 
 namespace embedpe::tj {
 
@@ -129,6 +130,7 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
   check_added(added, shown);
   tok->model_ = load_model(model_it->second, shown);
   tok->id_bound_ = tok->model_->vocab_size();
+  if (std::string_view(tok->model_->type()) == "Unigram") tok->unigram_unk_ = tok->model_->unk_id();
   tok->added_ = load_added(added, *tok->model_, tok->normalizer_.get(), shown, tok->id_bound_);
   if (tok->pre_ && tok->pre_->ends_with_byte_level()) {
     tok->pre_->leave_byte_mapping_to_model();
@@ -158,14 +160,49 @@ Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id) const
     } else {
       model_->tokenize(p.text, ids);
     }
+    const std::size_t first = e.tokens.size();
     for (std::int32_t id : ids) {
       e.ids.push_back(id);
       const auto token = model_->id_to_token(id);
       e.tokens.emplace_back(token ? *token : std::string_view());
     }
+    if (unigram_unk_ && std::find(ids.begin(), ids.end(), *unigram_unk_) != ids.end()) {
+      unknown_spans(p.bytes ? byte_level_map(p.text) : p.text, ids, e.tokens, first);
+    }
   }
   e.types.assign(e.ids.size(), type_id);
   return e;
+}
+
+// Unigram's token for an unknown stretch is the stretch itself, not unk's
+// string. The known pieces around it are exact substrings of the word, so the
+// stretches are what they leave: from the left up to the first unknown one, from
+// the right back to the last; between two unknown ones (rare), each takes the run
+// of characters up to where the next known piece is found.
+void Tokenizer::unknown_spans(std::string_view word, const std::vector<std::int32_t>& ids,
+                              std::vector<std::string>& tokens, std::size_t first) const {
+  const std::int32_t unk = *unigram_unk_;
+  std::size_t begin = 0, end = word.size(), lo = 0, hi = ids.size();
+  while (lo < hi && ids[lo] != unk) begin += tokens[first + lo++].size();
+  while (hi > lo && ids[hi - 1] != unk) end -= tokens[first + --hi].size();
+  // ids[lo] and ids[hi - 1] are unknown; the word's [begin, end) is theirs and what lies between.
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (ids[i] != unk) {
+      begin += tokens[first + i].size();
+      continue;
+    }
+    std::size_t stop = end;
+    if (i + 1 < hi) {
+      const std::string& next = tokens[first + i + 1];
+      std::size_t at = begin;
+      do {
+        next_char(word, at);
+      } while (at < end && word.compare(at, next.size(), next) != 0);
+      stop = at;
+    }
+    tokens[first + i] = std::string(word.substr(begin, stop - begin));
+    begin = stop;
+  }
 }
 
 Encoded Tokenizer::post_process(Encoded a, std::optional<Encoded> b, bool add_special_tokens) const {

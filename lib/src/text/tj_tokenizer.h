@@ -63,6 +63,9 @@ class Tokenizer {
   std::unique_ptr<PostProcessor> post_;
   std::unique_ptr<Decoder> decoder_;
   std::unique_ptr<AddedVocabulary> added_;
+  void unknown_spans(std::string_view word, const std::vector<std::int32_t>& ids, std::vector<std::string>& tokens,
+                     std::size_t first) const;
+  std::optional<std::int32_t> unigram_unk_;  // a Unigram model's unk id: its tokens are the text they stand for
   bool model_maps_bytes_ = false;  // the pre-tokenizer leaves ByteLevel's mapping to the model
   std::size_t id_bound_ = 0;
   std::string components_;
