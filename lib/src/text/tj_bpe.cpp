@@ -145,6 +145,9 @@ class Bpe final : public Model {
   std::int32_t byte_tokens_[256];    // <0xAB>'s id, or -1
   std::int32_t ascii_ids_[0x800];    // the id of the one-character token of code point < 0x800, or -1
   std::int32_t byte_level_ids_[256]; // the id of ByteLevel's character of each byte, or -1
+  // tokenize_bytes may build symbols from bytes: no prefix or suffix, and
+  // every byte's ByteLevel character is a token.
+  bool raw_symbols_ = false;
   std::uint64_t serial_ = next_model_serial();
 };
 
@@ -218,21 +221,24 @@ void Bpe::split(std::string_view word, std::vector<Symbol>& symbols) const {
 }
 
 void Bpe::merge_all(std::vector<Symbol>& symbols) const {
-  // HF's queue: a min-heap of (rank, position), each entry with the new id it expects.
+  // HF's queue: a min-heap of (rank, position), each entry with the new id it
+  // expects, and here also the pair it was pushed for: while that pair is
+  // still at its position, HF's check (the pair now there merges to the same
+  // new id) holds without looking it up again.
   struct Entry {
     std::uint64_t order;  // rank << 32 | position
     std::int32_t new_id;
+    std::int32_t left, right;
   };
   thread_local std::vector<Entry> heap;
   heap.clear();
   const auto later = [](const Entry& a, const Entry& b) { return a.order > b.order; };
-  const auto push = [&](std::size_t pos, const MergeMap::Value& m) {
-    heap.push_back(Entry{static_cast<std::uint64_t>(m.rank) << 32 | pos, m.new_id});
-    std::push_heap(heap.begin(), heap.end(), later);
+  const auto entry = [](std::size_t pos, const MergeMap::Value& m, std::int32_t left, std::int32_t right) {
+    return Entry{static_cast<std::uint64_t>(m.rank) << 32 | pos, m.new_id, left, right};
   };
   for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
     if (const MergeMap::Value* m = merges_.find(symbols[i].id, symbols[i + 1].id))
-      heap.push_back(Entry{static_cast<std::uint64_t>(m->rank) << 32 | i, m->new_id});
+      heap.push_back(entry(i, *m, symbols[i].id, symbols[i + 1].id));
   }
   std::make_heap(heap.begin(), heap.end(), later);
   while (!heap.empty()) {
@@ -244,8 +250,10 @@ void Bpe::merge_all(std::vector<Symbol>& symbols) const {
     if (cur.len == 0 || cur.next == -1) continue;
     const std::size_t next_pos = static_cast<std::size_t>(cur.next);
     const Symbol right = symbols[next_pos];
-    const MergeMap::Value* now = merges_.find(cur.id, right.id);
-    if (now == nullptr || now->new_id != top.new_id) continue;  // an expired entry
+    if (cur.id != top.left || right.id != top.right) {
+      const MergeMap::Value* now = merges_.find(cur.id, right.id);
+      if (now == nullptr || now->new_id != top.new_id) continue;  // an expired entry
+    }
     cur.id = top.new_id;
     cur.len += right.len;
     cur.next = right.next;
@@ -253,11 +261,17 @@ void Bpe::merge_all(std::vector<Symbol>& symbols) const {
     if (right.next >= 0) symbols[static_cast<std::size_t>(right.next)].prev = static_cast<std::int32_t>(pos);
     if (cur.prev >= 0) {
       const std::size_t prev = static_cast<std::size_t>(cur.prev);
-      if (const MergeMap::Value* m = merges_.find(symbols[prev].id, cur.id)) push(prev, *m);
+      if (const MergeMap::Value* m = merges_.find(symbols[prev].id, cur.id)) {
+        heap.push_back(entry(prev, *m, symbols[prev].id, cur.id));
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
     }
     if (cur.next >= 0) {
-      if (const MergeMap::Value* m = merges_.find(cur.id, symbols[static_cast<std::size_t>(cur.next)].id))
-        push(pos, *m);
+      const std::int32_t next_id = symbols[static_cast<std::size_t>(cur.next)].id;
+      if (const MergeMap::Value* m = merges_.find(cur.id, next_id)) {
+        heap.push_back(entry(pos, *m, cur.id, next_id));
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
     }
   }
 }
@@ -289,10 +303,28 @@ void Bpe::tokenize(std::string_view word, std::vector<std::int32_t>& ids) const 
 }
 
 void Bpe::tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids) const {
-  thread_local std::string mapped;
-  mapped.clear();
-  for (const char c : raw) mapped.append(byte_level_char(static_cast<unsigned char>(c)));
-  tokenize(mapped, ids);
+  if (raw.empty()) return;
+  // Cached by the raw bytes (kind 1: apart from tokenize's mapped words), so
+  // that a word met before is never mapped.
+  const std::uint64_t hash = hash_bytes(raw);
+  WordCache& cache = thread_word_cache(serial_);
+  if (cache.find(raw, 1, hash, ids)) return;
+  const std::size_t before = ids.size();
+  if (!raw_symbols_ || ignore_merges_) {
+    thread_local std::string mapped;
+    mapped.clear();
+    for (const char c : raw) mapped.append(byte_level_char(static_cast<unsigned char>(c)));
+    tokenize(mapped, ids);
+  } else {
+    // Each byte is one ByteLevel character, whose token is byte_level_ids_[b].
+    thread_local std::vector<Symbol> symbols;
+    symbols.clear();
+    for (const char c : raw) add(symbols, byte_level_ids_[static_cast<unsigned char>(c)], 1);
+    merge_all(symbols);
+    for (const Symbol& sym : symbols)
+      if (sym.len != 0) ids.push_back(sym.id);
+  }
+  cache.insert(raw, 1, hash, ids.data() + before, ids.size() - before);
 }
 
 std::unique_ptr<Model> Bpe::load(JsonReader& r) {
@@ -448,6 +480,8 @@ std::unique_ptr<Model> Bpe::load(JsonReader& r) {
     m.byte_tokens_[b] = vocab.find(std::string_view(code, sizeof code));
     m.byte_level_ids_[b] = vocab.find(byte_level_char(static_cast<unsigned char>(b)));
   }
+  m.raw_symbols_ = m.prefix_.empty() && m.suffix_.empty();
+  for (int b = 0; b < 256; ++b) m.raw_symbols_ = m.raw_symbols_ && m.byte_level_ids_[b] >= 0;
   for (std::uint32_t cp = 0; cp < 0x800; ++cp) {
     char utf8[2];
     std::size_t n = 1;

@@ -95,6 +95,18 @@ std::string in_quotes(std::string_view s) {
 JsonReader::JsonReader(std::string_view text, const std::string& shown, std::string field)
     : text_(text), shown_(shown), path_(std::move(field)) {}
 
+void JsonReader::push_index(std::size_t index) {
+  path_ += '[';
+  path_ += std::to_string(index);
+  path_ += ']';
+}
+
+void JsonReader::push_key(std::string_view key) {
+  path_ += '[';
+  path_ += in_quotes(key);
+  path_ += ']';
+}
+
 void JsonReader::fail(const std::string& what) const { fail_at(path_, what); }
 
 void JsonReader::fail_at(const std::string& path, const std::string& what) const {

@@ -75,6 +75,8 @@ class JsonReader {
   // Callers keep it up to date through push/pop (set_path: a whole new one).
   void set_path(std::string path) { path_ = std::move(path); }
   void push(std::string_view part) { path_.append(part); }
+  void push_index(std::size_t index);     // "[12]"
+  void push_key(std::string_view key);    // "['key']"
   void pop(std::size_t size) { path_.resize(size); }
   std::size_t path_size() const { return path_.size(); }
   const std::string& path() const { return path_; }

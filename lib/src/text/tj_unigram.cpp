@@ -244,7 +244,7 @@ std::unique_ptr<Model> Unigram::load(JsonReader& r) {
       r.begin_array();
       const std::size_t at = r.path_size();
       for (std::size_t index = 0; r.next_element(); ++index) {
-        r.push("[" + std::to_string(index) + "]");
+        r.push_index(index);
         r.begin_array();
         if (!r.next_element() || r.peek() != JsonReader::Kind::string) r.fail("expected a pair [\"token\", score]");
         m.vocab_.push(r.string());

@@ -62,7 +62,7 @@ Vocab read_vocab_object(JsonReader& r) {
     if (bytes.size() + key->size() > std::numeric_limits<std::uint32_t>::max()) r.fail("the vocabulary is too large");
     bytes.append(*key);
     const auto refuse = [&](const std::string& what) {
-      r.push("[" + in_quotes(*key) + "]");
+      r.push_key(*key);
       r.fail(what);
     };
     if (r.peek() != JsonReader::Kind::number) refuse("expected an integer id");
@@ -81,13 +81,13 @@ Vocab read_vocab_object(JsonReader& r) {
   for (std::size_t i = 0; i < n; ++i) {
     const Entry& e = entries[i];
     if (static_cast<std::uint64_t>(e.id) >= n) {
-      r.push("[" + in_quotes(text(e)) + "]");
+      r.push_key(text(e));
       r.fail("id " + std::to_string(e.id) + " leaves holes: the vocabulary has " + std::to_string(n) +
              " tokens, so its ids must be 0.." + std::to_string(static_cast<std::int64_t>(n) - 1));
     }
     std::int32_t& slot = by_id[static_cast<std::size_t>(e.id)];
     if (slot >= 0) {
-      r.push("[" + in_quotes(text(e)) + "]");
+      r.push_key(text(e));
       r.fail("id " + std::to_string(e.id) + " is also " + in_quotes(text(entries[static_cast<std::size_t>(slot)])) + "'s");
     }
     slot = static_cast<std::int32_t>(i);
