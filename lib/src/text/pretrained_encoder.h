@@ -50,6 +50,8 @@ class PretrainedEncoder {
   virtual std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const = 0;
   // What info says of it ("tokenizer.json: model BPE, normalizer NFC, ..."); "" for nothing more.
   virtual std::string description() const { return ""; }
+  // Whether a pair may leave the whole template out (add_special_tokens=False).
+  virtual bool pairs_without_special_tokens() const { return false; }
 };
 
 }  // namespace embedpe::detail

@@ -40,8 +40,9 @@ std::string string(const nlohmann::json& object, const char* key, const std::str
 }
 
 std::uint64_t unsigned_number(const nlohmann::json& value, const std::string& field) {
-  if (!value.is_number_unsigned()) refuse(field, "is " + json_value_text(value) + ", not a whole number of at least 0");
-  return value.get<std::uint64_t>();
+  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
+  if (value.is_number_integer() && value.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(value.get<std::int64_t>());
+  refuse(field, "is " + json_value_text(value) + ", not a whole number of at least 0");
 }
 
 std::int32_t id(const nlohmann::json& value, const std::string& field) {

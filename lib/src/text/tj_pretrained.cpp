@@ -65,6 +65,7 @@ class TjPretrained final : public PretrainedEncoder {
   std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const override {
     return tok_->decode(std::vector<std::int32_t>(ids.begin(), ids.end()), skip_special_tokens);
   }
+  bool pairs_without_special_tokens() const override { return true; }
   std::string description() const override { return "tokenizer.json (" + tok_->components() + ")"; }
 
   std::unique_ptr<tj::Tokenizer> tok_;

@@ -700,7 +700,8 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   const detail::PretrainedEncoder& hf = *impl_->hf;
   const ModelInfo& info = impl_->info;
   const bool pair = b != nullptr;
-  if (pair && (!options.add_bos || !options.add_eos)) {
+  if (pair && (!options.add_bos || !options.add_eos) &&
+      !(hf.pairs_without_special_tokens() && !options.add_bos && !options.add_eos)) {
     throw UsageError("add_bos=false/add_eos=false: pairs take " + hf.class_name() + "'s whole template; drop them",
                      {"add_bos=false", "add_eos=false"});
   }
