@@ -299,8 +299,8 @@ std::string resolve_pretrained(const std::string& given) {
 CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model) {
   CLI::Option* option =
       cmd.add_option("--pretrained", dir,
-                     "Hugging Face model directory: its tokenizer (tokenizer_config.json, special tokens, "
-                     "SentencePiece file) gives the ids, template and padding side HF's slow tokenizer gives")
+                     "Hugging Face model directory (or a tokenizer.json): its tokenizer gives the ids, template "
+                     "and padding side AutoTokenizer gives (tokenizer.json, else the slow SentencePiece class)")
           ->type_name("DIR")
           ->check(non_empty_path())
           ->transform(resolve_pretrained, "", "");
@@ -308,11 +308,20 @@ CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option*
   return option;
 }
 
+void add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind) {
+  add_choice<PretrainedTokenizerKind>(cmd, "--tokenizer", [&kind](PretrainedTokenizerKind k) { kind = k; },
+                                      {{"fast", PretrainedTokenizerKind::fast_if_any}, {"slow", PretrainedTokenizerKind::slow}},
+                                      "With --pretrained: fast reads the directory's tokenizer.json where there is one "
+                                      "(AutoTokenizer's default); slow its SentencePiece class (use_fast=False)",
+                                      "fast");
+}
+
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
   EncodeOptions& o = flags.options;
   option_group(cmd, kTokenizationGroup);
   add_model_option(cmd, flags.model);
   add_pretrained_option(cmd, flags.pretrained, cmd.get_option("--model"));
+  add_tokenizer_kind_option(cmd, flags.kind);
   cmd.add_flag_callback("--no-bos", [&o] { o.add_bos = false; }, "Do not add the model's BOS id");
   cmd.add_flag_callback("--no-eos", [&o] { o.add_eos = false; }, "Do not add the model's EOS id");
   add_number(cmd, "--pad-id", o.pad_id, 0, std::numeric_limits<int>::max(),
@@ -348,13 +357,13 @@ Tokenizer load_tokenizer(const std::string& model) {
 Tokenizer load_tokenizer(const TokenizeFlags& flags) {
   // --model overrides the directory's tokenizer (encode: the layer is still the directory's).
   if (flags.pretrained.empty() || !flags.model.empty()) return load_tokenizer(flags.model);
-  return load_pretrained_tokenizer(flags.pretrained);
+  return load_pretrained_tokenizer(flags.pretrained, flags.kind);
 }
 
 std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,
                                                const std::vector<std::string>& outputs, const char* command,
-                                               bool required) {
-  if (!pretrained.empty()) return load_pretrained_tokenizer(pretrained);
+                                               bool required, PretrainedTokenizerKind kind) {
+  if (!pretrained.empty()) return load_pretrained_tokenizer(pretrained, kind);
   if (!model.empty()) return load_tokenizer(model);
   for (const std::string& output : outputs) {
     // A record that is there but not whole is refused, never replaced by the embedded model.

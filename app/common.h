@@ -48,6 +48,7 @@ struct TokenizeFlags {
   EncodeOptions options;   // BOS/EOS, padding and truncation
   // --padding-side / --truncation-side as given (else the directory's, with --pretrained)
   std::optional<Side> padding_side, truncation_side;
+  PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any;  // --tokenizer
 };
 
 // ---------------------------------------------------------------- limits
@@ -122,7 +123,8 @@ Tokenizer load_tokenizer(const TokenizeFlags& flags);
 // stderr saying so, and nullopt.
 std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,
                                                const std::vector<std::string>& outputs, const char* command,
-                                               bool required = true);
+                                               bool required = true,
+                                               PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any);
 // The flags' options over the tokenizer's defaults (a --pretrained directory's padding side).
 EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer);
 // --pretrained's value: a path that exists as given; else a Hub model id
@@ -133,5 +135,7 @@ EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokeni
 std::string resolve_pretrained(const std::string& given);
 // --pretrained DIR (excludes --model).
 CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model);
+// --tokenizer fast|slow: which of a --pretrained directory's tokenizers.
+void add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind);
 
 }  // namespace embedpe::cli

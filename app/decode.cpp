@@ -26,6 +26,7 @@ struct DecodeCommand {
   std::vector<std::string> files;  // FILE...; "-" is standard input
   std::string model;
   std::string pretrained;  // --pretrained DIR
+  PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any;  // --tokenizer
   bool skip_special_tokens = false;
   std::string output = "-";
 };
@@ -44,7 +45,7 @@ void run_decode(DecodeCommand cmd) {
   // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
   refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   // An output's config names its model: found by path and SHA-256 when no --model is given.
-  std::optional<Tokenizer> named = tokenizer_for_outputs(cmd.model, cmd.pretrained, cmd.files, "decode");
+  std::optional<Tokenizer> named = tokenizer_for_outputs(cmd.model, cmd.pretrained, cmd.files, "decode", true, cmd.kind);
   const Tokenizer tokenizer = named ? std::move(*named) : Tokenizer::default_model();
   check_ids_flag(cmd.ids, tokenizer);
   if (cmd.skip_special_tokens && cmd.pretrained.empty()) {
@@ -71,6 +72,7 @@ void setup_decode(CLI::App& app) {
   add_model_option(*sub, cmd->model);
   sub->get_option("--model")->default_str("the model FILE's config names (found by path and SHA-256), else the embedded model");
   add_pretrained_option(*sub, cmd->pretrained, sub->get_option("--model"));
+  add_tokenizer_kind_option(*sub, cmd->kind);
   sub->add_flag("--skip-special-tokens", cmd->skip_special_tokens,
                 "With --pretrained: leave out the special tokens, as HF's decode(skip_special_tokens=True)");
   add_output_option(*sub, cmd->output);

@@ -93,7 +93,7 @@ std::optional<Tokenizer> ids_tokenizer(const EncodeCommand& cmd, const LayerSpec
   if (!cmd.tokenize.model.empty()) return load_tokenizer(cmd.tokenize.model);
   if (!cmd.tokenize.pretrained.empty()) {
     try {
-      return load_pretrained_tokenizer(cmd.tokenize.pretrained);
+      return load_pretrained_tokenizer(cmd.tokenize.pretrained, cmd.tokenize.kind);
     } catch (const Error& e) {
       if (layer.table.weights.empty()) throw;
       if (!cmd.quiet) {

@@ -1,6 +1,7 @@
 // embedpe info: what a SentencePiece model and a weight file hold.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iterator>
 #include <utility>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/pretrained_model.h"
+#include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/report.h"
 #include "embedpe/weights.h"
 #include "layer_flags.h"
@@ -140,14 +142,45 @@ std::string pretrained_report(const PretrainedModel& m, ReportFormat format) {
   return text;
 }
 
+bool is_tokenizer_json_file(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+// The tokenizer.json of `path` (a file, or a directory's): its model and components,
+// after `report` (a directory's own report, "" for a file).
+std::string tokenizer_json_report(const std::string& path, std::string report, ReportFormat format) {
+  const Tokenizer tokenizer = load_pretrained_tokenizer(path);
+  const PretrainedTokenizerInfo& p = *tokenizer.info().pretrained;
+  if (format == ReportFormat::json) {
+    nlohmann::ordered_json j = report.empty() ? nlohmann::ordered_json{{"pretrained", path}}
+                                              : nlohmann::ordered_json::parse(report);
+    j["tokenizer"] = {{"format", "tokenizer.json"}, {"components", p.description},
+                      {"tokenizer_class", p.tokenizer_class}, {"vocab_size", tokenizer.info().vocab_size}};
+    return j.dump(2) + "\n";
+  }
+  if (report.empty()) report = "tokenizer.json: " + path + "\n";
+  return report + "tokenizer: " + p.description + "; " + p.tokenizer_class + ", " +
+         std::to_string(tokenizer.info().vocab_size) + " ids\n";
+}
+
 void run_info(const InfoCommand& cmd) {
   if (!cmd.pretrained.empty()) {
     if (!cmd.model.empty() || !cmd.weights.empty()) {
       throw UsageError("--pretrained describes a model directory; --model and --weights describe single files: "
                        "give one or the other");
     }
-    const std::string text = is_gguf_file(cmd.pretrained) ? gguf_report(cmd.pretrained, cmd.format)
-                                                          : pretrained_report(read_pretrained_model(cmd.pretrained), cmd.format);
+    std::string text;
+    if (is_gguf_file(cmd.pretrained)) {
+      text = gguf_report(cmd.pretrained, cmd.format);
+    } else if (is_tokenizer_json_file(cmd.pretrained)) {
+      text = tokenizer_json_report(cmd.pretrained, "", cmd.format);  // a tokenizer.json alone: no layer
+    } else {
+      text = pretrained_report(read_pretrained_model(cmd.pretrained), cmd.format);
+      if (std::filesystem::exists(std::filesystem::path(cmd.pretrained) / "tokenizer.json")) {
+        text = tokenizer_json_report(cmd.pretrained, text, cmd.format);
+      }
+    }
     OutputFile out("-");
     out.write(text);
     out.commit();

@@ -70,14 +70,16 @@ class GoldenCase(CliCase):
         args = []
         for c in singles:
             args += ["--text", c["texts"][0]]
-        out = self.ok("tokenize", "--pretrained", str(directory), "--format", "ids", *args).stdout.decode()
+        # The goldens are the slow classes' (use_fast=False): a variant with a tokenizer.json asks for them.
+        out = self.ok("tokenize", "--pretrained", str(directory), "--tokenizer", "slow", "--format", "ids",
+                      *args).stdout.decode()
         lines = out.split("\n")[:-1]
         self.assertEqual(len(lines), len(singles))
         for c, line in zip(singles, lines):
             self.assertEqual([int(x) for x in line.split()], c["rows"][0]["input_ids"], repr(c["texts"][0]))
 
     def check_batch(self, golden, directory, case):
-        r = run("tokenize", "--pretrained", str(directory), "--format", "json", *case_args(case))
+        r = run("tokenize", "--pretrained", str(directory), "--tokenizer", "slow", "--format", "json", *case_args(case))
         self.assertEqual(r.returncode, 0, r.stderr.decode())
         got = json.loads(r.stdout)
         self.assertEqual(got["input_ids"], [row["input_ids"] for row in case["rows"]])
@@ -216,9 +218,8 @@ class BadDirectoryTests(CliCase):
         err = self.fails(2, "model_type fancy", "tokenize", "--pretrained", str(d), "--text", "a")
         self.assertIn("xlm-roberta", err)
 
-    def test_wordpiece_bpe_and_tokenizer_json_are_not_sentencepiece(self):
-        for files, said in (({"vocab.txt": "[PAD]\n"}, "WordPiece"), ({"merges.txt": "#\n", "vocab.json": "{}"}, "byte-level BPE"),
-                            ({"tokenizer.json": "{}"}, "tokenizer.json")):
+    def test_wordpiece_and_bpe_files_are_not_sentencepiece(self):
+        for files, said in (({"vocab.txt": "[PAD]\n"}, "WordPiece"), ({"merges.txt": "#\n", "vocab.json": "{}"}, "byte-level BPE")):
             d = self.tmp / said.replace(" ", "_")
             d.mkdir()
             (d / "config.json").write_text('{"model_type": "bert"}' if said == "WordPiece" else '{"model_type": "gpt2"}')
@@ -227,6 +228,15 @@ class BadDirectoryTests(CliCase):
             with self.subTest(said):
                 err = self.fails(2, said, "tokenize", "--pretrained", str(d), "--text", "a")
                 self.assertIn("--ids", err)
+
+    def test_a_tokenizer_json_is_the_fast_tokenizer_unless_slow_is_asked(self):
+        d = self.tmp / "m"
+        d.mkdir()
+        (d / "config.json").write_text('{"model_type": "gpt2"}')
+        (d / "tokenizer.json").write_text("{}")
+        self.fails(2, 'tokenizer.json: has no "model"', "tokenize", "--pretrained", str(d), "--text", "a")
+        err = self.fails(2, "tokenizer.json", "tokenize", "--pretrained", str(d), "--tokenizer", "slow", "--text", "a")
+        self.assertIn("--ids", err)
 
     def test_unreadable_json(self):
         d = self.tmp / "m"

@@ -25,7 +25,11 @@ namespace embedpe {
 // Throws UsageError (one line) for a directory it cannot use: a missing or unreadable
 // file (naming what is there), an unknown tokenizer_class or model_type (listing the
 // supported ones), a tokenizer that is not SentencePiece.
-Tokenizer load_pretrained_tokenizer(const std::string& dir);
+// A directory with a tokenizer.json (or such a file itself) gives the fast
+// tokenizer (tokenizer.json's pipeline, tokenizer_config.json applied) unless
+// `kind` is slow.
+Tokenizer load_pretrained_tokenizer(const std::string& dir,
+                                    PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any);
 
 // EncodeOptions with the directory's defaults: its padding_side and truncation_side.
 EncodeOptions pretrained_encode_options(const Tokenizer& tokenizer);

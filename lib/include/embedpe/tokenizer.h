@@ -30,6 +30,11 @@ class HfTokenizer;
 }  // namespace detail
 
 // What a Hugging Face directory's tokenizer is (load_pretrained_tokenizer).
+// Which of a Hugging Face directory's tokenizers load_pretrained_tokenizer builds:
+// the fast one (tokenizer.json) where there is one, as AutoTokenizer does, or the
+// slow SentencePiece class (AutoTokenizer's use_fast=False).
+enum class PretrainedTokenizerKind { fast_if_any, slow };
+
 struct PretrainedTokenizerInfo {
   std::string directory;
   std::string tokenizer_class;        // e.g. "XLMRobertaTokenizer"
@@ -37,6 +42,8 @@ struct PretrainedTokenizerInfo {
   bool truncation_left = false;
   bool token_type_ids = false;        // whether the class returns token_type_ids
   std::optional<std::size_t> model_max_length;
+  // A tokenizer.json's: "tokenizer.json (model BPE, normalizer NFC, pre_tokenizer ...)"; else "".
+  std::string description;
 };
 
 // What a model file holds, read from its ModelProto.
@@ -218,7 +225,7 @@ class Tokenizer {
   int pad_id(const EncodeOptions& options) const;
 
  private:
-  friend Tokenizer load_pretrained_tokenizer(const std::string& dir);
+  friend Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind);
   struct Impl;
   explicit Tokenizer(std::unique_ptr<Impl> impl);
   // The HF path of encode_batch and encode_pair_batch (b null: single texts).

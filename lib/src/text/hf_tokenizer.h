@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pretrained_encoder.h"
+
 namespace embedpe::detail {
 
 // tokenization_utils_base.AddedToken
@@ -22,44 +24,41 @@ struct AddedToken {
   bool single_word = false, lstrip = false, rstrip = false, special = false, normalized = true;
 };
 
-class HfTokenizer {
+class HfTokenizer final : public PretrainedEncoder {
  public:
   // Throws UsageError (one line) for a directory it cannot use.
   static std::unique_ptr<HfTokenizer> load(const std::string& dir);
-  ~HfTokenizer();
+  ~HfTokenizer() override;
 
-  struct Sequence {
-    std::vector<int> ids;
-    std::vector<std::string> tokens;
-  };
   // tokenize + convert_tokens_to_ids: one text, no special tokens.
-  Sequence encode(std::string_view text) const;
+  Sequence encode(std::string_view text) const override;
   // build_inputs_with_special_tokens and create_token_type_ids_from_sequences.
   // prefix/suffix of the template are left out with add_prefix/add_suffix false.
-  struct Built {
-    std::vector<int> ids;
-    std::vector<int> types;
-  };
   Built build(const std::vector<int>& a, const std::vector<int>* b, bool add_prefix, bool add_suffix) const;
-  std::size_t num_special_tokens_to_add(bool pair, bool add_prefix, bool add_suffix) const;
+  Built build_sequences(const Sequence& a, const Sequence* b, bool add_prefix, bool add_suffix) const override {
+    Built built = build(a.ids, b ? &b->ids : nullptr, add_prefix, add_suffix);
+    for (int id : built.ids) built.tokens.push_back(token(id));
+    return built;
+  }
+  std::size_t num_special_tokens_to_add(bool pair, bool add_prefix, bool add_suffix) const override;
 
-  const std::string& class_name() const { return class_name_; }
-  std::size_t size() const { return id_to_token_.size(); }  // len(tokenizer): every id below it has a token
-  const std::string& token(int id) const;                   // convert_ids_to_tokens
-  std::optional<int> pad_id() const { return special_id("pad_token"); }
-  std::optional<int> special_id(const std::string& attribute) const;  // "bos_token", ...
+  const std::string& class_name() const override { return class_name_; }
+  std::size_t size() const override { return id_to_token_.size(); }  // len(tokenizer): every id below it has a token
+  const std::string& token(int id) const;                            // convert_ids_to_tokens
+  std::string_view piece(int id) const override { return token(id); }
+  std::optional<int> special_id(const std::string& attribute) const override;  // "bos_token", ...
   bool is_special(int id) const;
-  bool has_token_type_ids() const { return token_type_ids_; }
-  int pad_token_type_id() const { return pad_token_type_id_; }
-  bool padding_left() const { return padding_left_; }
-  bool truncation_left() const { return truncation_left_; }
-  std::optional<std::size_t> model_max_length() const { return model_max_length_; }
+  bool has_token_type_ids() const override { return token_type_ids_; }
+  int pad_token_type_id() const override { return pad_token_type_id_; }
+  bool padding_left() const override { return padding_left_; }
+  bool truncation_left() const override { return truncation_left_; }
+  std::optional<std::size_t> model_max_length() const override { return model_max_length_; }
   std::string main_model_path() const { return main_model_; }
   // The SHA-256 of every file of the directory that load() read (ModelFiles::digest):
   // what decides the ids, so what a record of them names.
-  const std::string& files_digest() const { return files_digest_; }
+  const std::string& files_digest() const override { return files_digest_; }
   // decode(ids, skip_special_tokens)
-  std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const;
+  std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const override;
 
   struct Impl;
 

@@ -20,6 +20,7 @@
 #include "gguf.h"
 #include "gguf_tokenizer.h"
 #include "hf_tokenizer.h"
+#include "tj_pretrained.h"
 #include "in_file.h"
 #include "embedpe/weights.h"
 #include "embedpe/error.h"
@@ -61,9 +62,10 @@ struct Tokenizer::Impl {
   // leave the text's leading space): the model as it is, loaded on first use.
   std::once_flag decoder_once;
   sentencepiece::SentencePieceProcessor decoder;
-  // A Hugging Face directory's tokenizer (load_pretrained_tokenizer): when set, it
-  // encodes, decodes and names the ids; sp is then its SentencePiece file, unused.
-  std::unique_ptr<detail::HfTokenizer> hf;
+  // A Hugging Face directory's tokenizer (load_pretrained_tokenizer): its slow
+  // SentencePiece class or its tokenizer.json. When set, it encodes, decodes and
+  // names the ids; sp is then the slow class's SentencePiece file, unused.
+  std::unique_ptr<detail::PretrainedEncoder> hf;
   // A GGUF file's vocabulary (load_pretrained_tokenizer): when set, it
   // encodes, as llama.cpp does; sp names and decodes the ids. The digest is
   // then the file's own (sha256sum FILE), computed when first asked for.
@@ -331,7 +333,7 @@ Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
     return e;
   }
   if (impl_->hf) {
-    detail::HfTokenizer::Sequence seq = impl_->hf->encode(text);
+    detail::PretrainedEncoder::Sequence seq = impl_->hf->encode(text);
     Encoding e{std::move(seq.ids), std::move(seq.tokens)};
     if (pieces == Pieces::drop) e.pieces.clear();
     return e;
@@ -349,7 +351,7 @@ Encoding Tokenizer::encode(std::string_view text, Pieces pieces) const {
 }
 
 std::string_view Tokenizer::id_to_piece(int id) const {
-  if (impl_->hf) return impl_->hf->token(id);
+  if (impl_->hf) return impl_->hf->piece(id);
   if (const SegmentBpe* bpe = impl_->bpe()) return bpe->piece(id);
   if (const SegmentUnigram* uni = impl_->uni()) return uni->piece(id);
   return impl_->sp.IdToPiece(id);
@@ -690,10 +692,11 @@ Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const E
 // prepare_for_model (longest_first truncation to max_length = seq_len), then _pad.
 Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b,
                           const EncodeOptions& options, std::size_t threads) const {
-  const detail::HfTokenizer& hf = *impl_->hf;
+  const detail::PretrainedEncoder& hf = *impl_->hf;
   const ModelInfo& info = impl_->info;
   const bool pair = b != nullptr;
-  if (pair && (!options.add_bos || !options.add_eos)) {
+  if (pair && (!options.add_bos || !options.add_eos) &&
+      !(hf.pairs_without_special_tokens() && !options.add_bos && !options.add_eos)) {
     throw UsageError("add_bos=false/add_eos=false: pairs take " + hf.class_name() + "'s whole template; drop them",
                      {"add_bos=false", "add_eos=false"});
   }
@@ -707,7 +710,7 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   const int pad = pad_id(options);
   check_options(info, options, pad, 0);
   const std::size_t n = a.size();
-  std::vector<detail::HfTokenizer::Sequence> first(n), second(pair ? n : 0);
+  std::vector<detail::PretrainedEncoder::Sequence> first(n), second(pair ? n : 0);
   parallel_for(n, threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       check_text(a[i], "text " + std::to_string(i + 1));
@@ -719,17 +722,20 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
     }
   });
   const bool left_cut = options.truncation_side == Side::left;
-  auto cut = [left_cut](std::vector<int>& ids, std::size_t remove) {
+  auto cut = [left_cut](detail::PretrainedEncoder::Sequence& s, std::size_t remove) {
+    const std::size_t keep = s.ids.size() - remove;
     if (left_cut) {
-      ids.erase(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(remove));
+      s.ids.erase(s.ids.begin(), s.ids.begin() + static_cast<std::ptrdiff_t>(remove));
+      if (s.tokens.size() >= remove) s.tokens.erase(s.tokens.begin(), s.tokens.begin() + static_cast<std::ptrdiff_t>(remove));
     } else {
-      ids.resize(ids.size() - remove);
+      s.ids.resize(keep);
+      if (s.tokens.size() > keep) s.tokens.resize(keep);
     }
   };
   Batch batch;
   batch.pad_id = pad;
   batch.padding_side = options.padding_side;
-  std::vector<detail::HfTokenizer::Built> built(n);
+  std::vector<detail::PretrainedEncoder::Built> built(n);
   std::size_t longest = 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<int>& x = first[i].ids;
@@ -746,7 +752,7 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
                                std::to_string(x.size()) + " tokens need more (HF would leave it longer than max_length)",
                            {"seq_len"});
         }
-        cut(x, remove);
+        cut(first[i], remove);
       } else {
         // longest_first: the longer loses a token at a time, the second on a tie
         std::size_t lx = x.size(), ly = y->size();
@@ -757,11 +763,11 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
             --ly;
           }
         }
-        cut(x, x.size() - lx);
-        cut(*y, y->size() - ly);
+        cut(first[i], x.size() - lx);
+        cut(second[i], y->size() - ly);
       }
     }
-    built[i] = hf.build(x, y, options.add_bos, options.add_eos);
+    built[i] = hf.build_sequences(first[i], pair ? &second[i] : nullptr, options.add_bos, options.add_eos);
     longest = std::max(longest, built[i].ids.size());
   }
   std::size_t seq_len = options.seq_len.value_or(longest);
@@ -777,7 +783,7 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   }
   batch.pieces.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    for (int id : built[i].ids) batch.pieces[i].emplace_back(hf.token(id));
+    batch.pieces[i] = std::move(built[i].tokens);
     const std::size_t start = batch.first_token(i);
     for (std::size_t l = 0; l < built[i].ids.size(); ++l) {
       batch.input_ids(i, start + l) = built[i].ids[l];
@@ -788,7 +794,19 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   return batch;
 }
 
-Tokenizer load_pretrained_tokenizer(const std::string& dir) {
+namespace {
+
+// A tokenizer.json file, or a directory holding one: AutoTokenizer's fast tokenizer.
+bool is_tokenizer_json(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (S_ISDIR(st.st_mode)) return ::stat((path + "/tokenizer.json").c_str(), &st) == 0;
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+}  // namespace
+
+Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind) {
   if (is_gguf_file(dir)) {
     // A GGUF file: the SentencePiece model its metadata was converted from.
     const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(dir));
@@ -815,6 +833,29 @@ Tokenizer load_pretrained_tokenizer(const std::string& dir) {
     info.adds_eos = g.add_eos;
     info.gguf_model = g.model;
     return tokenizer;
+  }
+  if (kind == PretrainedTokenizerKind::fast_if_any && is_tokenizer_json(dir)) {
+    // The fast tokenizer: AutoTokenizer.from_pretrained(DIR) with tokenizer.json there.
+    std::unique_ptr<detail::PretrainedEncoder> fast = detail::load_tokenizer_json(dir);
+    auto impl = std::make_unique<Tokenizer::Impl>();
+    std::call_once(impl->sha256_once, [&] { impl->sha256 = fast->files_digest(); });
+    ModelInfo& info = impl->info;
+    info.source = dir;
+    info.model_type = "tokenizer.json";
+    info.vocab_size = static_cast<std::int64_t>(fast->size());
+    info.pad_id = fast->pad_id().value_or(-1);
+    info.bos_id = fast->special_id("bos_token").value_or(-1);
+    info.eos_id = fast->special_id("eos_token").value_or(-1);
+    info.unk_id = fast->special_id("unk_token").value_or(-1);
+    info.pretrained = PretrainedTokenizerInfo{.directory = dir,
+                                              .tokenizer_class = fast->class_name(),
+                                              .padding_left = fast->padding_left(),
+                                              .truncation_left = fast->truncation_left(),
+                                              .token_type_ids = fast->has_token_type_ids(),
+                                              .model_max_length = fast->model_max_length(),
+                                              .description = fast->description()};
+    impl->hf = std::move(fast);
+    return Tokenizer(std::move(impl));
   }
   std::unique_ptr<detail::HfTokenizer> hf = detail::HfTokenizer::load(dir);
   Tokenizer tokenizer = Tokenizer::from_file(hf->main_model_path());

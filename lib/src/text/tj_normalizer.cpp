@@ -1,0 +1,248 @@
+#include "tj_normalizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+#include "model_files.h"
+#include "tj_fields.h"
+#include "tj_regex.h"
+#include "tj_unicode.h"
+
+namespace embedpe::tj {
+
+namespace {
+
+class Unicode final : public Normalizer {
+ public:
+  explicit Unicode(NormalForm form) : form_(form) {}
+  void normalize(std::string& text) const override { text = tj::normalize(text, form_); }
+
+ private:
+  NormalForm form_;
+};
+
+class Lowercase final : public Normalizer {
+ public:
+  void normalize(std::string& text) const override { text = lowercase(text); }
+};
+
+// Keeps the characters `keep` accepts.
+template <class Keep>
+void filter(std::string& text, Keep keep) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t at = i;
+    if (keep(next_char(text, i))) out.append(text, at, i - at);
+  }
+  text = std::move(out);
+}
+
+class StripAccents final : public Normalizer {
+ public:
+  void normalize(std::string& text) const override {
+    filter(text, [](char32_t c) { return !is_mark(c); });
+  }
+};
+
+// NormalizedString::lstrip/rstrip: char::is_whitespace.
+void strip(std::string& text, bool left, bool right) {
+  std::size_t begin = 0, end = text.size();
+  if (left) {
+    while (begin < end) {
+      std::size_t i = begin;
+      if (!is_whitespace(next_char(text, i))) break;
+      begin = i;
+    }
+  }
+  if (right) {
+    while (end > begin) {
+      std::size_t start = end - 1;
+      while (start > begin && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+      std::size_t i = start;
+      if (!is_whitespace(next_char(text, i))) break;
+      end = start;
+    }
+  }
+  text = text.substr(begin, end - begin);
+}
+
+class Strip final : public Normalizer {
+ public:
+  Strip(bool left, bool right) : left_(left), right_(right) {}
+  void normalize(std::string& text) const override { strip(text, left_, right_); }
+
+ private:
+  bool left_, right_;
+};
+
+bool is_chinese_char(char32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
+         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+class Bert final : public Normalizer {
+ public:
+  Bert(bool clean_text, bool chinese, bool strip_accents, bool lowercase)
+      : clean_text_(clean_text), chinese_(chinese), strip_accents_(strip_accents), lowercase_(lowercase) {}
+  void normalize(std::string& text) const override {
+    if (clean_text_ || chinese_) {
+      std::string out;
+      out.reserve(text.size());
+      for (std::size_t i = 0; i < text.size();) {
+        const std::size_t at = i;
+        char32_t c = next_char(text, i);
+        if (clean_text_) {
+          const bool control = c != '\t' && c != '\n' && c != '\r' && is_other(c);
+          if (c == 0 || c == 0xFFFD || control) continue;
+          if (c == '\t' || c == '\n' || c == '\r' || is_whitespace(c)) c = ' ';
+        }
+        if (chinese_ && is_chinese_char(c)) {
+          out += ' ';
+          out.append(text, at, i - at);
+          out += ' ';
+        } else if (c == ' ') {
+          out += ' ';
+        } else {
+          out.append(text, at, i - at);
+        }
+      }
+      text = std::move(out);
+    }
+    if (strip_accents_) {
+      text = tj::normalize(text, NormalForm::nfd);
+      filter(text, [](char32_t c) { return !is_mark_nonspacing(c); });
+    }
+    if (lowercase_) text = tj::lowercase(text);
+  }
+
+ private:
+  bool clean_text_, chinese_, strip_accents_, lowercase_;
+};
+
+// Nmt: ASCII control characters dropped, other spaces and U+2581 made ' '.
+class Nmt final : public Normalizer {
+ public:
+  void normalize(std::string& text) const override {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+      const std::size_t at = i;
+      const char32_t c = next_char(text, i);
+      if ((c >= 0x01 && c <= 0x08) || c == 0x0B || (c >= 0x0E && c <= 0x1F) || c == 0x7F || c == 0x8F || c == 0x9F) continue;
+      if (c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x1680 || (c >= 0x200B && c <= 0x200F) || c == 0x2028 ||
+          c == 0x2029 || c == 0x2581 || c == 0xFEFF || c == 0xFFFD) {
+        out += ' ';
+      } else {
+        out.append(text, at, i - at);
+      }
+    }
+    text = std::move(out);
+  }
+};
+
+class Replace final : public Normalizer {
+ public:
+  Replace(Regex regex, std::string content) : regex_(std::move(regex)), content_(std::move(content)) {}
+  void normalize(std::string& text) const override {
+    std::vector<Regex::Match> matches;
+    regex_.find_all(text, matches);
+    if (matches.empty()) return;
+    std::string out;
+    std::size_t last = 0;
+    for (const Regex::Match& m : matches) {
+      out.append(text, last, m.begin - last);
+      out += content_;
+      last = m.end;
+    }
+    out.append(text, last);
+    text = std::move(out);
+  }
+
+ private:
+  Regex regex_;
+  std::string content_;
+};
+
+class Prepend final : public Normalizer {
+ public:
+  explicit Prepend(std::string prefix) : prefix_(std::move(prefix)) {}
+  void normalize(std::string& text) const override {
+    if (!text.empty()) prepend(text, prefix_);
+  }
+
+ private:
+  std::string prefix_;
+};
+
+class Sequence final : public Normalizer {
+ public:
+  explicit Sequence(std::vector<std::unique_ptr<Normalizer>> parts) : parts_(std::move(parts)) {}
+  void normalize(std::string& text) const override {
+    for (const auto& p : parts_) p->normalize(text);
+  }
+
+ private:
+  std::vector<std::unique_ptr<Normalizer>> parts_;
+};
+
+}  // namespace
+
+// Replace's and Split's {"String": s} or {"Regex": r}.
+Regex load_pattern(const nlohmann::json& object, const std::string& field) {
+  const nlohmann::json& p = member(object, "pattern", field);
+  const std::string f = field + ".pattern";
+  if (p.is_object() && p.size() == 1 && p.begin().value().is_string()) {
+    const std::string value = p.begin().value().get<std::string>();
+    if (p.begin().key() == "String") return Regex::literal(value, f + ".String");
+    if (p.begin().key() == "Regex") return Regex(value, f + ".Regex");
+  }
+  refuse(f, "is " + json_value_text(p) + ", not {\"String\": ...} or {\"Regex\": ...}");
+}
+
+std::unique_ptr<Normalizer> load_normalizer(const nlohmann::json& section, const std::string& field) {
+  if (section.is_null()) return nullptr;
+  const std::string type = type_of(section, field);
+  if (type == "NFC") return std::make_unique<Unicode>(NormalForm::nfc);
+  if (type == "NFD") return std::make_unique<Unicode>(NormalForm::nfd);
+  if (type == "NFKC") return std::make_unique<Unicode>(NormalForm::nfkc);
+  if (type == "NFKD") return std::make_unique<Unicode>(NormalForm::nfkd);
+  if (type == "Lowercase") return std::make_unique<Lowercase>();
+  if (type == "Nmt") return std::make_unique<Nmt>();
+  if (type == "StripAccents") return std::make_unique<StripAccents>();
+  if (type == "Strip") {
+    return std::make_unique<Strip>(boolean(section, "strip_left", field), boolean(section, "strip_right", field));
+  }
+  if (type == "BertNormalizer") {
+    const bool lower = boolean(section, "lowercase", field);
+    bool accents = lower;
+    if (const nlohmann::json* s = optional_member(section, "strip_accents")) {
+      if (!s->is_boolean()) refuse(field + ".strip_accents", "is " + json_value_text(*s) + ", not true, false or null");
+      accents = s->get<bool>();
+    }
+    return std::make_unique<Bert>(boolean(section, "clean_text", field), boolean(section, "handle_chinese_chars", field),
+                                  accents, lower);
+  }
+  if (type == "Replace") {
+    return std::make_unique<Replace>(load_pattern(section, field), string(section, "content", field));
+  }
+  if (type == "Prepend") return std::make_unique<Prepend>(string(section, "prepend", field));
+  if (type == "Sequence") {
+    const nlohmann::json& list = member(section, "normalizers", field);
+    if (!list.is_array()) refuse(field + ".normalizers", "is not a list");
+    std::vector<std::unique_ptr<Normalizer>> parts;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      auto part = load_normalizer(list[i], field + ".normalizers[" + std::to_string(i) + "]");
+      if (!part) refuse(field + ".normalizers[" + std::to_string(i) + "]", "is null, not a normalizer");
+      parts.push_back(std::move(part));
+    }
+    return std::make_unique<Sequence>(std::move(parts));
+  }
+  refuse(field + ".type", "'" + type +
+                              "' is not a normalizer embedpe supports (NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, "
+                              "Strip, BertNormalizer, Nmt, Replace, Prepend, Sequence; not yet Precompiled)");
+}
+
+}  // namespace embedpe::tj

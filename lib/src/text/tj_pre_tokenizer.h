@@ -1,0 +1,40 @@
+// Private: tokenizer.json's pre-tokenizers (Split, ByteLevel, Digits,
+// Punctuation, Whitespace, WhitespaceSplit, Metaspace, BertPreTokenizer,
+// Sequence), as HF tokenizers 0.22.2 computes them on a PreTokenizedString:
+// each step splits every piece that is not yet an added token, and drops the
+// empty pieces it makes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace embedpe::tj {
+
+// One piece of a text on its way to the model.
+struct Piece {
+  std::string text;
+  std::int32_t id = -1;   // an added token's id; -1: text the model tokenizes
+  bool at_start = false;  // begins at offset 0 of the original text (Metaspace's prepend_scheme "first")
+  bool bytes = false;     // raw bytes ByteLevel has yet to map to its characters (see ByteLevel)
+};
+
+class PreTokenizer {
+ public:
+  virtual ~PreTokenizer() = default;
+  virtual void pre_tokenize(std::vector<Piece>& pieces) const = 0;
+  // Whether this step ends with ByteLevel's mapping of bytes to characters;
+  // that mapping is then left to the model (Piece::bytes, Model::tokenize_bytes).
+  virtual bool ends_with_byte_level() const { return false; }
+  virtual void leave_byte_mapping_to_model() {}
+};
+
+std::unique_ptr<PreTokenizer> load_pre_tokenizer(const nlohmann::json& section, const std::string& field);
+
+// ByteLevel's character of each byte of `text`.
+std::string byte_level_map(std::string_view text);
+
+}  // namespace embedpe::tj

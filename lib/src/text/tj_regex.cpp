@@ -1,0 +1,103 @@
+#include "tj_regex.h"
+
+#include <oniguruma.h>
+
+#include <mutex>
+
+#include "embedpe/error.h"
+
+namespace embedpe::tj {
+
+struct Regex::Impl {
+  regex_t* regex = nullptr;
+  ~Impl() {
+    if (regex) onig_free(regex);
+  }
+};
+
+namespace {
+
+void initialize_oniguruma() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    OnigEncoding encodings[] = {ONIG_ENCODING_UTF8};
+    onig_initialize(encodings, 1);
+  });
+}
+
+}  // namespace
+
+Regex::Regex(std::string_view pattern, const std::string& field) : impl_(std::make_unique<Impl>()), pattern_(pattern) {
+  initialize_oniguruma();
+  OnigErrorInfo info;
+  const auto* begin = reinterpret_cast<const OnigUChar*>(pattern_.data());
+  const int rc = onig_new(&impl_->regex, begin, begin + pattern_.size(), ONIG_OPTION_NONE, ONIG_ENCODING_UTF8,
+                          ONIG_SYNTAX_DEFAULT, &info);
+  if (rc != ONIG_NORMAL) {
+    impl_->regex = nullptr;
+    OnigUChar text[ONIG_MAX_ERROR_MESSAGE_LEN];
+    onig_error_code_to_str(text, rc, &info);
+    throw UsageError(field + ": the regular expression does not compile (Oniguruma: " +
+                     reinterpret_cast<const char*>(text) + ")");
+  }
+}
+
+Regex Regex::literal(std::string_view literal, const std::string& field) {
+  // regex::escape's set of meta characters, each escaped with a backslash.
+  static constexpr std::string_view kMeta = "\\.+*?()|[]{}^$#&-~";
+  std::string escaped;
+  for (char c : literal) {
+    if (kMeta.find(c) != std::string_view::npos) escaped += '\\';
+    escaped += c;
+  }
+  return Regex(escaped, field);
+}
+
+Regex::Regex(Regex&&) noexcept = default;
+Regex& Regex::operator=(Regex&&) noexcept = default;
+Regex::~Regex() = default;
+
+const char* Regex::fast_path() const { return ""; }
+
+void Regex::find_all(std::string_view text, std::vector<Match>& out) const { find_all_oniguruma(text, out); }
+
+void Regex::find_all_oniguruma(std::string_view text, std::vector<Match>& out) const {
+  out.clear();
+  struct RegionFree {
+    void operator()(OnigRegion* r) const { onig_region_free(r, 1); }
+  };
+  thread_local std::unique_ptr<OnigRegion, RegionFree> region(onig_region_new());
+  const auto* str = reinterpret_cast<const OnigUChar*>(text.data());
+  const auto* end = str + text.size();
+  std::size_t last_end = 0;
+  bool have_last = false;
+  std::size_t last_match_end = 0;
+  while (last_end <= text.size()) {
+    onig_region_clear(region.get());
+    const int r = onig_search(impl_->regex, str, end, str + last_end, end, region.get(), ONIG_OPTION_NONE);
+    if (r == ONIG_MISMATCH) break;
+    if (r < 0) {
+      OnigUChar message[ONIG_MAX_ERROR_MESSAGE_LEN];
+      onig_error_code_to_str(message, r);
+      throw Error(std::string("the regular expression ") + pattern_ + " failed on a text (Oniguruma: " +
+                  reinterpret_cast<const char*>(message) + ")");
+    }
+    const auto s = static_cast<std::size_t>(region->beg[0]), e = static_cast<std::size_t>(region->end[0]);
+    if (s == e && have_last && last_match_end == e) {
+      // One character on (UTF-8: its lead byte says how long), or one byte at the end.
+      std::size_t step = 1;
+      if (last_end < text.size()) {
+        const auto lead = static_cast<unsigned char>(text[last_end]);
+        step = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+      }
+      last_end += step;
+      continue;
+    }
+    last_end = e;
+    have_last = true;
+    last_match_end = e;
+    out.push_back({s, e});
+  }
+}
+
+}  // namespace embedpe::tj

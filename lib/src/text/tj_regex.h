@@ -1,0 +1,50 @@
+// Private: a tokenizer.json regular expression (Split's and Replace's patterns),
+// compiled and searched as HF tokenizers 0.22.2 does it: Oniguruma 6.9.8 (the
+// Debian package; the onig crate HF links bundles the same version), default
+// syntax (ONIG_SYNTAX_ONIGURUMA), no options, UTF-8. find_all reproduces the
+// onig crate's FindMatches: successive leftmost matches, the search resuming
+// at the end of the last one, and an empty match right where the last match
+// ended skipped by one character.
+//
+//   embedpe::tj::Regex re("\\p{L}+", "pre_tokenizer.pattern.Regex");
+//   std::vector<embedpe::tj::Regex::Match> m;
+//   re.find_all("ab cd", m);   // {0,2}, {3,5}
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace embedpe::tj {
+
+class Regex {
+ public:
+  struct Match {
+    std::size_t begin, end;  // byte offsets into the text
+  };
+  // UsageError naming `field` when Oniguruma does not compile `pattern`.
+  Regex(std::string_view pattern, const std::string& field);
+  // A pattern matching `literal` itself (HF: regex::escape, then Oniguruma).
+  static Regex literal(std::string_view literal, const std::string& field);
+  Regex(Regex&&) noexcept;
+  Regex& operator=(Regex&&) noexcept;
+  ~Regex();
+
+  // Replaces `out` with every match in `text` (valid UTF-8). Thread-safe.
+  void find_all(std::string_view text, std::vector<Match>& out) const;
+  // Oniguruma alone, never a fast path: what the fuzz target and tests compare with.
+  void find_all_oniguruma(std::string_view text, std::vector<Match>& out) const;
+  const std::string& pattern() const { return pattern_; }
+  // The hand-written splitter standing in for Oniguruma, if the pattern is one we know ("gpt2", ...), else "".
+  const char* fast_path() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  std::string pattern_;
+};
+
+}  // namespace embedpe::tj

@@ -1,0 +1,269 @@
+#include "tj_tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "embedpe/error.h"
+#include "model_files.h"
+#include "tj_fields.h"
+#include "tj_unicode.h"
+
+namespace embedpe::tj {
+
+namespace {
+
+// "Sequence[Split, ByteLevel]": a component's type and, for a Sequence, its parts'.
+std::string describe(const nlohmann::json& section, const char* list) {
+  if (section.is_null()) return "none";
+  std::string type = section.value("type", std::string("?"));
+  if (type == "Sequence" && section.contains(list) && section[list].is_array()) {
+    type += "[";
+    for (std::size_t i = 0; i < section[list].size(); ++i) {
+      if (i) type += ", ";
+      type += describe(section[list][i], list);
+    }
+    type += "]";
+  }
+  return type;
+}
+
+// The added tokens of the file, with the ids HF's AddedVocabulary::add_tokens
+// gives them: an existing token's id (added or the model's), else the next
+// free one after the model's vocabulary.
+std::unique_ptr<AddedVocabulary> load_added(const nlohmann::json& list, const Model& model,
+                                            const Normalizer* normalizer, const std::string& shown,
+                                            std::size_t& id_bound) {
+  const std::string field = shown + ": added_tokens";
+  if (!list.is_array()) refuse(field, "is " + json_value_text(list) + ", not a list");
+  std::unordered_map<std::string, std::int32_t> ids;        // added_tokens_map
+  std::unordered_map<std::int32_t, AddedToken> by_id;       // added_tokens_map_r
+  std::vector<AddedToken> specials, others;                 // special_tokens, added_tokens
+  std::set<std::string> special_set;
+  std::set<std::int32_t> file_ids;
+  std::vector<AddedToken> existing;
+  std::int64_t next_id = static_cast<std::int64_t>(model.vocab_size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string f = field + "[" + std::to_string(i) + "]";
+    const nlohmann::json& e = list[i];
+    AddedToken t;
+    const std::int32_t file_id = id(member(e, "id", f), f + ".id");
+    if (!file_ids.insert(file_id).second) refuse(f + ".id", "id " + std::to_string(file_id) + " is given to two added tokens");
+    t.content = string(e, "content", f);
+    t.single_word = boolean(e, "single_word", f);
+    t.lstrip = boolean(e, "lstrip", f);
+    t.rstrip = boolean(e, "rstrip", f);
+    t.normalized = boolean(e, "normalized", f);
+    t.special = boolean(e, "special", f);
+    if (t.special && !t.content.empty() && special_set.insert(t.content).second) specials.push_back(t);
+    const auto same = [&t](const AddedToken& x) {
+      return x.content == t.content && x.single_word == t.single_word && x.lstrip == t.lstrip &&
+             x.rstrip == t.rstrip && x.normalized == t.normalized && x.special == t.special;
+    };
+    if (t.content.empty() || std::any_of(existing.begin(), existing.end(), same)) continue;
+    std::int64_t new_id;
+    if (const auto it = ids.find(t.content); it != ids.end()) {
+      new_id = it->second;
+    } else if (const auto m = model.token_to_id(t.content)) {
+      new_id = *m;
+    } else {
+      new_id = next_id++;
+    }
+    if (new_id > 0x7fffffff) refuse(f, "its id would be beyond int32");
+    t.id = static_cast<std::int32_t>(new_id);
+    ids[t.content] = t.id;
+    by_id[t.id] = t;
+    if (!special_set.count(t.content)) others.push_back(t);
+    existing.push_back(t);
+    id_bound = std::max(id_bound, static_cast<std::size_t>(t.id) + 1);
+  }
+  // refresh_added_tokens: special tokens then the others, each with its id and
+  // matched with the flags of the token that id now names.
+  std::vector<AddedToken> order;
+  for (const std::vector<AddedToken>* group : {&specials, &others}) {
+    for (AddedToken t : *group) {
+      const auto it = ids.find(t.content);
+      t.id = it != ids.end() ? it->second : model.token_to_id(t.content).value_or(-1);
+      order.push_back(std::move(t));
+    }
+  }
+  return std::make_unique<AddedVocabulary>(std::move(order), std::move(by_id), std::move(special_set), normalizer);
+}
+
+// The checks that need no model (a bad file is named before its vocabulary is read).
+void check_added(const nlohmann::json& list, const std::string& shown) {
+  const std::string field = shown + ": added_tokens";
+  if (!list.is_array()) refuse(field, "is " + json_value_text(list) + ", not a list");
+  std::set<std::int32_t> ids;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string f = field + "[" + std::to_string(i) + "]";
+    const std::int32_t v = id(member(list[i], "id", f), f + ".id");
+    if (!ids.insert(v).second) refuse(f + ".id", "id " + std::to_string(v) + " is given to two added tokens");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::string& shown) {
+  const auto members = object_members(json, shown);
+  auto section = [&](const char* key) -> nlohmann::json {
+    const auto it = members.find(key);
+    if (it == members.end()) return nullptr;
+    return parse_model_json(it->second, shown + ": " + key);
+  };
+  if (const auto it = members.find("version"); it != members.end()) {
+    const nlohmann::json v = section("version");
+    if (v != "1.0") refuse(shown + ": version", "is " + json_value_text(v) + "; HF tokenizers reads only \"1.0\"");
+  }
+  const auto model_it = members.find("model");
+  if (model_it == members.end()) refuse(shown, "has no \"model\"");
+  auto tok = std::make_unique<Tokenizer>();
+  const nlohmann::json normalizer = section("normalizer"), pre = section("pre_tokenizer"),
+                       post = section("post_processor"), decoder = section("decoder");
+  tok->normalizer_ = load_normalizer(normalizer, shown + ": normalizer");
+  tok->pre_ = load_pre_tokenizer(pre, shown + ": pre_tokenizer");
+  tok->post_ = load_post_processor(post, shown + ": post_processor");
+  tok->decoder_ = load_decoder(decoder, shown + ": decoder");
+  nlohmann::json added = section("added_tokens");
+  if (added.is_null()) added = nlohmann::json::array();
+  check_added(added, shown);
+  tok->model_ = load_model(model_it->second, shown);
+  tok->id_bound_ = tok->model_->vocab_size();
+  if (std::string_view(tok->model_->type()) == "Unigram") tok->unigram_unk_ = tok->model_->unk_id();
+  tok->added_ = load_added(added, *tok->model_, tok->normalizer_.get(), shown, tok->id_bound_);
+  if (tok->pre_ && tok->pre_->ends_with_byte_level()) {
+    tok->pre_->leave_byte_mapping_to_model();
+    tok->model_maps_bytes_ = true;
+  }
+  tok->components_ = std::string("model ") + tok->model_->type() + ", normalizer " + describe(normalizer, "normalizers") +
+                     ", pre_tokenizer " + describe(pre, "pretokenizers") + ", post_processor " +
+                     describe(post, "processors") + ", decoder " + describe(decoder, "decoders") + ", " +
+                     std::to_string(tok->added_->size()) + " added tokens";
+  return tok;
+}
+
+Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id) const {
+  std::vector<Piece> pieces = added_->extract_and_normalize(text, normalizer_.get());
+  if (pre_) pre_->pre_tokenize(pieces);
+  Encoded e;
+  std::vector<std::int32_t> ids;
+  for (const Piece& p : pieces) {
+    if (p.id >= 0) {
+      e.ids.push_back(p.id);
+      e.tokens.push_back(p.text);
+      continue;
+    }
+    ids.clear();
+    if (p.bytes) {
+      model_->tokenize_bytes(p.text, ids);
+    } else {
+      model_->tokenize(p.text, ids);
+    }
+    const std::size_t first = e.tokens.size();
+    for (std::int32_t id : ids) {
+      e.ids.push_back(id);
+      const auto token = model_->id_to_token(id);
+      e.tokens.emplace_back(token ? *token : std::string_view());
+    }
+    if (unigram_unk_ && std::find(ids.begin(), ids.end(), *unigram_unk_) != ids.end()) {
+      unknown_spans(p.bytes ? byte_level_map(p.text) : p.text, ids, e.tokens, first);
+    }
+  }
+  e.types.assign(e.ids.size(), type_id);
+  return e;
+}
+
+// Unigram's token for an unknown stretch is the stretch itself, not unk's
+// string. The known pieces around it are exact substrings of the word, so the
+// stretches are what they leave: from the left up to the first unknown one, from
+// the right back to the last; between two unknown ones (rare), each takes the run
+// of characters up to where the next known piece is found.
+void Tokenizer::unknown_spans(std::string_view word, const std::vector<std::int32_t>& ids,
+                              std::vector<std::string>& tokens, std::size_t first) const {
+  const std::int32_t unk = *unigram_unk_;
+  std::size_t begin = 0, end = word.size(), lo = 0, hi = ids.size();
+  while (lo < hi && ids[lo] != unk) begin += tokens[first + lo++].size();
+  while (hi > lo && ids[hi - 1] != unk) end -= tokens[first + --hi].size();
+  // ids[lo] and ids[hi - 1] are unknown; the word's [begin, end) is theirs and what lies between.
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (ids[i] != unk) {
+      begin += tokens[first + i].size();
+      continue;
+    }
+    std::size_t stop = end;
+    if (i + 1 < hi) {
+      const std::string& next = tokens[first + i + 1];
+      std::size_t at = begin;
+      do {
+        next_char(word, at);
+      } while (at < end && word.compare(at, next.size(), next) != 0);
+      stop = at;
+    }
+    tokens[first + i] = std::string(word.substr(begin, stop - begin));
+    begin = stop;
+  }
+}
+
+Encoded Tokenizer::post_process(Encoded a, std::optional<Encoded> b, bool add_special_tokens) const {
+  std::vector<Encoded> parts;
+  parts.push_back(std::move(a));
+  if (b) parts.push_back(std::move(*b));
+  if (post_) {
+    for (std::size_t i = 0; i < parts.size(); ++i) parts[i].types.assign(parts[i].ids.size(), static_cast<std::int32_t>(i));
+    post_->process(parts, add_special_tokens);
+  }
+  Encoded out;
+  for (Encoded& p : parts) {
+    out.ids.insert(out.ids.end(), p.ids.begin(), p.ids.end());
+    out.tokens.insert(out.tokens.end(), std::make_move_iterator(p.tokens.begin()), std::make_move_iterator(p.tokens.end()));
+    out.types.insert(out.types.end(), p.types.begin(), p.types.end());
+  }
+  return out;
+}
+
+Encoded Tokenizer::encode(std::string_view text, const std::string_view* pair, bool add_special_tokens) const {
+  std::optional<Encoded> b;
+  if (pair) b = encode_one(*pair, 1);
+  return post_process(encode_one(text, 0), std::move(b), add_special_tokens);
+}
+
+std::optional<std::string_view> Tokenizer::id_to_token(std::int32_t id) const {
+  if (const AddedToken* t = added_->by_id(id)) return std::string_view(t->content);
+  return model_->id_to_token(id);
+}
+
+std::optional<std::int32_t> Tokenizer::token_to_id(std::string_view token) const {
+  if (const auto id = added_->id_of(token)) return id;
+  return model_->token_to_id(token);
+}
+
+bool Tokenizer::is_special_id(std::int32_t id) const {
+  const auto token = id_to_token(id);
+  return token && added_->is_special(*token);
+}
+
+std::string Tokenizer::decode(const std::vector<std::int32_t>& ids, bool skip_special_tokens) const {
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
+  for (std::int32_t id : ids) {
+    const auto token = id_to_token(id);
+    if (!token) continue;
+    if (skip_special_tokens && added_->is_special(*token)) continue;
+    tokens.emplace_back(*token);
+  }
+  if (!decoder_) {
+    std::string out;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (i) out += ' ';
+      out += tokens[i];
+    }
+    return out;
+  }
+  decoder_->decode_chain(tokens);
+  std::string out;
+  for (const std::string& t : tokens) out += t;
+  return out;
+}
+
+}  // namespace embedpe::tj

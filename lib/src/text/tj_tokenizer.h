@@ -1,0 +1,74 @@
+// Private: a whole tokenizer.json pipeline, as HF tokenizers 0.22.2's
+// Tokenizer::encode / decode compute it: added tokens split out (the
+// non-normalized ones on the raw text, then the normalized ones on each
+// normalized piece), the pre-tokenizer, the model on each piece, the
+// post-processor (type ids included); decode through the decoder. The file's
+// own truncation and padding are not applied (a plain transformers call
+// switches them off).
+//
+//   auto tok = embedpe::tj::Tokenizer::load(text, "dir/tokenizer.json");
+//   embedpe::tj::Encoded e = tok->encode("Hello", nullptr, true);   // ids, tokens, type ids
+//   std::string s = tok->decode(e.ids, false);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "tj_added.h"
+#include "tj_model.h"
+#include "tj_normalizer.h"
+#include "tj_post.h"
+#include "tj_pre_tokenizer.h"
+
+namespace embedpe::tj {
+
+class Tokenizer {
+ public:
+  // `json`: the whole file; `shown` names it in messages. UsageError of one
+  // line naming the field for anything HF would refuse or we do not support.
+  static std::unique_ptr<Tokenizer> load(std::string_view json, const std::string& shown);
+
+  // One text through added tokens, normalizer, pre-tokenizer and model, its type ids `type_id`.
+  Encoded encode_one(std::string_view text, std::int32_t type_id) const;
+  // The post-processor (or, without one, the default: the sequences as they are).
+  Encoded post_process(Encoded a, std::optional<Encoded> b, bool add_special_tokens) const;
+  Encoded encode(std::string_view text, const std::string_view* pair, bool add_special_tokens) const;
+  std::size_t added_tokens(bool pair) const { return post_ ? post_->added_tokens(pair) : 0; }
+  bool has_post_processor() const { return post_ != nullptr; }
+  // transformers' update_post_processor (LlamaTokenizerFast, GemmaTokenizerFast).
+  void set_post_processor(std::unique_ptr<PostProcessor> post) { post_ = std::move(post); }
+
+  std::optional<std::string_view> id_to_token(std::int32_t id) const;
+  std::optional<std::int32_t> token_to_id(std::string_view token) const;
+  // One past the largest id (the model's and the added tokens').
+  std::size_t id_bound() const { return id_bound_; }
+  bool is_special_id(std::int32_t id) const;
+  std::string decode(const std::vector<std::int32_t>& ids, bool skip_special_tokens) const;
+
+  const Model& model() const { return *model_; }
+  const AddedVocabulary& added() const { return *added_; }
+  // "normalizer NFC, pre_tokenizer Sequence[Split, ByteLevel], ..." for info.
+  const std::string& components() const { return components_; }
+
+ private:
+  std::unique_ptr<Normalizer> normalizer_;
+  std::unique_ptr<PreTokenizer> pre_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<PostProcessor> post_;
+  std::unique_ptr<Decoder> decoder_;
+  std::unique_ptr<AddedVocabulary> added_;
+  void unknown_spans(std::string_view word, const std::vector<std::int32_t>& ids, std::vector<std::string>& tokens,
+                     std::size_t first) const;
+  std::optional<std::int32_t> unigram_unk_;  // a Unigram model's unk id: its tokens are the text they stand for
+  bool model_maps_bytes_ = false;  // the pre-tokenizer leaves ByteLevel's mapping to the model
+  std::size_t id_bound_ = 0;
+  std::string components_;
+};
+
+}  // namespace embedpe::tj

@@ -1,0 +1,162 @@
+#include "tj_vocab.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <system_error>
+#include <limits>
+#include <memory>
+
+#include "tj_json.h"
+
+namespace embedpe::tj {
+
+void Vocab::reserve(std::size_t tokens, std::size_t bytes) {
+  starts_.reserve(tokens + 1);
+  bytes_.reserve(bytes);
+}
+
+void Vocab::push(std::string_view token) {
+  if (starts_.empty()) starts_.push_back(0);
+  bytes_.append(token);
+  starts_.push_back(static_cast<std::uint32_t>(bytes_.size()));
+  max_bytes_ = std::max(max_bytes_, token.size());
+}
+
+std::int32_t Vocab::index(bool last_wins) {
+  std::size_t capacity = 16;
+  while (capacity < 2 * size()) capacity *= 2;
+  slots_.assign(capacity, Slot{});
+  mask_ = capacity - 1;
+  for (std::size_t id = 0; id < size(); ++id) {
+    const std::string_view t = token(static_cast<std::int32_t>(id));
+    const std::uint64_t hash = hash_bytes(t);
+    const std::uint32_t tag = static_cast<std::uint32_t>(hash >> 32) | 1;
+    for (std::uint64_t i = hash & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.tag == 0) {
+        s = Slot{tag, static_cast<std::int32_t>(id)};
+        break;
+      }
+      if (s.tag == tag && token(s.id) == t) {
+        if (!last_wins) return static_cast<std::int32_t>(id);
+        s.id = static_cast<std::int32_t>(id);
+        break;
+      }
+    }
+  }
+  return -1;
+}
+
+Vocab read_vocab_object(JsonReader& r) {
+  struct Entry {
+    std::int64_t id;
+    std::uint32_t start, size;
+  };
+  std::vector<Entry> entries;
+  std::string bytes;
+  r.begin_object();
+  while (auto key = r.next_key()) {
+    const std::uint32_t start = static_cast<std::uint32_t>(bytes.size());
+    if (bytes.size() + key->size() > std::numeric_limits<std::uint32_t>::max()) r.fail("the vocabulary is too large");
+    bytes.append(*key);
+    const auto refuse = [&](const std::string& what) {
+      r.push_key(*key);
+      r.fail(what);
+    };
+    if (r.peek() != JsonReader::Kind::number) refuse("expected an integer id");
+    const std::string_view digits = r.raw_number();  // (*key lives on: no string is read)
+    std::int64_t id = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+    if (end != digits.data() + digits.size()) refuse("expected an integer id, not " + std::string(digits.substr(0, 30)));
+    if (ec != std::errc() || id < 0 || id > std::numeric_limits<std::int32_t>::max())
+      refuse("id " + std::string(digits.substr(0, 30)) + (digits[0] == '-' ? " is negative" : " is beyond int32"));
+    entries.push_back({id, start, static_cast<std::uint32_t>(bytes.size() - start)});
+  }
+  const auto text = [&](const Entry& e) { return std::string_view(bytes).substr(e.start, e.size); };
+  // Ids exactly 0 .. n-1: each below n and none twice.
+  const std::size_t n = entries.size();
+  std::vector<std::int32_t> by_id(n, -1);  // entry index
+  for (std::size_t i = 0; i < n; ++i) {
+    const Entry& e = entries[i];
+    if (static_cast<std::uint64_t>(e.id) >= n) {
+      r.push_key(text(e));
+      r.fail("id " + std::to_string(e.id) + " leaves holes: the vocabulary has " + std::to_string(n) +
+             " tokens, so its ids must be 0.." + std::to_string(static_cast<std::int64_t>(n) - 1));
+    }
+    std::int32_t& slot = by_id[static_cast<std::size_t>(e.id)];
+    if (slot >= 0) {
+      r.push_key(text(e));
+      r.fail("id " + std::to_string(e.id) + " is also " + in_quotes(text(entries[static_cast<std::size_t>(slot)])) + "'s");
+    }
+    slot = static_cast<std::int32_t>(i);
+  }
+  Vocab vocab;
+  vocab.reserve(n, bytes.size());
+  for (std::size_t id = 0; id < n; ++id) vocab.push(text(entries[static_cast<std::size_t>(by_id[id])]));
+  const std::int32_t dup = vocab.index(false);
+  if (dup >= 0) r.fail(in_quotes(vocab.token(dup)) + " is given twice");
+  return vocab;
+}
+
+bool WordCache::find(std::string_view word, std::uint8_t kind, std::uint64_t hash,
+                     std::vector<std::int32_t>& ids) const {
+  if (slots_.empty()) return false;
+  for (std::size_t i = hash & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
+    const std::uint32_t s = slots_[i];
+    if (s == 0) return false;
+    const Entry& e = entries_[s - 1];
+    if (e.hash == hash && e.kind == kind && e.word_size == word.size() &&
+        std::memcmp(words_.data() + e.word, word.data(), word.size()) == 0) {
+      ids.insert(ids.end(), ids_.begin() + e.ids, ids_.begin() + e.ids + e.ids_size);
+      return true;
+    }
+  }
+}
+
+void WordCache::clear() {
+  std::fill(slots_.begin(), slots_.end(), 0u);
+  entries_.clear();
+  words_.clear();
+  ids_.clear();
+}
+
+void WordCache::insert(std::string_view word, std::uint8_t kind, std::uint64_t hash, const std::int32_t* ids,
+                       std::size_t count) {
+  if (word.size() >= kMaxWordBytes) return;
+  if (slots_.empty()) slots_.assign(kSlots, 0u);
+  if (entries_.size() >= kMaxEntries || words_.size() + ids_.size() * 4 >= kMaxArenaBytes) clear();
+  std::size_t i = hash & (kSlots - 1);
+  while (slots_[i] != 0) i = (i + 1) & (kSlots - 1);
+  entries_.push_back(Entry{hash, static_cast<std::uint32_t>(words_.size()), static_cast<std::uint32_t>(word.size()),
+                           static_cast<std::uint32_t>(ids_.size()), static_cast<std::uint32_t>(count), kind});
+  slots_[i] = static_cast<std::uint32_t>(entries_.size());
+  words_.append(word);
+  ids_.insert(ids_.end(), ids, ids + count);
+}
+
+std::uint64_t next_model_serial() {
+  static std::atomic<std::uint64_t> serial{0};
+  return ++serial;
+}
+
+WordCache& thread_word_cache(std::uint64_t serial) {
+  struct Held {
+    std::uint64_t serial = 0;
+    std::unique_ptr<WordCache> cache;
+  };
+  thread_local std::array<Held, 4> held;  // most recently used first
+  if (held[0].serial == serial) return *held[0].cache;
+  std::size_t i = 1;
+  while (i < held.size() && held[i].serial != serial) ++i;
+  if (i == held.size()) {
+    i = held.size() - 1;  // the least recently used gives way
+    held[i].serial = serial;
+    held[i].cache = std::make_unique<WordCache>();
+  }
+  std::rotate(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(i), held.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  return *held[0].cache;
+}
+
+}  // namespace embedpe::tj

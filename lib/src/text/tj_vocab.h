@@ -1,0 +1,125 @@
+// Private: what tokenizer.json's three models share: a vocabulary (tokens by
+// id, ids by token), reading it from the model section, and each thread's
+// word -> ids cache.
+//
+//   tj::Vocab vocab = tj::read_vocab_object(reader);    // BPE, WordPiece: {"token": id, ...}
+//   std::int32_t id = vocab.find("hello");               // -1: not in it
+//
+// Ids are exactly 0 .. size() - 1: read_vocab_object refuses holes, an id
+// given twice, a token given twice and ids beyond int32, each by field.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace embedpe::tj {
+
+class JsonReader;
+
+// A fast hash of short strings (not for adversaries: the tables below probe
+// linearly, so a pathological vocabulary is slow, never wrong).
+inline std::uint64_t hash_bytes(const char* p, std::size_t n) {
+  constexpr std::uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full;
+  std::uint64_t h = k2 ^ (n * k1);
+  while (n >= 8) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    h = (h ^ v) * k1;
+    h ^= h >> 29;
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, n);
+    h = (h ^ v) * k1;
+    h ^= h >> 29;
+  }
+  h *= k2;
+  h ^= h >> 32;
+  return h;
+}
+inline std::uint64_t hash_bytes(std::string_view s) { return hash_bytes(s.data(), s.size()); }
+
+class Vocab {
+ public:
+  std::size_t size() const { return starts_.empty() ? 0 : starts_.size() - 1; }
+  std::string_view token(std::int32_t id) const {
+    const auto i = static_cast<std::size_t>(id);
+    return {bytes_.data() + starts_[i], starts_[i + 1] - starts_[i]};
+  }
+  bool contains(std::int32_t id) const { return id >= 0 && static_cast<std::size_t>(id) < size(); }
+  // The id of `token`, or -1.
+  std::int32_t find(std::string_view token) const { return find(token, hash_bytes(token)); }
+  std::int32_t find(std::string_view token, std::uint64_t hash) const {
+    if (slots_.empty()) return -1;
+    const std::uint32_t tag = static_cast<std::uint32_t>(hash >> 32) | 1;
+    for (std::uint64_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.tag == 0) return -1;
+      if (s.tag == tag && token == this->token(s.id)) return s.id;
+    }
+  }
+  // The length in bytes of the longest token.
+  std::size_t max_token_bytes() const { return max_bytes_; }
+
+  // Building: tokens in id order, then index(). A token given twice is found
+  // as the last of its ids when last_wins, else index() returns the first
+  // duplicate's later id (and the vocabulary is not usable).
+  void reserve(std::size_t tokens, std::size_t bytes);
+  void push(std::string_view token);
+  std::int32_t index(bool last_wins);
+
+ private:
+  struct Slot {
+    std::uint32_t tag = 0;  // the hash's high half | 1; 0: empty
+    std::int32_t id = 0;
+  };
+  std::string bytes_;
+  std::vector<std::uint32_t> starts_;  // (size + 1): token id spans bytes_[starts_[id], starts_[id + 1])
+  std::vector<Slot> slots_;
+  std::uint64_t mask_ = 0;
+  std::size_t max_bytes_ = 0;
+};
+
+// Reads {"token": id, ...} (the reader before the object). Refuses a token or
+// an id given twice, an id beyond int32 or leaving a hole, by field.
+Vocab read_vocab_object(JsonReader& r);
+
+// Each thread's cache of words' ids for one model: bounded (emptied when
+// full), keyed by the word's bytes and a one-byte kind (so that two ways of
+// reading words do not mix).
+class WordCache {
+ public:
+  static constexpr std::size_t kMaxWordBytes = 256;  // HF's MAX_LENGTH: longer words are not kept
+  // The cached ids of `word`, or false.
+  bool find(std::string_view word, std::uint8_t kind, std::uint64_t hash, std::vector<std::int32_t>& ids) const;
+  void insert(std::string_view word, std::uint8_t kind, std::uint64_t hash, const std::int32_t* ids, std::size_t count);
+
+ private:
+  struct Entry {
+    std::uint64_t hash;
+    std::uint32_t word, word_size, ids, ids_size;
+    std::uint8_t kind;
+  };
+  void clear();
+  static constexpr std::size_t kSlots = std::size_t(1) << 16;
+  static constexpr std::size_t kMaxEntries = kSlots / 2;
+  static constexpr std::size_t kMaxArenaBytes = std::size_t(4) << 20;
+  std::vector<std::uint32_t> slots_;  // (kSlots): entry index + 1, 0: empty
+  std::vector<Entry> entries_;
+  std::string words_;
+  std::vector<std::int32_t> ids_;
+};
+
+// The calling thread's WordCache for the model with this serial number
+// (models take one from next_model_serial() when they load). A thread keeps
+// the caches of its four models used last.
+WordCache& thread_word_cache(std::uint64_t serial);
+std::uint64_t next_model_serial();
+
+}  // namespace embedpe::tj

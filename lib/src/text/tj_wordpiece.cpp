@@ -1,0 +1,166 @@
+// tokenizer.json's WordPiece model, as HF tokenizers 0.22.2 computes it
+// (tokenizers/src/models/wordpiece/{mod.rs,serialization.rs}).
+//
+// A word of more than max_input_chars_per_word characters is unk_token. Else
+// it is cut greedily from the left: the longest prefix that is a token, then
+// the longest continuation that is continuing_subword_prefix + a token, and so
+// on; if some position has no such piece, the whole word is unk_token. HF
+// tries every end from the word's end down, one character at a time; ends
+// past the longest token cannot match, so the search starts there (same
+// result, linear in the word's length).
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <system_error>
+
+#include "embedpe/error.h"
+#include "tj_models.h"
+#include "tj_vocab.h"
+
+namespace embedpe::tj {
+namespace {
+
+class WordPiece final : public Model {
+ public:
+  void tokenize(std::string_view word, std::vector<std::int32_t>& ids) const override;
+  std::optional<std::int32_t> token_to_id(std::string_view token) const override {
+    const std::int32_t id = vocab_.find(token);
+    return id >= 0 ? std::optional<std::int32_t>(id) : std::nullopt;
+  }
+  std::optional<std::string_view> id_to_token(std::int32_t id) const override {
+    return vocab_.contains(id) ? std::optional<std::string_view>(vocab_.token(id)) : std::nullopt;
+  }
+  std::size_t vocab_size() const override { return vocab_.size(); }
+  const char* type() const override { return "WordPiece"; }
+  std::optional<std::int32_t> unk_id() const override {
+    return unk_id_ >= 0 ? std::optional<std::int32_t>(unk_id_) : std::nullopt;
+  }
+
+  static std::unique_ptr<Model> load(JsonReader& r);
+
+ private:
+  void encode(std::string_view word, std::vector<std::int32_t>& ids) const;
+  std::int32_t unknown(std::string_view word) const;
+
+  std::string shown_;
+  Vocab vocab_;
+  std::string unk_token_;
+  std::int32_t unk_id_ = -1;
+  std::string prefix_;
+  std::uint64_t max_chars_ = 100;
+  std::uint64_t serial_ = next_model_serial();
+};
+
+std::int32_t WordPiece::unknown(std::string_view word) const {
+  if (unk_id_ < 0) {
+    throw UsageError(shown_ + ": model.unk_token: " + in_quotes(unk_token_) +
+                         " is not in the vocabulary, and the text needs it (for " + in_quotes(word) + ")",
+                     {}, {TextSpan{0, shown_.size()}});
+  }
+  return unk_id_;
+}
+
+void WordPiece::encode(std::string_view word, std::vector<std::int32_t>& ids) const {
+  std::uint64_t chars = 0;
+  for (const char c : word) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  if (chars > max_chars_) {
+    ids.push_back(unknown(word));
+    return;
+  }
+  const std::size_t before = ids.size();
+  const std::size_t longest = vocab_.max_token_bytes();
+  thread_local std::string piece;
+  for (std::size_t start = 0; start < word.size();) {
+    const std::size_t extra = start > 0 ? prefix_.size() : 0;
+    // The first end to try: the word's end, or the last character boundary
+    // that keeps the piece within the longest token.
+    std::size_t end = word.size();
+    if (longest < extra) {
+      end = start;
+    } else if (end - start > longest - extra) {
+      end = start + (longest - extra);
+      while (end > start && (static_cast<unsigned char>(word[end]) & 0xC0) == 0x80) --end;
+    }
+    std::int32_t id = -1;
+    while (end > start) {
+      std::string_view candidate = word.substr(start, end - start);
+      if (start > 0) {
+        piece.assign(prefix_);
+        piece.append(candidate);
+        candidate = piece;
+      }
+      id = vocab_.find(candidate);
+      if (id >= 0) break;
+      --end;  // one character less
+      while (end > start && (static_cast<unsigned char>(word[end]) & 0xC0) == 0x80) --end;
+    }
+    if (id < 0) {
+      ids.resize(before);
+      ids.push_back(unknown(word));
+      return;
+    }
+    ids.push_back(id);
+    start = end;
+  }
+}
+
+void WordPiece::tokenize(std::string_view word, std::vector<std::int32_t>& ids) const {
+  if (word.empty()) return;
+  const std::uint64_t hash = hash_bytes(word);
+  WordCache& cache = thread_word_cache(serial_);
+  if (cache.find(word, 0, hash, ids)) return;
+  const std::size_t before = ids.size();
+  encode(word, ids);
+  cache.insert(word, 0, hash, ids.data() + before, ids.size() - before);
+}
+
+std::unique_ptr<Model> WordPiece::load(JsonReader& r) {
+  auto model = std::make_unique<WordPiece>();
+  WordPiece& m = *model;
+  m.shown_ = r.shown();
+  const std::size_t base = r.path_size();
+  // HF requires all four (only "type" may be left out).
+  bool have_unk = false, have_prefix = false, have_max = false, have_vocab = false;
+  r.begin_object();
+  while (auto key_view = r.next_key()) {
+    const std::string key(*key_view);
+    r.push("." + key);
+    if (key == "type") {
+      if (r.peek() != JsonReader::Kind::string || r.string() != "WordPiece") r.fail("expected \"WordPiece\"");
+    } else if (key == "unk_token") {
+      if (r.peek() != JsonReader::Kind::string) r.fail("expected a string");
+      m.unk_token_ = r.string();
+      have_unk = true;
+    } else if (key == "continuing_subword_prefix") {
+      if (r.peek() != JsonReader::Kind::string) r.fail("expected a string");
+      m.prefix_ = r.string();
+      have_prefix = true;
+    } else if (key == "max_input_chars_per_word") {
+      if (r.peek() != JsonReader::Kind::number) r.fail("expected a non-negative integer");
+      const std::string_view digits = r.raw_number();
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), m.max_chars_);
+      if (ec != std::errc() || end != digits.data() + digits.size())
+        r.fail("expected a non-negative integer, not " + std::string(digits.substr(0, 30)));
+      have_max = true;
+    } else if (key == "vocab") {
+      if (have_vocab) r.fail("given twice");
+      m.vocab_ = read_vocab_object(r);
+      have_vocab = true;
+    } else {
+      r.skip();  // HF ignores other fields
+    }
+    r.pop(base);
+  }
+  if (!have_unk) r.fail("no 'unk_token'");
+  if (!have_prefix) r.fail("no 'continuing_subword_prefix'");
+  if (!have_max) r.fail("no 'max_input_chars_per_word'");
+  if (!have_vocab) r.fail("no 'vocab'");
+  m.unk_id_ = m.vocab_.find(m.unk_token_);
+  return model;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> load_wordpiece(JsonReader& r) { return WordPiece::load(r); }
+
+}  // namespace embedpe::tj

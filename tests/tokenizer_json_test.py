@@ -1,0 +1,236 @@
+"""`--pretrained tokenizer.json`: HF tokenizers 0.22.2's ids (issue 47).
+
+The goldens (tests/golden/tokenizer_json/<case>/expected.jsonl) are HF's Rust
+core run for real by tools/make_tokenizer_json_goldens.mjs; transformers.jsonl
+is what AutoTokenizer.from_pretrained(DIR) of transformers v4.44.2 gives for a
+directory (its tokenizer_config.json applied). A case whose tokenizer.json is
+not committed (its licence) is read from source.json's path when that file is
+there with the recorded SHA-256, else the case is skipped (and said so).
+"""
+import hashlib
+import json
+import lzma
+import pathlib
+import shutil
+import unittest
+
+from cli_test import HERE, CliCase, run
+
+GOLDENS = HERE / "golden" / "tokenizer_json"
+
+
+def cases():
+    lines = (GOLDENS / "CASES.tsv").read_text().splitlines()[1:]
+    return [line.split("\t")[0] for line in lines if line.strip()]
+
+
+def tokenizer_file(case, where):
+    """The case's tokenizer.json (committed, xz, or at source.json's path), or None."""
+    d = GOLDENS / case
+    if (d / "tokenizer.json").exists():
+        return d / "tokenizer.json"
+    if (d / "tokenizer.json.xz").exists():
+        out = where / case / "tokenizer.json"
+        if not out.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(lzma.open(d / "tokenizer.json.xz").read())
+        return out
+    source = json.loads((d / "source.json").read_text()) if (d / "source.json").exists() else {}
+    path = pathlib.Path(source.get("path", "/nonexistent"))
+    if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == source.get("sha256"):
+        return path
+    return None
+
+
+def records(case, name="expected.jsonl"):
+    # split("\n"), not splitlines(): texts hold U+2028, U+0085 and other line breaks JSON leaves unescaped
+    return [json.loads(line) for line in (GOLDENS / case / name).read_text(encoding="utf-8").split("\n") if line]
+
+
+def cli_text(text):
+    """Texts the CLI takes (it refuses NUL, as every text input)."""
+    return "\0" not in text
+
+
+class TokenizerJsonCase(CliCase):
+    def check_records(self, case, source, recs):
+        """Each group of records (single/pair x with/without special tokens) in one run."""
+        counts = {"matched": 0, "total": 0}
+        for pair in (False, True):
+            for special in (True, False):
+                group = [r for r in recs if (r["pair"] is not None) == pair and r["add_special_tokens"] == special
+                         and cli_text(r["text"]) and cli_text(r["pair"] or "")]
+                if not group:
+                    continue
+                args = ["tokenize", "--pretrained", str(source), "--format", "json"]
+                if not special:
+                    args += ["--no-bos", "--no-eos"]
+                for r in group:
+                    args.append("--text=" + r["text"])
+                    if pair:
+                        args.append("--text-pair=" + r["pair"])
+                got = run(*args)
+                self.assertEqual(got.returncode, 0, got.stderr.decode()[:500])
+                out = json.loads(got.stdout)
+                for i, r in enumerate(group):
+                    n = sum(out["attention_mask"][i])
+                    row = out["input_ids"][i]
+                    start = len(row) - n if out["attention_mask"][i][0] == 0 else 0  # left padding
+                    ids = row[start:start + n]
+                    counts["total"] += 1
+                    with self.subTest(case=case, text=r["text"][:60], pair=r["pair"], special=special):
+                        self.assertEqual(ids, r["ids"])
+                        self.assertEqual(out["tokens"][i], r["tokens"])
+                        if "token_type_ids" in out:
+                            self.assertEqual(out["token_type_ids"][i][start:start + n], r["type_ids"])
+                        counts["matched"] += 1
+        return counts
+
+    def check_decode(self, case, source, recs):
+        for skip in (False, True):
+            for r in recs:
+                if not r["add_special_tokens"] or r["pair"] is not None or not r["ids"] or len(r["ids"]) > 2000:
+                    continue
+                out = self.tmp / "decoded.txt"
+                args = ["decode", "--pretrained", str(source), "--ids", ",".join(map(str, r["ids"])), "-o", str(out)]
+                if skip:
+                    args.append("--skip-special-tokens")
+                got = run(*args)
+                self.assertEqual(got.returncode, 0, got.stderr.decode()[:300])
+                with self.subTest(case=case, text=r["text"][:60], skip=skip):
+                    self.assertEqual(out.read_bytes().decode("utf-8")[:-1], r["decode_skip_special" if skip else "decode"])
+
+
+class GoldenTests(TokenizerJsonCase):
+    def test_every_case_equals_hf_tokenizers(self):
+        """tokenize --pretrained FILE: ids, tokens, type ids of every record (the file as it is)."""
+        skipped, report = [], []
+        for case in cases():
+            source = tokenizer_file(case, self.tmp)
+            if source is None:
+                skipped.append(case)
+                continue
+            with self.subTest(case=case):
+                counts = self.check_records(case, source, records(case))
+                report.append(f"{case} {counts['matched']}/{counts['total']}")
+        print("\n" + ", ".join(report) + (f"; skipped (tokenizer.json absent): {', '.join(skipped)}" if skipped else ""))
+        self.assertTrue(report, "no case could run")
+
+
+class DecodeTests(TokenizerJsonCase):
+    def test_decode_equals_hf_tokenizers(self):
+        for case in ("gpt2", "fx_bl_roberta", "fx_wp_bert_uncased", "fx_pre_metaspace_first", "fx_uni_byte_fallback"):
+            source = tokenizer_file(case, self.tmp)
+            if source is not None:
+                self.check_decode(case, source, records(case)[:40])
+
+
+class DirectoryTests(TokenizerJsonCase):
+    """A directory: AutoTokenizer.from_pretrained(DIR) (transformers.jsonl where it differs from the file)."""
+
+    def test_directories_equal_transformers(self):
+        ran = []
+        for case in cases():
+            d = GOLDENS / case
+            if not (d / "transformers.jsonl").exists():
+                continue
+            source = tokenizer_file(case, self.tmp)
+            if source is None:
+                continue
+            directory = self.tmp / ("dir_" + case)
+            directory.mkdir()
+            shutil.copy(source, directory / "tokenizer.json")
+            for name in ("tokenizer_config.json", "special_tokens_map.json", "config.json"):
+                if (d / name).exists():
+                    shutil.copy(d / name, directory / name)
+            if not (d / "tokenizer_config.json").exists():
+                # Not committed (licence): the package's, beside its tokenizer.json, when it is the one recorded.
+                info = json.loads((d / "source.json").read_text())
+                config = source.parent / "tokenizer_config.json"
+                if not config.exists() or hashlib.sha256(config.read_bytes()).hexdigest() != info.get("tokenizer_config_sha256"):
+                    continue
+                shutil.copy(config, directory / "tokenizer_config.json")
+            with self.subTest(case=case):
+                self.check_records(case, directory, records(case, "transformers.jsonl"))
+                ran.append(case)
+        print("\ndirectories: " + ", ".join(ran))
+        self.assertTrue(ran)
+
+
+class InfoTests(TokenizerJsonCase):
+    def test_info_names_the_model_and_components(self):
+        source = GOLDENS / "fx_bl_roberta" / "tokenizer.json"
+        text = self.ok("info", "--pretrained", str(source)).stdout.decode()
+        self.assertIn("tokenizer: tokenizer.json (model BPE, normalizer none, pre_tokenizer ByteLevel, "
+                      "post_processor RobertaProcessing, decoder ByteLevel", text)
+        j = json.loads(self.ok("info", "--pretrained", str(source), "--format", "json").stdout)
+        self.assertEqual(j["tokenizer"]["format"], "tokenizer.json")
+
+
+class BadFileTests(CliCase):
+    """A bad tokenizer.json: one line naming the field, exit 2, nothing written."""
+
+    def write(self, content):
+        path = self.tmp / "tokenizer.json"
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def base(self):
+        return json.loads((GOLDENS / "fx_bl_gpt2_small" / "tokenizer.json").read_text())
+
+    def check(self, content, message):
+        path = self.write(content)
+        out = self.tmp / "o.json"
+        self.fails(2, message, "tokenize", "--pretrained", str(path), "--text", "a", "-o", str(out), output=out)
+
+    def test_malformed_json(self):
+        self.check('{"model": ', "tokenizer.json")
+
+    def test_unknown_pre_tokenizer_is_named(self):
+        j = self.base()
+        j["pre_tokenizer"] = {"type": "UnicodeScripts"}
+        self.check(j, "pre_tokenizer.type: 'UnicodeScripts' is not a pre-tokenizer embedpe supports")
+
+    def test_unknown_normalizer_decoder_and_post_processor_are_named(self):
+        for key, value, said in (("normalizer", {"type": "Nope"}, "normalizer.type: 'Nope'"),
+                                 ("decoder", {"type": "CTC"}, "decoder.type: 'CTC'"),
+                                 ("post_processor", {"type": "Nope"}, "post_processor.type: 'Nope'")):
+            j = self.base()
+            j[key] = value
+            with self.subTest(key):
+                self.check(j, said)
+
+    def test_a_regex_that_does_not_compile(self):
+        j = self.base()
+        j["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated", "invert": False}
+        self.check(j, "pre_tokenizer.pattern.Regex: the regular expression does not compile")
+
+    def test_an_id_beyond_int32(self):
+        j = self.base()
+        j["added_tokens"] = [{"id": 2**31, "content": "x", "single_word": False, "lstrip": False, "rstrip": False,
+                              "normalized": False, "special": True}]
+        self.check(j, "added_tokens[0].id: id 2147483648 is beyond int32")
+
+    def test_duplicate_added_token_ids(self):
+        j = self.base()
+        t = {"id": 5, "content": "x", "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+             "special": True}
+        j["added_tokens"] = [t, dict(t, content="y")]
+        self.check(j, "added_tokens[1].id: id 5 is given to two added tokens")
+
+    def test_a_template_naming_a_missing_special_token(self):
+        j = self.base()
+        j["post_processor"] = {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                                                                       {"Sequence": {"id": "A", "type_id": 0}}],
+                               "pair": [], "special_tokens": {}}
+        self.check(j, "post_processor.single[0].SpecialToken.id: '<s>' is not in special_tokens")
+
+    def test_a_fifo_is_refused(self):
+        import os
+        path = self.tmp / "tokenizer.json"
+        os.mkfifo(path)
+        self.fails(2, "tokenizer.json", "tokenize", "--pretrained", str(path), "--text", "a")
+
+
+if __name__ == "__main__":
+    unittest.main()
