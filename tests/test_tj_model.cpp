@@ -91,6 +91,14 @@ TEST_CASE("tj_model: WordPiece trained by the core (max_input_chars_per_word, un
   check_case("wordpiece_trained");
 }
 
+TEST_CASE("tj_model: a model without \"type\" is the first of BPE, WordPiece, Unigram that reads, as in HF") {
+  // bert-base-uncased's tokenizer.json has no type; it used to be refused.
+  check_case("wordpiece_untyped");
+  check_case("bpe_untyped");
+  CHECK(std::string(load_case("wordpiece_untyped")->type()) == "WordPiece");
+  CHECK(std::string(load_case("bpe_untyped")->type()) == "BPE");
+}
+
 TEST_CASE("tj_model: Unigram trained by the core, with and without byte_fallback") {
   check_case("unigram_trained");
   check_case("unigram_byte_fallback");

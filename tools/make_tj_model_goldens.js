@@ -141,6 +141,9 @@ async function main() {
     wp.vocab = Object.fromEntries(kept.map(([t], i) => [t, i]));
     wp.vocab['[UNK]'] = kept.length;
     await writeCase('wordpiece_trained', wp, sample(corpusWords('plain'), 1500, hardWords));
+    // No "type" (bert-base-uncased's tokenizer.json): the core tries BPE, WordPiece, WordLevel, Unigram.
+    const { type: _wpType, ...untyped } = wp;
+    await writeCase('wordpiece_untyped', untyped, sample(corpusWords('plain'), 200, hardWords));
   }
   {
     const uni = train(tk.Unigram.empty(), tk.metaspacePreTokenizer());
@@ -197,6 +200,10 @@ async function main() {
     const m = bpe({ continuing_subword_prefix: p, end_of_word_suffix: '</w>', unk_token: '<unk>' }, chars, merges);
     for (const t of ['abc</w>', 'abab</w>']) if (!(t in m.vocab)) m.vocab[t] = Object.keys(m.vocab).length;
     await writeCase('bpe_prefix_suffix', m, ['a', 'ab', 'abc', 'abab', 'cab', 'bca', 'xyz', 'ba', 'é', 'abcabc']);
+  }
+  {
+    const { type: _bpeType, ...untyped } = bpe({}, abc, [['a', 'b'], ['ab', 'c']]);
+    await writeCase('bpe_untyped', untyped, small);
   }
   await writeCase('bpe_ignore_merges', bpe({ ignore_merges: true }, [...abc, 'dcb'], [['a', 'b'], ['ab', 'c']]), small.concat(['dcb', 'dcbdcb']));
   await writeCase('bpe_dropout_zero', bpe({ dropout: 0.0 }, abc, [['a', 'b']]), small);
@@ -279,7 +286,7 @@ async function main() {
     ['duplicate_token', '{"type": "BPE", "vocab": {"a": 0, "a": 1}, "merges": []}', 'model.vocab'],
     ['trailing_comma', '{"type": "BPE", "vocab": {"a": 0,}, "merges": []}', 'malformed JSON'],
     ['lone_surrogate', '{"type": "BPE", "vocab": {"\\ud800": 0}, "merges": []}', 'malformed JSON'],
-    ['no_type', '{"vocab": {"a": 0}, "merges": []}', 'model'],
+    ['no_type_no_model', '{"vocab": 5}', 'model'],
   ]) {
     let hf;
     try {

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
+#include "embedpe/error.h"
 #include "tj_json.h"
 #include "tj_models.h"
 
@@ -25,7 +28,26 @@ std::unique_ptr<Model> read_model(JsonReader& r) {
     }
     r.skip();
   }
-  if (!found) r.fail("no 'type' (a model without one is not supported)");
+  if (!found) {
+    // HF's ModelWrapper then tries each model in turn (serde's untagged
+    // enum: BPE, WordPiece, WordLevel, Unigram) and takes the first that
+    // reads; bert-base-uncased's tokenizer.json is such a file. WordLevel is
+    // not supported: a section only it would read is refused.
+    std::string first_error;
+    for (auto* loader : {&load_bpe, &load_wordpiece, &load_unigram}) {
+      r.restore(start);
+      r.set_path("model");
+      try {
+        return loader(r);
+      } catch (const UsageError& e) {
+        if (first_error.empty()) first_error = e.what();
+      }
+    }
+    r.restore(start);
+    r.set_path("model");
+    r.fail("no 'type', and it reads as none of BPE, WordPiece, Unigram (as BPE: " +
+           first_error.substr(std::min(first_error.size(), r.shown().size() + 2)) + ")");
+  }
   r.restore(start);
   r.set_path("model");
   if (type == "BPE") return load_bpe(r);
