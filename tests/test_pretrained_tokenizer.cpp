@@ -57,7 +57,7 @@ TEST_CASE("pretrained tokenizers give HF's batches and pairs through the library
                            "mbart-large-cc25-de-pruned", "t5-base-tarjimon", "marian-opus-mt-en-mg"}) {
     CAPTURE(name);
     const json g = golden(name);
-    const Tokenizer tok = embedpe::load_pretrained_tokenizer(test::source_path("tests/models/hf/" + std::string(name)));
+    const Tokenizer tok = embedpe::load_pretrained_tokenizer(test::source_path("tests/models/hf/" + std::string(name)), embedpe::PretrainedTokenizerKind::slow);
     REQUIRE(tok.info().pretrained.has_value());
     CHECK(tok.info().pretrained->tokenizer_class == g["class"].get<std::string>());
     EncodeOptions options = embedpe::pretrained_encode_options(tok);
@@ -128,7 +128,7 @@ TEST_CASE("pretrained decode equals HF's _decode: added tokens inside, OOV piece
     const json g = json::parse(in);
     const bool variant = g.contains("tokenizer_config");
     const fs::path dir = variant ? variant_directory(g, name) : fs::path(test::source_path("tests/models/hf/" + name));
-    const Tokenizer tok = embedpe::load_pretrained_tokenizer(dir.string());
+    const Tokenizer tok = embedpe::load_pretrained_tokenizer(dir.string(), embedpe::PretrainedTokenizerKind::slow);
     if (variant) fs::remove_all(dir);
     REQUIRE(g["more_decodes"].size() > 20);
     for (const json& d : g["more_decodes"]) {
@@ -142,7 +142,7 @@ TEST_CASE("pretrained decode equals HF's _decode: added tokens inside, OOV piece
 }
 
 TEST_CASE("a pretrained tokenizer's pieces are the class's tokens and its vocabulary is len(tokenizer)") {
-  const Tokenizer tok = embedpe::load_pretrained_tokenizer(test::source_path("tests/models/hf/xlm-roberta-base-subst-hfsample"));
+  const Tokenizer tok = embedpe::load_pretrained_tokenizer(test::source_path("tests/models/hf/xlm-roberta-base-subst-hfsample"), embedpe::PretrainedTokenizerKind::slow);
   CHECK(tok.info().vocab_size == 1002);  // 1000 pieces + fairseq offset + <mask>
   CHECK(tok.id_to_piece(0) == "<s>");
   CHECK(tok.id_to_piece(1) == "<pad>");

@@ -101,7 +101,34 @@ class TokenizerJsonCase(CliCase):
                     self.assertEqual(out.read_bytes().decode("utf-8")[:-1], r["decode_skip_special" if skip else "decode"])
 
 
+# Cases embedpe refuses, each by a one-line message naming what (exit 2),
+# rather than answering otherwise than HF: the Precompiled normalizer is not
+# written yet; gpt-4o's vocabulary has ids with holes, which issue 47 has us
+# refuse (HF fills them). A case here that starts to work fails the test, so
+# that it moves to the goldens.
+REFUSED = {
+    "gpt4o": "leaves holes",
+    "t5_converted": "'Precompiled' is not a normalizer embedpe supports",
+    "fx_norm_precompiled_t5": "'Precompiled' is not a normalizer embedpe supports",
+    "fx_norm_precompiled_albert": "'Precompiled' is not a normalizer embedpe supports",
+}
+# Directories where transformers v4.44.2 adds to the file what embedpe does not yet.
+REFUSED_DIRECTORIES = {
+    "fx_dir_llamafast_defaults": "transformers would add it as a new special token",
+    "fx_dir_pad_added_left": "transformers would add it as a new special token",
+    "fx_dir_bert_normalizer_rebuilt": "BertTokenizerFast would rebuild it",
+}
+
+
 class GoldenTests(TokenizerJsonCase):
+    def check_refused(self, source, why):
+        got = run("tokenize", "--pretrained", str(source), "--text", "hello")
+        err = got.stderr.decode()
+        self.assertEqual(got.returncode, 2, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn(why, err)
+        self.assertEqual(got.stdout, b"")
+
     def test_every_case_equals_hf_tokenizers(self):
         """tokenize --pretrained FILE: ids, tokens, type ids of every record (the file as it is)."""
         skipped, report = [], []
@@ -109,6 +136,11 @@ class GoldenTests(TokenizerJsonCase):
             source = tokenizer_file(case, self.tmp)
             if source is None:
                 skipped.append(case)
+                continue
+            if case in REFUSED:
+                with self.subTest(case=case):
+                    self.check_refused(source, REFUSED[case])
+                    report.append(f"{case} refused")
                 continue
             with self.subTest(case=case):
                 counts = self.check_records(case, source, records(case))
@@ -151,6 +183,10 @@ class DirectoryTests(TokenizerJsonCase):
                     continue
                 shutil.copy(config, directory / "tokenizer_config.json")
             with self.subTest(case=case):
+                if case in REFUSED_DIRECTORIES:
+                    GoldenTests.check_refused(self, directory, REFUSED_DIRECTORIES[case])
+                    ran.append(case + " refused")
+                    continue
                 self.check_records(case, directory, records(case, "transformers.jsonl"))
                 ran.append(case)
         print("\ndirectories: " + ", ".join(ran))

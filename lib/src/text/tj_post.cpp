@@ -461,6 +461,42 @@ class ReplaceDecoder final : public Decoder {
   std::string content_;
 };
 
+// BPEDecoder: each token's end-of-word suffix becomes a space, the last
+// token's nothing (decoders/bpe.rs: token.replace(suffix, " " or "")).
+class BpeDecoder final : public Decoder {
+ public:
+  explicit BpeDecoder(std::string suffix) : suffix_(std::move(suffix)) {}
+  void decode_chain(std::vector<std::string>& tokens) const override {
+    for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = replace(tokens[i], i + 1 == tokens.size() ? "" : " ");
+  }
+
+ private:
+  // Rust's str::replace: an empty pattern matches at every character boundary.
+  std::string replace(const std::string& t, std::string_view with) const {
+    std::string out;
+    if (suffix_.empty()) {
+      out += with;
+      for (std::size_t i = 0; i < t.size();) {
+        const std::size_t from = i;
+        next_char(t, i);
+        out.append(t, from, i - from);
+        out += with;
+      }
+      return out;
+    }
+    std::size_t last = 0;
+    for (std::size_t at = t.find(suffix_); at != std::string::npos; at = t.find(suffix_, last)) {
+      out.append(t, last, at - last);
+      out += with;
+      last = at + suffix_.size();
+    }
+    out.append(t, last);
+    return out;
+  }
+
+  std::string suffix_;
+};
+
 class SequenceDecoder final : public Decoder {
  public:
   explicit SequenceDecoder(std::vector<std::unique_ptr<Decoder>> parts) : parts_(std::move(parts)) {}
@@ -498,6 +534,9 @@ std::unique_ptr<Decoder> load_decoder(const nlohmann::json& section, const std::
   }
   if (type == "ByteFallback") return std::make_unique<ByteFallbackDecoder>();
   if (type == "Fuse") return std::make_unique<FuseDecoder>();
+  if (type == "BPEDecoder") {
+    return std::make_unique<BpeDecoder>(section.contains("suffix") ? string(section, "suffix", field) : "</w>");
+  }
   if (type == "Strip") {
     const auto count = [&](const char* key) {
       const std::uint64_t v = unsigned_number(member(section, key, field), field + "." + key);
@@ -520,7 +559,7 @@ std::unique_ptr<Decoder> load_decoder(const nlohmann::json& section, const std::
   }
   refuse(field + ".type", "'" + type +
                               "' is not a decoder embedpe supports (ByteLevel, Metaspace, WordPiece, ByteFallback, "
-                              "Fuse, Strip, Replace, Sequence)");
+                              "Fuse, Strip, Replace, BPEDecoder, Sequence)");
 }
 
 }  // namespace embedpe::tj

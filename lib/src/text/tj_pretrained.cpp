@@ -26,6 +26,89 @@ std::optional<std::string> token_content(const json& config, const char* key, co
   throw UsageError(shown + ": " + key + " is " + json_value_text(*it) + ", not a token (a string or {\"content\": ...})");
 }
 
+// The special tokens a transformers v4.44.2 fast class's __init__ defaults
+// to (models/*/tokenization_*_fast.py), for a key the directory's files leave
+// out; nullopt where the default is None or the class is not listed.
+std::optional<std::string> class_default_token(const std::string& class_name, const std::string& key) {
+  struct Defaults {
+    const char* class_name;
+    std::map<std::string, std::string> tokens;
+  };
+  static const Defaults kDefaults[] = {
+      {"LlamaTokenizerFast", {{"unk_token", "<unk>"}, {"bos_token", "<s>"}, {"eos_token", "</s>"}}},
+      {"CodeLlamaTokenizerFast", {{"unk_token", "<unk>"}, {"bos_token", "<s>"}, {"eos_token", "</s>"}}},
+      {"GemmaTokenizerFast",
+       {{"unk_token", "<unk>"}, {"bos_token", "<bos>"}, {"eos_token", "<eos>"}, {"pad_token", "<pad>"}}},
+      {"GPT2TokenizerFast",
+       {{"unk_token", "<|endoftext|>"}, {"bos_token", "<|endoftext|>"}, {"eos_token", "<|endoftext|>"}}},
+      {"BertTokenizerFast",
+       {{"unk_token", "[UNK]"}, {"sep_token", "[SEP]"}, {"pad_token", "[PAD]"}, {"cls_token", "[CLS]"},
+        {"mask_token", "[MASK]"}}},
+      {"RobertaTokenizerFast",
+       {{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"sep_token", "</s>"}, {"cls_token", "<s>"},
+        {"unk_token", "<unk>"}, {"pad_token", "<pad>"}, {"mask_token", "<mask>"}}},
+      {"Qwen2TokenizerFast",
+       {{"unk_token", "<|endoftext|>"}, {"eos_token", "<|endoftext|>"}, {"pad_token", "<|endoftext|>"}}},
+  };
+  for (const Defaults& d : kDefaults) {
+    if (class_name != d.class_name) continue;
+    const auto it = d.tokens.find(key);
+    if (it != d.tokens.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+// What transformers v4.44.2 would change in a directory that embedpe does not
+// do yet, refused by name rather than answered differently:
+// - PreTrainedTokenizerFast.__init__ (tokenization_utils_fast.py) adds each
+//   special token the config names (bos_token .. mask_token,
+//   additional_special_tokens, added_tokens_decoder) that is not one of the
+//   file's added tokens, as a new special added token: new ids, or a token of
+//   the vocabulary now split out of the text first;
+// - BertTokenizerFast.__init__ rebuilds the BertNormalizer from do_lower_case,
+//   strip_accents and tokenize_chinese_chars when they differ from the file's.
+void refuse_what_transformers_adds(const tj::Tokenizer& tok, const std::map<std::string, std::string>& specials,
+                                   const json& config, const std::string& class_name, std::string_view text,
+                                   const std::string& shown, const std::string& config_shown) {
+  const auto need_added = [&](const std::string& what, const std::string& content) {
+    if (tok.added().id_of(content)) return;
+    throw UsageError(config_shown + ": " + what + " " + content +
+                     " is not one of tokenizer.json's added tokens; transformers would add it as a new special "
+                     "token, which embedpe does not do yet");
+  };
+  for (const auto& [key, content] : specials) need_added(key, content);
+  if (const auto it = config.find("additional_special_tokens"); it != config.end() && it->is_array()) {
+    for (const json& t : *it) {
+      if (t.is_string()) need_added("additional_special_tokens", t.get<std::string>());
+      if (t.is_object() && t.contains("content") && t["content"].is_string()) {
+        need_added("additional_special_tokens", t["content"].get<std::string>());
+      }
+    }
+  }
+  if (const auto it = config.find("added_tokens_decoder"); it != config.end() && it->is_object()) {
+    for (const auto& [id, t] : it->items()) {
+      if (t.is_object() && t.contains("content") && t["content"].is_string()) {
+        need_added("added_tokens_decoder[" + id + "]", t["content"].get<std::string>());
+      }
+    }
+  }
+  if (class_name != "BertTokenizerFast") return;
+  const json file = parse_model_json(text, shown, [](const std::string& key) { return key == "normalizer"; });
+  const json& n = file.contains("normalizer") ? file["normalizer"] : json();
+  if (!n.is_object() || n.value("type", "") != "BertNormalizer") return;
+  const auto differs = [&](const char* config_key, const char* state_key, const json& fallback) {
+    const json want = config.contains(config_key) ? config[config_key] : fallback;
+    const json have = n.contains(state_key) ? n[state_key] : json();
+    return want != have;
+  };
+  if (differs("do_lower_case", "lowercase", true) || differs("strip_accents", "strip_accents", nullptr) ||
+      differs("tokenize_chinese_chars", "handle_chinese_chars", true)) {
+    throw UsageError(config_shown + ": do_lower_case, strip_accents or tokenize_chinese_chars differ from "
+                     "tokenizer.json's BertNormalizer; BertTokenizerFast would rebuild it, which embedpe does not "
+                     "do yet");
+  }
+}
+
 class TjPretrained final : public PretrainedEncoder {
  public:
   Sequence encode(std::string_view text) const override {
@@ -117,19 +200,21 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     const json config = files.json("tokenizer_config.json").value_or(json::object());
     if (!config.is_object()) throw UsageError(config_shown + " is not a JSON object");
     std::optional<json> special_map = files.json("special_tokens_map.json");
-    for (const char* key : {"bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"}) {
-      std::optional<std::string> content = token_content(config, key, config_shown);
-      if (!content && special_map && special_map->is_object()) {
-        content = token_content(*special_map, key, files.path("special_tokens_map.json"));
-      }
-      if (content) out->specials_[key] = *content;
-    }
     if (config.contains("tokenizer_class") && config["tokenizer_class"].is_string()) {
       out->class_name_ = config["tokenizer_class"].get<std::string>();
       if (out->class_name_.size() < 4 || out->class_name_.compare(out->class_name_.size() - 4, 4, "Fast") != 0) {
         out->class_name_ += "Fast";
       }
     }
+    for (const char* key : {"bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"}) {
+      std::optional<std::string> content = token_content(config, key, config_shown);
+      const bool in_map = special_map && special_map->is_object() && special_map->contains(key);
+      if (!content && in_map) content = token_content(*special_map, key, files.path("special_tokens_map.json"));
+      // A key neither file names (null names None): the class's __init__ default.
+      if (!content && !config.contains(key) && !in_map) content = class_default_token(out->class_name_, key);
+      if (content) out->specials_[key] = *content;
+    }
+    refuse_what_transformers_adds(*out->tok_, out->specials_, config, out->class_name_, *text, shown, config_shown);
     out->token_type_ids_ = class_has_token_type_ids(out->class_name_);
     if (config.contains("model_input_names") && config["model_input_names"].is_array()) {
       out->token_type_ids_ = false;
