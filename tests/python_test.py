@@ -20,6 +20,7 @@ import tempfile
 import threading
 import unittest
 
+import json
 import numpy as np
 
 from cli_test import GOLDEN, GOLDEN_TEXTS, HERE, TMP, run, tensor_names, text_args
@@ -172,6 +173,32 @@ class SameAsCliTests(Case):
     def test_gguf_file(self):
         """A GGUF file as llama.cpp wrote it (tests/golden/gguf_llamacpp/): its tokenizer and its table."""
         self.same_as_cli(TEXTS, {"seq_len": 16}, emit=["all"], pretrained=str(GGUF))
+
+    def test_tokenizer_json_directory(self):
+        """A directory with tokenizer.json (BERT's, HF's fast tokenizer) and a layer: pairs and token types."""
+        d = self.tmp / "bert-tokenizer-json"
+        d.mkdir()
+        source = HERE / "golden" / "tokenizer_json" / "bert_base_uncased"
+        shutil.copyfile(source / "tokenizer.json", d / "tokenizer.json")
+        shutil.copyfile(source / "tokenizer_config.json", d / "tokenizer_config.json")
+        config = json.loads((source / "config.json").read_text())
+        config.update(hidden_size=8, max_position_embeddings=64)
+        (d / "config.json").write_text(json.dumps(config))
+        rng = np.random.default_rng(5)
+        tensors = {"embeddings.word_embeddings.weight": (config["vocab_size"], 8),
+                   "embeddings.position_embeddings.weight": (64, 8),
+                   "embeddings.token_type_embeddings.weight": (config["type_vocab_size"], 8),
+                   "embeddings.LayerNorm.weight": (8,), "embeddings.LayerNorm.bias": (8,)}
+        header, blobs, at = {}, [], 0
+        for name, shape in tensors.items():
+            blob = rng.standard_normal(shape, dtype=np.float32).tobytes()
+            header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [at, at + len(blob)]}
+            blobs.append(blob)
+            at += len(blob)
+        text = json.dumps(header).encode()
+        text += b" " * (-len(text) % 8)
+        (d / "model.safetensors").write_bytes(len(text).to_bytes(8, "little") + text + b"".join(blobs))
+        self.same_as_cli(TEXTS, {"seq_len": 24}, emit=["all"], pairs=TEXTS[::-1], pretrained=str(d))
 
     def test_threads_give_the_same_bytes(self):
         many = TEXTS * 40
