@@ -10,6 +10,7 @@ Under the sanitizer tree the interpreter runs with the sanitizer runtime
 preloaded (tests/CMakeLists.txt): the children it starts (the CLI, itself
 sanitized) run without the preload.
 """
+import json
 import os
 import pathlib
 import re
@@ -20,7 +21,6 @@ import tempfile
 import threading
 import unittest
 
-import json
 import numpy as np
 
 from cli_test import GOLDEN, GOLDEN_TEXTS, HERE, TMP, run, tensor_names, text_args
