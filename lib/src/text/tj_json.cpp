@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "embedpe/error.h"
+#include "utf8.h"
 
 namespace embedpe::tj {
 namespace {
@@ -26,23 +27,6 @@ std::uint64_t zero_bytes(std::uint64_t v) { return (v - kOnes) & ~v; }
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-void put_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 // The length of the valid UTF-8 sequence at s[i] (lead byte >= 0x80), or 0.
 std::size_t utf8_sequence(std::string_view s, std::size_t i) {
@@ -298,7 +282,7 @@ std::string_view JsonReader::scan_string(bool keep) {
     } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
       syntax("lone surrogate in a \\u escape");
     }
-    if (copying) put_utf8(buffer_, cp);
+    if (copying) utf8::append(buffer_, static_cast<char32_t>(cp));
   }
 }
 

@@ -3,38 +3,20 @@
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
-#include <unicode/utf8.h>
 
 #include "embedpe/error.h"
+#include "utf8.h"
 
 namespace embedpe::tj {
 
 char32_t next_char(std::string_view text, std::size_t& i) {
-  UChar32 c;
-  const auto length = static_cast<int32_t>(text.size());
-  auto at = static_cast<int32_t>(i);
-  U8_NEXT(reinterpret_cast<const uint8_t*>(text.data()), at, length, c);
-  i = static_cast<std::size_t>(at);
-  return c < 0 ? U'\uFFFD' : static_cast<char32_t>(c);
+  std::size_t len = 0;
+  const char32_t c = utf8::decode(text, i, len);
+  i += len;
+  return c == utf8::kInvalid ? U'\uFFFD' : c;
 }
 
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
+void append_utf8(std::string& out, char32_t c) { utf8::append(out, c); }
 
 void prepend(std::string& text, std::string_view prefix) {
   std::string out;
