@@ -163,7 +163,8 @@ def probe(cxx, dirs_file, low_header, high_header):
             run = subprocess.run([cxx, "-std=c++20", "-fsyntax-only", *flags, str(source)], capture_output=True,
                                  text=True)
             compiled = run.returncode == 0
-            missing = Path(header).name in run.stderr and "No such file" in run.stderr
+            # GCC: "No such file or directory"; clang: "file not found".
+            missing = Path(header).name in run.stderr and ("No such file" in run.stderr or "not found" in run.stderr)
             print(f"#include <{header}>: {'compiles' if compiled else 'does not compile'}"
                   + ("" if compiled else f" ({'header not found' if missing else run.stderr.strip()[:200]})"))
             if compiled != should_compile or (not should_compile and not missing):
