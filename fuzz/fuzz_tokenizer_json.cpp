@@ -29,7 +29,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::string_view pair = "second";
   for (const bool special : {true, false}) {
-    const embedpe::tj::Encoded e = tok->encode(valid, special ? &pair : nullptr, special);
+    embedpe::tj::Encoded e;
+    try {
+      // A text may need what the model lacks (an unknown token with no unk): one line, as HF's encode fails.
+      e = tok->encode(valid, special ? &pair : nullptr, special);
+    } catch (const embedpe::UsageError& error) {
+      if (std::string_view(error.what()).find('\n') != std::string_view::npos) __builtin_trap();
+      continue;
+    }
     if (e.types.size() != e.ids.size() || e.tokens.size() != e.ids.size()) __builtin_trap();
     for (std::int32_t id : e.ids) {
       if (id < 0 || static_cast<std::size_t>(id) >= tok->id_bound()) __builtin_trap();
