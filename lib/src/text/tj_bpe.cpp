@@ -95,22 +95,11 @@ inline std::size_t char_bytes(unsigned char c) {
   return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
 }
 
-class Bpe final : public Model {
+class Bpe final : public VocabModel {
  public:
   void tokenize(std::string_view word, std::vector<std::int32_t>& ids) const override;
   void tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids) const override;
-  std::optional<std::int32_t> token_to_id(std::string_view token) const override {
-    const std::int32_t id = vocab_.find(token);
-    return id >= 0 ? std::optional<std::int32_t>(id) : std::nullopt;
-  }
-  std::optional<std::string_view> id_to_token(std::int32_t id) const override {
-    return vocab_.contains(id) ? std::optional<std::string_view>(vocab_.token(id)) : std::nullopt;
-  }
-  std::size_t vocab_size() const override { return vocab_.size(); }
   const char* type() const override { return "BPE"; }
-  std::optional<std::int32_t> unk_id() const override {
-    return unk_id_ >= 0 ? std::optional<std::int32_t>(unk_id_) : std::nullopt;
-  }
 
   static std::unique_ptr<Model> load(JsonReader& r);
 
@@ -133,11 +122,9 @@ class Bpe final : public Model {
   }
 
   std::string shown_;
-  Vocab vocab_;
   MergeMap merges_;
   std::string unk_token_;
   bool has_unk_token_ = false;
-  std::int32_t unk_id_ = -1;  // unk_token's id; -1 if none or not in the vocabulary
   std::string prefix_, suffix_;
   bool fuse_unk_ = false;
   bool byte_fallback_ = false;

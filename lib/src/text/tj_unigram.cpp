@@ -32,21 +32,10 @@ namespace {
 
 constexpr double kUnkPenalty = 10.0;
 
-class Unigram final : public Model {
+class Unigram final : public VocabModel {
  public:
   void tokenize(std::string_view word, std::vector<std::int32_t>& ids) const override;
-  std::optional<std::int32_t> token_to_id(std::string_view token) const override {
-    const std::int32_t id = vocab_.find(token);
-    return id >= 0 ? std::optional<std::int32_t>(id) : std::nullopt;
-  }
-  std::optional<std::string_view> id_to_token(std::int32_t id) const override {
-    return vocab_.contains(id) ? std::optional<std::string_view>(vocab_.token(id)) : std::nullopt;
-  }
-  std::size_t vocab_size() const override { return vocab_.size(); }
   const char* type() const override { return "Unigram"; }
-  std::optional<std::int32_t> unk_id() const override {
-    return unk_id_ >= 0 ? std::optional<std::int32_t>(unk_id_) : std::nullopt;
-  }
 
   static std::unique_ptr<Model> load(JsonReader& r);
 
@@ -58,10 +47,8 @@ class Unigram final : public Model {
   std::int32_t find_prefix(std::string_view bytes) const;
 
   std::string shown_;
-  Vocab vocab_;                 // tokens by id; find gives the last id of a token given twice
   std::vector<double> scores_;  // (vocab_size)
   double min_score_ = std::numeric_limits<double>::infinity();
-  std::int32_t unk_id_ = -1;
   bool byte_fallback_ = false;
   std::int32_t byte_tokens_[256];  // <0xAB>'s id, or -1
   // Every proper prefix of a token that is not itself a token, by bytes:

@@ -20,21 +20,10 @@
 namespace embedpe::tj {
 namespace {
 
-class WordPiece final : public Model {
+class WordPiece final : public VocabModel {
  public:
   void tokenize(std::string_view word, std::vector<std::int32_t>& ids) const override;
-  std::optional<std::int32_t> token_to_id(std::string_view token) const override {
-    const std::int32_t id = vocab_.find(token);
-    return id >= 0 ? std::optional<std::int32_t>(id) : std::nullopt;
-  }
-  std::optional<std::string_view> id_to_token(std::int32_t id) const override {
-    return vocab_.contains(id) ? std::optional<std::string_view>(vocab_.token(id)) : std::nullopt;
-  }
-  std::size_t vocab_size() const override { return vocab_.size(); }
   const char* type() const override { return "WordPiece"; }
-  std::optional<std::int32_t> unk_id() const override {
-    return unk_id_ >= 0 ? std::optional<std::int32_t>(unk_id_) : std::nullopt;
-  }
 
   static std::unique_ptr<Model> load(JsonReader& r);
 
@@ -43,9 +32,7 @@ class WordPiece final : public Model {
   std::int32_t unknown(std::string_view word) const;
 
   std::string shown_;
-  Vocab vocab_;
   std::string unk_token_;
-  std::int32_t unk_id_ = -1;
   std::string prefix_;
   std::uint64_t max_chars_ = 100;
   std::uint64_t serial_ = next_model_serial();
