@@ -785,22 +785,13 @@ def gguf_kv(data, key):
     return at + len(k)
 
 
-def byte_level_chars():
-    """GPT-2's bytes_to_unicode characters, in its order (the printable bytes, then 256 + n for the others)."""
-    chars = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 173)] + [chr(c) for c in range(174, 256)]
-    return chars + [chr(256 + k) for k in range(256 - len(chars))]
+byte_level_chars = mk.byte_level_chars
 
 
 def bpe_tiny(path, tokens=None, merges=None, types=None, pre="gpt-2", extra=()):
     """A small byte-level BPE file (our writer; refusal tests only): the 256 byte characters, 'he', 'hel'."""
-    toks = tokens if tokens is not None else byte_level_chars() + ["he", "hel", "<|endoftext|>"]
-    meta = [("tokenizer.ggml.model", mk.STRING, "gpt2"), ("tokenizer.ggml.pre", mk.STRING, pre),
-            ("tokenizer.ggml.tokens", mk.ARRAY, (mk.STRING, toks)),
-            ("tokenizer.ggml.token_type", mk.ARRAY,
-             types if types is not None else (mk.I32, [mk.TOKEN_NORMAL] * (len(toks) - 1) + [mk.TOKEN_CONTROL])),
-            ("tokenizer.ggml.merges", mk.ARRAY, merges if merges is not None else (mk.STRING, ["h e", "he l"])),
-            *extra]
-    m, t, _ = mk.model_file("llama", "tiny", meta, len(toks), 4, mk.GGML_F32, 3)
+    meta, n = mk.tiny_bpe_tokenizer(tokens, merges, types, pre, extra)
+    m, t, _ = mk.model_file("llama", "tiny", meta, n, 4, mk.GGML_F32, 3)
     mk.write_gguf(path, m, t)
     return path
 
