@@ -764,6 +764,16 @@ class BpeTests(Case):
         self.ok("encode", "--pretrained", str(path), "--text", "Hello world", "--pe", "none", "-o", str(out))
         np.testing.assert_array_equal(np.load(out)[0], llamacpp_table(151936)[[9707, 1879]])
 
+    def test_output_records_the_files_sha256(self):
+        """encode's record of the model is the file's SHA-256, and decode OUT finds the file by it."""
+        import hashlib
+        path = bpe_file("qwen2_5", bpe_dir())
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--pretrained", str(path), "--text", "Hello world<|im_end|>", "--pe", "none", "-o", str(out))
+        config = json.loads(str(np.load(out)["config"]))
+        self.assertEqual(config["model"]["sha256"], hashlib.sha256(path.read_bytes()).hexdigest())
+        self.assertEqual(self.ok("decode", str(out)).stdout.decode(), "Hello world<|im_end|>\n")
+
     def test_local_llama3_and_deepseek_v3(self):
         """Files not committed (licences): made by tools/make_gguf_bpe_files.py --local-out; skipped without them."""
         ran = []
