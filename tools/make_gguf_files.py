@@ -195,6 +195,26 @@ def tiny_tokenizer():
             ("tokenizer.ggml.token_type", ARRAY, (I32, types))], len(pieces)
 
 
+def byte_level_chars():
+    """GPT-2's bytes_to_unicode characters, in its order (the printable bytes, then 256 + n for the others)."""
+    chars = [chr(c) for c in range(33, 127)] + [chr(c) for c in range(161, 173)] + [chr(c) for c in range(174, 256)]
+    return chars + [chr(256 + k) for k in range(256 - len(chars))]
+
+
+def tiny_bpe_tokenizer(tokens=None, merges=None, types=None, pre="gpt-2", extra=()):
+    """A byte-level BPE vocabulary as llama.cpp's converter lays it out (tokenizer.ggml.model "gpt2"):
+    the 256 ByteLevel characters, 'he', 'hel' and a CONTROL '<|endoftext|>', merges 'h e', 'he l'.
+    For the refusal tests and the fuzz seeds only; the files whose ids are checked are llama.cpp's."""
+    toks = tokens if tokens is not None else byte_level_chars() + ["he", "hel", "<|endoftext|>"]
+    meta = [("tokenizer.ggml.model", STRING, "gpt2"), ("tokenizer.ggml.pre", STRING, pre),
+            ("tokenizer.ggml.tokens", ARRAY, (STRING, toks)),
+            ("tokenizer.ggml.token_type", ARRAY,
+             types if types is not None else (I32, [TOKEN_NORMAL] * (len(toks) - 1) + [TOKEN_CONTROL])),
+            ("tokenizer.ggml.merges", ARRAY, merges if merges is not None else (STRING, ["h e", "he l"])),
+            *extra]
+    return meta, len(toks)
+
+
 def make_seeds(outdir):
     """Small valid files, one per feature the parser reads, for fuzz/corpus/gguf."""
     outdir = pathlib.Path(outdir)
@@ -209,6 +229,19 @@ def make_seeds(outdir):
     t2 = ("output.weight", GGML_F16, (2, 3), tensor_bytes(table(2, 3, 9), GGML_F16))
     write_gguf(outdir / "align64_two.gguf", meta, tensors + [t2], alignment=64)
     write_gguf(outdir / "empty.gguf", [], [])
+    # Byte-level BPE vocabularies (lib/src/text/gguf_bpe.h): one good, and one of each refusal.
+    n = 259
+    for name, kwargs in (("bpe_tiny", {}), ("bpe_merge_absent", {"merges": (STRING, ["h e", "hx l"])}),
+                         ("bpe_merge_not_two", {"merges": (STRING, ["h e", "he"])}),
+                         ("bpe_type_byte", {"types": (I32, [TOKEN_NORMAL] * (n - 1) + [TOKEN_BYTE])}),
+                         ("bpe_types_short", {"types": (I32, [TOKEN_NORMAL] * (n - 1))}),
+                         ("bpe_pre_unknown", {"pre": "gpt-9"}),
+                         ("bpe_user_defined", {"types": (I32, [TOKEN_NORMAL] * (n - 2) + [TOKEN_USER_DEFINED, TOKEN_UNUSED]),
+                                               "extra": [("tokenizer.ggml.add_bos_token", BOOL, True),
+                                                         ("tokenizer.ggml.bos_token_id", U32, 258)]})):
+        tok_meta, vocab_n = tiny_bpe_tokenizer(**kwargs)
+        meta, tensors, _ = model_file("llama", name, tok_meta, vocab_n, 4, GGML_F32, 7)
+        write_gguf(outdir / f"{name}.gguf", meta, tensors)
 
 
 def main():

@@ -13,6 +13,7 @@
 #include "embedpe/weights.h"
 #include "ggml_types.h"
 #include "gguf.h"
+#include "gguf_bpe.h"
 #include "json_writer.h"
 #include "memory.h"
 #include "embedpe/message.h"
@@ -432,6 +433,8 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   nlohmann::ordered_json tok;
   const std::string model = g.string_value("tokenizer.ggml.model").value_or("");
   tok["model"] = model.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(model);
+  const std::optional<std::string> pre = g.string_value("tokenizer.ggml.pre");
+  if (model == "gpt2") tok["pre"] = pre ? nlohmann::ordered_json(*pre) : nlohmann::ordered_json();
   const gguf::Value* tokens = g.find("tokenizer.ggml.tokens");
   tok["vocab_size"] = tokens ? tokens->count : 0;
   const bool spm = model == "llama";  // llama.cpp's defaults for SPM (llama-vocab.cpp)
@@ -465,6 +468,12 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   tok["add_eos_token"] = g.bool_value("tokenizer.ggml.add_eos_token").value_or(false);
   tok["add_space_prefix"] = g.bool_value("tokenizer.ggml.add_space_prefix").value_or(spm);
   tok["embedpe"] = spm ? "llama.cpp's SPM tokenizer" : "not rebuilt: give token ids (--ids)";
+  if (model == "gpt2") {
+    const std::optional<std::string> components = gguf_bpe_pre_components(pre.value_or(""));
+    tok["embedpe"] = components ? "the tokenizer.json of pre " + *pre + ": " + *components
+                                : "refused: tokenizer.ggml.pre " + (pre ? "'" + *pre + "'" : std::string("(missing)")) +
+                                      " is not a pre-tokenizer embedpe knows";
+  }
   j["tokenizer"] = tok;
 
   try {
@@ -497,7 +506,8 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   text += "architecture: " + (arch.empty() ? std::string("(none)") : arch) + "\n";
   text += "metadata:\n";
   for (const auto& [key, v] : keys.items()) text += "  " + key + ": " + line(v) + "\n";
-  text += "tokenizer: " + (model.empty() ? std::string("(none)") : model) + ", vocab_size " + line(tok["vocab_size"]) +
+  text += "tokenizer: " + (model.empty() ? std::string("(none)") : model) +
+          (tok.contains("pre") ? ", pre " + line(tok["pre"]) : std::string()) + ", vocab_size " + line(tok["vocab_size"]) +
           ", bos " + line(tok["bos_id"]) + ", eos " + line(tok["eos_id"]) + ", unk " + line(tok["unk_id"]) +
           (tok["unk_token"].is_null() ? std::string()
                                       : " (" + line(tok["unk_token"]) +

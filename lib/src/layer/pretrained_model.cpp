@@ -472,7 +472,9 @@ namespace {
 // (src/models/<arch>.cpp, llama.cpp commit 860ee92d38ef6e46f8ddcb03f7e11702a80c5c3c):
 // llama (Mistral's files are converted to it) takes the rows of token_embd;
 // gemma scales them by ggml_scale(inpL, sqrtf(n_embd)), float32 — what
-// Scale{sqrt} computes (float32(√d), rounded once, then one float32 product).
+// Scale{sqrt} computes (float32(√d), rounded once, then one float32 product);
+// qwen2 takes the rows as llama does (llama.cpp c392e509's build_qwen2:
+// llm_build_inp_embd(model.tok_embd), as build_llama's).
 PretrainedModel read_gguf_model(const std::string& path) {
   const auto file = WeightFile::open(path);
   const gguf::File& g = *file->gguf();
@@ -480,8 +482,8 @@ PretrainedModel read_gguf_model(const std::string& path) {
   m.dir = path;
   const std::string arch = g.string_value("general.architecture").value_or("");
   if (arch.empty()) throw UsageError(path + ": general.architecture is missing: which input layer it holds is not known");
-  if (arch != "llama" && arch != "gemma") {
-    throw UsageError(path + ": architecture '" + arch + "' is not supported yet (supported: llama, gemma)");
+  if (arch != "llama" && arch != "gemma" && arch != "qwen2") {
+    throw UsageError(path + ": architecture '" + arch + "' is not supported yet (supported: llama, gemma, qwen2)");
   }
   m.model_type = arch;
   m.architecture = arch;

@@ -204,121 +204,114 @@ std::vector<int> GgufVocab::encode(std::string_view text) const {
   return out;
 }
 
-GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
-  const std::string& path = file.path();
-  const auto refuse = [&path](const std::string& what) { throw UsageError(path + ": " + what); };
-  GgufSentencePiece out;
-  const std::optional<std::string> model = file.string_value("tokenizer.ggml.model");
-  if (!model) throw UsageError(path + ": it holds no tokenizer (tokenizer.ggml.model): read ids with ids and the table with weights",
-                     {"ids", "weights"});
-  out.model = *model;
-  if (out.model != "llama") {
-    throw UsageError(path + ": its tokenizer is '" + out.model +
-                         "' (tokenizer.ggml.model); embedpe rebuilds only SentencePiece ('llama') tokenizers: read ids "
-                         "with ids and the file's table with weights",
-                     {"ids", "weights"});
-  }
-  const gguf::Value* tokens = file.find("tokenizer.ggml.tokens");
+GgufKeys gguf_keys(const gguf::File& file) {
+  return [&file](std::string_view key) { return file.find(key); };
+}
+
+const gguf::Value& gguf_token_array(const GgufKeys& keys, const std::string& path) {
+  const gguf::Value* tokens = keys("tokenizer.ggml.tokens");
   if (!tokens || tokens->type != gguf::ValueType::array || tokens->element_type != gguf::ValueType::string) {
-    refuse("tokenizer.ggml.tokens is missing or not an array of strings");
+    throw UsageError(path + ": tokenizer.ggml.tokens is missing or not an array of strings");
   }
-  const std::size_t n = tokens->count;
-  if (n == 0) refuse("tokenizer.ggml.tokens is empty");
-  if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-    refuse("tokenizer.ggml.tokens has " + std::to_string(n) + " tokens, more than an id (int32) can name");
+  if (tokens->count == 0) throw UsageError(path + ": tokenizer.ggml.tokens is empty");
+  if (tokens->count > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+    throw UsageError(path + ": tokenizer.ggml.tokens has " + std::to_string(tokens->count) +
+                     " tokens, more than an id (int32) can name");
   }
+  return *tokens;
+}
+
+const gguf::Value* gguf_token_types(const GgufKeys& keys, const std::string& path, std::size_t n) {
+  const gguf::Value* types = keys("tokenizer.ggml.token_type");
+  if (types && (types->type != gguf::ValueType::array || types->element_type != gguf::ValueType::int32 ||
+                types->count != n)) {
+    throw UsageError(path + ": tokenizer.ggml.token_type is not an array of " + std::to_string(n) + " int32s, one per token");
+  }
+  return types;
+}
+
+int gguf_special_id(const GgufKeys& keys, const std::string& path, const char* key, int fallback, std::size_t n) {
+  const gguf::Value* v = keys(key);
+  if (!v) return fallback;
+  const auto id = v->integer();
+  if (!id || v->type == gguf::ValueType::boolean) throw UsageError(path + ": " + key + " is not an integer");
+  if (*id < 0 || static_cast<std::uint64_t>(*id) >= n) {
+    throw UsageError(path + ": " + key + " " + std::to_string(*id) + " is outside the " + std::to_string(n) + " tokens");
+  }
+  return static_cast<int>(*id);
+}
+
+bool gguf_flag(const GgufKeys& keys, const std::string& path, const char* key, bool fallback) {
+  const gguf::Value* v = keys(key);
+  if (!v) return fallback;
+  if (v->type != gguf::ValueType::boolean) throw UsageError(path + ": " + key + " is not a bool");
+  return v->i != 0;
+}
+
+void gguf_check_table_rows(const gguf::File& file, std::size_t n) {
   // llama.cpp refuses a token_embd.weight whose shape is not (n_embd, n_vocab);
   // one with fewer rows than the vocabulary cannot give every id a row.
   if (const gguf::TensorInfo* t = file.find_tensor("token_embd.weight"); t && t->dims.size() == 2 && t->dims[1] < n) {
-    refuse("token_embd.weight has " + std::to_string(t->dims[1]) + " rows, fewer than the " + std::to_string(n) +
-           " tokens of its vocabulary (tokenizer.ggml.tokens)");
+    throw UsageError(file.path() + ": token_embd.weight has " + std::to_string(t->dims[1]) + " rows, fewer than the " +
+                     std::to_string(n) + " tokens of its vocabulary (tokenizer.ggml.tokens)");
   }
-  const gguf::Value* scores = file.find("tokenizer.ggml.scores");
-  if (scores && (scores->type != gguf::ValueType::array || scores->element_type != gguf::ValueType::float32 ||
-                 scores->count != n)) {
-    refuse("tokenizer.ggml.scores is not an array of " + std::to_string(n) + " float32s, one per token");
-  }
-  const gguf::Value* types = file.find("tokenizer.ggml.token_type");
-  if (types && (types->type != gguf::ValueType::array || types->element_type != gguf::ValueType::int32 ||
-                types->count != n)) {
-    refuse("tokenizer.ggml.token_type is not an array of " + std::to_string(n) + " int32s, one per token");
-  }
-  const auto special = [&](const char* key, int fallback) -> int {
-    const gguf::Value* v = file.find(key);
-    if (!v) return fallback;
-    const auto id = v->integer();
-    if (!id || v->type == gguf::ValueType::boolean) refuse(std::string(key) + " is not an integer");
-    if (*id < 0 || static_cast<std::uint64_t>(*id) >= n) {
-      refuse(std::string(key) + " " + std::to_string(*id) + " is outside the " + std::to_string(n) + " tokens");
-    }
-    return static_cast<int>(*id);
-  };
-  out.vocab_size = n;
-  out.bos_id = special("tokenizer.ggml.bos_token_id", 1 < n ? 1 : -1);
-  out.eos_id = special("tokenizer.ggml.eos_token_id", 2 < n ? 2 : -1);
-  out.unk_id = special("tokenizer.ggml.unknown_token_id", 0);
-  out.pad_id = special("tokenizer.ggml.padding_token_id", -1);
-  const auto flag = [&](const char* key, bool fallback) {
-    const gguf::Value* v = file.find(key);
-    if (!v) return fallback;
-    if (v->type != gguf::ValueType::boolean) refuse(std::string(key) + " is not a bool");
-    return v->i != 0;
-  };
-  out.add_bos = flag("tokenizer.ggml.add_bos_token", true);
-  out.add_eos = flag("tokenizer.ggml.add_eos_token", false);
-  out.add_space_prefix = flag("tokenizer.ggml.add_space_prefix", true);
-  const bool remove_extra_whitespaces = flag("tokenizer.ggml.remove_extra_whitespaces", false);
+}
 
-  auto vocab = std::make_shared<GgufVocab>();
-  GgufVocab& v = *vocab;
-  v.source_ = path;
-  v.add_space_prefix_ = out.add_space_prefix;
-  v.pieces_.reserve(n);
-  v.scores_.reserve(n);
+namespace {
+
+// The pieces, scores and types of tokenizer.ggml.*, and the lookups GgufVocab::encode uses.
+std::vector<std::int64_t> read_pieces(const gguf::File& file, std::size_t n, std::vector<std::string>& pieces, std::vector<float>& scores,
+                                      std::unordered_map<std::string_view, int>& ids, std::vector<int>& user_defined) {
+  const std::string& path = file.path();
+  const gguf::Value& tokens = *file.find("tokenizer.ggml.tokens");
+  const gguf::Value* score_values = file.find("tokenizer.ggml.scores");
+  if (score_values && (score_values->type != gguf::ValueType::array ||
+                       score_values->element_type != gguf::ValueType::float32 || score_values->count != n)) {
+    throw UsageError(path + ": tokenizer.ggml.scores is not an array of " + std::to_string(n) + " float32s, one per token");
+  }
+  const gguf::Value* types = gguf_token_types(gguf_keys(file), path, n);
+  pieces.reserve(n);
+  scores.reserve(n);
   std::vector<std::int64_t> piece_types(n);
   for (std::size_t k = 0; k < n; ++k) {
-    std::string piece(tokens->strings[k]);
+    std::string piece(tokens.strings[k]);
     // llama.cpp names an empty token "[EMPTY_k]" (and warns).
     if (piece.empty()) piece = "[EMPTY_" + std::to_string(k) + "]";
-    v.pieces_.push_back(std::move(piece));
-    v.scores_.push_back(scores ? static_cast<float>(scores->element(k).f) : 0.0f);
+    pieces.push_back(std::move(piece));
+    scores.push_back(score_values ? static_cast<float>(score_values->element(k).f) : 0.0f);
     const std::int64_t type = types ? types->element(k).i : std::int64_t{model_proto::kNormal};
     if (type < model_proto::kNormal || type > model_proto::kByte) {
-      refuse("token " + std::to_string(k) + " has type " + std::to_string(type) + " (1 to 6 expected)");
+      throw UsageError(path + ": token " + std::to_string(k) + " has type " + std::to_string(type) + " (1 to 6 expected)");
     }
     piece_types[k] = type;
   }
-  v.ids_.reserve(n);
+  ids.reserve(n);
   for (std::size_t k = 0; k < n; ++k) {
     // llama.cpp asserts that no two tokens have the same text.
-    if (!v.ids_.emplace(v.pieces_[k], static_cast<int>(k)).second) {
-      refuse("token " + std::to_string(k) + " (" + v.pieces_[k] + ") is token " +
-             std::to_string(v.ids_.at(v.pieces_[k])) + "'s text again");
+    if (!ids.emplace(pieces[k], static_cast<int>(k)).second) {
+      throw UsageError(path + ": token " + std::to_string(k) + " (" + pieces[k] + ") is token " +
+                       std::to_string(ids.at(pieces[k])) + "'s text again");
     }
-    if (piece_types[k] == model_proto::kUserDefined) v.user_defined_.push_back(static_cast<int>(k));
+    if (piece_types[k] == model_proto::kUserDefined) user_defined.push_back(static_cast<int>(k));
   }
-  std::stable_sort(v.user_defined_.begin(), v.user_defined_.end(), [&v](int a, int b) {
-    return v.pieces_[static_cast<std::size_t>(a)].size() > v.pieces_[static_cast<std::size_t>(b)].size();
+  std::stable_sort(user_defined.begin(), user_defined.end(), [&pieces](int a, int b) {
+    return pieces[static_cast<std::size_t>(a)].size() > pieces[static_cast<std::size_t>(b)].size();
   });
-  for (int byte = 0; byte < 256; ++byte) {
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "<0x%02X>", byte);
-    auto it = v.ids_.find(hex);
-    if (it == v.ids_.end()) it = v.ids_.find(std::string(1, static_cast<char>(byte)));
-    v.byte_ids_[static_cast<std::size_t>(byte)] = it == v.ids_.end() ? -1 : it->second;
-  }
-  out.unk_piece = v.pieces_[static_cast<std::size_t>(out.unk_id)];
+  return piece_types;
+}
 
-  // The SentencePiece model that names and decodes the ids. SentencePiece
-  // wants exactly one UNKNOWN piece: the one unknown_token_id names (a
-  // converter types <unk> CONTROL); any other piece typed UNKNOWN is
-  // CONTROL there (llama.cpp treats both alike in text).
-  std::string proto;
-  std::string piece;
-  for (std::size_t k = 0; k < n; ++k) {
+// The SentencePiece model that names and decodes the ids. SentencePiece wants
+// exactly one UNKNOWN piece: the one unknown_token_id names (a converter types
+// <unk> CONTROL); any other piece typed UNKNOWN is CONTROL there (llama.cpp
+// treats both alike in text).
+std::string model_proto_of(const std::string& path, const std::vector<std::string>& pieces,
+                           const std::vector<float>& scores, const std::vector<std::int64_t>& piece_types,
+                           GgufSentencePiece& out, bool remove_extra_whitespaces) {
+  std::string proto, piece;
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
     piece.clear();
-    put_bytes(piece, model_proto::kPiece, v.pieces_[k]);
-    put_float(piece, model_proto::kScore, v.scores_[k]);
+    put_bytes(piece, model_proto::kPiece, pieces[k]);
+    put_float(piece, model_proto::kScore, scores[k]);
     std::int64_t type = piece_types[k];
     if (static_cast<int>(k) == out.unk_id) {
       type = model_proto::kUnknown;
@@ -326,8 +319,8 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
       type = model_proto::kControl;
     }
     if (type == model_proto::kByte) {
-      if (!is_byte_piece(v.pieces_[k])) {
-        refuse("token " + std::to_string(k) + " (" + v.pieces_[k] + ") is typed BYTE but is not <0xNN>");
+      if (!is_byte_piece(pieces[k])) {
+        throw UsageError(path + ": token " + std::to_string(k) + " (" + pieces[k] + ") is typed BYTE but is not <0xNN>");
       }
       out.byte_fallback = true;
     }
@@ -336,15 +329,15 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   }
   std::string trainer;
   put_varint(trainer, model_proto::kModelType, model_proto::kModelBpe);
-  put_int(trainer, model_proto::kVocabSize, static_cast<std::int64_t>(n));
+  put_int(trainer, model_proto::kVocabSize, static_cast<std::int64_t>(pieces.size()));
   if (out.byte_fallback) put_varint(trainer, model_proto::kByteFallback, 1);
   put_int(trainer, model_proto::kUnkId, out.unk_id);
   put_int(trainer, model_proto::kBosId, out.bos_id);
   put_int(trainer, model_proto::kEosId, out.eos_id);
   put_int(trainer, model_proto::kPadId, out.pad_id);
   put_bytes(trainer, model_proto::kUnkPiece, out.unk_piece);
-  if (out.bos_id >= 0) put_bytes(trainer, model_proto::kBosPiece, v.pieces_[static_cast<std::size_t>(out.bos_id)]);
-  if (out.eos_id >= 0) put_bytes(trainer, model_proto::kEosPiece, v.pieces_[static_cast<std::size_t>(out.eos_id)]);
+  if (out.bos_id >= 0) put_bytes(trainer, model_proto::kBosPiece, pieces[static_cast<std::size_t>(out.bos_id)]);
+  if (out.eos_id >= 0) put_bytes(trainer, model_proto::kEosPiece, pieces[static_cast<std::size_t>(out.eos_id)]);
   put_bytes(proto, model_proto::kTrainerSpec, trainer);
   std::string normalizer;
   put_bytes(normalizer, model_proto::kName, "identity");
@@ -352,7 +345,51 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   put_varint(normalizer, model_proto::kRemoveExtraWhitespaces, remove_extra_whitespaces ? 1 : 0);
   put_varint(normalizer, model_proto::kEscapeWhitespaces, 1);
   put_bytes(proto, model_proto::kNormalizerSpec, normalizer);
-  out.model_proto = std::move(proto);
+  return proto;
+}
+
+}  // namespace
+
+GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
+  const std::string& path = file.path();
+  const GgufKeys keys = gguf_keys(file);
+  GgufSentencePiece out;
+  const std::optional<std::string> model = file.string_value("tokenizer.ggml.model");
+  if (!model) throw UsageError(path + ": it holds no tokenizer (tokenizer.ggml.model): read ids with ids and the table with weights",
+                     {"ids", "weights"});
+  out.model = *model;
+  if (out.model != "llama") {
+    throw UsageError(path + ": its tokenizer is '" + out.model +
+                         "' (tokenizer.ggml.model); embedpe rebuilds SentencePiece ('llama') and byte-level BPE "
+                         "('gpt2') tokenizers: read ids with ids and the file's table with weights",
+                     {"ids", "weights"});
+  }
+  const std::size_t n = gguf_token_array(keys, path).count;
+  gguf_check_table_rows(file, n);
+  out.vocab_size = n;
+  out.bos_id = gguf_special_id(keys, path, "tokenizer.ggml.bos_token_id", 1 < n ? 1 : -1, n);
+  out.eos_id = gguf_special_id(keys, path, "tokenizer.ggml.eos_token_id", 2 < n ? 2 : -1, n);
+  out.unk_id = gguf_special_id(keys, path, "tokenizer.ggml.unknown_token_id", 0, n);
+  out.pad_id = gguf_special_id(keys, path, "tokenizer.ggml.padding_token_id", -1, n);
+  out.add_bos = gguf_flag(keys, path, "tokenizer.ggml.add_bos_token", true);
+  out.add_eos = gguf_flag(keys, path, "tokenizer.ggml.add_eos_token", false);
+  out.add_space_prefix = gguf_flag(keys, path, "tokenizer.ggml.add_space_prefix", true);
+  const bool remove_extra_whitespaces = gguf_flag(keys, path, "tokenizer.ggml.remove_extra_whitespaces", false);
+
+  auto vocab = std::make_shared<GgufVocab>();
+  GgufVocab& v = *vocab;
+  v.source_ = path;
+  v.add_space_prefix_ = out.add_space_prefix;
+  const std::vector<std::int64_t> piece_types = read_pieces(file, n, v.pieces_, v.scores_, v.ids_, v.user_defined_);
+  for (int byte = 0; byte < 256; ++byte) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "<0x%02X>", byte);
+    auto it = v.ids_.find(hex);
+    if (it == v.ids_.end()) it = v.ids_.find(std::string(1, static_cast<char>(byte)));
+    v.byte_ids_[static_cast<std::size_t>(byte)] = it == v.ids_.end() ? -1 : it->second;
+  }
+  out.unk_piece = v.pieces_[static_cast<std::size_t>(out.unk_id)];
+  out.model_proto = model_proto_of(path, v.pieces_, v.scores_, piece_types, out, remove_extra_whitespaces);
   out.vocab = std::move(vocab);
   return out;
 }

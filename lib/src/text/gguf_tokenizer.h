@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,8 +20,26 @@ namespace embedpe {
 
 namespace gguf {
 class File;
-}
+struct Value;
+}  // namespace gguf
 struct GgufSentencePiece;
+
+// A file's metadata by key (null: absent); gguf_keys: a File's.
+using GgufKeys = std::function<const gguf::Value*(std::string_view key)>;
+GgufKeys gguf_keys(const gguf::File& file);
+
+// tokenizer.ggml.* as both rebuilt tokenizers (SentencePiece, byte-level BPE)
+// read them, each refusal a UsageError naming `path` and the key:
+// tokens: an array of 1 to INT32_MAX strings;
+const gguf::Value& gguf_token_array(const GgufKeys& keys, const std::string& path);
+// token_type: absent (null), or an array of `n` int32s;
+const gguf::Value* gguf_token_types(const GgufKeys& keys, const std::string& path, std::size_t n);
+// an id key: `fallback` when absent, else an integer below `n`;
+int gguf_special_id(const GgufKeys& keys, const std::string& path, const char* key, int fallback, std::size_t n);
+// a bool key: `fallback` when absent;
+bool gguf_flag(const GgufKeys& keys, const std::string& path, const char* key, bool fallback);
+// token_embd.weight, when there is one, has a row for each of the `n` tokens.
+void gguf_check_table_rows(const gguf::File& file, std::size_t n);
 
 // The vocabulary as llama.cpp's llama_vocab holds it for the SPM type
 // ("llama"), and its tokenize(text, add_special = false, parse_special = false).

@@ -18,6 +18,7 @@
 #include "default_model.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "gguf.h"
+#include "gguf_bpe.h"
 #include "gguf_tokenizer.h"
 #include "hf_tokenizer.h"
 #include "tj_pretrained.h"
@@ -68,7 +69,8 @@ struct Tokenizer::Impl {
   std::unique_ptr<detail::PretrainedEncoder> hf;
   // A GGUF file's vocabulary (load_pretrained_tokenizer): when set, it
   // encodes, as llama.cpp does; sp names and decodes the ids. The digest is
-  // then the file's own (sha256sum FILE), computed when first asked for.
+  // then the file's own (sha256sum FILE), computed when first asked for (also
+  // for a byte-level BPE file, whose tokenizer is hf: gguf_path set, gguf not).
   std::shared_ptr<const GgufVocab> gguf;
   std::string gguf_path;
 
@@ -289,7 +291,7 @@ const ModelInfo& Tokenizer::info() const { return impl_->info; }
 
 const std::string& Tokenizer::sha256() const {
   std::call_once(impl_->sha256_once, [this] {
-    if (impl_->gguf) {
+    if (!impl_->gguf_path.empty()) {
       // Read in chunks, not mapped: hashing a 7 GB file keeps 4 MiB resident.
       const InFile file(impl_->gguf_path);
       Sha256 h;
@@ -808,8 +810,31 @@ bool is_tokenizer_json(const std::string& path) {
 
 Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind) {
   if (is_gguf_file(dir)) {
+    const std::shared_ptr<const gguf::File> file = gguf::File::open(dir);
+    if (file->string_value("tokenizer.ggml.model") == "gpt2") {
+      // A byte-level BPE vocabulary: the tokenizer.json it was converted from (gguf_bpe.h).
+      GgufBpe g;
+      std::unique_ptr<detail::PretrainedEncoder> bpe = gguf_bpe_encoder(*file, &g);
+      auto impl = std::make_unique<Tokenizer::Impl>();
+      impl->gguf_path = dir;
+      ModelInfo& info = impl->info;
+      info.source = dir;
+      info.model_type = "bpe";
+      info.vocab_size = static_cast<std::int64_t>(g.vocab_size);
+      info.bos_id = g.bos_id;
+      info.eos_id = g.eos_id;
+      info.unk_id = g.unk_id;
+      info.pad_id = g.pad_id;
+      info.adds_bos = g.add_bos;
+      info.adds_eos = g.add_eos;
+      info.gguf_model = "gpt2";
+      info.pretrained = PretrainedTokenizerInfo{
+          .directory = dir, .tokenizer_class = bpe->class_name(), .description = bpe->description()};
+      impl->hf = std::move(bpe);
+      return Tokenizer(std::move(impl));
+    }
     // A GGUF file: the SentencePiece model its metadata was converted from.
-    const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(dir));
+    const GgufSentencePiece g = gguf_sentencepiece(*file);
     std::optional<Tokenizer> loaded;
     try {
       loaded.emplace(Tokenizer::from_bytes(g.model_proto, dir));
