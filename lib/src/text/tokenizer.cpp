@@ -808,8 +808,9 @@ bool is_tokenizer_json(const std::string& path) {
 
 Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind) {
   if (is_gguf_file(dir)) {
-    // A GGUF file: the SentencePiece model its metadata was converted from.
-    const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(dir));
+    // A GGUF file: the SentencePiece model its metadata was converted from. Its one mapping (WeightFile's:
+    // the one a ModelSource keeps for the layer too).
+    const GgufSentencePiece g = gguf_sentencepiece(*WeightFile::open(dir)->gguf());
     std::optional<Tokenizer> loaded;
     try {
       loaded.emplace(Tokenizer::from_bytes(g.model_proto, dir));
