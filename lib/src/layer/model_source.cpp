@@ -90,11 +90,14 @@ std::string hub_cache_dir() {
   return expand_path(env("HF_HUB_CACHE").value_or(env("HUGGINGFACE_HUB_CACHE").value_or(hf_home + "/hub")));
 }
 
+// huggingface_hub's separator in a cache folder's name (models, ORG, NAME), and what a repo id may not hold.
+const std::string kSeparator(2, '-');
+
 // A Hub model id as huggingface_hub's validate_repo_id accepts it: NAME or
-// ORG/NAME of letters, digits, '-', '_' and '.', neither "--" nor "..", at
+// ORG/NAME of letters, digits, '-', '_' and '.', neither two '-' nor two '.' in a row, at
 // most 96 characters, not starting or ending with '-' or '.'.
 bool hub_repo_id(const std::string& name) {
-  if (name.empty() || name.size() > 96 || name.find("--") != std::string::npos ||
+  if (name.empty() || name.size() > 96 || name.find(kSeparator) != std::string::npos ||
       name.find("..") != std::string::npos || std::count(name.begin(), name.end(), '/') > 1) {
     return false;
   }
@@ -123,8 +126,8 @@ std::string resolve_model_path(const std::string& given) {
     return given;
   }
   // The snapshot refs/main names, as huggingface_hub's try_to_load_from_cache finds it (offline).
-  std::string folder = given;  // repo_folder_name: "/" becomes "--"
-  if (const std::size_t slash = folder.find('/'); slash != std::string::npos) folder.replace(slash, 1, "--");
+  std::string folder = given;  // repo_folder_name: '/' becomes two '-'
+  if (const std::size_t slash = folder.find('/'); slash != std::string::npos) folder.replace(slash, 1, kSeparator);
   const std::string repo = hub_cache_dir() + "/models--" + folder;
   std::string commit;
   if (std::FILE* f = std::fopen((repo + "/refs/main").c_str(), "rb")) {
