@@ -1,16 +1,13 @@
 #include "common.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <cstdlib>
 
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"
+#include "embedpe/model_source.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/sink.h"
 #include "embedpe/text_input.h"
@@ -201,101 +198,6 @@ void add_model_option(CLI::App& cmd, std::string& model) {
       ->default_str("the embedded model");
 }
 
-namespace {
-
-// os.path.expandvars(os.path.expanduser(path)), as huggingface_hub reads its
-// cache variables: a leading ~ is $HOME, $NAME and ${NAME} are the variable's
-// value (left as written when it is not set).
-std::string expand_path(std::string path) {
-  if (path == "~" || path.starts_with("~/")) {
-    if (const char* home = std::getenv("HOME")) path = home + path.substr(1);
-  }
-  std::string out;
-  for (std::size_t i = 0; i < path.size();) {
-    if (path[i] != '$') {
-      out += path[i++];
-      continue;
-    }
-    const bool braced = i + 1 < path.size() && path[i + 1] == '{';
-    std::size_t begin = i + (braced ? 2 : 1), end = begin;
-    while (end < path.size() && (std::isalnum(static_cast<unsigned char>(path[end])) || path[end] == '_')) ++end;
-    const bool closed = !braced || (end < path.size() && path[end] == '}');
-    const char* value = end > begin && closed ? std::getenv(path.substr(begin, end - begin).c_str()) : nullptr;
-    const std::size_t next = end + (braced && closed ? 1 : 0);
-    out += value ? std::string(value) : path.substr(i, next - i);
-    i = next > i ? next : i + 1;
-  }
-  return out;
-}
-
-// huggingface_hub's constants: HF_HUB_CACHE, else HUGGINGFACE_HUB_CACHE, else
-// HF_HOME/hub, HF_HOME defaulting to $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface.
-std::string hub_cache_dir() {
-  const auto env = [](const char* name) -> std::optional<std::string> {
-    const char* v = std::getenv(name);
-    return v ? std::optional<std::string>(v) : std::nullopt;
-  };
-  const std::string home_dir = expand_path("~");
-  const std::string hf_home = expand_path(
-      env("HF_HOME").value_or(env("XDG_CACHE_HOME").value_or(home_dir + "/.cache") + "/huggingface"));
-  return expand_path(env("HF_HUB_CACHE").value_or(env("HUGGINGFACE_HUB_CACHE").value_or(hf_home + "/hub")));
-}
-
-// A Hub model id as huggingface_hub's validate_repo_id accepts it: NAME or
-// ORG/NAME of letters, digits, '-', '_' and '.', neither "--" nor "..", at
-// most 96 characters, not starting or ending with '-' or '.'.
-bool hub_repo_id(const std::string& name) {
-  if (name.empty() || name.size() > 96 || name.find("--") != std::string::npos ||
-      name.find("..") != std::string::npos || std::count(name.begin(), name.end(), '/') > 1) {
-    return false;
-  }
-  std::size_t start = 0;
-  while (start <= name.size()) {
-    const std::size_t slash = std::min(name.find('/', start), name.size());
-    const std::string part = name.substr(start, slash - start);
-    if (part.empty() || part.front() == '-' || part.front() == '.' || part.back() == '-' || part.back() == '.') {
-      return false;
-    }
-    for (char c : part) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
-    }
-    start = slash + 1;
-  }
-  return true;
-}
-
-}  // namespace
-
-std::string resolve_pretrained(const std::string& given) {
-  struct stat st;
-  // A path that exists is what it names, whatever the cache holds; so is a file name.
-  if (::lstat(given.c_str(), &st) == 0 || !hub_repo_id(given) || given.ends_with(".gguf") ||
-      given.ends_with(".model")) {
-    return given;
-  }
-  // The snapshot refs/main names, as huggingface_hub's try_to_load_from_cache finds it (offline).
-  std::string folder = given;  // repo_folder_name: "/" becomes "--"
-  if (const std::size_t slash = folder.find('/'); slash != std::string::npos) folder.replace(slash, 1, "--");
-  const std::string repo = hub_cache_dir() + "/models--" + folder;
-  std::string commit;
-  if (std::FILE* f = std::fopen((repo + "/refs/main").c_str(), "rb")) {
-    char buffer[64];
-    const std::size_t n = std::fread(buffer, 1, sizeof buffer, f);
-    std::fclose(f);
-    commit.assign(buffer, n);
-  }
-  const bool hex = commit.size() == 40 && commit.find_first_not_of("0123456789abcdef") == std::string::npos;
-  const std::string snapshot = repo + "/snapshots/" + commit;
-  if (hex && ::stat(snapshot.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return snapshot;
-  Message m;
-  m << "--pretrained " << Verbatim{given}
-    << ": no such file or directory, and the local Hugging Face cache has no snapshot of it ("
-    << Verbatim{repo + "/refs/main"}
-    << "); embedpe does not download: fetch it first (huggingface-cli download " << Verbatim{given}
-    << "), or give the directory's path";
-  throw m.usage_error();
-}
-
 CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model) {
   CLI::Option* option =
       cmd.add_option("--pretrained", dir,
@@ -303,7 +205,7 @@ CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option*
                      "and padding side AutoTokenizer gives (tokenizer.json, else the slow SentencePiece class)")
           ->type_name("DIR")
           ->check(non_empty_path())
-          ->transform(resolve_pretrained, "", "");
+          ->transform(resolve_model_path, "", "");
   if (model) option->excludes(model);
   return option;
 }
@@ -350,76 +252,27 @@ std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& tex
   return out;
 }
 
-Tokenizer load_tokenizer(const std::string& model) {
-  return model.empty() ? Tokenizer::default_model() : Tokenizer::from_file(model);
-}
+Tokenizer load_tokenizer(const std::string& model) { return ModelSource(model).tokenizer(); }
 
 Tokenizer load_tokenizer(const TokenizeFlags& flags) {
   // --model overrides the directory's tokenizer (encode: the layer is still the directory's).
-  if (flags.pretrained.empty() || !flags.model.empty()) return load_tokenizer(flags.model);
-  return load_pretrained_tokenizer(flags.pretrained, flags.kind);
+  return ModelSource(flags.model, flags.pretrained, flags.kind).tokenizer();
 }
 
 std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,
                                                const std::vector<std::string>& outputs, const char* command,
                                                bool required, PretrainedTokenizerKind kind) {
-  if (!pretrained.empty()) return load_pretrained_tokenizer(pretrained, kind);
-  if (!model.empty()) return load_tokenizer(model);
-  for (const std::string& output : outputs) {
-    // A record that is there but not whole is refused, never replaced by the embedded model.
-    const auto unknown = [&](const std::string& why) -> std::optional<Tokenizer> {
-      Message m;
-      m << Verbatim{output} << why << ": give the model with --model or --pretrained";
-      if (required) throw m.usage_error();
-      std::fprintf(stderr, "embedpe %s: %s; token pieces left out\n", command,
-                   clikit::printable_line(m.usage_error().what()).c_str());
-      return std::nullopt;
-    };
-    std::optional<nlohmann::json> config;
-    std::optional<ModelNamed> named;
-    try {
-      config = output_config(output);
-      named = config ? model_named_by(*config) : std::nullopt;
-    } catch (const UsageError& e) {
-      const std::string what = e.what();
-      return unknown(what.starts_with(output + " ") ? what.substr(output.size()) : ": " + what);
-    }
-    if (!config) continue;  // no record: lines of ids, .jsonl, .npy, NumPy's own files
-    if (!named) {
-      return unknown(config->contains("model") ? " was made from ids with no tokenizer (its config's model is null)"
-                                               : " records no model (its config has no model)");
-    }
-    Tokenizer fallback = Tokenizer::default_model();
-    if (named->sha256 == fallback.sha256()) return fallback;
-    std::vector<std::string> places = {named->source};
-    const std::size_t slash = output.rfind('/');
-    if (!named->source.empty() && named->source[0] != '/' && slash != std::string::npos) {
-      places.push_back(output.substr(0, slash + 1) + named->source);
-    }
-    for (const std::string& place : places) {
-      struct stat st;
-      if (::stat(place.c_str(), &st) != 0) continue;
-      std::optional<Tokenizer> found;
-      try {
-        found = S_ISDIR(st.st_mode) || is_gguf_file(place) ? load_pretrained_tokenizer(place) : Tokenizer::from_file(place);
-      } catch (const Error&) {
-        continue;  // not a model now: said below as not found
-      }
-      if (found->sha256() != named->sha256) continue;
-      std::fprintf(stderr, "embedpe %s: using the model %s that %s names (its SHA-256 matches)\n", command,
-                   clikit::printable_line(place).c_str(), clikit::printable_line(output).c_str());
-      return found;
-    }
-    Message m;
-    m << Verbatim{output} << " was made with another model (" << Verbatim{named->source} << ", SHA-256 "
-      << named->sha256.substr(0, 12) << "...), which is not there now, or has changed: give it with --model"
-      << (named->pretrained ? " or --pretrained" : "");
-    if (required) throw m.usage_error();
+  if (!model.empty() || !pretrained.empty()) return ModelSource(model, pretrained, kind).tokenizer();
+  RecordedModel recorded = model_recorded_in(outputs);
+  if (recorded.missing) {
+    if (required) throw *recorded.missing;
     std::fprintf(stderr, "embedpe %s: %s; token pieces left out\n", command,
-                 clikit::printable_line(m.usage_error().what()).c_str());
-    return std::nullopt;
+                 clikit::printable_line(user_message(*recorded.missing)).c_str());
+  } else if (!recorded.place.empty()) {
+    std::fprintf(stderr, "embedpe %s: using the model %s that %s names (its SHA-256 matches)\n", command,
+                 clikit::printable_line(recorded.place).c_str(), clikit::printable_line(recorded.output).c_str());
   }
-  return std::nullopt;
+  return std::move(recorded.tokenizer);
 }
 
 EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer) {

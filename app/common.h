@@ -127,12 +127,6 @@ std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const s
                                                PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any);
 // The flags' options over the tokenizer's defaults (a --pretrained directory's padding side).
 EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer);
-// --pretrained's value: a path that exists as given; else a Hub model id
-// (NAME or ORG/NAME) found in the local Hugging Face cache, offline, as
-// huggingface_hub finds it (HF_HUB_CACHE, HF_HOME, ...; models--ORG--NAME,
-// the snapshot refs/main names); else a UsageError saying neither is there.
-// Names of files (.gguf, .model) and what is not a Hub id stay as given.
-std::string resolve_pretrained(const std::string& given);
 // --pretrained DIR (excludes --model).
 CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model);
 // --tokenizer fast|slow: which of a --pretrained directory's tokenizers.

@@ -34,6 +34,7 @@ struct DiffCommand {
   double atol = 1e-8, rtol = 1e-5;
   bool equal_nan = false, ignore_padding = false;
   std::string model, pretrained;
+  PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any;  // --tokenizer
   std::optional<std::size_t> threads;
   DiffFormat format = DiffFormat::table;
 };
@@ -65,7 +66,8 @@ void run_diff(const DiffCommand& cmd) {
     const DiffReport report = diff_files(cmd.args[0], cmd.args[1], diff_options(cmd));
     // Pieces need a model: --model, or the one A's or B's config names.
     const std::optional<Tokenizer> tokenizer =
-        tokenizer_for_outputs(cmd.model, cmd.pretrained, {cmd.args[0], cmd.args[1]}, "diff", /*required=*/false);
+        tokenizer_for_outputs(cmd.model, cmd.pretrained, {cmd.args[0], cmd.args[1]}, "diff", /*required=*/false,
+                              cmd.kind);
     PieceFn piece;
     if (tokenizer) {
       piece = [&tokenizer](std::int64_t id) {
@@ -107,6 +109,7 @@ void setup_diff(CLI::App& app) {
   add_model_option(*sub, cmd->model);
   sub->get_option("--model")->default_str("the model A's or B's config names (found by path and SHA-256), else none: token ids without pieces");
   add_pretrained_option(*sub, cmd->pretrained, sub->get_option("--model"));
+  add_tokenizer_kind_option(*sub, cmd->kind);
   option_group(*sub, kToleranceGroup);
   add_number(*sub, "--atol", cmd->atol, 0.0, 1e300, "Absolute tolerance: close when |a-b| <= atol + rtol*|b| "
                                                     "(numpy.allclose's rule and defaults; B is the reference)");

@@ -20,8 +20,7 @@
 #include "embedpe/threads.h"
 #include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"
-#include "embedpe/pretrained_model.h"
-#include "embedpe/pretrained_tokenizer.h"
+#include "embedpe/model_source.h"
 #include "embedpe/weights.h"
 #include "layer_flags.h"
 #include "progress.h"
@@ -89,11 +88,11 @@ void warn_unused_tensors(const LayerSpec& layer) {
 // when it can be read (else a note says why not); the embedded model's for a
 // generated table, whose rows are its pieces. A table from --weights alone
 // is read without one, as lookup reads it.
-std::optional<Tokenizer> ids_tokenizer(const EncodeCommand& cmd, const LayerSpec& layer) {
-  if (!cmd.tokenize.model.empty()) return load_tokenizer(cmd.tokenize.model);
-  if (!cmd.tokenize.pretrained.empty()) {
+std::optional<Tokenizer> ids_tokenizer(const EncodeCommand& cmd, const ModelSource& source, const LayerSpec& layer) {
+  if (!source.model_path().empty()) return source.tokenizer();
+  if (!source.pretrained_path().empty()) {
     try {
-      return load_pretrained_tokenizer(cmd.tokenize.pretrained, cmd.tokenize.kind);
+      return source.pretrained_tokenizer();
     } catch (const Error& e) {
       if (layer.table.weights.empty()) throw;
       if (!cmd.quiet) {
@@ -105,6 +104,12 @@ std::optional<Tokenizer> ids_tokenizer(const EncodeCommand& cmd, const LayerSpec
   }
   if (layer.table.weights.empty()) return Tokenizer::default_model();
   return std::nullopt;
+}
+
+// The model the flags name, opened once: --pretrained's gives the layer and the tokenizer, --model's
+// overrides the tokenizer.
+ModelSource model_source(const EncodeCommand& cmd) {
+  return ModelSource(cmd.tokenize.model, cmd.layer.pretrained, cmd.tokenize.kind);
 }
 
 // --train's dropout: refused without an explicit --seed, and --dropout without --train.
@@ -125,8 +130,9 @@ std::size_t thread_count(const EncodeCommand& cmd) {
 }
 
 // The encoder's spec the flags describe, for the tokenizer they load (none: ids without one).
-EncoderSpec encoder_spec(const EncodeCommand& cmd, const LayerSpec& layer, const std::optional<Tokenizer>& tokenizer,
-                         std::vector<TensorName> emit, std::size_t threads, std::optional<Dropout> dropout) {
+EncoderSpec encoder_spec(const EncodeCommand& cmd, const ModelSource& source, const LayerSpec& layer,
+                         const std::optional<Tokenizer>& tokenizer, std::vector<TensorName> emit, std::size_t threads,
+                         std::optional<Dropout> dropout) {
   EncodeOptions options;
   if (tokenizer) {
     options = encode_options(cmd.tokenize, *tokenizer);
@@ -135,8 +141,8 @@ EncoderSpec encoder_spec(const EncodeCommand& cmd, const LayerSpec& layer, const
     options.padding_side = cmd.tokenize.padding_side.value_or(Side::right);
     options.truncation_side = cmd.tokenize.truncation_side.value_or(Side::right);
     // The directory's own pad id when there is no tokenizer to give one.
-    if (!options.pad_id && !cmd.layer.pretrained.empty()) {
-      const std::optional<std::int64_t> pad = read_pretrained_model(cmd.layer.pretrained).pad_token_id;
+    if (!options.pad_id && !source.pretrained_path().empty()) {
+      const std::optional<std::int64_t> pad = source.pretrained().pad_token_id;
       if (pad && *pad >= 0 && *pad <= std::numeric_limits<int>::max()) options.pad_id = static_cast<int>(*pad);
     }
   }
@@ -162,19 +168,21 @@ EncoderSpec encoder_spec(const EncodeCommand& cmd, const LayerSpec& layer, const
 // The front end's way (TakeEncoder): the same checks of the flags, in the
 // same order, and the Encoder handed over; texts and outputs are its own.
 void take_encoder(const EncodeCommand& cmd, const TakeEncoder& take) {
-  const LayerSpec layer = layer_spec(cmd.layer, cmd.dtype);
+  const ModelSource source = model_source(cmd);
+  const LayerSpec layer = layer_spec(cmd.layer, source, cmd.dtype);
   std::vector<TensorName> emit = select_tensors(cmd.emit, nullptr);
   const std::optional<Dropout> dropout = dropout_of(cmd, layer);
   check_seq_len(layer, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
   const std::size_t threads = thread_count(cmd);
-  std::optional<Tokenizer> tokenizer = load_tokenizer(cmd.tokenize);
-  EncoderSpec spec = encoder_spec(cmd, layer, tokenizer, std::move(emit), threads, dropout);
+  std::optional<Tokenizer> tokenizer = source.tokenizer();
+  EncoderSpec spec = encoder_spec(cmd, source, layer, tokenizer, std::move(emit), threads, dropout);
   take(Encoder(std::move(tokenizer), std::move(spec)));
 }
 
 void run_encode(const EncodeCommand& cmd) {
+  const ModelSource source = model_source(cmd);
   // --pretrained's directory is read first: a bad one is refused before anything else.
-  const LayerSpec layer = layer_spec(cmd.layer, cmd.dtype);
+  const LayerSpec layer = layer_spec(cmd.layer, source, cmd.dtype);
   // An output that would overwrite an input is the first thing refused.
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
   for (auto& input : as_flags(layer_inputs(layer))) inputs.push_back(std::move(input));
@@ -204,9 +212,9 @@ void run_encode(const EncodeCommand& cmd) {
   const std::size_t threads = thread_count(cmd);
 
   const bool ids = cmd.text.ids_input();
-  std::optional<Tokenizer> tokenizer = ids ? ids_tokenizer(cmd, layer) : load_tokenizer(cmd.tokenize);
-  TextSource source = open_text_source(cmd.text);
-  EncoderSpec spec = encoder_spec(cmd, layer, tokenizer, std::move(emit), threads, dropout);
+  std::optional<Tokenizer> tokenizer = ids ? ids_tokenizer(cmd, source, layer) : source.tokenizer();
+  TextSource texts = open_text_source(cmd.text);
+  EncoderSpec spec = encoder_spec(cmd, source, layer, tokenizer, std::move(emit), threads, dropout);
   const Encoder encoder(std::move(tokenizer), std::move(spec));
   // --ids values are command-line values: one outside the table is a usage error, as a malformed one is.
   for (std::size_t i = 0; i < cmd.text.ids.size(); ++i) {
@@ -218,13 +226,13 @@ void run_encode(const EncodeCommand& cmd) {
     }
   }
 
-  Progress progress(cmd.quiet, cmd.summary, source.reader());
+  Progress progress(cmd.quiet, cmd.summary, texts.reader());
   const EncodeRunOptions run{.batch_size = cmd.batch_size,
                              .threads = threads,
                              .precision = cmd.precision,
                              .allow_empty = cmd.text.shard_given,
                              .on_batch = [&](const Batch& b) { progress.add(b); }};
-  const std::optional<PartsDirStats> stats = encode_to(encoder, source, output, run, cmd.text.shard_given);
+  const std::optional<PartsDirStats> stats = encode_to(encoder, texts, output, run, cmd.text.shard_given);
   progress.finish();
   // After the run, so that a refusal stays the one line on stderr.
   if (!cmd.quiet && cmd.layer.pretrained.empty()) warn_unused_tensors(layer);
@@ -303,7 +311,7 @@ void setup_encode(CLI::App& app, TakeEncoder take) {
   clikit::set_examples(*sub, {
                        "embedpe encode --text \"Hello world\"                     # a summary on a terminal, JSON when piped",
                        "embedpe encode --input corpus.txt --seq-len 64 -o out.npz",
-                       "embedpe encode --input corpus.txt --pe rope --emit input_ids,rope_cos,rope_sin -o rope.safetensors"});
+                       "embedpe encode --input corpus.txt --pe none --emit input_ids,rope_cos,rope_sin -o rope.safetensors"});
   sub->callback([cmd, take] {
     if (take) {
       take_encoder(*cmd, take);

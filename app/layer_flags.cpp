@@ -3,7 +3,8 @@
 #include <limits>
 
 #include "common.h"
-#include "embedpe/pretrained_model.h"
+#include "errors.h"
+#include "embedpe/model_source.h"
 #include "pe_flags.h"
 
 namespace embedpe::cli {
@@ -45,7 +46,7 @@ void add_table_flags(CLI::App& cmd, TableSpec& table) {
 }
 
 void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help) {
-  cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path())->transform(resolve_pretrained, "", "");
+  cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path())->transform(resolve_model_path, "", "");
 }
 
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
@@ -125,10 +126,10 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
                "Multiply each token's output by its attention mask: padding gives zeros (DeBERTa-v2)");
 }
 
-LayerSpec layer_spec(const LayerFlags& flags, DType dtype) {
+LayerSpec layer_spec(const LayerFlags& flags, const ModelSource& source, DType dtype) {
   LayerSpec given = flags.spec;
   given.scale = Scale::parse(flags.scale);
-  const auto set = [&flags](const char* flag) { return flags.cmd && flags.cmd->count(flag) > 0; };
+  const auto set = [&flags](const std::string& flag) { return flags.cmd && flags.cmd->count(flag) > 0; };
   // The LayerNorm flags apply with a LayerNorm: --layernorm's, or the directory's. Refused as the
   // parser refuses a flag that needs another, never ignored.
   const auto check_layernorm = [&set](const LayerSpec& spec) {
@@ -140,39 +141,11 @@ LayerSpec layer_spec(const LayerFlags& flags, DType dtype) {
     check_layernorm(given);
     return given;
   }
-  const PretrainedModel model = read_pretrained_model(flags.pretrained);
+  const PretrainedModel& model = source.pretrained();
   LayerSpec spec = model.spec;
   spec.scale = pretrained_scale(model, dtype);
   // Each flag given replaces its own part of the directory's layer.
-  if (set("--d-model")) spec.table.d_model = given.table.d_model;
-  if (set("--seed")) spec.table.seed = given.table.seed;
-  if (set("--init")) spec.table.init = given.table.init;
-  if (set("--init-range")) spec.table.init_range = given.table.init_range;
-  if (set("--weights")) spec.table.weights = given.table.weights;
-  if (set("--padding-idx")) spec.table.padding_idx = given.table.padding_idx;
-  if (set("--factorize")) spec.table.factorize = given.table.factorize;
-  if (set("--projection")) spec.table.projection = given.table.projection;
-  if (set("--no-projection")) spec.table.use_projection = false;
-  if (set("--projection-order")) spec.projection_order = given.projection_order;
-  if (set("--scale")) spec.scale = given.scale;
-  if (set("--pe") && given.pe != spec.pe) {  // another kind: the directory's parameters were its kind's
-    spec.pe = given.pe;
-    spec.pe_args = PeArgs{};
-    spec.pe_weights.clear();
-    spec.max_len.reset();
-  }
-  for (const std::string& name : given.pe_args.names()) spec.pe_args.set(name, *given.pe_args.find(name));
-  if (set("--max-len")) spec.max_len = given.max_len;
-  if (set("--pe-weights")) spec.pe_weights = given.pe_weights;
-  if (set("--position-offset")) spec.position_offset = given.position_offset;
-  if (set("--pad-position")) spec.pad_position = given.pad_position;
-  if (set("--position-ids")) spec.position_ids = given.position_ids;
-  if (set("--token-type-weights")) spec.token_type_weights = given.token_type_weights;
-  if (set("--layernorm")) spec.layernorm = true;
-  if (set("--layernorm-eps")) spec.layernorm_eps = given.layernorm_eps;
-  if (set("--layernorm-weight")) spec.layernorm_weight = given.layernorm_weight;
-  if (set("--layernorm-bias")) spec.layernorm_bias = given.layernorm_bias;
-  if (set("--mask-output")) spec.mask_output = true;
+  spec = override_layer_spec(std::move(spec), given, [&set](const char* parameter) { return set(flag_for(parameter)); });
   check_layernorm(spec);
   return spec;
 }

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "embedpe/layer_spec.h"
+#include "embedpe/model_source.h"
 
 namespace embedpe::cli {
 
@@ -26,9 +27,9 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 // --pretrained DIR: a Hugging Face model directory (embedpe/pretrained_model.h).
 void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help);
 
-// The spec the flags describe: with --pretrained, the directory's, each
-// flag given overriding its own part; `dtype`, the output's, is the one the
-// model is taken to run in (pretrained_scale).
-LayerSpec layer_spec(const LayerFlags& flags, DType dtype = DType::float32);
+// The spec the flags describe: with --pretrained, the directory's (read
+// from `source`), each flag given overriding its own part; `dtype`, the
+// output's, is the one the model is taken to run in (pretrained_scale).
+LayerSpec layer_spec(const LayerFlags& flags, const ModelSource& source, DType dtype = DType::float32);
 
 }  // namespace embedpe::cli

@@ -8,9 +8,10 @@
 #include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
+#include "errors.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
-#include "embedpe/pretrained_model.h"
+#include "embedpe/model_source.h"
 #include "embedpe/report.h"
 #include "layer_flags.h"
 
@@ -30,18 +31,9 @@ struct LookupCommand {
 // The table the flags name: with --pretrained, the directory's, each table flag given overriding its part.
 TableSpec lookup_table(const LookupCommand& cmd) {
   if (cmd.pretrained.empty()) return cmd.table;
-  TableSpec table = read_pretrained_model(cmd.pretrained).spec.table;
-  const auto set = [&cmd](const char* flag) { return cmd.sub->count(flag) > 0; };
-  if (set("--d-model")) table.d_model = cmd.table.d_model;
-  if (set("--seed")) table.seed = cmd.table.seed;
-  if (set("--init")) table.init = cmd.table.init;
-  if (set("--init-range")) table.init_range = cmd.table.init_range;
-  if (set("--weights")) table.weights = cmd.table.weights;
-  if (set("--padding-idx")) table.padding_idx = cmd.table.padding_idx;
-  if (set("--factorize")) table.factorize = cmd.table.factorize;
-  if (set("--projection")) table.projection = cmd.table.projection;
-  if (set("--no-projection")) table.use_projection = false;
-  return table;
+  // Each table flag given replaces its own part of the directory's table.
+  return override_table_spec(ModelSource("", cmd.pretrained).pretrained().spec.table, cmd.table,
+                             [&cmd](const char* parameter) { return cmd.sub->count(flag_for(parameter)) > 0; });
 }
 
 void run_lookup(const LookupCommand& cmd) {

@@ -11,7 +11,7 @@
 #include "embedpe/error.h"
 #include "embedpe/input_layer.h"
 #include "embedpe/output_file.h"
-#include "embedpe/pretrained_model.h"
+#include "embedpe/model_source.h"
 #include "embedpe/projection.h"
 #include "embedpe/quantize.h"
 #include "embedpe/report.h"
@@ -47,7 +47,7 @@ void run_quantize(QuantizeCommand cmd) {
   // most, Gemma's normalizer in the weights' dtype): --weights and --scale, when given, override them.
   std::optional<PretrainedModel> model;
   if (!cmd.pretrained.empty()) {
-    model = read_pretrained_model(cmd.pretrained);
+    model = ModelSource("", cmd.pretrained).pretrained();
     if (cmd.sub->count("--weights") == 0) cmd.weights = model->spec.table.weights;
   } else if (cmd.weights.empty()) {
     throw UsageError("quantize needs --weights PATH[:TENSOR] or --pretrained DIR");

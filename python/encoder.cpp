@@ -104,6 +104,22 @@ void check_pairs(bool single, std::size_t texts, bool pair_single, std::size_t p
   }
 }
 
+// texts, and text_pair's second texts (none, or one per text); an empty batch is refused, naming `doing`.
+struct Texts {
+  std::vector<std::string> texts, pairs;
+};
+Texts texts_and_pairs(const py::handle& texts, const py::handle& text_pair, const char* doing) {
+  bool single = false;
+  Texts out{texts_of(texts, "texts", single), {}};
+  if (!text_pair.is_none()) {
+    bool pair_single = false;
+    out.pairs = texts_of(text_pair, "text_pair", pair_single);
+    check_pairs(single, out.texts.size(), pair_single, out.pairs.size());
+  }
+  if (out.texts.empty()) throw py::value_error(std::string("texts is empty: nothing to ") + doing);
+  return out;
+}
+
 class PyEncoder {
  public:
   PyEncoder(const py::object& pretrained, const py::object& model, const py::object& weights, const py::kwargs& options)
@@ -129,32 +145,14 @@ class PyEncoder {
 
   py::dict encode(const py::handle& texts, const py::handle& text_pair, const py::handle& emit) {
     const std::shared_ptr<const Encoder> encoder = for_emit(emit);
-    bool single = false;
-    std::vector<std::string> t = texts_of(texts, "texts", single);
-    std::vector<std::string> pairs;
-    if (!text_pair.is_none()) {
-      bool pair_single = false;
-      pairs = texts_of(text_pair, "text_pair", pair_single);
-      check_pairs(single, t.size(), pair_single, pairs.size());
-    }
-    if (t.empty()) throw py::value_error("texts is empty: nothing to encode");
+    Texts t = texts_and_pairs(texts, text_pair, "encode");
     auto computed = std::make_shared<Computed>();
     std::vector<TensorRef> refs;
-    std::exception_ptr error;
-    {
-      py::gil_scoped_release released;
-      try {
-        TextSpec spec;
-        spec.texts = std::move(t);
-        TextSource source = open_text_source(spec);
-        encode_whole(*encoder, source, computed->batch, encoder->spec().threads, pairs);
-        refs = encoder->tensors(computed->batch, computed->keep);
-        release_converted(*encoder, *computed);
-      } catch (...) {
-        error = std::current_exception();
-      }
-    }
-    if (error) raise_python(error, command().flags(), paths_);
+    run_released(std::move(t.texts), [&](TextSource& source) {
+      encode_whole(*encoder, source, computed->batch, encoder->spec().threads, t.pairs);
+      refs = encoder->tensors(computed->batch, computed->keep);
+      release_converted(*encoder, *computed);
+    });
     py::capsule base = owning_capsule(computed);
     py::dict out;
     for (const TensorRef& r : refs) out[py::str(r.name)] = array_over(r, base);
@@ -162,32 +160,16 @@ class PyEncoder {
   }
 
   py::dict tokenize(const py::handle& texts, const py::handle& text_pair) {
-    bool single = false;
-    std::vector<std::string> t = texts_of(texts, "texts", single);
+    Texts t = texts_and_pairs(texts, text_pair, "tokenize");
     TokenizeRunOptions options{.tokenize = base_->spec().tokenize, .threads = base_->spec().threads};
-    if (!text_pair.is_none()) {
-      bool pair_single = false;
-      options.text_pairs = texts_of(text_pair, "text_pair", pair_single);
-      check_pairs(single, t.size(), pair_single, options.text_pairs.size());
-    }
-    if (t.empty()) throw py::value_error("texts is empty: nothing to tokenize");
+    options.text_pairs = std::move(t.pairs);
     auto captured = std::make_shared<CapturedTensors>();
-    std::exception_ptr error;
-    {
-      py::gil_scoped_release released;
-      try {
-        TextSpec spec;
-        spec.texts = std::move(t);
-        TextSource source = open_text_source(spec);
-        // What `embedpe tokenize -o x.npz` holds: input_ids, attention_mask (and token_type_ids where it writes them).
-        const SinkFormat format = capturing_format(*find_sink_format("npz"), captured);
-        std::unique_ptr<TensorSink> sink = format.make("");
-        embedpe::tokenize(tokenizer(), source, format, *sink, options);
-      } catch (...) {
-        error = std::current_exception();
-      }
-    }
-    if (error) raise_python(error, command().flags(), paths_);
+    run_released(std::move(t.texts), [&](TextSource& source) {
+      // What `embedpe tokenize -o x.npz` holds: input_ids, attention_mask (and token_type_ids where it writes them).
+      const SinkFormat format = capturing_format(*find_sink_format("npz"), captured);
+      std::unique_ptr<TensorSink> sink = format.make("");
+      embedpe::tokenize(tokenizer(), source, format, *sink, options);
+    });
     return arrays_of(captured);
   }
 
@@ -291,6 +273,24 @@ class PyEncoder {
   }
 
  private:
+  // Runs `work` over `texts` as one source with the GIL released; its error is raised as Python's.
+  template <class Work>
+  void run_released(std::vector<std::string> texts, Work&& work) {
+    std::exception_ptr error;
+    {
+      py::gil_scoped_release released;
+      try {
+        TextSpec spec;
+        spec.texts = std::move(texts);
+        TextSource source = open_text_source(spec);
+        work(source);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    if (error) raise_python(error, command().flags(), paths_);
+  }
+
   // Where encode's callback hands the Encoder (per thread: two Python
   // threads may build encoders at once).
   static std::optional<Encoder>& taken() {

@@ -11,13 +11,16 @@ sources, and the calls, which no include path can stop:
 - includes, in both forms ("embedpe/x.h" and <embedpe/x.h>): a file's layer
   is its folder under lib/src/ (src/pe/kinds/t5.cpp is in pe); a public
   header's is the one LAYER_TABLE gives (lines "LAYER NAME.h", written by
-  lib/CMakeLists.txt from its embedpe_LAYER_headers lists);
+  lib/CMakeLists.txt from its embedpe_LAYER_headers lists); and no cycle of
+  files that include each other (units, x.h and x.cpp of a layer, that do
+  are printed as notes);
 - calls: every symbol an object of a layer leaves undefined (nm) and the
   library defines must be defined in that layer or one before it
   (OBJECTS_DIR/embedpe_LAYER_objects.dir/**.o).
 Prints each problem and exits 1 if there is any. --self-test builds a small
 tree with an include and a call that go up, compiles it with CXX, and exits
-1 unless both are reported (CTest "layers: the check finds a violation").
+1 unless both are reported, and an include cycle it adds too (CTest
+"layers: the check finds a violation").
 --probe compiles a file that includes LOW_HEADER, then one that includes
 HIGH_HEADER, with a layer's include directories (one a line, as CMake lists
 them for its object library): the first must compile and the second must
@@ -74,6 +77,12 @@ def check_includes(lib, table, layers, problems):
             return GENERATED[name]
         return layer_of.get(private[name]) if name in private else None
 
+    def included_path(name):
+        if name.startswith("embedpe/"):
+            return public / name[len("embedpe/"):]
+        return private.get(name)
+
+    files, units = {}, {}  # file -> the files it includes; unit -> the units it includes
     for path, layer in layer_of.items():
         for quoted, angled in INCLUDE.findall(path.read_text(encoding="utf-8")):
             name = quoted or angled
@@ -82,7 +91,55 @@ def check_includes(lib, table, layers, problems):
                 problems.append(f"{path}: includes {name}, which is in no layer")
             elif rank[target] > rank[layer]:
                 problems.append(f"{path} ({layer}) includes {name} ({target}): up a layer")
+            included = included_path(name)
+            if included is not None:
+                files.setdefault(str(path.relative_to(lib)), set()).add(str(included.relative_to(lib)))
+                if unit_of(included, layer_of) != unit_of(path, layer_of):
+                    units.setdefault(unit_of(path, layer_of), set()).add(unit_of(included, layer_of))
+    for cycle in include_cycles(files):
+        problems.append("include cycle: " + " -> ".join(cycle))
+    # Units (x.h, x.cpp and embedpe/x.h of one layer) whose sources include each other's headers: said, not
+    # refused (a .cpp may include the header of a unit that uses its own types).
+    for cycle in include_cycles(units):
+        print("note: units that include each other: " + ", ".join(cycle))
     return len(layer_of)
+
+
+def unit_of(path, layer_of):
+    """A file's unit: its layer and stem."""
+    return f"{layer_of.get(path, '?')}/{path.stem}"
+
+
+def include_cycles(graph):
+    """The units that include each other, directly or through others (Tarjan's strongly connected
+    components of more than one unit), each as a list."""
+    index, low, on_stack, stack, cycles = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
 
 
 def symbols(obj):
@@ -148,8 +205,17 @@ def self_test(cxx, layers):
             print(p)
         found_include = any("includes embedpe/top.h" in p and "up a layer" in p for p in problems)
         found_call = any("calls top()" in p and "up a layer" in p for p in problems)
-        print(f"upward include found: {found_include}; upward call found: {found_call}")
-        return 0 if found_include and found_call and len(problems) == 2 else 1
+        # Two headers that include each other: a cycle.
+        (lib / "src" / high / "ping.h").write_text('#pragma once\n#include "pong.h"\n')
+        (lib / "src" / high / "pong.h").write_text('#pragma once\n#include "ping.h"\n')
+        cycle = []
+        check_includes(lib, read_table(table), [low, high], cycle)
+        found_cycle = any(p.startswith("include cycle:") and "ping.h" in p and "pong.h" in p for p in cycle)
+        for p in cycle:
+            print(p)
+        print(f"upward include found: {found_include}; upward call found: {found_call}; include cycle found: "
+              f"{found_cycle}")
+        return 0 if found_include and found_call and len(problems) == 2 and found_cycle else 1
 
 
 def probe(cxx, dirs_file, low_header, high_header):

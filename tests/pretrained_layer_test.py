@@ -460,6 +460,11 @@ class PretrainedRefusalTests(CliCase):
                 ("gemma-3-1b", {"hidden_size": 32}, "model.embed_tokens.weight is (1000, 24) but config.json says "
                  "(1000, 32)"),
                 ("gemma-3-4b", {"text_config": None}, "config.json: model_type gemma3 gives no text_config object"),
+                # The text model's fields are named where they are: under text_config.
+                ("gemma-3-4b", {"text_config": {"vocab_size": "1000"}},
+                 'config.json: text_config.vocab_size is "1000", not an integer'),
+                ("gemma-3-4b", {"text_config": {"vocab_size": 1000, "hidden_size": -24}},
+                 "config.json: text_config.hidden_size is -24, not a positive integer"),
                 ("gemma-3-4b", {"text_config": {"vocab_size": 1000}},  # hidden_size: Gemma3TextConfig's 2304
                  "language_model.model.embed_tokens.weight is (1000, 24) but config.json says (1000, 2304)")):
             with self.subTest(name=name, changes=changes):
@@ -640,6 +645,20 @@ class IdsNeedNoTokenizerTests(CliCase):
         self.fails(1, f"{src}:2: attention_mask pads on the left, and this run pads on the right: give "
                    "--padding-side left", "encode", "--pretrained", str(MODELS / "xlm-roberta-base-subst-hfsample"),
                    "--input-format", "ids", str(src), "--quiet", "-o", str(self.tmp / "o.npz"))
+
+    def test_record_token_types_a_layer_cannot_add_are_refused(self):
+        # GPT-2 has no token type table (GPT2Model would add wte[type]): a record's token_type_ids are
+        # refused as --token-type-ids is, never dropped in silence; with --emit token_type_ids they are written.
+        d = str(MODELS / "gpt2")
+        src = self.tmp / "typed.jsonl"
+        write_records(src, [[5, 6]], [[1, 1]], [[0, 1]])
+        out = self.tmp / "o.npz"
+        err = self.fails(2, "the records' token_type_ids would be ignored: the layer has no token type table", "encode",
+                         "--pretrained", d, "--input-format", "ids", str(src), "--quiet", "-o", str(out), output=out)
+        self.assertIn(str(src), err)
+        self.ok("encode", "--pretrained", d, "--input-format", "ids", str(src), "--emit", "token_type_ids,output",
+                "--quiet", "-o", str(out))
+        np.testing.assert_array_equal(np.load(out)["token_type_ids"], [[0, 1]])
 
     def test_record_token_types_reach_the_layer(self):
         # ALBERT adds T[type]: a token's output depends only on its id, type and position, so a

@@ -238,6 +238,21 @@ class BadDirectoryTests(CliCase):
         err = self.fails(2, "tokenizer.json", "tokenize", "--pretrained", str(d), "--tokenizer", "slow", "--text", "a")
         self.assertIn("--ids", err)
 
+    def test_every_command_with_pretrained_takes_tokenizer_slow(self):
+        # One flag definition: tokenize, decode and diff each pass --tokenizer to the one loader (encode
+        # reads the directory's layer first: FlagTests).
+        d = self.tmp / "m"
+        d.mkdir()
+        (d / "config.json").write_text('{"model_type": "gpt2"}')
+        (d / "tokenizer.json").write_text("{}")
+        ids = self.tmp / "ids.npy"
+        self.ok("encode", "--ids", "1,2", "--emit", "input_ids", "-o", str(ids))
+        for args in (("tokenize", "--text", "a"), ("decode", "--ids", "1,2"), ("diff", str(ids), str(ids))):
+            with self.subTest(args[0]):
+                self.fails(2, 'tokenizer.json: has no "model"', *args, "--pretrained", str(d))
+                err = self.fails(2, "tokenizer.json", *args, "--pretrained", str(d), "--tokenizer", "slow")
+                self.assertNotIn('has no "model"', err)
+
     def test_unreadable_json(self):
         d = self.tmp / "m"
         d.mkdir()

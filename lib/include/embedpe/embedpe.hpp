@@ -27,6 +27,7 @@
 #include "embedpe/input_layer.h"
 #include "embedpe/layer_spec.h"
 #include "embedpe/message.h"
+#include "embedpe/model_source.h"
 #include "embedpe/pretrained_model.h"
 #include "embedpe/output_file.h"
 #include "embedpe/parts_dir.h"

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -145,6 +146,19 @@ class Layer {
 // projection, pe_weights, layernorm_weight, layernorm_bias and the PE kind's
 // (PeKind::inputs); none is empty. What an output must not replace.
 std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& spec);
+
+// A model's spec (PretrainedModel::spec) with each part a front end was
+// given replacing the model's: `given` holds the values, `is_given(NAME)`
+// says whether parameter NAME (d_model, seed, init, init_range, weights,
+// padding_idx, factorize, projection, no_projection; and for a layer
+// projection_order, scale, pe, max_len, pe_weights, position_offset,
+// pad_position, position_ids, token_type_weights, layernorm, layernorm_eps,
+// layernorm_weight, layernorm_bias, mask_output) was. Another pe drops the
+// model's PE parameters, table and max_len (they were its kind's); every PE
+// parameter given is set.
+using IsGiven = std::function<bool(const char* parameter)>;
+TableSpec override_table_spec(TableSpec model, const TableSpec& given, const IsGiven& is_given);
+LayerSpec override_layer_spec(LayerSpec model, const LayerSpec& given, const IsGiven& is_given);
 
 // The position and LayerNorm tensors that spec.table.weights holds under
 // the usual names (weights.h) and the spec leaves unused, each with the

@@ -11,9 +11,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -83,5 +86,18 @@ namespace embedpe {
 // its ggml type, NumPy shape (ggml's order beside it) and bytes; the bits per
 // weight of token_embd. Throws UsageError for a file that is not valid GGUF.
 std::string gguf_report(const std::string& path, ReportFormat format);
+
+class ModelSource;
+
+// Parameters (snake_case name, value; "" for a switch) as a front end spells
+// them: info's "equivalent flags" line.
+using ParameterText = std::function<std::string(const std::vector<std::pair<std::string, std::string>>&)>;
+
+// What a pretrained model holds (info --pretrained PATH): a GGUF file's
+// gguf_report; a tokenizer.json's model and components; a model directory's
+// architecture, the tensors its input layer uses (role, shape, dtype, file),
+// the equivalent parameters (spelled by `parameters`), RoPE's, the tensors
+// it does not use, and its tokenizer.json's model where it has one.
+std::string pretrained_report(const ModelSource& source, ReportFormat format, const ParameterText& parameters);
 
 }  // namespace embedpe

@@ -187,6 +187,44 @@ std::vector<std::pair<std::string, std::string>> layer_inputs(const LayerSpec& s
   return files;
 }
 
+TableSpec override_table_spec(TableSpec spec, const TableSpec& given, const IsGiven& set) {
+  if (set("d_model")) spec.d_model = given.d_model;
+  if (set("seed")) spec.seed = given.seed;
+  if (set("init")) spec.init = given.init;
+  if (set("init_range")) spec.init_range = given.init_range;
+  if (set("weights")) spec.weights = given.weights;
+  if (set("padding_idx")) spec.padding_idx = given.padding_idx;
+  if (set("factorize")) spec.factorize = given.factorize;
+  if (set("projection")) spec.projection = given.projection;
+  if (set("no_projection")) spec.use_projection = false;
+  return spec;
+}
+
+LayerSpec override_layer_spec(LayerSpec spec, const LayerSpec& given, const IsGiven& set) {
+  spec.table = override_table_spec(std::move(spec.table), given.table, set);
+  if (set("projection_order")) spec.projection_order = given.projection_order;
+  if (set("scale")) spec.scale = given.scale;
+  if (set("pe") && given.pe != spec.pe) {  // another kind: the model's parameters were its kind's
+    spec.pe = given.pe;
+    spec.pe_args = PeArgs{};
+    spec.pe_weights.clear();
+    spec.max_len.reset();
+  }
+  for (const std::string& name : given.pe_args.names()) spec.pe_args.set(name, *given.pe_args.find(name));
+  if (set("max_len")) spec.max_len = given.max_len;
+  if (set("pe_weights")) spec.pe_weights = given.pe_weights;
+  if (set("position_offset")) spec.position_offset = given.position_offset;
+  if (set("pad_position")) spec.pad_position = given.pad_position;
+  if (set("position_ids")) spec.position_ids = given.position_ids;
+  if (set("token_type_weights")) spec.token_type_weights = given.token_type_weights;
+  if (set("layernorm")) spec.layernorm = true;
+  if (set("layernorm_eps")) spec.layernorm_eps = given.layernorm_eps;
+  if (set("layernorm_weight")) spec.layernorm_weight = given.layernorm_weight;
+  if (set("layernorm_bias")) spec.layernorm_bias = given.layernorm_bias;
+  if (set("mask_output")) spec.mask_output = true;
+  return spec;
+}
+
 std::vector<UnusedLayerTensor> unused_layer_tensors(const LayerSpec& spec) {
   std::vector<UnusedLayerTensor> unused;
   if (spec.table.weights.empty()) return unused;
@@ -266,8 +304,11 @@ nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
 
 Layer build_layer(const LayerSpec& spec, const Tokenizer& tokenizer) { return build_layer(spec, &tokenizer); }
 
-Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer) {
-  // A kind that acts inside attention says where it goes (layer() throws) before any file is read.
+namespace {
+
+// What needs no file read: a kind that acts inside attention says where it goes (layer() throws), and
+// max_len sizes only a table embedpe computes.
+void check_layer_spec(const LayerSpec& spec) {
   if (spec.pe->acts_in_attention()) spec.pe->layer(spec.pe_args, {});
   if (spec.max_len && !spec.pe->sized_by_max_len()) {
     throw UsageError("max_len sizes a PE table that embedpe computes (sinusoidal, block); pe " +
@@ -277,6 +318,129 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer) {
                          ": drop max_len",
                      {"max_len", "pe"});
   }
+}
+
+// A table `what` read from a file must have rows of d values, the width everything is summed in. One of
+// a factorized checkpoint's width E is ALBERT's, which sums before projecting.
+struct WidthCheck {
+  std::size_t d;
+  bool project_last;
+  std::size_t factor_width;  // E; 0: not factorized
+
+  void operator()(const std::string& what, std::size_t width, const std::string& parameter,
+                  const std::string& otherwise) const {
+    if (width == d) return;
+    const bool albert = !project_last && factor_width != 0 && width == factor_width;
+    std::vector<std::string> parameters;
+    if (albert) parameters = {"projection_order", parameter};
+    throw Error(what + " is " + std::to_string(width) + " wide but " +
+                    (project_last ? "ALBERT's order sums in the factorized table's width E = "
+                                  : "the embedding table has d_model ") +
+                    std::to_string(d) +
+                    (albert ? ": the factorized table's width, as ALBERT sums before projecting; add projection_order "
+                              "albert, or " + otherwise
+                            : ""),
+                std::move(parameters), {{0, what.size()}});
+  }
+};
+
+// position_ids as the layer's options: from the mask, by column, or counted over ids other than padding_idx.
+void set_position_ids(const LayerSpec& spec, InputLayerOptions& options) {
+  switch (spec.position_ids) {
+    case PositionIds::automatic: options.positions_from_mask = spec.positions_from_mask; break;
+    case PositionIds::column: break;
+    case PositionIds::mask: options.positions_from_mask = true; break;
+    case PositionIds::padding_idx:
+      if (!spec.table.padding_idx) {
+        throw UsageError("position_ids padding-idx counts the tokens whose id is not padding_idx: give padding_idx",
+                         {"position_ids", "padding_idx"});
+      }
+      options.positions_skip_id = *spec.table.padding_idx;
+      break;
+  }
+}
+
+// The LayerNorm, if any, into options: `d_model` wide after DeBERTa's projection, else `d`. Its gamma's and
+// beta's sources go to `sources`.
+void set_layernorm(const LayerSpec& spec, std::size_t d_model, std::size_t d, bool norm_after_projection,
+                   const WidthCheck& check_width, InputLayerOptions& options, std::pair<std::string, std::string>& sources) {
+  auto& [gamma_source, beta_source] = sources;
+  if (spec.layernorm) {
+    LayerNorm ln;
+    // DeBERTa's order normalizes the projected sum: d_model values.
+    const std::size_t ln_width = norm_after_projection ? d_model : d;
+    ln.gamma = layernorm_vector(spec.layernorm_weight, spec.table.weights, kLayerNormWeightNames, ln_width, 1.0f,
+                                gamma_source);
+    ln.beta = layernorm_vector(spec.layernorm_bias, spec.table.weights, kLayerNormBiasNames, ln_width, 0.0f,
+                               beta_source);
+    ln.eps = spec.layernorm_eps;
+    if (norm_after_projection) {
+      for (const auto& [source, size] : {std::pair{&gamma_source, ln.gamma.size()}, {&beta_source, ln.beta.size()}}) {
+        if (size != ln_width) {
+          throw Error(*source + " is " + std::to_string(size) + " wide but DeBERTa's order normalizes the projected "
+                      "sum, of d_model " + std::to_string(ln_width));
+        }
+      }
+    } else {
+      check_width(gamma_source, ln.gamma.size(), "layernorm_weight", "give layernorm_weight of d_model values");
+      check_width(beta_source, ln.beta.size(), "layernorm_bias", "give layernorm_bias of d_model values");
+    }
+    options.layer_norm_after_projection = norm_after_projection;
+    options.layer_norm = std::move(ln);
+  } else if (!spec.layernorm_weight.empty() || !spec.layernorm_bias.empty()) {
+    throw UsageError("layernorm_weight and layernorm_bias need layernorm",
+                     {"layernorm_weight", "layernorm_bias", "layernorm"});
+  }
+}
+
+// The token type table: token_type_weights, else the one the weights hold under a usual name (unless
+// no_token_type); null for none. `source` says which.
+std::unique_ptr<EmbeddingTable> token_type_table(const LayerSpec& spec, const WidthCheck& check_width,
+                                                 std::string& source) {
+  std::vector<std::string> names;  // the usual names the weights hold
+  std::shared_ptr<const WeightFile> weight_file;
+  if (!spec.token_type_weights.empty()) {
+    if (!spec.token_types) {
+      throw UsageError("token_type_weights and no_token_type contradict: drop one",
+                       {"token_type_weights", "no_token_type"});
+    }
+  } else if (!spec.table.weights.empty()) {
+    weight_file = WeightFile::open(parse_tensor_spec(spec.table.weights).path);
+    for (auto name : kTokenTypeNames) {
+      if (weight_file->find(name)) names.emplace_back(name);
+    }
+  }
+  if (!spec.token_type_weights.empty()) {
+    source = spec.token_type_weights;
+    std::unique_ptr<EmbeddingTable> table = open_embedding_table(source);
+    check_width(source, table->d_model(), "token_type_weights", "give token_type_weights of d_model values");
+    return table;
+  }
+  if (!spec.token_types && names.empty()) {
+    throw UsageError("no_token_type leaves out a token type table, and there is none: " +
+                         (spec.table.weights.empty() ? std::string("no weights are given")
+                                                     : "weights has no embeddings.token_type_embeddings.weight") +
+                         "; drop no_token_type",
+                     {"no_token_type", "weights"});
+  }
+  if (!spec.token_types || names.empty()) return nullptr;
+  if (names.size() > 1) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw Error(weight_file->path() + " has several token type tables (" + list +
+                    "), and which one belongs to the embedding is not known; keep one, or add no_token_type",
+                {"no_token_type"});
+  }
+  source = weight_file->path() + ":" + names.front();
+  std::unique_ptr<EmbeddingTable> table = open_embedding_table(source);
+  check_width(source, table->d_model(), "no_token_type", "no_token_type");
+  return table;
+}
+
+}  // namespace
+
+Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer) {
+  check_layer_spec(spec);
   Layer built;
   // With dropout (training), seed draws the mask too, and may come with weights.
   TableSpec table = spec.table;
@@ -326,23 +490,7 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer) {
   if (!spec.pe->reads_pe_weights() && !spec.pe_weights.empty()) {
     throw UsageError("pe_weights needs pe learned", {"pe_weights", "pe"});
   }
-  // A table `what` read from a file must have rows of d values. One of a
-  // factorized checkpoint's width E is ALBERT's, which sums before projecting.
-  const auto check_width = [&](const std::string& what, std::size_t width, const std::string& parameter,
-                               const std::string& otherwise) {
-    if (width == d) return;
-    const bool albert = !project_last && factor_width != 0 && width == factor_width;
-    std::vector<std::string> parameters;
-    if (albert) parameters = {"projection_order", parameter};
-    throw Error(what + " is " + std::to_string(width) + " wide but " +
-                    (project_last ? "ALBERT's order sums in the factorized table's width E = "
-                                  : "the embedding table has d_model ") +
-                    std::to_string(d) +
-                    (albert ? ": the factorized table's width, as ALBERT sums before projecting; add projection_order "
-                              "albert, or " + otherwise
-                            : ""),
-                std::move(parameters), {{0, what.size()}});
-  };
+  const WidthCheck check_width{d, project_last, factor_width};
   if (built.pe_ && spec.pe->reads_pe_weights()) {
     check_width(pe.config.value("table", std::string("the position table")), built.pe_->d_model(), "pe",
                 "choose another pe");
@@ -352,86 +500,13 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer) {
   options.scale = spec.scale;
   options.position_offset = pe.position_offset;
   options.pad_position = pe.pad_position;
-  switch (spec.position_ids) {
-    case PositionIds::automatic: options.positions_from_mask = spec.positions_from_mask; break;
-    case PositionIds::column: break;
-    case PositionIds::mask: options.positions_from_mask = true; break;
-    case PositionIds::padding_idx:
-      if (!spec.table.padding_idx) {
-        throw UsageError("position_ids padding-idx counts the tokens whose id is not padding_idx: give padding_idx",
-                         {"position_ids", "padding_idx"});
-      }
-      options.positions_skip_id = *spec.table.padding_idx;
-      break;
-  }
+  set_position_ids(spec, options);
   options.mask_output = spec.mask_output;
-  std::string gamma_source, beta_source;
-  if (spec.layernorm) {
-    LayerNorm ln;
-    // DeBERTa's order normalizes the projected sum: d_model values.
-    const std::size_t ln_width = norm_after_projection ? built.d_model_ : d;
-    ln.gamma = layernorm_vector(spec.layernorm_weight, spec.table.weights, kLayerNormWeightNames, ln_width, 1.0f,
-                                gamma_source);
-    ln.beta = layernorm_vector(spec.layernorm_bias, spec.table.weights, kLayerNormBiasNames, ln_width, 0.0f,
-                               beta_source);
-    ln.eps = spec.layernorm_eps;
-    if (norm_after_projection) {
-      for (const auto& [source, size] : {std::pair{&gamma_source, ln.gamma.size()}, {&beta_source, ln.beta.size()}}) {
-        if (size != ln_width) {
-          throw Error(*source + " is " + std::to_string(size) + " wide but DeBERTa's order normalizes the projected "
-                      "sum, of d_model " + std::to_string(ln_width));
-        }
-      }
-    } else {
-      check_width(gamma_source, ln.gamma.size(), "layernorm_weight", "give layernorm_weight of d_model values");
-      check_width(beta_source, ln.beta.size(), "layernorm_bias", "give layernorm_bias of d_model values");
-    }
-    options.layer_norm_after_projection = norm_after_projection;
-    options.layer_norm = std::move(ln);
-  } else if (!spec.layernorm_weight.empty() || !spec.layernorm_bias.empty()) {
-    throw UsageError("layernorm_weight and layernorm_bias need layernorm",
-                     {"layernorm_weight", "layernorm_bias", "layernorm"});
-  }
+  std::pair<std::string, std::string> ln_sources;  // gamma's, beta's
+  set_layernorm(spec, built.d_model_, d, norm_after_projection, check_width, options, ln_sources);
   std::string token_type_source;
-  std::vector<std::string> token_type_names;  // the usual names the weights hold
-  std::shared_ptr<const WeightFile> weight_file;
-  if (!spec.token_type_weights.empty()) {
-    if (!spec.token_types) {
-      throw UsageError("token_type_weights and no_token_type contradict: drop one",
-                       {"token_type_weights", "no_token_type"});
-    }
-  } else if (!spec.table.weights.empty()) {
-    weight_file = WeightFile::open(parse_tensor_spec(spec.table.weights).path);
-    for (auto name : kTokenTypeNames) {
-      if (weight_file->find(name)) token_type_names.emplace_back(name);
-    }
-  }
-  if (!spec.token_type_weights.empty()) {
-    token_type_source = spec.token_type_weights;
-    built.token_types_ = open_embedding_table(token_type_source);
-    check_width(token_type_source, built.token_types_->d_model(), "token_type_weights",
-                "give token_type_weights of d_model values");
-    options.token_types = built.token_types_.get();
-  } else if (!spec.token_types && token_type_names.empty()) {
-    throw UsageError("no_token_type leaves out a token type table, and there is none: " +
-                         (spec.table.weights.empty() ? std::string("no weights are given")
-                                                     : "weights has no embeddings.token_type_embeddings.weight") +
-                         "; drop no_token_type",
-                     {"no_token_type", "weights"});
-  }
-  if (spec.token_types && !token_type_names.empty()) {
-    if (token_type_names.size() > 1) {
-      std::string names;
-      for (const auto& n : token_type_names) names += (names.empty() ? "" : ", ") + n;
-      throw Error(weight_file->path() + " has several token type tables (" + names +
-                  "), and which one belongs to the embedding is not known; keep one, or add no_token_type",
-                  {"no_token_type"});
-    }
-    token_type_source = weight_file->path() + ":" + token_type_names.front();
-    built.token_types_ = open_embedding_table(token_type_source);
-    check_width(token_type_source, built.token_types_->d_model(), "no_token_type", "no_token_type");
-    options.token_types = built.token_types_.get();
-  }
+  built.token_types_ = token_type_table(spec, check_width, token_type_source);
+  options.token_types = built.token_types_.get();
   options.dropout = spec.dropout;
   options.want_token_embeddings = spec.want_token_embeddings;
   options.projection = built.projection_.get();
@@ -446,8 +521,9 @@ Layer build_layer(const LayerSpec& spec, const Tokenizer* tokenizer) {
       {"scale", options.scale.to_string()},
       {"scale_factor", float_json(options.scale.factor(built.d_model_))},
       {"positional_encoding", pe.config},
-      {"layernorm", spec.layernorm ? json{{"weight", gamma_source}, {"bias", beta_source}, {"eps", spec.layernorm_eps}}
-                                   : json()},
+      {"layernorm", spec.layernorm
+                        ? json{{"weight", ln_sources.first}, {"bias", ln_sources.second}, {"eps", spec.layernorm_eps}}
+                        : json()},
   };
   // Only runs that add token types say so: the configs of others (and their --resume) are unchanged.
   if (options.token_types) built.config_["token_type_embeddings"] = token_type_source;

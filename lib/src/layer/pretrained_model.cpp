@@ -16,6 +16,7 @@
 #include "embedpe/weights.h"
 #include "half.h"
 #include "embedpe/message.h"
+#include "checkpoint.h"
 #include "model_files.h"
 
 namespace embedpe {
@@ -23,31 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-// The files a directory holds, for a message: "a, b and c".
-std::string holdings(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  if (names.empty()) return "nothing";
-  constexpr std::size_t kShown = 12;
-  std::string text;
-  for (std::size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + names[i];
-  if (names.size() > kShown) text += " and " + std::to_string(names.size() - kShown) + " more";
-  return text;
-}
-
-std::string join_path(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
-
-// DIR/NAME as a JSON object, read as every model file is (model_files.h).
-json read_json(const std::string& dir, const std::string& name) {
-  ModelFiles files(dir);
-  std::optional<json> value = files.json(name);
-  if (!value) throw UsageError(dir + " has no " + name + " (it holds " + holdings(dir) + ")");
-  if (!value->is_object()) throw UsageError(files.path(name) + " is not a JSON object");
-  return std::move(*value);
-}
+using checkpoint::Checkpoint;
+using checkpoint::read_json;
 
 json read_config(const std::string& dir) {
   std::error_code ec;
@@ -60,13 +38,17 @@ json read_config(const std::string& dir) {
 struct Config {
   const json& j;
   std::string dir;
+  std::string prefix;  // where j sits in config.json: "" or "text_config."
+
+  // "DIR/config.json: KEY", naming the field where config.json has it.
+  std::string where(const char* key) const { return dir + "/config.json: " + prefix + key; }
 
   bool has(const char* key) const { return j.contains(key) && !j[key].is_null(); }
   std::int64_t integer(const char* key, std::int64_t fallback) const {
     if (!has(key)) return fallback;
     const json& v = j[key];
     if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX))) {
-      throw UsageError(dir + "/config.json: " + key + " is " + json_value_text(v) + ", not an integer" +
+      throw UsageError(where(key) + " is " + json_value_text(v) + ", not an integer" +
                        (v.is_number_integer() ? " below 2^63" : ""));
     }
     return v.get<std::int64_t>();
@@ -75,7 +57,7 @@ struct Config {
   std::int64_t positive(const char* key, std::int64_t fallback) const {
     const std::int64_t v = integer(key, fallback);
     if (v <= 0 && has(key)) {
-      throw UsageError(dir + "/config.json: " + key + " is " + std::to_string(v) + ", not a positive integer");
+      throw UsageError(where(key) + " is " + std::to_string(v) + ", not a positive integer");
     }
     return v;
   }
@@ -85,29 +67,29 @@ struct Config {
   }
   double number(const char* key, double fallback) const {
     if (!has(key)) return fallback;
-    if (!j[key].is_number()) throw UsageError(dir + "/config.json: " + key + " is " + json_value_text(j[key]) + ", not a number");
+    if (!j[key].is_number()) throw UsageError(where(key) + " is " + json_value_text(j[key]) + ", not a number");
     return j[key].get<double>();
   }
   bool boolean(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
-    if (!j[key].is_boolean()) throw UsageError(dir + "/config.json: " + key + " is " + json_value_text(j[key]) + ", not true or false");
+    if (!j[key].is_boolean()) throw UsageError(where(key) + " is " + json_value_text(j[key]) + ", not true or false");
     return j[key].get<bool>();
   }
   std::string text(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
-    if (!j[key].is_string()) throw UsageError(dir + "/config.json: " + key + " is " + json_value_text(j[key]) + ", not a string");
+    if (!j[key].is_string()) throw UsageError(where(key) + " is " + json_value_text(j[key]) + ", not a string");
     return j[key].get<std::string>();
   }
   // hidden_size, or d_model as the BART family and T5 call it.
   std::size_t hidden_size() const {
     const std::int64_t h = has("hidden_size") ? positive("hidden_size", 0) : positive("d_model", 0);
-    if (h <= 0) throw UsageError(dir + "/config.json gives no hidden_size (or d_model)");
+    if (h <= 0) throw UsageError(dir + "/config.json gives no " + prefix + "hidden_size (or d_model)");
     return static_cast<std::size_t>(h);
   }
   // The width under a config class's own name for it (GPT-2's n_embd, DistilBERT's dim).
   std::size_t hidden_size(const char* key) const {
     const std::int64_t h = positive(key, 0);
-    if (h <= 0) throw UsageError(dir + "/config.json gives no " + key);
+    if (h <= 0) throw UsageError(dir + "/config.json gives no " + prefix + key);
     return static_cast<std::size_t>(h);
   }
 };
@@ -121,132 +103,6 @@ std::string format_number(double v) {
     if (digits >= 17 || std::stod(s.str()) == v) return s.str();
   }
 }
-
-// The checkpoint's tensors: where each is, and the headers of the files opened.
-class Checkpoint {
- public:
-  explicit Checkpoint(const std::string& dir) : dir_(dir) {
-    const std::string single = join_path(dir, "model.safetensors");
-    const std::string index = join_path(dir, "model.safetensors.index.json");
-    std::error_code ec;
-    if (fs::exists(single, ec)) {
-      for (const auto& e : entries_of(single)) where_[e.name] = single;
-      return;
-    }
-    if (fs::exists(index, ec)) {
-      read_index(index);
-      return;
-    }
-    if (fs::exists(join_path(dir, "pytorch_model.bin"), ec) ||
-        fs::exists(join_path(dir, "pytorch_model.bin.index.json"), ec)) {
-      throw UsageError(dir + " holds its weights only as pytorch_model.bin, a pickle, which can run code when "
-                             "loaded, so embedpe never reads it: convert it to model.safetensors (safetensors' "
-                             "convert.py, or save_pretrained(DIR, safe_serialization=True)) and try again");
-    }
-    throw UsageError(dir + " has no model.safetensors or model.safetensors.index.json (it holds " + holdings(dir) + ")");
-  }
-
-  bool sharded() const { return sharded_; }
-  bool has(const std::string& name) const { return where_.count(name) != 0; }
-
-  // The tensor's file and header entry; opens its shard (checked against the index) on first use.
-  PretrainedTensor tensor(const std::string& role, const std::string& name) {
-    const std::string& file = where_.at(name);
-    for (const auto& e : entries_of(file)) {
-      if (e.name == name) return {role, name, file, e.dtype, e.shape};
-    }
-    throw UsageError(index_path() + " names " + name + " in " + file + ", which does not hold it");
-  }
-
-  // Every tensor but the `used` ones; shards not opened list names only.
-  std::vector<PretrainedTensor> others(const std::vector<PretrainedTensor>& used) const {
-    std::set<std::string> taken;
-    for (const auto& t : used) taken.insert(t.name);
-    std::vector<PretrainedTensor> out;
-    for (const auto& [name, file] : where_) {
-      if (taken.count(name)) continue;
-      PretrainedTensor t{"", name, file, "", {}};
-      auto it = entries_.find(file);
-      if (it != entries_.end()) {
-        for (const auto& e : it->second) {
-          if (e.name == name) {
-            t.dtype = e.dtype;
-            t.shape = e.shape;
-          }
-        }
-      }
-      out.push_back(std::move(t));
-    }
-    return out;
-  }
-
- private:
-  std::string index_path() const { return join_path(dir_, "model.safetensors.index.json"); }
-
-  const std::vector<SafetensorsEntry>& entries_of(const std::string& file) {
-    auto it = entries_.find(file);
-    if (it != entries_.end()) return it->second;
-    std::error_code ec;
-    if (!fs::exists(file, ec)) {
-      throw UsageError(index_path() + " names the shard " + fs::path(file).filename().string() + ", which " + dir_ +
-                       " does not hold (it holds " + holdings(dir_) + ")");
-    }
-    std::vector<SafetensorsEntry> entries;
-    try {
-      const MappedFile map(file);
-      entries = read_safetensors_entries(map.bytes(), file);
-    } catch (const UsageError&) {
-      throw;
-    } catch (const Error& e) {
-      throw UsageError(e.what());
-    }
-    if (sharded_) {  // the shard and the index agree on what it holds
-      for (const auto& e : entries) {
-        auto w = where_.find(e.name);
-        if (w == where_.end()) {
-          throw UsageError(file + " holds " + e.name + ", which " + index_path() + " does not list");
-        }
-        if (w->second != file) {
-          throw UsageError(file + " holds " + e.name + ", which " + index_path() + " places in " +
-                           fs::path(w->second).filename().string());
-        }
-      }
-      for (const auto& placed : where_) {  // not a structured binding: clang 14 cannot capture one
-        const std::string& name = placed.first;
-        if (placed.second != file) continue;
-        const bool held = std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
-        if (!held) throw UsageError(index_path() + " places " + name + " in " + file + ", which does not hold it");
-      }
-    }
-    return entries_.emplace(file, std::move(entries)).first->second;
-  }
-
-  void read_index(const std::string& index) {
-    sharded_ = true;
-    const json j = read_json(dir_, "model.safetensors.index.json");
-    if (!j.contains("weight_map") || !j["weight_map"].is_object()) {
-      throw UsageError(index + " has no weight_map object");
-    }
-    for (const auto& [name, shard] : j["weight_map"].items()) {
-      if (!shard.is_string()) throw UsageError(index + ": weight_map's " + name + " is not a file name");
-      const std::string s = shard.get<std::string>();
-      // A plain file name in the directory: no NUL (which would end the name the system opens), no '/'.
-      if (s.empty() || s.find('/') != std::string::npos || s.find('\0') != std::string::npos || s == "." ||
-          s == "..") {
-        throw UsageError(index + ": weight_map's " + name + " names " +
-                         json_value_text(json(s)) +
-                         ", not a file beside the index");
-      }
-      where_[name] = join_path(dir_, s);
-    }
-    if (where_.empty()) throw UsageError(index + " lists no tensors");
-  }
-
-  std::string dir_;
-  bool sharded_ = false;
-  std::map<std::string, std::string> where_;  // tensor name → its file
-  std::map<std::string, std::vector<SafetensorsEntry>> entries_;
-};
 
 // Finds a model's tensors under the task model's prefix or the base model's names.
 class Tensors {
@@ -423,7 +279,7 @@ const TypeInfo& type_of(const Config& c) {
 }
 
 std::size_t to_size(std::int64_t v, const Config& c, const char* key) {
-  if (v < 0) throw UsageError(c.dir + "/config.json: " + key + " is " + std::to_string(v) + ", not a size (0 or more)");
+  if (v < 0) throw UsageError(c.where(key) + " is " + std::to_string(v) + ", not a size (0 or more)");
   return static_cast<std::size_t>(v);
 }
 
@@ -440,7 +296,7 @@ const std::vector<std::string>& pretrained_model_types() {
 
 PretrainedRope pretrained_rope(const std::string& dir) {
   const json j = read_config(dir);
-  const Config c{j, dir};
+  const Config c{j, dir, ""};
   const TypeInfo& type = type_of(c);
   if (type.rope_note) {
     throw UsageError(dir + ": model_type " + type.model_type + " uses RoPE that embedpe does not tabulate: " +
@@ -548,13 +404,289 @@ json text_model_config(json j, const std::string& dir) {
 
 }  // namespace
 
-PretrainedModel read_pretrained_model(const std::string& dir) {
-  if (is_gguf_file(dir)) return read_gguf_model(dir);
-  const json j = text_model_config(read_config(dir), dir);
-  const Config c{j, dir};
-  const TypeInfo& type = type_of(c);
+namespace {
+
+// One model type's input layer, read into m.spec (`s`) from config.json (`c`) and the checkpoint's
+// tensors (`t`) as the type's modeling_*.py builds it: one member per family.
+struct Reading {
+  static constexpr const char* vocab_why = "vocab_size × hidden_size";
+  const Config& c;
+  const TypeInfo& type;
+  Tensors& t;
+  PretrainedModel& m;
+  LayerSpec& s;
+  std::size_t h, vocab;
+
+  // pad_token_id, else the config class's default `fallback`: a row of the table.
+  std::int64_t pad(std::int64_t fallback) const {
+    const std::int64_t p = m.pad_token_id.value_or(fallback);
+    if (p < 0 || p >= m.vocab_size) {
+      throw UsageError(c.where("pad_token_id") + " " + std::to_string(p) + " is outside " + c.prefix + "vocab_size " +
+                       std::to_string(m.vocab_size));
+    }
+    return p;
+  }
+
+  // BertEmbeddings' learned positions (by column; with `positions`), token types and LayerNorm
+  // (layer_norm_eps, default 1e-12), each `width` wide (config.json's `width_key`): BERT's, and ALBERT's
+  // copy of them. `google_names`: LayerNorm's gamma and beta, as Google's original BERT checkpoints
+  // (bert-base-uncased) name them, are read too (from_pretrained renames them).
+  void bert_tables(bool positions, std::size_t max_pos, std::size_t types, std::size_t width,
+                   const std::string& width_key, bool google_names) {
+    if (positions) {
+      s.pe = &kind("learned");
+      s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, width},
+                           "max_position_embeddings × " + width_key);
+      s.position_ids = PositionIds::column;
+      m.max_positions = max_pos;
+    }
+    s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"},
+                                 {types, width}, "type_vocab_size × " + width_key);
+    s.layernorm = true;
+    s.layernorm_eps = c.number("layer_norm_eps", 1e-12);
+    s.layernorm_weight =
+        google_names ? t.use("LayerNorm weight", {"embeddings.LayerNorm.weight", "embeddings.LayerNorm.gamma"},
+                             {width}, width_key)
+                     : t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {width}, width_key);
+    s.layernorm_bias =
+        google_names ? t.use("LayerNorm bias", {"embeddings.LayerNorm.bias", "embeddings.LayerNorm.beta"}, {width},
+                             width_key)
+                     : t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {width}, width_key);
+  }
+
+  void read() {
+    switch (type.family) {
+      case Family::roberta: roberta(); break;
+      case Family::bert: bert(); break;
+      case Family::distilbert: distilbert(); break;
+      case Family::gpt2: gpt2(); break;
+      case Family::modernbert: modernbert(); break;
+      case Family::bart: bart(); break;
+      case Family::m2m100: m2m100(); break;
+      case Family::marian: marian(); break;
+      case Family::albert: albert(); break;
+      case Family::deberta: deberta(); break;
+      case Family::lookup: lookup(); break;
+      case Family::gemma: lookup(); break;
+    }
+  }
+
+  // modeling_roberta.py RobertaEmbeddings (XLM-R and CamemBERT copy it)
+  void roberta() {
+    const std::int64_t p = pad(1);
+    const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+    const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
+    s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, vocab_why);
+    s.table.padding_idx = p;
+    if (c.text("position_embedding_type", "absolute") == "absolute") {
+      s.pe = &kind("learned");
+      s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, h},
+                           "max_position_embeddings × hidden_size");
+      s.position_offset = static_cast<std::size_t>(p) + 1;
+      s.pad_position = static_cast<std::size_t>(p);
+      s.position_ids = PositionIds::padding_idx;
+      m.max_positions = max_pos > static_cast<std::size_t>(p) + 1 ? max_pos - static_cast<std::size_t>(p) - 1 : 0;
+    }
+    s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, h},
+                                 "type_vocab_size × hidden_size");
+    s.layernorm = true;
+    s.layernorm_eps = c.number("layer_norm_eps", 1e-12);
+    s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "hidden_size");
+    s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "hidden_size");
+    m.description = "(word + token type) + learned position (padding_idx + 1 + cumsum(ids != pad)), LayerNorm";
+  }
+
+  // modeling_bert.py BertEmbeddings (all-MiniLM, bge, e5: BertModel saved without a prefix)
+  void bert() {
+    const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+    const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
+    s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, vocab_why);
+    s.table.padding_idx = pad(0);
+    bert_tables(c.text("position_embedding_type", "absolute") == "absolute", max_pos, types, h, "hidden_size", true);
+    m.description = std::string("(word + token type)") + (s.pe_weights.empty() ? "" : " + learned position (by column)") +
+                    ", LayerNorm";
+  }
+
+  // modeling_distilbert.py Embeddings: no token types, LayerNorm eps fixed at 1e-12
+  void distilbert() {
+    const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+    s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, "vocab_size × dim");
+    s.table.padding_idx = pad(0);
+    s.pe = &kind("learned");
+    s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, h},
+                         "max_position_embeddings × dim");
+    s.position_ids = PositionIds::column;
+    m.max_positions = max_pos;
+    s.layernorm = true;
+    s.layernorm_eps = 1e-12;  // nn.LayerNorm(config.dim, eps=1e-12)
+    s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "dim");
+    s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "dim");
+    m.description = "word + learned position (by column), LayerNorm";
+  }
+
+  // modeling_gpt2.py GPT2Model.forward: wte(input_ids) + wpe(arange(seq_len))
+  void gpt2() {
+    const std::size_t max_pos = to_size(c.integer("n_positions", 1024), c, "n_positions");
+    s.table.weights = t.use("token embedding", {"wte.weight"}, {vocab, h}, "vocab_size × n_embd");
+    s.pe = &kind("learned");
+    s.pe_weights = t.use("position embedding", {"wpe.weight"}, {max_pos, h}, "n_positions × n_embd");
+    s.position_ids = PositionIds::column;
+    m.max_positions = max_pos;
+    m.description = "word + learned position (by column)";
+  }
+
+  // modeling_modernbert.py ModernBertEmbeddings: drop(norm(tok_embeddings(ids)))
+  void modernbert() {
+    s.table.weights = t.use("token embedding", {"embeddings.tok_embeddings.weight"}, {vocab, h}, vocab_why);
+    s.table.padding_idx = pad(50283);
+    s.layernorm = true;
+    s.layernorm_eps = c.number("norm_eps", 1e-5);
+    s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.norm.weight"}, {h}, "hidden_size");
+    if (c.boolean("norm_bias", false)) {
+      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.norm.bias"}, {h}, "hidden_size (norm_bias is true)");
+    }
+    m.description = std::string("word, LayerNorm") + (s.layernorm_bias.empty() ? " without bias" : "") +
+                    " (positions are RoPE, inside attention)";
+  }
+
+  // modeling_bart.py / modeling_mbart.py encoder: embed_tokens × embed_scale + embed_positions
+  void bart() {
+    const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 1024), c, "max_position_embeddings");
+    s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
+    s.table.padding_idx = pad(1);
+    if (c.boolean("scale_embedding", false)) s.scale = Scale{};
+    s.pe = &kind("learned");
+    s.pe_weights = t.use("position embedding", {"encoder.embed_positions.weight"}, {max_pos + 2, h},
+                         "(max_position_embeddings + 2) × d_model: BART's positions start at 2");
+    s.position_offset = 2;
+    s.position_ids = PositionIds::column;
+    m.max_positions = max_pos;
+    s.layernorm = true;
+    s.layernorm_eps = 1e-5;  // nn.LayerNorm(embed_dim)
+    s.layernorm_weight = t.use("LayerNorm weight", {"encoder.layernorm_embedding.weight"}, {h}, "d_model");
+    s.layernorm_bias = t.use("LayerNorm bias", {"encoder.layernorm_embedding.bias"}, {h}, "d_model");
+    m.description = "word × embed_scale + learned position (offset 2, by column), layernorm_embedding";
+  }
+
+  // modeling_m2m_100.py M2M100SinusoidalPositionalEmbedding
+  void m2m100() {
+    const std::int64_t p = pad(1);
+    s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
+    s.table.padding_idx = p;
+    if (c.boolean("scale_embedding", true)) s.scale = Scale{};
+    s.pe = &kind("sinusoidal");
+    s.pe_args.set("convention", std::string("fairseq"));
+    s.position_offset = static_cast<std::size_t>(p) + 1;
+    s.pad_position = static_cast<std::size_t>(p);
+    s.position_ids = PositionIds::padding_idx;
+    // make_weights grows the table as sequences need: no bound but embedpe's.
+    s.max_len = std::size_t(1) << 24;
+    m.description = "word × embed_scale + fairseq sinusoid (padding_idx + 1 + cumsum(ids != pad), row padding_idx zero)";
+  }
+
+  // modeling_marian.py / modeling_pegasus.py SinusoidalPositionalEmbedding
+  void marian() {
+    const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 1024), c, "max_position_embeddings");
+    s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
+    // MarianConfig and PegasusConfig default scale_embedding to False, pad_token_id to 58100 and 0.
+    s.table.padding_idx = pad(type.model_type == std::string("marian") ? 58100 : 0);
+    if (c.boolean("scale_embedding", false)) s.scale = Scale{};
+    if (t.find({"encoder.embed_positions.weight"})) {  // from_pretrained loads a stored table over the computed one
+      s.pe = &kind("learned");
+      s.pe_weights = t.use("position embedding", {"encoder.embed_positions.weight"}, {max_pos, h},
+                           "max_position_embeddings × d_model");
+    } else {
+      s.pe = &kind("sinusoidal");
+      s.pe_args.set("convention", std::string("marian"));
+      s.max_len = max_pos;
+    }
+    s.position_ids = PositionIds::column;
+    m.max_positions = max_pos;
+    m.description = "word × embed_scale + static sinusoid (sin half, cos half), by column";
+  }
+
+  // modeling_albert.py AlbertEmbeddings, then AlbertTransformer.embedding_hidden_mapping_in
+  void albert() {
+    const std::size_t e = to_size(c.integer("embedding_size", 128), c, "embedding_size");
+    const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+    const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
+    s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, e},
+                            "vocab_size × embedding_size");
+    s.table.padding_idx = pad(0);
+    s.table.projection = t.use("projection", {"encoder.embedding_hidden_mapping_in.weight"}, {h, e},
+                               "hidden_size × embedding_size");
+    t.use("projection bias", {"encoder.embedding_hidden_mapping_in.bias"}, {h}, "hidden_size");
+    s.projection_order = ProjectionOrder::albert;
+    bert_tables(true, max_pos, types, e, "embedding_size", false);
+    m.description = "(word + token type) + learned position, LayerNorm, all in embedding_size; then "
+                    "embedding_hidden_mapping_in to hidden_size (hidden_states[0])";
+  }
+
+  // modeling_deberta_v2.py DebertaV2Embeddings
+  void deberta() {
+    const std::size_t e = to_size(c.integer("embedding_size", static_cast<std::int64_t>(h)), c, "embedding_size");
+    const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
+    const std::size_t types = to_size(c.integer("type_vocab_size", 0), c, "type_vocab_size");
+    s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, e},
+                            "vocab_size × embedding_size");
+    s.table.padding_idx = pad(0);
+    if (c.boolean("position_biased_input", true)) {
+      s.pe = &kind("learned");
+      s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, e},
+                           "max_position_embeddings × embedding_size");
+      s.position_ids = PositionIds::column;
+      m.max_positions = max_pos;
+    }
+    if (types > 0) {
+      s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, e},
+                                   "type_vocab_size × embedding_size");
+    }
+    if (e != h) {
+      s.table.projection = t.use("projection", {"embeddings.embed_proj.weight"}, {h, e},
+                                 "hidden_size × embedding_size");
+      s.projection_order = ProjectionOrder::deberta;
+    }
+    s.layernorm = true;
+    s.layernorm_eps = c.number("layer_norm_eps", 1e-7);
+    s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "hidden_size");
+    s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "hidden_size");
+    s.mask_output = true;
+    m.description = std::string("word") + (s.pe_weights.empty() ? "" : " + learned position") +
+                    (types ? " + token type" : "") + (e != h ? ", embed_proj" : "") +
+                    ", LayerNorm, × attention_mask";
+  }
+
+  // modeling_gemma.py GemmaModel: inputs_embeds × normalizer (√hidden_size) (and the types that only look up)
+  void lookup() {
+    if (type.prefix == std::string("model.")) {
+      s.table.weights = t.use("token embedding", {"embed_tokens.weight"}, {vocab, h}, vocab_why);
+    } else if (type.prefix == std::string("language_model.model.")) {  // Gemma 3: as saved before and after
+      // transformers 4.52 (Gemma3Model._checkpoint_conversion_mapping)
+      s.table.weights = t.use("token embedding", {"embed_tokens.weight", "model.language_model.embed_tokens.weight"},
+                              {vocab, h}, "text_config's vocab_size × hidden_size");
+    } else if (type.prefix == std::string("transformer.")) {
+      s.table.weights = t.use("token embedding", {"word_embedding.weight"}, {vocab, h}, vocab_why);
+    } else {  // T5: shared, tied to encoder.embed_tokens
+      s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
+    }
+    if (type.family == Family::gemma) {
+      s.scale = Scale{};
+      m.normalizer_in_dtype = true;
+    }
+    if (type.rope) m.rope = rope_of(c);
+    m.description = type.family == Family::gemma
+                        ? (type.rope_note ? "word × √hidden_size (Gemma3TextScaledWordEmbedding's embed_scale)"
+                                          : "word × √hidden_size (Gemma's normalizer)")
+                    : type.rope || type.rope_note ? "word (positions are RoPE, inside attention)"
+                                                  : "word (positions act inside attention)";
+  }
+
+};
+
+// config.json's fields every type has: the model type, its widths and its pad id.
+PretrainedModel model_header(const json& j, const Config& c, const TypeInfo& type) {
   PretrainedModel m;
-  m.dir = dir;
+  m.dir = c.dir;
   m.model_type = type.model_type;
   if (c.has("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
       j["architectures"][0].is_string()) {
@@ -563,255 +695,28 @@ PretrainedModel read_pretrained_model(const std::string& dir) {
   m.torch_dtype = c.text("torch_dtype", "");
   m.hidden_size = type.hidden_key ? c.hidden_size(type.hidden_key) : c.hidden_size();
   m.vocab_size = c.positive("vocab_size", 0);
-  if (m.vocab_size <= 0) throw UsageError(dir + "/config.json gives no vocab_size");
+  if (m.vocab_size <= 0) throw UsageError(c.dir + "/config.json gives no " + c.prefix + "vocab_size");
   m.pad_token_id = c.optional_integer("pad_token_id");
-  const std::size_t h = m.hidden_size;
-  const std::size_t vocab = static_cast<std::size_t>(m.vocab_size);
+  return m;
+}
 
+}  // namespace
+
+PretrainedModel read_pretrained_model(const std::string& dir) {
+  if (is_gguf_file(dir)) return read_gguf_model(dir);
+  const json j = text_model_config(read_config(dir), dir);
+  // Gemma 3's text model is config.json's text_config: its fields are named there.
+  const Config c{j, dir, j.value("model_type", json()) == "gemma3" ? "text_config." : ""};
+  const TypeInfo& type = type_of(c);
+  PretrainedModel m = model_header(j, c, type);
   Checkpoint ck(dir);
   Tensors t(ck, m, type.prefix);
-  LayerSpec& s = m.spec;
-  s.scale = Scale{ScaleKind::none};
-  s.pe = &kind("none");
-  const auto pad = [&](std::int64_t fallback) {
-    const std::int64_t p = m.pad_token_id.value_or(fallback);
-    if (p < 0 || p >= m.vocab_size) {
-      throw UsageError(dir + "/config.json: pad_token_id " + std::to_string(p) + " is outside vocab_size " +
-                       std::to_string(m.vocab_size));
-    }
-    return p;
-  };
-  const char* vocab_why = "vocab_size × hidden_size";
-
-  switch (type.family) {
-    case Family::roberta: {  // modeling_roberta.py RobertaEmbeddings (XLM-R and CamemBERT copy it)
-      const std::int64_t p = pad(1);
-      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
-      const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
-      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, vocab_why);
-      s.table.padding_idx = p;
-      if (c.text("position_embedding_type", "absolute") == "absolute") {
-        s.pe = &kind("learned");
-        s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, h},
-                             "max_position_embeddings × hidden_size");
-        s.position_offset = static_cast<std::size_t>(p) + 1;
-        s.pad_position = static_cast<std::size_t>(p);
-        s.position_ids = PositionIds::padding_idx;
-        m.max_positions = max_pos > static_cast<std::size_t>(p) + 1 ? max_pos - static_cast<std::size_t>(p) - 1 : 0;
-      }
-      s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, h},
-                                   "type_vocab_size × hidden_size");
-      s.layernorm = true;
-      s.layernorm_eps = c.number("layer_norm_eps", 1e-12);
-      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "hidden_size");
-      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "hidden_size");
-      m.description = "(word + token type) + learned position (padding_idx + 1 + cumsum(ids != pad)), LayerNorm";
-      break;
-    }
-    case Family::bert: {  // modeling_bert.py BertEmbeddings (all-MiniLM, bge, e5: BertModel saved without a prefix)
-      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
-      const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
-      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, vocab_why);
-      s.table.padding_idx = pad(0);
-      if (c.text("position_embedding_type", "absolute") == "absolute") {
-        s.pe = &kind("learned");
-        s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, h},
-                             "max_position_embeddings × hidden_size");
-        s.position_ids = PositionIds::column;
-        m.max_positions = max_pos;
-      }
-      s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, h},
-                                   "type_vocab_size × hidden_size");
-      s.layernorm = true;
-      s.layernorm_eps = c.number("layer_norm_eps", 1e-12);
-      // Google's original checkpoints (bert-base-uncased) name them gamma and beta; from_pretrained renames them.
-      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight", "embeddings.LayerNorm.gamma"},
-                                 {h}, "hidden_size");
-      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias", "embeddings.LayerNorm.beta"}, {h},
-                               "hidden_size");
-      m.description = std::string("(word + token type)") + (s.pe_weights.empty() ? "" : " + learned position (by column)") +
-                      ", LayerNorm";
-      break;
-    }
-    case Family::distilbert: {  // modeling_distilbert.py Embeddings: no token types, LayerNorm eps fixed at 1e-12
-      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
-      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, h}, "vocab_size × dim");
-      s.table.padding_idx = pad(0);
-      s.pe = &kind("learned");
-      s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, h},
-                           "max_position_embeddings × dim");
-      s.position_ids = PositionIds::column;
-      m.max_positions = max_pos;
-      s.layernorm = true;
-      s.layernorm_eps = 1e-12;  // nn.LayerNorm(config.dim, eps=1e-12)
-      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "dim");
-      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "dim");
-      m.description = "word + learned position (by column), LayerNorm";
-      break;
-    }
-    case Family::gpt2: {  // modeling_gpt2.py GPT2Model.forward: wte(input_ids) + wpe(arange(seq_len))
-      const std::size_t max_pos = to_size(c.integer("n_positions", 1024), c, "n_positions");
-      s.table.weights = t.use("token embedding", {"wte.weight"}, {vocab, h}, "vocab_size × n_embd");
-      s.pe = &kind("learned");
-      s.pe_weights = t.use("position embedding", {"wpe.weight"}, {max_pos, h}, "n_positions × n_embd");
-      s.position_ids = PositionIds::column;
-      m.max_positions = max_pos;
-      m.description = "word + learned position (by column)";
-      break;
-    }
-    case Family::modernbert: {  // modeling_modernbert.py ModernBertEmbeddings: drop(norm(tok_embeddings(ids)))
-      s.table.weights = t.use("token embedding", {"embeddings.tok_embeddings.weight"}, {vocab, h}, vocab_why);
-      s.table.padding_idx = pad(50283);
-      s.layernorm = true;
-      s.layernorm_eps = c.number("norm_eps", 1e-5);
-      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.norm.weight"}, {h}, "hidden_size");
-      if (c.boolean("norm_bias", false)) {
-        s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.norm.bias"}, {h}, "hidden_size (norm_bias is true)");
-      }
-      m.description = std::string("word, LayerNorm") + (s.layernorm_bias.empty() ? " without bias" : "") +
-                      " (positions are RoPE, inside attention)";
-      break;
-    }
-    case Family::bart: {  // modeling_bart.py / modeling_mbart.py encoder: embed_tokens × embed_scale + embed_positions
-      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 1024), c, "max_position_embeddings");
-      s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
-      s.table.padding_idx = pad(1);
-      if (c.boolean("scale_embedding", false)) s.scale = Scale{};
-      s.pe = &kind("learned");
-      s.pe_weights = t.use("position embedding", {"encoder.embed_positions.weight"}, {max_pos + 2, h},
-                           "(max_position_embeddings + 2) × d_model: BART's positions start at 2");
-      s.position_offset = 2;
-      s.position_ids = PositionIds::column;
-      m.max_positions = max_pos;
-      s.layernorm = true;
-      s.layernorm_eps = 1e-5;  // nn.LayerNorm(embed_dim)
-      s.layernorm_weight = t.use("LayerNorm weight", {"encoder.layernorm_embedding.weight"}, {h}, "d_model");
-      s.layernorm_bias = t.use("LayerNorm bias", {"encoder.layernorm_embedding.bias"}, {h}, "d_model");
-      m.description = "word × embed_scale + learned position (offset 2, by column), layernorm_embedding";
-      break;
-    }
-    case Family::m2m100: {  // modeling_m2m_100.py M2M100SinusoidalPositionalEmbedding
-      const std::int64_t p = pad(1);
-      s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
-      s.table.padding_idx = p;
-      if (c.boolean("scale_embedding", true)) s.scale = Scale{};
-      s.pe = &kind("sinusoidal");
-      s.pe_args.set("convention", std::string("fairseq"));
-      s.position_offset = static_cast<std::size_t>(p) + 1;
-      s.pad_position = static_cast<std::size_t>(p);
-      s.position_ids = PositionIds::padding_idx;
-      // make_weights grows the table as sequences need: no bound but embedpe's.
-      s.max_len = std::size_t(1) << 24;
-      m.description = "word × embed_scale + fairseq sinusoid (padding_idx + 1 + cumsum(ids != pad), row padding_idx zero)";
-      break;
-    }
-    case Family::marian: {  // modeling_marian.py / modeling_pegasus.py SinusoidalPositionalEmbedding
-      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 1024), c, "max_position_embeddings");
-      s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
-      // MarianConfig and PegasusConfig default scale_embedding to False, pad_token_id to 58100 and 0.
-      s.table.padding_idx = pad(type.model_type == std::string("marian") ? 58100 : 0);
-      if (c.boolean("scale_embedding", false)) s.scale = Scale{};
-      if (t.find({"encoder.embed_positions.weight"})) {  // from_pretrained loads a stored table over the computed one
-        s.pe = &kind("learned");
-        s.pe_weights = t.use("position embedding", {"encoder.embed_positions.weight"}, {max_pos, h},
-                             "max_position_embeddings × d_model");
-      } else {
-        s.pe = &kind("sinusoidal");
-        s.pe_args.set("convention", std::string("marian"));
-        s.max_len = max_pos;
-      }
-      s.position_ids = PositionIds::column;
-      m.max_positions = max_pos;
-      m.description = "word × embed_scale + static sinusoid (sin half, cos half), by column";
-      break;
-    }
-    case Family::albert: {  // modeling_albert.py AlbertEmbeddings, then AlbertTransformer.embedding_hidden_mapping_in
-      const std::size_t e = to_size(c.integer("embedding_size", 128), c, "embedding_size");
-      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
-      const std::size_t types = to_size(c.integer("type_vocab_size", 2), c, "type_vocab_size");
-      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, e},
-                              "vocab_size × embedding_size");
-      s.table.padding_idx = pad(0);
-      s.table.projection = t.use("projection", {"encoder.embedding_hidden_mapping_in.weight"}, {h, e},
-                                 "hidden_size × embedding_size");
-      t.use("projection bias", {"encoder.embedding_hidden_mapping_in.bias"}, {h}, "hidden_size");
-      s.projection_order = ProjectionOrder::albert;
-      s.pe = &kind("learned");
-      s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, e},
-                           "max_position_embeddings × embedding_size");
-      s.position_ids = PositionIds::column;
-      m.max_positions = max_pos;
-      s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, e},
-                                   "type_vocab_size × embedding_size");
-      s.layernorm = true;
-      s.layernorm_eps = c.number("layer_norm_eps", 1e-12);
-      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {e}, "embedding_size");
-      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {e}, "embedding_size");
-      m.description = "(word + token type) + learned position, LayerNorm, all in embedding_size; then "
-                      "embedding_hidden_mapping_in to hidden_size (hidden_states[0])";
-      break;
-    }
-    case Family::deberta: {  // modeling_deberta_v2.py DebertaV2Embeddings
-      const std::size_t e = to_size(c.integer("embedding_size", static_cast<std::int64_t>(h)), c, "embedding_size");
-      const std::size_t max_pos = to_size(c.integer("max_position_embeddings", 512), c, "max_position_embeddings");
-      const std::size_t types = to_size(c.integer("type_vocab_size", 0), c, "type_vocab_size");
-      s.table.weights = t.use("token embedding", {"embeddings.word_embeddings.weight"}, {vocab, e},
-                              "vocab_size × embedding_size");
-      s.table.padding_idx = pad(0);
-      if (c.boolean("position_biased_input", true)) {
-        s.pe = &kind("learned");
-        s.pe_weights = t.use("position embedding", {"embeddings.position_embeddings.weight"}, {max_pos, e},
-                             "max_position_embeddings × embedding_size");
-        s.position_ids = PositionIds::column;
-        m.max_positions = max_pos;
-      }
-      if (types > 0) {
-        s.token_type_weights = t.use("token type embedding", {"embeddings.token_type_embeddings.weight"}, {types, e},
-                                     "type_vocab_size × embedding_size");
-      }
-      if (e != h) {
-        s.table.projection = t.use("projection", {"embeddings.embed_proj.weight"}, {h, e},
-                                   "hidden_size × embedding_size");
-        s.projection_order = ProjectionOrder::deberta;
-      }
-      s.layernorm = true;
-      s.layernorm_eps = c.number("layer_norm_eps", 1e-7);
-      s.layernorm_weight = t.use("LayerNorm weight", {"embeddings.LayerNorm.weight"}, {h}, "hidden_size");
-      s.layernorm_bias = t.use("LayerNorm bias", {"embeddings.LayerNorm.bias"}, {h}, "hidden_size");
-      s.mask_output = true;
-      m.description = std::string("word") + (s.pe_weights.empty() ? "" : " + learned position") +
-                      (types ? " + token type" : "") + (e != h ? ", embed_proj" : "") +
-                      ", LayerNorm, × attention_mask";
-      break;
-    }
-    case Family::gemma:  // modeling_gemma.py GemmaModel: inputs_embeds × normalizer (√hidden_size)
-    case Family::lookup: {
-      if (type.prefix == std::string("model.")) {
-        s.table.weights = t.use("token embedding", {"embed_tokens.weight"}, {vocab, h}, vocab_why);
-      } else if (type.prefix == std::string("language_model.model.")) {  // Gemma 3: as saved before and after
-        // transformers 4.52 (Gemma3Model._checkpoint_conversion_mapping)
-        s.table.weights = t.use("token embedding", {"embed_tokens.weight", "model.language_model.embed_tokens.weight"},
-                                {vocab, h}, "text_config's vocab_size × hidden_size");
-      } else if (type.prefix == std::string("transformer.")) {
-        s.table.weights = t.use("token embedding", {"word_embedding.weight"}, {vocab, h}, vocab_why);
-      } else {  // T5: shared, tied to encoder.embed_tokens
-        s.table.weights = t.use("token embedding", {"shared.weight", "encoder.embed_tokens.weight"}, {vocab, h}, vocab_why);
-      }
-      if (type.family == Family::gemma) {
-        s.scale = Scale{};
-        m.normalizer_in_dtype = true;
-      }
-      if (type.rope) m.rope = rope_of(c);
-      m.description = type.family == Family::gemma
-                          ? (type.rope_note ? "word × √hidden_size (Gemma3TextScaledWordEmbedding's embed_scale)"
-                                            : "word × √hidden_size (Gemma's normalizer)")
-                      : type.rope || type.rope_note ? "word (positions are RoPE, inside attention)"
-                                                    : "word (positions act inside attention)";
-      break;
-    }
-  }
+  Reading reading{c, type, t, m, m.spec, m.hidden_size, static_cast<std::size_t>(m.vocab_size)};
+  m.spec.scale = Scale{ScaleKind::none};
+  m.spec.pe = &kind("none");
+  reading.read();
   m.unused = ck.others(m.used);
-  m.parameters = spec_parameters(s);
+  m.parameters = spec_parameters(m.spec);
   return m;
 }
 

@@ -14,6 +14,7 @@
 #include "batch_pipeline.h"
 #include "embedpe/error.h"
 #include "embedpe/id_rows.h"
+#include "embedpe/message.h"
 #include "embedpe/output_file.h"
 #include "embedpe/version.h"
 #include "memory.h"
@@ -375,6 +376,15 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
       if (out.batch.token_type_ids.size() != 0 && !spec_.token_type_ids.empty()) {
         throw UsageError("token_type_ids is given, and the records give their own types: drop one",
                          {"token_type_ids"});
+      }
+      // Types a layer cannot add are refused, as the parameter is, never dropped in silence.
+      if (out.batch.token_type_ids.size() != 0 && !layer_.token_types() && !emits({TensorName::token_type_ids})) {
+        const std::string origin = origins.empty() ? std::string("the input") : origins.front();
+        Message m;
+        m << Verbatim{origin.substr(0, origin.rfind(':'))}
+          << ": the records' token_type_ids would be ignored: the layer has no token type table "
+             "(embeddings.token_type_embeddings.weight) and emit does not ask for the tensor";
+        throw m.usage_error({"emit"});
       }
     } else if (text_pairs) {
       if (text_pairs->size() != texts.size()) {

@@ -810,7 +810,9 @@ bool is_tokenizer_json(const std::string& path) {
 
 Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind) {
   if (is_gguf_file(dir)) {
-    const std::shared_ptr<const gguf::File> file = gguf::File::open(dir);
+    // Its one mapping (WeightFile's: the one a ModelSource keeps for the layer too).
+    const auto weights = WeightFile::open(dir);
+    const gguf::File* file = weights->gguf();
     if (file->string_value("tokenizer.ggml.model") == "gpt2") {
       // A byte-level BPE vocabulary: the tokenizer.json it was converted from (gguf_bpe.h).
       GgufBpe g;
