@@ -2,7 +2,8 @@
 """embedpe's benchmark suite: every figure is a ratio against a reference
 measured in the same run, on this machine. Prints a Markdown table.
 
-    bench/run.py [--corpus PATH] [--quick] [--tokenize-only|--corpus-only|--latency-only|--diff-only]
+    bench/run.py [--corpus PATH] [--quick] [--tokenize-only|--corpus-only|--latency-only|--diff-only|
+                  --tokenizer-json-only]
 
 Installs what it needs (tools/install_deps.sh: python3-torch, python3-sentencepiece), builds
 Release into build-bench/ (tools/build.sh), then measures:
@@ -20,6 +21,9 @@ Release into build-bench/ (tools/build.sh), then measures:
            wagahaiwa, the default model (target <= 0.6x), T5 and ALBERT on botchan (models from
            ../shared/corpora; rows skipped without them). The texts lose their BOM and CRLF first: spm_encode keeps both in its
            pieces, embedpe's line reader drops them. `--tokenize-only` runs just these rows.
+  tokenizer.json  LLaMA-3's tokenizer.json vs spm_encode (LLaMA-2) and HF's Rust core on a 5 MB
+           English + Japanese mix, 200 KB pathological lines, --threads scaling: bench/tokenizer_json.py
+           (`--tokenizer-json-only` runs just these rows; SKIPPED without LLaMA-3's file)
   latency  one sentence, whole process, vs spm_encode
   tables   one sentence against a 2 GB .safetensors table vs a 2 MB one (`--latency-only` runs
            just these two)
@@ -43,6 +47,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from tokenizer_json import tokenizer_json_rows
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUILD = pathlib.Path(os.environ.get("EMBEDPE_BENCH_BUILD", ROOT / "build-bench"))
@@ -315,8 +321,9 @@ def main():
     ap.add_argument("--latency-only", action="store_true", help="only the latency and 2 GB table rows")
     ap.add_argument("--diff-only", action="store_true", help="only the diff rows")
     ap.add_argument("--corpus-only", action="store_true", help="only the corpus rows (no Python pipeline)")
+    ap.add_argument("--tokenizer-json-only", action="store_true", help="only the tokenizer.json rows")
     args = ap.parse_args()
-    if not (args.tokenize_only or args.latency_only or args.diff_only or args.corpus_only):
+    if not (args.tokenize_only or args.latency_only or args.diff_only or args.corpus_only or args.tokenizer_json_only):
         subprocess.run([str(ROOT / "tools" / "install_deps.sh"), "python3-torch", "python3-sentencepiece"], check=True)
     subprocess.run([str(ROOT / "tools" / "build.sh"), str(BUILD), "-DEMBEDPE_BUILD_BENCH=ON"], check=True,
                    stdout=subprocess.DEVNULL, env=dict(os.environ, EMBEDPE_BUILD_TARGET="all"))
@@ -326,6 +333,10 @@ def main():
     def row(name, ours, reference, ratio, target, note="", minflt=""):
         rows.append((name, ours, reference, ratio, target, note, minflt))
 
+    if args.tokenizer_json_only:
+        tokenizer_json_rows(row, reps, EMBEDPE)
+        print_rows(rows, args)
+        return
     if args.corpus_only:
         corpus_rows(row, args, reps, torch_ok=False)
         print_rows(rows, args)
@@ -366,6 +377,8 @@ def main():
 
     tokenize_rows(row, reps)
 
+    tokenizer_json_rows(row, reps, EMBEDPE)
+
     latency_rows(row, reps)
 
     diff_rows(row, reps, args.quick)
@@ -393,7 +406,8 @@ def main():
 def print_rows(rows, args):
     flags = ((" --quick" if args.quick else "") + (" --tokenize-only" if args.tokenize_only else "") +
              (" --latency-only" if args.latency_only else "") + (" --diff-only" if args.diff_only else "") +
-             (" --corpus-only" if args.corpus_only else ""))
+             (" --corpus-only" if args.corpus_only else "") +
+             (" --tokenizer-json-only" if args.tokenizer_json_only else ""))
     print(f"{machine()}; {time.strftime('%Y-%m-%d')}; bench/run.py{flags}\n")
     print(f"| benchmark | embedpe | reference | ratio | target | note | minor faults (embedpe / reference) |")
     print("|---|---|---|---|---|---|---|")

@@ -71,6 +71,9 @@ class MergeMap {
     }
   }
   std::size_t size() const { return count_; }
+  // Brings the slot where (a, b) would be into the cache: a long word's pairs
+  // are prefetched together, so that their look-ups overlap (the table is MBs).
+  void prefetch(std::int32_t a, std::int32_t b) const { __builtin_prefetch(&slots_[spread(key(a, b)) & mask_]); }
 
  private:
   static constexpr std::uint64_t kEmpty = ~std::uint64_t(0);  // ids are below 2^31
@@ -223,6 +226,7 @@ void Bpe::merge_all(std::vector<Symbol>& symbols) const {
   const auto entry = [](std::size_t pos, const MergeMap::Value& m, std::int32_t left, std::int32_t right) {
     return Entry{static_cast<std::uint64_t>(m.rank) << 32 | pos, m.new_id, left, right};
   };
+  for (std::size_t i = 0; i + 1 < symbols.size(); ++i) merges_.prefetch(symbols[i].id, symbols[i + 1].id);
   for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
     if (const MergeMap::Value* m = merges_.find(symbols[i].id, symbols[i + 1].id))
       heap.push_back(entry(i, *m, symbols[i].id, symbols[i + 1].id));
@@ -297,10 +301,16 @@ void Bpe::tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids) c
   WordCache& cache = thread_word_cache(serial_);
   if (cache.find(raw, 1, hash, ids)) return;
   const std::size_t before = ids.size();
+  thread_local std::string mapped;
   if (!raw_symbols_ || ignore_merges_) {
-    thread_local std::string mapped;
     mapped.clear();
     for (const char c : raw) mapped.append(byte_level_char(static_cast<unsigned char>(c)));
+  }
+  std::int32_t whole = -1;  // ignore_merges: the mapped word's own id
+  if (raw_symbols_ && ignore_merges_) whole = vocab_.find(mapped);
+  if (whole >= 0) {
+    ids.push_back(whole);
+  } else if (!raw_symbols_) {
     tokenize(mapped, ids);
   } else {
     // Each byte is one ByteLevel character, whose token is byte_level_ids_[b].

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "embedpe/error.h"
+#include "tj_regex_fast.h"
 
 namespace embedpe::tj {
 
@@ -15,8 +16,6 @@ struct Regex::Impl {
   }
 };
 
-namespace {
-
 void initialize_oniguruma() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -24,8 +23,6 @@ void initialize_oniguruma() {
     onig_initialize(encodings, 1);
   });
 }
-
-}  // namespace
 
 Regex::Regex(std::string_view pattern, const std::string& field) : impl_(std::make_unique<Impl>()), pattern_(pattern) {
   initialize_oniguruma();
@@ -40,6 +37,7 @@ Regex::Regex(std::string_view pattern, const std::string& field) : impl_(std::ma
     throw UsageError(field + ": the regular expression does not compile (Oniguruma: " +
                      reinterpret_cast<const char*>(text) + ")");
   }
+  fast_ = fast_splitter(pattern_);
 }
 
 Regex Regex::literal(std::string_view literal, const std::string& field) {
@@ -57,9 +55,15 @@ Regex::Regex(Regex&&) noexcept = default;
 Regex& Regex::operator=(Regex&&) noexcept = default;
 Regex::~Regex() = default;
 
-const char* Regex::fast_path() const { return ""; }
+const char* Regex::fast_path() const { return fast_ ? fast_->name : ""; }
 
-void Regex::find_all(std::string_view text, std::vector<Match>& out) const { find_all_oniguruma(text, out); }
+void Regex::find_all(std::string_view text, std::vector<Match>& out) const {
+  if (fast_) {
+    fast_->find_all(text, out);
+  } else {
+    find_all_oniguruma(text, out);
+  }
+}
 
 void Regex::find_all_oniguruma(std::string_view text, std::vector<Match>& out) const {
   out.clear();

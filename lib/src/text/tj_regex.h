@@ -19,6 +19,11 @@
 
 namespace embedpe::tj {
 
+struct FastSplitter;
+
+// onig_initialize for UTF-8, once per process.
+void initialize_oniguruma();
+
 class Regex {
  public:
   struct Match {
@@ -33,6 +38,7 @@ class Regex {
   ~Regex();
 
   // Replaces `out` with every match in `text` (valid UTF-8). Thread-safe.
+  // A pattern tj_regex_fast knows goes through its hand-written splitter.
   void find_all(std::string_view text, std::vector<Match>& out) const;
   // Oniguruma alone, never a fast path: what the fuzz target and tests compare with.
   void find_all_oniguruma(std::string_view text, std::vector<Match>& out) const;
@@ -45,6 +51,7 @@ class Regex {
  private:
   std::unique_ptr<Impl> impl_;
   std::string pattern_;
+  const FastSplitter* fast_ = nullptr;
 };
 
 }  // namespace embedpe::tj

@@ -540,15 +540,11 @@ std::vector<Encoding> Tokenizer::encode_each(const std::vector<std::string>& tex
                                              std::size_t threads, Pieces pieces) const {
   if (options.seq_len) throw UsageError("encode_each neither truncates nor pads: seq_len needs encode_batch", {"seq_len"});
   if (impl_->hf) {
-    const Batch batch = hf_batch(texts, nullptr, options, threads);
-    std::vector<Encoding> out(texts.size());
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      const std::size_t first = batch.first_token(b);
-      for (std::size_t l = 0; l < batch.pieces[b].size(); ++l) {
-        out[b].ids.push_back(static_cast<int>(batch.input_ids(b, first + l)));
-      }
-      if (pieces == Pieces::keep) out[b].pieces = batch.pieces[b];
-    }
+    // Unpadded: a padded batch of long lines costs more than tokenizing them.
+    std::vector<Encoding> out;
+    hf_batch(texts, nullptr, options, threads, &out);
+    if (pieces == Pieces::drop)
+      for (Encoding& e : out) e.pieces = {};
     return out;
   }
   const ModelInfo& info = impl_->info;
@@ -693,7 +689,7 @@ Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const E
 
 // prepare_for_model (longest_first truncation to max_length = seq_len), then _pad.
 Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b,
-                          const EncodeOptions& options, std::size_t threads) const {
+                          const EncodeOptions& options, std::size_t threads, std::vector<Encoding>* each) const {
   const detail::PretrainedEncoder& hf = *impl_->hf;
   const ModelInfo& info = impl_->info;
   const bool pair = b != nullptr;
@@ -771,6 +767,14 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
     }
     built[i] = hf.build_sequences(first[i], pair ? &second[i] : nullptr, options.add_bos, options.add_eos);
     longest = std::max(longest, built[i].ids.size());
+  }
+  if (each) {
+    each->resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      (*each)[i].ids = std::move(built[i].ids);
+      (*each)[i].pieces = std::move(built[i].tokens);
+    }
+    return batch;
   }
   std::size_t seq_len = options.seq_len.value_or(longest);
   if (const auto m = options.pad_to_multiple_of; m && seq_len % *m != 0) seq_len = (seq_len / *m + 1) * *m;

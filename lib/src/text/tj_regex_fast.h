@@ -1,0 +1,34 @@
+// Private: hand-written splitters standing in for Oniguruma on the standard
+// pre-tokenizer patterns of tokenizer.json files, recognised by their exact
+// pattern string (after JSON unescaping). Each gives exactly the matches
+// Regex::find_all_oniguruma gives on any valid UTF-8 text (fuzz_tj_regex_fast
+// checks it), with Oniguruma 6.9.8's own Unicode tables (its ctype code
+// ranges, read at first use), so that the two never disagree on a Unicode
+// version. Linear in the text.
+//
+//   if (const tj::FastSplitter* f = tj::fast_splitter(pattern)) f->find_all(text, matches);
+//
+// Known: "gpt2" (ByteLevel's use_regex pattern), "llama3" (LLaMA-3/3.1/3.2),
+// "qwen2" (Qwen2/2.5/3: \p{N} alone), "deepseek_digits", "deepseek_cjk",
+// "deepseek" (DeepSeek-V3's three Splits).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "tj_regex.h"
+
+namespace embedpe::tj {
+
+struct FastSplitter {
+  const char* name;
+  std::string_view pattern;
+  void (*find_all)(std::string_view text, std::vector<Regex::Match>& out);
+};
+
+// The splitter of this exact pattern, or nullptr.
+const FastSplitter* fast_splitter(std::string_view pattern);
+// Every known splitter (tests, fuzzing).
+const std::vector<FastSplitter>& fast_splitters();
+
+}  // namespace embedpe::tj
