@@ -260,7 +260,7 @@ void normalize(const LayerNorm& ln, float* row, std::size_t width) {
 }
 
 // Inverted dropout, its mask a function of (seed, row of the run, position, dimension) alone.
-struct Dropout {
+struct DropoutMask {
   double p = 0;
   float keep_scale = 1.0f;
   std::uint64_t key = 0;
@@ -324,7 +324,7 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   float* tok = options_.want_token_embeddings ? out.token_embeddings.data() : nullptr;
 
   const bool dropping = options_.dropout && options_.dropout->p > 0.0;
-  Dropout dropout;
+  DropoutMask dropout;
   if (dropping) {
     dropout.p = options_.dropout->p;
     dropout.keep_scale = static_cast<float>(1.0 / (1.0 - dropout.p));
