@@ -140,11 +140,7 @@ Tensor npy_tensor(std::string_view npy, const std::string& name, const std::stri
   if (h.fortran_order && h.shape.size() > 1) {
     throw Error(source + " is a Fortran-ordered array; save it C-ordered (np.ascontiguousarray)");
   }
-  Tensor t;
-  t.name = name;
-  t.stored = *dtype;
-  t.dtype = dtype;
-  t.shape = h.shape;
+  Tensor t{.name = name, .stored = *dtype, .dtype = dtype, .shape = h.shape, .pieces = {}};
   check_size(t, h.data_offset <= npy.size() ? npy.size() - h.data_offset : 0, source);
   t.pieces = {{npy.data() + h.data_offset, t.elements()}};
   return t;
@@ -170,11 +166,7 @@ void read_safetensors_file(Operand& side, std::string_view bytes, const std::str
   for (const SafetensorsEntry& e : read_safetensors_entries(bytes, source)) {
     const std::optional<DType> dtype = dtype_from_safetensors(e.dtype, DTypes::all);
     if (!dtype) throw Error(source + ": tensor " + e.name + " is " + e.dtype + ", which diff does not read");
-    Tensor t;
-    t.name = e.name;
-    t.stored = *dtype;
-    t.dtype = dtype;
-    t.shape = e.shape;
+    Tensor t{.name = e.name, .stored = *dtype, .dtype = dtype, .shape = e.shape, .pieces = {}};
     if (times(t.elements(), dtype_size(t.stored)) != e.size_bytes) {
       throw Error(source + ": tensor " + e.name + "'s data_offsets do not match its shape and dtype");
     }
@@ -557,10 +549,10 @@ void compare_block(const Tensor& a, const Tensor& b, std::size_t e0, std::size_t
 
 // An element's index and values, and its token where a side has input_ids.
 DiffPoint point_at(const Operand& sa, const Operand& sb, const Tensor& a, const Tensor& b, std::size_t e) {
-  const std::vector<std::size_t>& shape = a.shape;
   const Tensor* ids = find_either(sa, sb, "input_ids");
   DiffPoint pt;
-  pt.index = unravel(e, shape);
+  pt.index = unravel(e, a.shape);
+  const std::vector<std::size_t>& shape = a.shape;
   a.read(e, 1, &pt.a);
   b.read(e, 1, &pt.b);
   if (ids != nullptr && begins_with(shape, ids->shape)) {
