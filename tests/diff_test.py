@@ -325,6 +325,40 @@ class DiffEmbedpeOutputsTests(DiffCase):
         self.assert_figures(t, expected(np.load(f32)["output"], np.load(f16)["output"], atol=1e-2, rtol=1e-2,
                                         ulp_dtype=np.float16))
 
+    def test_every_integer_and_bool_dtype_is_read_and_named(self):
+        """issue 46: diff reads through DType; int32, int16, uint8 and bool are named as NumPy names them."""
+        base = np.arange(-6, 6).reshape(3, 4)
+        for dtype, name, descr in ((np.int32, "int32", "I32"), (np.int16, "int16", "I16"),
+                                   (np.uint8, "uint8", "U8"), (np.bool_, "bool", "BOOL")):
+            with self.subTest(name):
+                a = (base > 0) if dtype is np.bool_ else np.abs(base).astype(dtype)
+                b = a.copy()
+                b[1, 2] = not b[1, 2] if dtype is np.bool_ else b[1, 2] + 1
+                np.save(self.tmp / "a.npy", a)
+                write_safetensors(self.tmp / "b.safetensors", {"a": (descr, b)})
+                t = self.report(self.tmp / "a.npy", self.tmp / "b.safetensors", status=1)["tensors"][0]
+                self.assertEqual((t["dtype_a"], t["dtype_b"], t["dtype_differs"]), (name, name, False))
+                self.assertEqual((t["beyond"], t["first"]["index"], t["max_ulp"]), (1, [1, 2], 1))
+
+    def test_parts_directory_manifest_is_read_by_the_one_parser(self):
+        """issue 46: a parts directory's manifest goes through load_manifest, which checks every key."""
+        parts = self.tmp / "parts"
+        texts = self.tmp / "in.txt"
+        texts.write_text("\n".join(self.TEXTS) + "\n")
+        self.ok("encode", "--input", str(texts), "--d-model", "16", "--seq-len", "12",
+                "--emit", "input_ids,attention_mask,output", "--output-dir", str(parts), "--shard-rows", "2")
+        manifest = json.loads((parts / "manifest.json").read_text())
+        del manifest["embedpe_version"]
+        (parts / "manifest.json").write_text(json.dumps(manifest))
+        self.fails(2, "is not a valid embedpe manifest (the document has no \"embedpe_version\")",
+                   "diff", str(parts), str(parts))
+
+    def test_a_json_dtype_that_is_not_one_is_refused(self):
+        (self.tmp / "a.json").write_text('{"output": [[1, 2], [3, 4]], "dtypes": {"output": "wibble"}}')
+        (self.tmp / "b.json").write_text('{"output": [[1, 2], [3, 4]], "dtypes": {"output": "float32"}}')
+        self.fails(2, "its dtypes give output as wibble, which is not a dtype",
+                   "diff", str(self.tmp / "a.json"), str(self.tmp / "b.json"))
+
 
 class DiffCommandTests(DiffCase):
     def test_text_table_has_a_line_per_tensor(self):

@@ -24,6 +24,23 @@ TEST_CASE("the dtype table is indexed by the enum and spells each format's names
   static_assert(dtype_size(DType::float64) == 8, "the table is usable at compile time");
 }
 
+TEST_CASE("diff's dtypes are answered only when asked for") {
+  CHECK(dtype_from_numpy("<i4") == std::nullopt);  // never a weight, an output or a shard's
+  CHECK(dtype_from_safetensors("BOOL") == std::nullopt);
+  CHECK(dtype_from_numpy("<i4", DTypes::all) == DType::int32);
+  CHECK(dtype_from_numpy("<i2", DTypes::all) == DType::int16);
+  CHECK(dtype_from_numpy("|u1", DTypes::all) == DType::uint8);
+  CHECK(dtype_from_safetensors("BOOL", DTypes::all) == DType::boolean);
+  CHECK(dtype_from_name("bfloat16") == DType::bfloat16);
+  CHECK(dtype_from_name("bool") == std::nullopt);
+  CHECK(dtype_from_name("bool", DTypes::all) == DType::boolean);
+  CHECK(dtype_from_name("wibble", DTypes::all) == std::nullopt);
+  for (const DTypeInfo& d : kDTypes) {
+    CHECK(dtype_from_name(d.name, DTypes::all) == d.dtype);
+    CHECK(dtype_from_safetensors(d.safetensors, DTypes::all) == d.dtype);
+  }
+}
+
 TEST_CASE("convert: float32 to the output dtypes") {
   const float v[] = {1.0f, -0.1f, 3.14159f, 0.0f};
   const TensorRef f32{"x", DType::float32, {2, 2}, v};

@@ -42,6 +42,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "embedpe/dtype.h"
+
 namespace embedpe {
 
 struct DiffOptions {
@@ -66,7 +68,7 @@ struct DiffPoint {
 
 struct TensorDiff {
   std::string name_a, name_b;
-  std::string dtype_a, dtype_b;  // "float32"; "" where the format states none (JSON Lines)
+  std::optional<DType> dtype_a, dtype_b;  // none where the format states none (JSON Lines)
   std::vector<std::size_t> shape_a, shape_b;
   bool shape_differs = false, dtype_differs = false;
   // The figures: only when the shapes agree.

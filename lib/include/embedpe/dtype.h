@@ -23,7 +23,10 @@
 
 namespace embedpe {
 
-enum class DType { float32, float16, bfloat16, float64, int8, int64 };
+// The first six are embedpe's own: what it computes with, writes, and reads
+// as tables. int32, int16, uint8 and bool are only read, by diff (others'
+// arrays compared with ours); the lookups below answer them only when asked.
+enum class DType { float32, float16, bfloat16, float64, int8, int64, int32, int16, uint8, boolean };
 
 struct DTypeInfo {
   DType dtype;
@@ -32,25 +35,34 @@ struct DTypeInfo {
   const char* numpy_descr;  // "<f4"; nullptr where NumPy has no such dtype (bfloat16)
   const char* safetensors;  // "F32", "BF16"
   bool is_float;
+  bool diff_only;           // read by diff, never computed with or written
 };
 
 // In the order of the enum, so that dtype_info() is an index.
 inline constexpr DTypeInfo kDTypes[] = {
-    {DType::float32, "float32", 4, "<f4", "F32", true},
-    {DType::float16, "float16", 2, "<f2", "F16", true},
-    {DType::bfloat16, "bfloat16", 2, nullptr, "BF16", true},
-    {DType::float64, "float64", 8, "<f8", "F64", true},
-    {DType::int8, "int8", 1, "|i1", "I8", false},
-    {DType::int64, "int64", 8, "<i8", "I64", false},
+    {DType::float32, "float32", 4, "<f4", "F32", true, false},
+    {DType::float16, "float16", 2, "<f2", "F16", true, false},
+    {DType::bfloat16, "bfloat16", 2, nullptr, "BF16", true, false},
+    {DType::float64, "float64", 8, "<f8", "F64", true, false},
+    {DType::int8, "int8", 1, "|i1", "I8", false, false},
+    {DType::int64, "int64", 8, "<i8", "I64", false, false},
+    {DType::int32, "int32", 4, "<i4", "I32", false, true},
+    {DType::int16, "int16", 2, "<i2", "I16", false, true},
+    {DType::uint8, "uint8", 1, "|u1", "U8", false, true},
+    {DType::boolean, "bool", 1, "|b1", "BOOL", false, true},
 };
 
 constexpr const DTypeInfo& dtype_info(DType dtype) { return kDTypes[static_cast<std::size_t>(dtype)]; }
 constexpr const char* dtype_name(DType dtype) { return dtype_info(dtype).name; }
 constexpr std::size_t dtype_size(DType dtype) { return dtype_info(dtype).size; }
 
-// The dtype a .safetensors header ("BF16") or a .npy header ("<f4") names, if any.
-std::optional<DType> dtype_from_safetensors(std::string_view name);
-std::optional<DType> dtype_from_numpy(std::string_view descr);
+// Which dtypes a lookup answers: embedpe's own, or also diff's (diff_only).
+enum class DTypes { own, all };
+// The dtype a .safetensors header ("BF16"), a .npy header ("<f4") or its
+// name ("float32", as embedpe's JSON states it) names, if any.
+std::optional<DType> dtype_from_safetensors(std::string_view name, DTypes which = DTypes::own);
+std::optional<DType> dtype_from_numpy(std::string_view descr, DTypes which = DTypes::own);
+std::optional<DType> dtype_from_name(std::string_view name, DTypes which = DTypes::own);
 
 // A view of a C-ordered tensor owned elsewhere.
 struct TensorRef {

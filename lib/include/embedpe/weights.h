@@ -32,19 +32,21 @@
 
 namespace embedpe {
 
-// A read-only memory map of a whole file.
+class FileMapping;
+
+// A read-only memory map of a whole file, an input (a regular file, not
+// empty; noted so that no output replaces it), mapped by the library's one
+// file mapping (src/io/in_file.h).
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path);
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile();
-  std::string_view bytes() const { return {data_, size_}; }
+  std::string_view bytes() const;
 
  private:
-  const char* data_ = nullptr;
-  std::size_t size_ = 0;
-  int slot_ = -1;  // in the table mapped_file_at() reads
+  std::unique_ptr<FileMapping> map_;
 };
 
 // The path of the mapped file whose pages hold `address`, or nullptr.

@@ -8,18 +8,29 @@
 
 namespace embedpe {
 
-std::optional<DType> dtype_from_safetensors(std::string_view name) {
+namespace {
+
+template <class Spelling>
+std::optional<DType> lookup(std::string_view text, DTypes which, Spelling spelling) {
   for (const DTypeInfo& d : kDTypes) {
-    if (name == d.safetensors) return d.dtype;
+    const char* s = spelling(d);
+    if (s != nullptr && text == s && (which == DTypes::all || !d.diff_only)) return d.dtype;
   }
   return std::nullopt;
 }
 
-std::optional<DType> dtype_from_numpy(std::string_view descr) {
-  for (const DTypeInfo& d : kDTypes) {
-    if (d.numpy_descr && descr == d.numpy_descr) return d.dtype;
-  }
-  return std::nullopt;
+}  // namespace
+
+std::optional<DType> dtype_from_safetensors(std::string_view name, DTypes which) {
+  return lookup(name, which, [](const DTypeInfo& d) { return d.safetensors; });
+}
+
+std::optional<DType> dtype_from_numpy(std::string_view descr, DTypes which) {
+  return lookup(descr, which, [](const DTypeInfo& d) { return d.numpy_descr; });
+}
+
+std::optional<DType> dtype_from_name(std::string_view name, DTypes which) {
+  return lookup(name, which, [](const DTypeInfo& d) { return d.name; });
 }
 
 std::size_t TensorRef::elements() const {

@@ -1,5 +1,6 @@
-// embedpe diff: the readers that turn each kind of file into named tensors
-// (views into mapped files where the format allows), and the comparison,
+// embedpe diff: each kind of file as named tensors, through io's readers
+// (tensor_io.h, weights.h) and the parts directory's manifest parser
+// (manifest.h), as views into mapped files where the format allows; and the comparison,
 // block by block on the thread pool, merged in order so that the figures do
 // not depend on the thread count.
 #include "embedpe/diff.h"
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,34 +16,19 @@
 #include <memory>
 #include <string_view>
 
+#include "embedpe/dtype.h"
 #include "embedpe/error.h"
-#include "embedpe/parts_dir.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/weights.h"
 #include "file_name.h"
 #include "half.h"
+#include "manifest.h"
+#include "model_files.h"
 #include "parallel.h"
+#include "shard_join.h"
 
 namespace embedpe {
 namespace {
-
-// How elements are stored.
-enum class Elem { f64, f32, f16, bf16, i64, i32, i16, i8, u8, b1 };
-
-std::size_t width(Elem e) {
-  switch (e) {
-    case Elem::f64: case Elem::i64: return 8;
-    case Elem::f32: case Elem::i32: return 4;
-    case Elem::f16: case Elem::bf16: case Elem::i16: return 2;
-    default: return 1;
-  }
-}
-
-const char* elem_name(Elem e) {
-  static const char* const names[] = {"float64", "float32", "float16", "bfloat16", "int64",
-                                      "int32",   "int16",   "int8",    "uint8",    "bool"};
-  return names[static_cast<int>(e)];
-}
 
 constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
 std::size_t times(std::size_t a, std::size_t b) { return b != 0 && a > kMax / b ? kMax : a * b; }
@@ -59,8 +46,8 @@ struct Piece {
 
 struct Tensor {
   std::string name;
-  Elem elem = Elem::f32;
-  std::string dtype;  // as reported; "" where the format states none
+  DType stored = DType::float32;  // how the pieces hold its elements
+  std::optional<DType> dtype;     // as its file states it; none where the format states none (JSON Lines)
   std::vector<std::size_t> shape;
   std::vector<Piece> pieces;  // joined along the first dimension (a parts directory's parts)
 
@@ -73,7 +60,7 @@ struct Tensor {
     while (n > 0) {
       const Piece& piece = pieces.at(p);
       const std::size_t k = std::min(n, piece.elements - first);
-      convert(piece.data + first * width(elem), k, out);
+      convert(piece.data + first * dtype_size(stored), k, out);
       out += k;
       n -= k;
       first = 0;
@@ -92,19 +79,19 @@ struct Tensor {
   }
 
   void convert(const char* src, std::size_t n, double* out) const {
-    switch (elem) {
-      case Elem::f64: return copy_as<double>(src, n, out);
-      case Elem::f32: return copy_as<float>(src, n, out);
-      case Elem::i64: return copy_as<std::int64_t>(src, n, out);
-      case Elem::i32: return copy_as<std::int32_t>(src, n, out);
-      case Elem::i16: return copy_as<std::int16_t>(src, n, out);
-      case Elem::i8: return copy_as<std::int8_t>(src, n, out);
-      case Elem::u8: case Elem::b1: return copy_as<std::uint8_t>(src, n, out);
-      case Elem::f16: case Elem::bf16:
+    switch (stored) {
+      case DType::float64: return copy_as<double>(src, n, out);
+      case DType::float32: return copy_as<float>(src, n, out);
+      case DType::int64: return copy_as<std::int64_t>(src, n, out);
+      case DType::int32: return copy_as<std::int32_t>(src, n, out);
+      case DType::int16: return copy_as<std::int16_t>(src, n, out);
+      case DType::int8: return copy_as<std::int8_t>(src, n, out);
+      case DType::uint8: case DType::boolean: return copy_as<std::uint8_t>(src, n, out);
+      case DType::float16: case DType::bfloat16:
         for (std::size_t i = 0; i < n; ++i) {
           std::uint16_t h;
           std::memcpy(&h, src + 2 * i, 2);
-          out[i] = elem == Elem::f16 ? half_to_float(h) : bfloat16_to_float(h);
+          out[i] = stored == DType::float16 ? half_to_float(h) : bfloat16_to_float(h);
         }
         return;
     }
@@ -141,31 +128,19 @@ std::string stem(const std::string& path) {
 
 void check_size(const Tensor& t, std::size_t available_bytes, const std::string& source) {
   const std::size_t n = t.elements();
-  if (times(n, width(t.elem)) > available_bytes) {
+  if (times(n, dtype_size(t.stored)) > available_bytes) {
     throw Error(source + " is truncated: " + t.name + "'s data is shorter than its shape");
   }
 }
 
 Tensor npy_tensor(std::string_view npy, const std::string& name, const std::string& source) {
   const NpyHeader h = parse_npy_header(npy, source);
-  static const std::pair<const char*, Elem> descrs[] = {
-      {"<f8", Elem::f64}, {"<f4", Elem::f32}, {"<f2", Elem::f16}, {"<i8", Elem::i64}, {"<i4", Elem::i32},
-      {"<i2", Elem::i16}, {"|i1", Elem::i8},  {"|u1", Elem::u8},  {"|b1", Elem::b1}};
-  Tensor t;
-  t.name = name;
-  bool known = false;
-  for (const auto& d : descrs) {
-    if (h.descr == d.first) {
-      t.elem = d.second;
-      known = true;
-    }
-  }
-  if (!known) throw Error(source + " holds " + h.descr + " values, which diff does not read");
+  const std::optional<DType> dtype = dtype_from_numpy(h.descr, DTypes::all);
+  if (!dtype) throw Error(source + " holds " + h.descr + " values, which diff does not read");
   if (h.fortran_order && h.shape.size() > 1) {
     throw Error(source + " is a Fortran-ordered array; save it C-ordered (np.ascontiguousarray)");
   }
-  t.dtype = elem_name(t.elem);
-  t.shape = h.shape;
+  Tensor t{.name = name, .stored = *dtype, .dtype = dtype, .shape = h.shape, .pieces = {}};
   check_size(t, h.data_offset <= npy.size() ? npy.size() - h.data_offset : 0, source);
   t.pieces = {{npy.data() + h.data_offset, t.elements()}};
   return t;
@@ -188,23 +163,11 @@ void read_npz_file(Operand& side, std::string_view bytes, const std::string& sou
 }
 
 void read_safetensors_file(Operand& side, std::string_view bytes, const std::string& source) {
-  static const std::pair<const char*, Elem> dtypes[] = {
-      {"F64", Elem::f64}, {"F32", Elem::f32}, {"F16", Elem::f16}, {"BF16", Elem::bf16}, {"I64", Elem::i64},
-      {"I32", Elem::i32}, {"I16", Elem::i16}, {"I8", Elem::i8},   {"U8", Elem::u8},     {"BOOL", Elem::b1}};
   for (const SafetensorsEntry& e : read_safetensors_entries(bytes, source)) {
-    Tensor t;
-    t.name = e.name;
-    bool known = false;
-    for (const auto& d : dtypes) {
-      if (e.dtype == d.first) {
-        t.elem = d.second;
-        known = true;
-      }
-    }
-    if (!known) throw Error(source + ": tensor " + e.name + " is " + e.dtype + ", which diff does not read");
-    t.dtype = elem_name(t.elem);
-    t.shape = e.shape;
-    if (times(t.elements(), width(t.elem)) != e.size_bytes) {
+    const std::optional<DType> dtype = dtype_from_safetensors(e.dtype, DTypes::all);
+    if (!dtype) throw Error(source + ": tensor " + e.name + " is " + e.dtype + ", which diff does not read");
+    Tensor t{.name = e.name, .stored = *dtype, .dtype = dtype, .shape = e.shape, .pieces = {}};
+    if (times(t.elements(), dtype_size(t.stored)) != e.size_bytes) {
       throw Error(source + ": tensor " + e.name + "'s data_offsets do not match its shape and dtype");
     }
     t.pieces = {{bytes.data() + e.offset, t.elements()}};
@@ -235,12 +198,12 @@ void json_values(const nlohmann::json& v, const std::vector<std::size_t>& shape,
   for (const auto& x : v) json_values(x, shape, depth + 1, out, where);
 }
 
-void add_json_tensor(Operand& side, const std::string& name, const std::string& dtype, std::vector<std::size_t> shape,
-                     std::vector<double> values) {
+void add_json_tensor(Operand& side, const std::string& name, std::optional<DType> dtype,
+                     std::vector<std::size_t> shape, std::vector<double> values) {
   side.numbers.push_back(std::make_unique<std::vector<double>>(std::move(values)));
   Tensor t;
   t.name = name;
-  t.elem = Elem::f64;
+  t.stored = DType::float64;
   t.dtype = dtype;
   t.shape = std::move(shape);
   t.pieces = {{reinterpret_cast<const char*>(side.numbers.back()->data()), side.numbers.back()->size()}};
@@ -252,25 +215,32 @@ bool is_json_member(const std::string& key) {
          key != "line";
 }
 
-void read_json_file(Operand& side, std::string_view bytes, const std::string& source) {
-  const nlohmann::json doc = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) throw Error(source + " is not a JSON object (embedpe's --format json)");
+// JSON and JSON Lines are held whole, parsed (io's one JSON reader, model_files.h): at most this much.
+constexpr std::size_t kMaxJsonBytes = std::size_t(1) << 30;
+
+void read_json_output(Operand& side, const std::string& source) {
+  const nlohmann::json doc = read_json_file(source, kMaxJsonBytes, "a JSON file diff reads");
+  if (!doc.is_object()) throw Error(source + " is not a JSON object (embedpe's --format json)");
   const auto dtypes = doc.find("dtypes");
   for (const auto& [key, value] : doc.items()) {
     std::vector<std::size_t> shape;
     if (!is_json_member(key) || !json_shape(value, shape)) continue;
     std::vector<double> values;
     json_values(value, shape, 0, values, source + ": " + key);
-    std::string dtype;
+    std::optional<DType> dtype;
     if (dtypes != doc.end() && dtypes->is_object() && dtypes->contains(key) && (*dtypes)[key].is_string()) {
-      dtype = (*dtypes)[key].get<std::string>();
+      const std::string stated = (*dtypes)[key].get<std::string>();
+      dtype = dtype_from_name(stated, DTypes::all);
+      if (!dtype) throw Error(source + ": its dtypes give " + key + " as " + stated + ", which is not a dtype");
     }
     add_json_tensor(side, key, dtype, std::move(shape), std::move(values));
   }
 }
 
 // JSON Lines: a record per sequence, stacked into a batch.
-void read_jsonl_file(Operand& side, std::string_view bytes, const std::string& source) {
+void read_jsonl_output(Operand& side, const std::string& source) {
+  const std::string text = read_input_file(source, kMaxJsonBytes, "a JSON Lines file diff reads");
+  std::string_view bytes = text;
   struct Stack {
     std::string name;
     std::vector<std::size_t> shape;
@@ -285,8 +255,8 @@ void read_jsonl_file(Operand& side, std::string_view bytes, const std::string& s
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = source + ":" + std::to_string(line_no);
-    const nlohmann::json rec = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-    if (rec.is_discarded() || !rec.is_object()) throw Error(where + " is not a JSON object (embedpe's --format jsonl)");
+    const nlohmann::json rec = parse_model_json(line, where);
+    if (!rec.is_object()) throw Error(where + " is not a JSON object (embedpe's --format jsonl)");
     std::size_t found = 0;
     for (const auto& [key, value] : rec.items()) {
       std::vector<std::size_t> shape;
@@ -310,29 +280,25 @@ void read_jsonl_file(Operand& side, std::string_view bytes, const std::string& s
   }
   for (Stack& s : stacks) {
     s.shape.insert(s.shape.begin(), records);
-    add_json_tensor(side, s.name, "", std::move(s.shape), std::move(s.values));
+    add_json_tensor(side, s.name, std::nullopt, std::move(s.shape), std::move(s.values));
   }
 }
 
-// Tensors with one row per position, the same in every part (kept once).
-bool per_position(const std::string& name) {
-  return name == "positional_encoding" || name == "rope_cos" || name == "rope_sin";
-}
-
+// The parts of a complete run, as its manifest (the one parser, manifest.h)
+// lists them, joined along the batch; per-position tensors kept once.
 void read_parts_dir(Operand& side, const std::string& dir) {
-  const std::string manifest_path = dir + "/manifest.json";
-  const std::string_view text = side.map(manifest_path);
-  const nlohmann::json manifest = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (manifest.is_discarded() || !manifest.is_object() || !manifest.contains("parts") ||
-      !manifest["parts"].is_array()) {
-    throw Error(manifest_path + " is not a parts directory's manifest");
+  struct stat st{};
+  const std::string manifest_path = dir + "/" + kManifest;
+  if (::lstat(manifest_path.c_str(), &st) != 0) {
+    throw Error(dir + " is not a parts directory: its manifest " + manifest_path + " is missing (" +
+                std::strerror(errno) + ")");
   }
-  if (!manifest.value("complete", false)) {
+  const Manifest manifest = load_manifest(dir, "", "diff reads the parts directories embedpe encode writes");
+  if (!manifest.complete) {
     throw Error(dir + " is an unfinished run (its manifest says it is not complete); finish it with encode --resume");
   }
-  const std::size_t parts = manifest["parts"].size();
-  for (std::size_t i = 0; i < parts; ++i) {
-    const std::string path = dir + "/" + part_name(i);
+  for (std::size_t i = 0; i < manifest.parts.size(); ++i) {
+    const std::string path = dir + "/" + manifest.parts[i].file;
     Operand part;
     const std::string_view bytes = side.map(path);
     read_npz_file(part, bytes, path);
@@ -347,8 +313,8 @@ void read_parts_dir(Operand& side, const std::string& dir) {
         side.tensors.push_back(std::move(t));
         continue;
       }
-      if (per_position(t.name)) continue;
-      if (t.shape.empty() || into->elem != t.elem ||
+      if (per_position_tensor(t.name)) continue;
+      if (t.shape.empty() || into->stored != t.stored ||
           !std::equal(t.shape.begin() + 1, t.shape.end(), into->shape.begin() + 1, into->shape.end())) {
         throw Error(path + ": " + t.name + " has another dtype or shape than in the first part");
       }
@@ -370,12 +336,13 @@ Operand read_side(const std::string& path) {
   if (ext != ".npy" && ext != ".npz" && ext != ".safetensors" && ext != ".json" && ext != ".jsonl") {
     throw Error(path + ": diff reads .npy, .npz, .safetensors, .json, .jsonl or a parts directory");
   }
+  if (ext == ".json") read_json_output(side, path);
+  if (ext == ".jsonl") read_jsonl_output(side, path);
+  if (ext == ".json" || ext == ".jsonl") return side;
   const std::string_view bytes = side.map(path);
   if (ext == ".npy") side.tensors.push_back(npy_tensor(bytes, stem(path), path));
   if (ext == ".npz") read_npz_file(side, bytes, path);
   if (ext == ".safetensors") read_safetensors_file(side, bytes, path);
-  if (ext == ".json") read_json_file(side, bytes, path);
-  if (ext == ".jsonl") read_jsonl_file(side, bytes, path);
   return side;
 }
 
@@ -384,19 +351,21 @@ Operand read_side(const std::string& path) {
 // The float format whose units in the last place count.
 enum class Ulp { f16, bf16, f32, f64, integer };
 
-int ulp_rank(const std::string& dtype) {  // lower: less precise
-  if (dtype == "float16" || dtype == "bfloat16") return 0;
-  if (dtype == "float32") return 1;
-  if (dtype == "float64") return 2;
-  if (dtype.empty()) return 3;  // unstated
-  return 4;                     // an integer
+int ulp_rank(std::optional<DType> dtype) {  // lower: less precise
+  if (!dtype) return 3;  // unstated
+  switch (*dtype) {
+    case DType::float16: case DType::bfloat16: return 0;
+    case DType::float32: return 1;
+    case DType::float64: return 2;
+    default: return 4;  // an integer or bool
+  }
 }
 
-Ulp ulp_kind(const std::string& a, const std::string& b) {
-  const std::string& d = ulp_rank(a) <= ulp_rank(b) ? a : b;
-  if (d == "float16") return Ulp::f16;
-  if (d == "bfloat16") return Ulp::bf16;
-  if (d == "float32") return Ulp::f32;
+Ulp ulp_kind(std::optional<DType> a, std::optional<DType> b) {
+  const std::optional<DType> d = ulp_rank(a) <= ulp_rank(b) ? a : b;
+  if (d == DType::float16) return Ulp::f16;
+  if (d == DType::bfloat16) return Ulp::bf16;
+  if (d == DType::float32) return Ulp::f32;
   if (ulp_rank(d) == 4) return Ulp::integer;
   return Ulp::f64;
 }
@@ -493,6 +462,107 @@ std::vector<std::size_t> unravel(std::size_t flat, const std::vector<std::size_t
   return index;
 }
 
+// Which positions count for a tensor of `shape`: with ignore_padding,
+// attention_mask's (A's, else B's) where the shape begins with the mask's.
+Positions kept_positions(const Operand& sa, const Operand& sb, const std::vector<std::size_t>& shape,
+                         const DiffOptions& o) {
+  Positions pos;
+  if (!o.ignore_padding) return pos;
+  const Tensor* mask = find_either(sa, sb, "attention_mask");
+  if (mask != nullptr && begins_with(shape, mask->shape)) {
+    std::vector<double> m(mask->elements());
+    mask->read(0, m.size(), m.data());
+    pos.keep.resize(m.size());
+    for (std::size_t i = 0; i < m.size(); ++i) pos.keep[i] = m[i] != 0;
+    pos.inner = product(shape, mask->shape.size());
+  }
+  return pos;
+}
+
+// Sums over one row's finite pairs, for its cosine.
+struct RowSums {
+  double dot = 0, na = 0, nb = 0;
+  std::size_t count = 0;
+};
+
+// One pair of values (element e) into the block's figures and its row's sums.
+void compare_pair(double x, double y, std::size_t e, Ulp ulp, const DiffOptions& o, Partial& p, RowSums& row) {
+  ++p.compared;
+  if (std::isnan(x) || std::isnan(y)) {
+    ++p.nan;
+    if (!(o.equal_nan && std::isnan(x) && std::isnan(y))) {
+      ++p.beyond;
+      p.first_beyond = std::min(p.first_beyond, e);
+    }
+    return;
+  }
+  const double err = x == y ? 0.0 : std::fabs(x - y);
+  const bool close = x == y || (std::isfinite(x) && std::isfinite(y) && err <= o.atol + o.rtol * std::fabs(y));
+  if (!close) {
+    ++p.beyond;
+    p.first_beyond = std::min(p.first_beyond, e);
+  }
+  if (err > p.max_abs) {
+    p.max_abs = err;
+    p.max_abs_at = e;
+  }
+  p.sum_abs += err;
+  const double rel = err == 0 ? 0.0 : (y == 0 || !std::isfinite(err)) ? INFINITY : err / std::fabs(y);
+  p.max_rel = std::max(p.max_rel, rel);
+  if (err != 0) p.max_ulp = std::max(p.max_ulp, ulp_distance(x, y, ulp));
+  if (std::isfinite(x) && std::isfinite(y)) {
+    row.dot += x * y;
+    row.na += x * x;
+    row.nb += y * y;
+    ++row.count;
+  }
+}
+
+// The figures of elements [e0, e1), whole rows of `row_len`.
+void compare_block(const Tensor& a, const Tensor& b, std::size_t e0, std::size_t e1, std::size_t row_len,
+                   const Positions& pos, Ulp ulp, const DiffOptions& o, Partial& p) {
+  constexpr std::size_t kChunk = 4096;
+  std::vector<double> va(kChunk), vb(kChunk);
+  RowSums row;
+  for (std::size_t c0 = e0; c0 < e1; c0 += kChunk) {
+    const std::size_t k = std::min(kChunk, e1 - c0);
+    a.read(c0, k, va.data());
+    b.read(c0, k, vb.data());
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t e = c0 + i;
+      if (pos.keep.empty() || pos.keep[e / pos.inner] != 0) compare_pair(va[i], vb[i], e, ulp, o, p, row);
+      if ((e + 1) % row_len != 0) continue;
+      if (row.count > 0) {  // a row ends
+        const double c = cosine(row.dot, row.na, row.nb);
+        if (c < p.worst_cos) {
+          p.worst_cos = c;
+          p.worst_cos_row = e / row_len;
+        }
+      }
+      p.dot += row.dot;
+      p.na += row.na;
+      p.nb += row.nb;
+      row = {};
+    }
+  }
+}
+
+// An element's index and values, and its token where a side has input_ids.
+DiffPoint point_at(const Operand& sa, const Operand& sb, const Tensor& a, const Tensor& b, std::size_t e) {
+  const Tensor* ids = find_either(sa, sb, "input_ids");
+  DiffPoint pt;
+  pt.index = unravel(e, a.shape);
+  const std::vector<std::size_t>& shape = a.shape;
+  a.read(e, 1, &pt.a);
+  b.read(e, 1, &pt.b);
+  if (ids != nullptr && begins_with(shape, ids->shape)) {
+    double id = 0;
+    ids->read(e / product(shape, ids->shape.size()), 1, &id);
+    pt.token = static_cast<std::int64_t>(id);
+  }
+  return pt;
+}
+
 TensorDiff compare(const Operand& sa, const Operand& sb, const Tensor& a, const Tensor& b, const DiffOptions& o) {
   TensorDiff d;
   d.name_a = a.name;
@@ -502,26 +572,14 @@ TensorDiff compare(const Operand& sa, const Operand& sb, const Tensor& a, const 
   d.shape_a = a.shape;
   d.shape_b = b.shape;
   d.shape_differs = a.shape != b.shape;
-  d.dtype_differs = !a.dtype.empty() && !b.dtype.empty() && a.dtype != b.dtype;
+  d.dtype_differs = a.dtype && b.dtype && *a.dtype != *b.dtype;
   if (d.shape_differs) return d;
 
   const std::vector<std::size_t>& shape = a.shape;
   const std::size_t n = a.elements();
   const std::size_t row_len = shape.empty() ? 1 : std::max<std::size_t>(1, shape.back());
   const std::size_t rows = shape.empty() || shape.back() == 0 ? (n == 0 ? 0 : 1) : n / row_len;
-
-  Positions pos;
-  if (o.ignore_padding) {
-    const Tensor* mask = find_either(sa, sb, "attention_mask");
-    if (mask != nullptr && begins_with(shape, mask->shape)) {
-      std::vector<double> m(mask->elements());
-      mask->read(0, m.size(), m.data());
-      pos.keep.resize(m.size());
-      for (std::size_t i = 0; i < m.size(); ++i) pos.keep[i] = m[i] != 0;
-      pos.inner = product(shape, mask->shape.size());
-    }
-  }
-
+  const Positions pos = kept_positions(sa, sb, shape, o);
   const Ulp ulp = ulp_kind(a.dtype, b.dtype);
   // Blocks of whole rows, about 64K elements each.
   constexpr std::size_t kBlockElements = std::size_t(1) << 16;
@@ -530,70 +588,10 @@ TensorDiff compare(const Operand& sa, const Operand& sb, const Tensor& a, const 
   std::vector<Partial> partials(blocks);
   const std::size_t threads = usable_threads(o.threads == 0 ? available_cores() : o.threads);
   parallel_for(blocks, threads, [&](std::size_t begin, std::size_t end) {
-    constexpr std::size_t kChunk = 4096;
-    std::vector<double> va(kChunk), vb(kChunk);
     for (std::size_t blk = begin; blk < end; ++blk) {
-      Partial& p = partials[blk];
       const std::size_t e0 = blk * rows_per_block * row_len;
       const std::size_t e1 = std::min(n, (blk + 1) * rows_per_block * row_len);
-      double rdot = 0, rna = 0, rnb = 0;
-      std::size_t rcount = 0;
-      for (std::size_t c0 = e0; c0 < e1; c0 += kChunk) {
-        const std::size_t k = std::min(kChunk, e1 - c0);
-        a.read(c0, k, va.data());
-        b.read(c0, k, vb.data());
-        for (std::size_t i = 0; i < k; ++i) {
-          const std::size_t e = c0 + i;
-          const bool kept = pos.keep.empty() || pos.keep[e / pos.inner] != 0;
-          if (kept) {
-            const double x = va[i], y = vb[i];
-            ++p.compared;
-            if (std::isnan(x) || std::isnan(y)) {
-              ++p.nan;
-              if (!(o.equal_nan && std::isnan(x) && std::isnan(y))) {
-                ++p.beyond;
-                p.first_beyond = std::min(p.first_beyond, e);
-              }
-            } else {
-              const double err = x == y ? 0.0 : std::fabs(x - y);
-              const bool close = x == y || (std::isfinite(x) && std::isfinite(y) &&
-                                            err <= o.atol + o.rtol * std::fabs(y));
-              if (!close) {
-                ++p.beyond;
-                p.first_beyond = std::min(p.first_beyond, e);
-              }
-              if (err > p.max_abs) {
-                p.max_abs = err;
-                p.max_abs_at = e;
-              }
-              p.sum_abs += err;
-              const double rel = err == 0 ? 0.0 : (y == 0 || !std::isfinite(err)) ? INFINITY : err / std::fabs(y);
-              p.max_rel = std::max(p.max_rel, rel);
-              if (err != 0) p.max_ulp = std::max(p.max_ulp, ulp_distance(x, y, ulp));
-              if (std::isfinite(x) && std::isfinite(y)) {
-                rdot += x * y;
-                rna += x * x;
-                rnb += y * y;
-                ++rcount;
-              }
-            }
-          }
-          if ((e + 1) % row_len == 0) {  // a row ends
-            if (rcount > 0) {
-              const double c = cosine(rdot, rna, rnb);
-              if (c < p.worst_cos) {
-                p.worst_cos = c;
-                p.worst_cos_row = e / row_len;
-              }
-            }
-            p.dot += rdot;
-            p.na += rna;
-            p.nb += rnb;
-            rdot = rna = rnb = 0;
-            rcount = 0;
-          }
-        }
-      }
+      compare_block(a, b, e0, e1, row_len, pos, ulp, o, partials[blk]);
     }
   });
   Partial all;
@@ -613,23 +611,8 @@ TensorDiff compare(const Operand& sa, const Operand& sb, const Tensor& a, const 
     std::vector<std::size_t> row_shape(shape.begin(), shape.empty() ? shape.end() : shape.end() - 1);
     d.worst_row = unravel(all.worst_cos_row, row_shape);
   }
-
-  const Tensor* ids = find_either(sa, sb, "input_ids");
-  const bool has_ids = ids != nullptr && begins_with(shape, ids->shape);
-  auto point = [&](std::size_t e) {
-    DiffPoint pt;
-    pt.index = unravel(e, shape);
-    a.read(e, 1, &pt.a);
-    b.read(e, 1, &pt.b);
-    if (has_ids) {
-      double id = 0;
-      ids->read(e / product(shape, ids->shape.size()), 1, &id);
-      pt.token = static_cast<std::int64_t>(id);
-    }
-    return pt;
-  };
-  if (all.first_beyond != kMax) d.first = point(all.first_beyond);
-  if (all.max_abs > 0) d.worst = point(all.max_abs_at);
+  if (all.first_beyond != kMax) d.first = point_at(sa, sb, a, b, all.first_beyond);
+  if (all.max_abs > 0) d.worst = point_at(sa, sb, a, b, all.max_abs_at);
   return d;
 }
 
@@ -672,6 +655,12 @@ std::string point_text(const std::optional<DiffPoint>& p, const PieceFn& piece) 
   }
   return s;
 }
+
+nlohmann::ordered_json dtype_json(std::optional<DType> d) {
+  return d ? nlohmann::ordered_json(dtype_name(*d)) : nlohmann::ordered_json();
+}
+
+std::string dtype_text(std::optional<DType> d) { return d ? dtype_name(*d) : "-"; }
 
 std::string label(const TensorDiff& t) { return t.name_a == t.name_b ? t.name_a : t.name_a + "=" + t.name_b; }
 
@@ -727,8 +716,8 @@ nlohmann::ordered_json diff_json(const DiffReport& r, const PieceFn& piece) {
                              {"same", !t.differs()},
                              {"shape_a", t.shape_a},
                              {"shape_b", t.shape_b},
-                             {"dtype_a", t.dtype_a.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(t.dtype_a)},
-                             {"dtype_b", t.dtype_b.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(t.dtype_b)},
+                             {"dtype_a", dtype_json(t.dtype_a)},
+                             {"dtype_b", dtype_json(t.dtype_b)},
                              {"shape_differs", t.shape_differs},
                              {"dtype_differs", t.dtype_differs}};
     if (!t.shape_differs) {
@@ -765,17 +754,17 @@ std::string diff_table(const DiffReport& r, const PieceFn& piece) {
       {"tensor", "shape", "dtype", "max_abs", "max_rel", "max_ulp", "mean_abs", "cosine", "worst_row", "beyond", "first",
        "worst"}};
   for (const TensorDiff& t : r.tensors) {
-    const std::string dtype = t.dtype_a == t.dtype_b ? (t.dtype_a.empty() ? "-" : t.dtype_a)
-                                                     : (t.dtype_a.empty() ? "-" : t.dtype_a) + "/" +
-                                                           (t.dtype_b.empty() ? "-" : t.dtype_b);
+    const std::string dtype =
+        t.dtype_a == t.dtype_b ? dtype_text(t.dtype_a) : dtype_text(t.dtype_a) + "/" + dtype_text(t.dtype_b);
     if (t.shape_differs) {
       rows.push_back({label(t), shape_text(t.shape_a) + "/" + shape_text(t.shape_b), dtype, "shapes differ"});
       continue;
     }
     const double fraction = t.compared == 0 ? 0.0 : 100.0 * double(t.beyond) / double(t.compared);
+    std::string worst_row = number(t.worst_row_cosine, "%.6f");
+    if (!t.worst_row.empty()) worst_row.append(" ").append(index_text(t.worst_row));
     rows.push_back({label(t), shape_text(t.shape_a), dtype, number(t.max_abs), number(t.max_rel),
-                    number(t.max_ulp, "%.0f"), number(t.mean_abs), number(t.cosine, "%.6f"),
-                    number(t.worst_row_cosine, "%.6f") + (t.worst_row.empty() ? "" : " " + index_text(t.worst_row)),
+                    number(t.max_ulp, "%.0f"), number(t.mean_abs), number(t.cosine, "%.6f"), worst_row,
                     std::to_string(t.beyond) + " (" + number(fraction, "%.3g") + "%)", point_text(t.first, piece),
                     point_text(t.worst, piece)});
   }

@@ -5,6 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <limits.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -13,6 +17,80 @@
 #include "embedpe/message.h"
 
 namespace embedpe {
+
+// ------------------------------------------------------------ FileMapping
+
+namespace {
+
+// The files mapped now, in fixed storage a signal handler can read. A slot is
+// free (0), being filled (1) or describes a mapping (2).
+struct MappingSlot {
+  std::atomic<int> state{0};
+  const char* begin = nullptr;
+  std::size_t size = 0;
+  char path[PATH_MAX];
+};
+constexpr int kMappingSlots = 16;
+MappingSlot g_mappings[kMappingSlots];
+
+}  // namespace
+
+const char* mapped_file_at(const void* address) noexcept {
+  const char* a = static_cast<const char*>(address);
+  for (auto& m : g_mappings) {
+    if (m.state.load() == 2 && a >= m.begin && a < m.begin + m.size) return m.path;
+  }
+  return nullptr;
+}
+
+FileMapping::FileMapping(int fd, std::size_t size, const std::string& name) {
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) return;
+  data_ = static_cast<const char*>(p);
+  size_ = size;
+  for (int i = 0; i < kMappingSlots && slot_ < 0; ++i) {
+    int free = 0;
+    if (g_mappings[i].state.compare_exchange_strong(free, 1)) slot_ = i;
+  }
+  if (slot_ >= 0) {  // with more files than slots, a fault names no file
+    MappingSlot& m = g_mappings[slot_];
+    m.begin = data_;
+    m.size = size_;
+    const std::size_t n = std::min(name.size(), sizeof m.path - 1);
+    std::memcpy(m.path, name.data(), n);
+    m.path[n] = '\0';
+    m.state.store(2);
+  }
+}
+
+FileMapping::FileMapping(FileMapping&& other) noexcept
+    : data_(other.data_), size_(other.size_), slot_(other.slot_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+  other.slot_ = -1;
+}
+
+FileMapping& FileMapping::operator=(FileMapping&& other) noexcept {
+  if (this != &other) {
+    release();
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(slot_, other.slot_);
+  }
+  return *this;
+}
+
+FileMapping::~FileMapping() { release(); }
+
+void FileMapping::release() noexcept {
+  if (slot_ >= 0) g_mappings[slot_].state.store(0);
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+  slot_ = -1;
+}
+
+// ------------------------------------------------------------ InFile
 
 InFile::InFile(const std::string& path, Links links, std::string shown, const std::function<void()>& not_regular,
                Use use)
@@ -62,13 +140,11 @@ std::optional<InFile> InFile::if_exists(const std::string& path, Links links, st
 }
 
 InFile::InFile(InFile&& other) noexcept
-    : shown_(std::move(other.shown_)), fd_(other.fd_), size_(other.size_), map_(other.map_) {
+    : shown_(std::move(other.shown_)), fd_(other.fd_), size_(other.size_), map_(std::move(other.map_)) {
   other.fd_ = -1;
-  other.map_ = nullptr;
 }
 
 InFile::~InFile() {
-  if (map_) ::munmap(map_, size_);
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -105,12 +181,12 @@ std::string InFile::all() const {
 
 std::string_view InFile::map() const {
   if (!map_ && size_ > 0) {
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (p == MAP_FAILED) fail(std::string("cannot map it: ") + std::strerror(errno));
-    ::madvise(p, size_, MADV_SEQUENTIAL);
-    map_ = p;
+    FileMapping m(fd_, size_, shown_);
+    if (!m) fail(std::string("cannot map it: ") + std::strerror(errno));
+    ::madvise(const_cast<char*>(m.bytes().data()), size_, MADV_SEQUENTIAL);
+    map_ = std::move(m);
   }
-  return {static_cast<const char*>(map_), size_};
+  return map_ ? map_.bytes() : std::string_view();
 }
 
 void InFile::fail(const std::string& why) const {

@@ -19,6 +19,33 @@
 
 namespace embedpe {
 
+// A read-only private mapping of a whole open file: the library's one mmap of
+// a file (InFile::map, and weights.h's MappedFile, which decode, diff and the
+// weight and GGUF readers map through). While it lives it is listed where
+// mapped_file_at() (weights.h) finds it, so that a SIGBUS from a file cut
+// short under it names the file.
+class FileMapping {
+ public:
+  FileMapping() = default;
+  // Maps `size` (> 0) bytes of `fd`, listed as `name`; empty (errno says why)
+  // when mmap fails. `fd` may be closed afterwards.
+  FileMapping(int fd, std::size_t size, const std::string& name);
+  FileMapping(FileMapping&& other) noexcept;
+  FileMapping& operator=(FileMapping&& other) noexcept;
+  FileMapping(const FileMapping&) = delete;
+  FileMapping& operator=(const FileMapping&) = delete;
+  ~FileMapping();
+
+  explicit operator bool() const { return data_ != nullptr; }
+  std::string_view bytes() const { return {data_, size_}; }
+
+ private:
+  void release() noexcept;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+  int slot_ = -1;  // in the table mapped_file_at() reads; -1 with more mappings than slots
+};
+
 class InFile {
  public:
   enum class Links { follow, refuse };
@@ -68,7 +95,7 @@ class InFile {
   std::string shown_;
   int fd_ = -1;
   std::size_t size_ = 0;
-  mutable void* map_ = nullptr;
+  mutable FileMapping map_;
 };
 
 }  // namespace embedpe

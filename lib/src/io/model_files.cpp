@@ -161,17 +161,23 @@ bool ModelFiles::has(const std::string& name) const {
   return ::lstat(path(name).c_str(), &st) == 0;
 }
 
-std::optional<std::string> ModelFiles::read(const std::string& name, std::size_t max_bytes, const std::string& what) {
-  const std::string shown = path(name);
-  const auto open = [&] {
+namespace {
+
+// The file at `shown`, whole, or nullopt when nothing is there and `missing_is_none`.
+std::optional<std::string> read_capped(const std::string& shown, std::size_t max_bytes, const std::string& what,
+                                       bool missing_is_none) {
+  const auto open = [&]() -> std::optional<InFile> {
     try {
-      return InFile::if_exists(shown, InFile::Links::follow, shown, [&] {
-        throw UsageError(shown + " is not a regular file (a FIFO, device or directory is never read as a model's file)");
-      });
+      const auto not_regular = [&] {
+        throw UsageError(shown + " is not a regular file (a FIFO, device or directory is never read as " +
+                         (missing_is_none ? "a model's file)" : "an input)"));
+      };
+      if (missing_is_none) return InFile::if_exists(shown, InFile::Links::follow, shown, not_regular);
+      return InFile(shown, InFile::Links::follow, shown, not_regular);
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
-      throw UsageError(e.what());  // a model's file that cannot be read is a bad input, as a bad one is
+      throw UsageError(e.what());  // a file that cannot be read is a bad input, as a bad one is
     }
   };
   const std::optional<InFile> file = open();
@@ -187,7 +193,22 @@ std::optional<std::string> ModelFiles::read(const std::string& name, std::size_t
     throw UsageError(e.what());
   }
   if (bytes.size() < file->size()) throw UsageError(shown + " is shorter than it was when opened");
-  hashes_[name] = sha256_hex(bytes);
+  return bytes;
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  return *read_capped(path, max_bytes, what, false);
+}
+
+nlohmann::json read_json_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  return parse_model_json(read_input_file(path, max_bytes, what), path);
+}
+
+std::optional<std::string> ModelFiles::read(const std::string& name, std::size_t max_bytes, const std::string& what) {
+  std::optional<std::string> bytes = read_capped(path(name), max_bytes, what, true);
+  if (bytes) hashes_[name] = sha256_hex(*bytes);
   return bytes;
 }
 

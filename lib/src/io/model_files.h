@@ -7,7 +7,8 @@
 // through one reader (parse_model_json): at most kMaxModelJsonDepth levels,
 // and a key given twice in one object is refused, as JSONL, safetensors and
 // npz refuse it. Every refusal is a UsageError of one line naming the file
-// (and the key).
+// (and the key). read_json_file is the same reader for any JSON input file
+// that is not a model's (diff's JSON and JSON Lines outputs).
 //
 //   ModelFiles files("xlm-roberta-base");
 //   std::optional<nlohmann::json> config = files.json("config.json");   // nullopt: no such file
@@ -47,6 +48,14 @@ std::string json_value_text(const nlohmann::json& value);
 // than kMaxModelJsonDepth levels, a key twice in one object.
 nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
                                 const std::function<bool(const std::string&)>& keep = {});
+
+// The input file at `path`, whole, read as ModelFiles::read reads a model's
+// file: InFile's policy (a regular file only, never waited on; noted as an
+// input), at most `max_bytes` ("PATH is N bytes, more than `what` can be
+// (CAP)"). Every refusal is a UsageError of one line naming the file.
+std::string read_input_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+// The same file parsed by parse_model_json: the one reader of a JSON file.
+nlohmann::json read_json_file(const std::string& path, std::size_t max_bytes, const std::string& what);
 
 class ModelFiles {
  public:

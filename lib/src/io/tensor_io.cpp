@@ -63,10 +63,24 @@ void put32(std::string& s, std::uint32_t v) {
   put16(s, v >> 16);
 }
 
-
 constexpr std::uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01: reproducible bytes
 constexpr std::uint16_t kDosTime = 0;
 
+// What a ZIP local header and its central directory entry both hold, from
+// "version needed" on: a stored member, the fixed timestamp, its CRC-32 and
+// sizes, its name's length, no extra field.
+void put_member_fields(std::string& s, std::uint32_t crc, std::uint32_t size, std::size_t name_size) {
+  put16(s, 20);  // version needed: 2.0
+  put16(s, 0);   // flags
+  put16(s, 0);   // stored
+  put16(s, kDosTime);
+  put16(s, kDosDate);
+  put32(s, crc);
+  put32(s, size);
+  put32(s, size);
+  put16(s, static_cast<std::uint32_t>(name_size));
+  put16(s, 0);  // extra length
+}
 
 // UTF-32LE code points of valid UTF-8, as NumPy stores a "<Un" string.
 std::string utf32le(std::string_view text) {
@@ -124,16 +138,7 @@ void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors, const std
 
     std::string local;
     put32(local, 0x04034b50);
-    put16(local, 20);  // version needed: 2.0
-    put16(local, 0);   // flags
-    put16(local, 0);   // stored
-    put16(local, kDosTime);
-    put16(local, kDosDate);
-    put32(local, e.crc);
-    put32(local, e.size);
-    put32(local, e.size);
-    put16(local, static_cast<std::uint32_t>(e.name.size()));
-    put16(local, 0);  // extra length
+    put_member_fields(local, e.crc, e.size, e.name.size());
     local += e.name;
     out.write(local);
     out.write(header);
@@ -146,16 +151,7 @@ void write_npz(OutputFile& out, const std::vector<TensorRef>& tensors, const std
   for (const auto& e : entries) {
     put32(central, 0x02014b50);
     put16(central, 20);  // made by: 2.0, MS-DOS attributes
-    put16(central, 20);
-    put16(central, 0);
-    put16(central, 0);
-    put16(central, kDosTime);
-    put16(central, kDosDate);
-    put32(central, e.crc);
-    put32(central, e.size);
-    put32(central, e.size);
-    put16(central, static_cast<std::uint32_t>(e.name.size()));
-    put16(central, 0);  // extra
+    put_member_fields(central, e.crc, e.size, e.name.size());
     put16(central, 0);  // comment
     put16(central, 0);  // disk
     put16(central, 0);  // internal attributes

@@ -25,6 +25,7 @@
 #include "embedpe/tensor_io.h"
 #include "ggml_types.h"
 #include "gguf.h"
+#include "in_file.h"
 #include "weight_files_in_use.h"
 
 namespace embedpe {
@@ -121,29 +122,6 @@ const std::vector<std::string_view> kLayerNormBiasNames = {
 
 // ------------------------------------------------------------ MappedFile
 
-namespace {
-
-// The files mapped now, in fixed storage a signal handler can read. A slot is
-// free (0), being filled (1) or describes a mapping (2).
-struct MappingSlot {
-  std::atomic<int> state{0};
-  const char* begin = nullptr;
-  std::size_t size = 0;
-  char path[PATH_MAX];
-};
-constexpr int kMappingSlots = 16;
-MappingSlot g_mappings[kMappingSlots];
-
-}  // namespace
-
-const char* mapped_file_at(const void* address) noexcept {
-  const char* a = static_cast<const char*>(address);
-  for (auto& m : g_mappings) {
-    if (m.state.load() == 2 && a >= m.begin && a < m.begin + m.size) return m.path;
-  }
-  return nullptr;
-}
-
 MappedFile::MappedFile(const std::string& path) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -159,34 +137,20 @@ MappedFile::MappedFile(const std::string& path) {
     ::close(fd);
     throw;
   }
-  size_ = static_cast<std::size_t>(st.st_size);
-  if (size_ == 0) {
+  const std::size_t size = static_cast<std::size_t>(st.st_size);
+  if (size == 0) {
     ::close(fd);
     throw Error("weight file " + path + " is empty");
   }
-  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  map_ = std::make_unique<FileMapping>(fd, size, path);
+  const int e = errno;
   ::close(fd);
-  if (p == MAP_FAILED) throw Error("cannot map weight file " + path + ": " + std::strerror(errno));
-  data_ = static_cast<const char*>(p);
-  for (int i = 0; i < kMappingSlots && slot_ < 0; ++i) {
-    int free = 0;
-    if (g_mappings[i].state.compare_exchange_strong(free, 1)) slot_ = i;
-  }
-  if (slot_ >= 0) {  // with more files than slots, a fault names no file
-    MappingSlot& m = g_mappings[slot_];
-    m.begin = data_;
-    m.size = size_;
-    const std::size_t n = std::min(path.size(), sizeof m.path - 1);
-    std::memcpy(m.path, path.data(), n);
-    m.path[n] = '\0';
-    m.state.store(2);
-  }
+  if (!*map_) throw Error("cannot map weight file " + path + ": " + std::strerror(e));
 }
 
-MappedFile::~MappedFile() {
-  if (slot_ >= 0) g_mappings[slot_].state.store(0);
-  if (data_) ::munmap(const_cast<char*>(data_), size_);
-}
+MappedFile::~MappedFile() = default;
+
+std::string_view MappedFile::bytes() const { return map_->bytes(); }
 
 // ------------------------------------------------------------ parsing
 
@@ -596,6 +560,8 @@ void read_floats(const WeightFile& file, const WeightTensor& t, std::size_t firs
       throw Error(file.path() + ": tensor " + t.name + " is int8; it needs its per-row scales to be read");
     case DType::int64:  // refused when the header is parsed
       throw Error(file.path() + ": tensor " + t.name + " is int64, not a float tensor");
+    case DType::int32: case DType::int16: case DType::uint8: case DType::boolean:  // diff's only: never a weight
+      throw InternalError(file.path() + ": tensor " + t.name + " is " + dtype_name(t.dtype));
   }
 }
 

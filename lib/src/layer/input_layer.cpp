@@ -216,6 +216,80 @@ void scale_and_add_stream(const float* e, float scale, const float* pe, float* o
 #endif
 }
 
+// The row index into the PE table of token (b, l), batch × seq_len, when
+// positions come from the ids (HF create_position_ids_from_input_ids: those
+// other than positions_skip_id count) or from the mask (cumsum - 1); kPad for
+// padding. Empty when positions are the plain arange.
+constexpr std::size_t kPad = static_cast<std::size_t>(-1);
+
+std::vector<std::size_t> position_indices(const InputLayerOptions& o, const xt::xtensor<std::int64_t, 2>& ids,
+                                          const xt::xtensor<std::int64_t, 2>& mask) {
+  const std::size_t batch = ids.shape()[0], seq_len = ids.shape()[1];
+  std::vector<std::size_t> at;
+  if (!o.positions_skip_id && !(o.positions_from_mask && mask.size() == ids.size())) return at;
+  at.resize(batch * seq_len);
+  for (std::size_t b = 0; b < batch; ++b) {
+    std::size_t next = 0;
+    for (std::size_t l = 0; l < seq_len; ++l) {
+      const bool counts = o.positions_skip_id ? ids(b, l) != *o.positions_skip_id : mask(b, l) != 0;
+      at[b * seq_len + l] = counts ? next++ : kPad;
+    }
+  }
+  return at;
+}
+
+// Outputs are reused from batch to batch; a new buffer's first touches are
+// a fault per 4 KiB page (10-20 us each on a VM) unless it has huge pages.
+void resize_reused(xt::xtensor<float, 3>& t, std::array<std::size_t, 3> shape) {
+  const float* before = t.data();
+  t.resize(shape);
+  if (t.data() != before) advise_huge_pages(t.data(), t.size() * sizeof(float));
+}
+
+void normalize(const LayerNorm& ln, float* row, std::size_t width) {
+  double mean = 0;
+  for (std::size_t j = 0; j < width; ++j) mean += row[j];
+  mean /= static_cast<double>(width);
+  double var = 0;
+  for (std::size_t j = 0; j < width; ++j) var += (row[j] - mean) * (row[j] - mean);
+  var /= static_cast<double>(width);
+  const double inv = 1.0 / std::sqrt(var + ln.eps);
+  for (std::size_t j = 0; j < width; ++j) {
+    row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
+  }
+}
+
+// Inverted dropout, its mask a function of (seed, row of the run, position, dimension) alone.
+struct DropoutMask {
+  double p = 0;
+  float keep_scale = 1.0f;
+  std::uint64_t key = 0;
+
+  void apply(float* row, std::size_t d, std::uint64_t base) const {
+    constexpr double kTwoPow53 = 9007199254740992.0;
+    for (std::size_t j = 0; j < d; ++j) {
+      const double u = static_cast<double>(splitmix64(key + base + j) >> 11) / kTwoPow53;
+      row[j] = u < p ? 0.0f : row[j] * keep_scale;
+    }
+  }
+};
+
+// Row `id` of `table`, in place where the table holds float32 rows, else converted into `scratch`.
+const float* row_of(const EmbeddingTable& table, std::int64_t id, std::size_t d, std::vector<float>& scratch) {
+  if (const float* r = table.row_data(id)) return r;
+  scratch.resize(d);
+  table.row(id, scratch.data());
+  return scratch.data();
+}
+
+[[noreturn]] void refuse_row(const char* what, std::int64_t value, std::size_t b, std::size_t l, const char* table,
+                             std::int64_t rows, std::vector<std::string> parameters = {}) {
+  throw UsageError(std::string(what) + " " + std::to_string(value) + " (sequence " + std::to_string(b) +
+                       ", position " + std::to_string(l) + ") is outside the " + table + "'s " +
+                       std::to_string(rows) + " rows",
+                   std::move(parameters));
+}
+
 }  // namespace
 
 void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int64_t, 2>& ids,
@@ -240,46 +314,22 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   std::copy(pe, pe + seq_len * d, out.positional_encoding.data());
   std::vector<float> pad_row(pe_ && options_.pad_position ? d : 0);  // (d,)
   if (!pad_row.empty()) pe_->row(*options_.pad_position, pad_row.data());
-  // (batch, seq_len): the PE row index of each token when positions come
-  // from the mask (cumsum - 1 for tokens; kPad for padding).
-  constexpr std::size_t kPad = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> from_mask;
-  if (options_.positions_skip_id) {  // HF create_position_ids_from_input_ids
-    from_mask.resize(batch * seq_len);
-    for (std::size_t b = 0; b < batch; ++b) {
-      std::size_t next = 0;
-      for (std::size_t l = 0; l < seq_len; ++l) {
-        from_mask[b * seq_len + l] = ids(b, l) != *options_.positions_skip_id ? next++ : kPad;
-      }
-    }
-  } else if (options_.positions_from_mask && mask.size() == ids.size()) {
-    from_mask.resize(batch * seq_len);
-    for (std::size_t b = 0; b < batch; ++b) {
-      std::size_t next = 0;
-      for (std::size_t l = 0; l < seq_len; ++l) from_mask[b * seq_len + l] = mask(b, l) != 0 ? next++ : kPad;
-    }
-  }
-
-  // Outputs are reused from batch to batch; a new buffer's first touches are
-  // a fault per 4 KiB page (10-20 us each on a VM) unless it has huge pages.
-  const auto resize = [](xt::xtensor<float, 3>& t, std::array<std::size_t, 3> shape) {
-    const float* before = t.data();
-    t.resize(shape);
-    if (t.data() != before) advise_huge_pages(t.data(), t.size() * sizeof(float));
-  };
-  resize(out.output, {batch, seq_len, d_out});
-  resize(out.token_embeddings, options_.want_token_embeddings ? std::array<std::size_t, 3>{batch, seq_len, d}
-                                                              : std::array<std::size_t, 3>{0, 0, 0});
+  const std::vector<std::size_t> from_mask = position_indices(options_, ids, mask);  // (batch, seq_len) or empty
+  resize_reused(out.output, {batch, seq_len, d_out});
+  resize_reused(out.token_embeddings, options_.want_token_embeddings ? std::array<std::size_t, 3>{batch, seq_len, d}
+                                                                     : std::array<std::size_t, 3>{0, 0, 0});
 
   const float scale = options_.scale.factor(d_out);  // sqrt of the output's width (projection.h)
   float* dst = out.output.data();  // (batch, seq_len, d)
   float* tok = options_.want_token_embeddings ? out.token_embeddings.data() : nullptr;
 
   const bool dropping = options_.dropout && options_.dropout->p > 0.0;
-  const double p = dropping ? options_.dropout->p : 0.0;
-  const float keep_scale = dropping ? static_cast<float>(1.0 / (1.0 - p)) : 1.0f;
-  const std::uint64_t drop_key = dropping ? splitmix64(splitmix64(options_.dropout->seed) ^ 0xD1B54A32D192ED03ULL) : 0;
-  constexpr double kTwoPow53 = 9007199254740992.0;
+  DropoutMask dropout;
+  if (dropping) {
+    dropout.p = options_.dropout->p;
+    dropout.keep_scale = static_cast<float>(1.0 / (1.0 - dropout.p));
+    dropout.key = splitmix64(splitmix64(options_.dropout->seed) ^ 0xD1B54A32D192ED03ULL);
+  }
   const std::int64_t vocab = table_.vocab_size();
   const std::int64_t* id_data = ids.data();
   // An output much larger than the caches goes straight to memory: the
@@ -297,19 +347,6 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
   // spreads over the threads. Streamed outputs go position by position (the
   // PE row stays in L1 across the batch: ~15% faster on the kernel bench),
   // others sequence by sequence.
-  const auto normalize = [this](float* row, std::size_t width) {
-    const auto& ln = *options_.layer_norm;
-    double mean = 0;
-    for (std::size_t j = 0; j < width; ++j) mean += row[j];
-    mean /= static_cast<double>(width);
-    double var = 0;
-    for (std::size_t j = 0; j < width; ++j) var += (row[j] - mean) * (row[j] - mean);
-    var /= static_cast<double>(width);
-    const double inv = 1.0 / std::sqrt(var + ln.eps);
-    for (std::size_t j = 0; j < width; ++j) {
-      row[j] = static_cast<float>((row[j] - mean) * inv * ln.gamma[j] + ln.beta[j]);
-    }
-  };
   parallel_for(batch * seq_len, threads, [&](std::size_t i_begin, std::size_t i_end) {
     std::vector<float> scratch, type_scratch;  // for tables whose rows are converted or computed
     std::vector<float> sum(projection ? d : 0);  // a token's sum in E dimensions, before the projection
@@ -319,11 +356,7 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
     for (std::size_t i = i_begin; i < i_end; ++i) {
       const std::size_t t = b * seq_len + l;
       const std::int64_t id = id_data[t];
-      if (id < 0 || id >= vocab) {
-        throw UsageError("token id " + std::to_string(id) + " (sequence " + std::to_string(b) + ", position " +
-                         std::to_string(l) + ") is outside the embedding table's " + std::to_string(vocab) +
-                         " rows");
-      }
+      if (id < 0 || id >= vocab) refuse_row("token id", id, b, l, "embedding table", vocab);
       float* row = projection ? sum.data() : dst + t * d;
       const float* pe_row;
       if (!from_mask.empty()) {
@@ -332,26 +365,13 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
       } else {
         pe_row = (use_mask && mask(b, l) == 0) ? pad_row.data() : pe + l * d;
       }
-      const float* e = table_.row_data(id);
-      if (!e) {
-        scratch.resize(d);
-        table_.row(id, scratch.data());
-        e = scratch.data();
-      }
+      const float* e = row_of(table_, id, d, scratch);
       if (types) {
         const std::int64_t type = type_data ? type_data[t] : 0;
         if (type < 0 || type >= type_count) {
-          throw UsageError("token type " + std::to_string(type) + " (sequence " + std::to_string(b) + ", position " +
-                               std::to_string(l) + ") is outside the token type table's " +
-                               std::to_string(type_count) + " rows",
-                           {"token_type_ids"});
+          refuse_row("token type", type, b, l, "token type table", type_count, {"token_type_ids"});
         }
-        const float* tt = types->row_data(type);
-        if (!tt) {
-          type_scratch.resize(d);
-          types->row(type, type_scratch.data());
-          tt = type_scratch.data();
-        }
+        const float* tt = row_of(*types, type, d, type_scratch);
         for (std::size_t j = 0; j < d; ++j) {  // in BertEmbeddings' order: (word + token type) + position
           const float v = e[j] * scale;
           if (tok) tok[t * d + j] = v;
@@ -362,16 +382,12 @@ void InputLayer::forward_into(InputLayerOutput& out, const xt::xtensor<std::int6
       } else {
         scale_and_add(e, scale, pe_row, row, tok ? tok + t * d : nullptr, d);
       }
-      if (options_.layer_norm && !options_.layer_norm_after_projection) normalize(row, d);
-      if (dropping) {
-        const std::uint64_t base = ((first_row + b) * seq_len + l) * d;
-        for (std::size_t j = 0; j < d; ++j) {
-          const double u = static_cast<double>(splitmix64(drop_key + base + j) >> 11) / kTwoPow53;
-          row[j] = u < p ? 0.0f : row[j] * keep_scale;
-        }
-      }
+      if (options_.layer_norm && !options_.layer_norm_after_projection) normalize(*options_.layer_norm, row, d);
+      if (dropping) dropout.apply(row, d, ((first_row + b) * seq_len + l) * d);
       if (projection) projection->apply(row, dst + t * d_out);
-      if (options_.layer_norm && options_.layer_norm_after_projection) normalize(dst + t * d_out, d_out);
+      if (options_.layer_norm && options_.layer_norm_after_projection) {
+        normalize(*options_.layer_norm, dst + t * d_out, d_out);
+      }
       if (options_.mask_output && mask.size() == ids.size() && mask(b, l) == 0) {
         float* o = dst + t * d_out;
         for (std::size_t j = 0; j < d_out; ++j) o[j] *= 0.0f;  // as embeddings * mask computes it (-0 for x < 0)
