@@ -156,6 +156,7 @@ void Tokenizer::add_tokens(const std::vector<AddedToken>& tokens, const std::str
   }
   id_bound_ = model_->vocab_size();
   added_ = load_added(list, *model_, normalizer_.get(), shown, id_bound_);
+  components_ = components_.substr(0, components_.rfind(", ") + 2) + std::to_string(added_->size()) + " added tokens";
 }
 
 Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id) const {
