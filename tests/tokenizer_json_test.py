@@ -108,16 +108,9 @@ class TokenizerJsonCase(CliCase):
 # that it moves to the goldens.
 REFUSED = {
     "gpt4o": "leaves holes",
-    "t5_converted": "'Precompiled' is not a normalizer embedpe supports",
-    "fx_norm_precompiled_t5": "'Precompiled' is not a normalizer embedpe supports",
-    "fx_norm_precompiled_albert": "'Precompiled' is not a normalizer embedpe supports",
 }
-# Directories where transformers v4.44.2 adds to the file what embedpe does not yet.
-REFUSED_DIRECTORIES = {
-    "fx_dir_llamafast_defaults": "transformers would add it as a new special token",
-    "fx_dir_pad_added_left": "transformers would add it as a new special token",
-    "fx_dir_bert_normalizer_rebuilt": "BertTokenizerFast would rebuild it",
-}
+# Directories where transformers v4.44.2 adds to the file what embedpe does not yet (none now).
+REFUSED_DIRECTORIES = {}
 
 
 class GoldenTests(TokenizerJsonCase):
@@ -260,6 +253,43 @@ class BadFileTests(CliCase):
                                                                        {"Sequence": {"id": "A", "type_id": 0}}],
                                "pair": [], "special_tokens": {}}
         self.check(j, "post_processor.single[0].SpecialToken.id: '<s>' is not in special_tokens")
+
+    def precompiled(self, blob=None, text=None):
+        """fx_norm_precompiled_t5's tokenizer.json with its charsmap replaced (raw bytes, or base64 text)."""
+        import base64
+        j = json.loads((GOLDENS / "fx_norm_precompiled_t5" / "tokenizer.json").read_text())
+        j["normalizer"]["precompiled_charsmap"] = text if text is not None else base64.b64encode(blob).decode()
+        return j
+
+    def real_charsmap(self):
+        import base64
+        j = json.loads((GOLDENS / "fx_norm_precompiled_t5" / "tokenizer.json").read_text())
+        return base64.b64decode(j["normalizer"]["precompiled_charsmap"])
+
+    def test_precompiled_charsmap_not_base64(self):
+        for text in ("abc", "ab!=", "AAAA=AAA", "AB=="):  # length, alphabet, padding inside, stray bits
+            with self.subTest(text=text):
+                self.check(self.precompiled(text=text), "normalizer.precompiled_charsmap: is not base64")
+
+    def test_precompiled_charsmap_truncated(self):
+        blob = self.real_charsmap()
+        for cut, said in ((3, " is shorter than its 4-byte trie size"), (100, "s trie size leaves no room for the normalized strings")):
+            with self.subTest(cut=cut):
+                self.check(self.precompiled(blob[:cut]), "normalizer.precompiled_charsmap: is not a SentencePiece charsmap: it" + said)
+
+    def test_precompiled_trie_pointing_outside(self):
+        import struct
+        blob = self.real_charsmap()
+        trie = struct.unpack("<I", blob[:4])[0]
+        # The first 1,024 bytes of the trie kept, with all the strings: its nodes point past its end.
+        short = struct.pack("<I", 1024) + blob[4:4 + 1024] + blob[4 + trie:]
+        self.check(self.precompiled(short), "its trie points outside its array")
+
+    def test_precompiled_strings_without_nul_or_not_utf8(self):
+        blob = self.real_charsmap()
+        self.assertEqual(blob[-1], 0)
+        self.check(self.precompiled(blob[:-1]), "has no NUL")
+        self.check(self.precompiled(blob[:-2] + b"\xff\x00"), "its normalized strings are not valid UTF-8")
 
     def test_a_fifo_is_refused(self):
         import os

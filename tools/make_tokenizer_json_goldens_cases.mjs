@@ -482,6 +482,26 @@ CASES.push({ name: 'fx_norm_precompiled_albert', kind: 'fixture', texts: compTex
   return bl({ normalizer: { type: 'Precompiled', precompiled_charsmap: spmProto(path.join(C, 'albert-spiece.model')).charsmap } }, SMALL);
 } });
 
+// Precompiled's grapheme rule (precompiled.rs: a cluster under 6 bytes looked up whole, first
+// key that starts it wins; else char by char): combining sequences, CR LF, fullwidth and
+// compatibility characters followed by marks, emoji sequences, Hangul jamo, Prepend and
+// SpacingMark clusters, NUL, zero-width characters.
+const GRAPHEME_TEXTS = [
+  'e\u0301 a\u0301 \uFF21\u0301 \uFF21 \uFF45\u0301 a\u0308\u0301 n\u0303 \u0438\u0306 \u00C5\u030A \u212B',
+  'a\r\nb\rc\nd \r\n\r\n \u2122\u0301 \u2122 \uFB01\u0301 \uFB01',
+  'x\uFE0F #\uFE0F\u20E3 1\u20E3 \u00A9\uFE0F \u2122\uFE0F \u2764\uFE0F \uFE0Fabc',
+  '\u{1F468}\u200D\u{1F469}\u200D\u{1F467} \u{1F44D}\u{1F3FD} \u{1F1EF}\u{1F1F5}\u{1F1FA}\u{1F1F8}\u{1F1EB}',
+  '\u1100\u1161\u11A8 \uD55C\uAD6D\uC5B4 \u1100\u1161 \u3131\u314F \uFF76\uFF9E \uFF8A\uFF9F \uFF76',
+  '\u0000a\u0000\u0301 a\u200Db \u200B\u200C\u200D \u0600\u0661 a\u0903 \u0915\u094D\u0937\u093F',
+  '\uFF28\uFF45\uFF4C\uFF4C\uFF4F\u3000\uFF57\uFF4F\uFF52\uFF4C\uFF44\uFF01 \u00A0\u2028\t \u2460\u2461 \u337B \u3300',
+  '\u00BD\u0301 \u00B2\u0301 \u2160\u0301 \u01C4\u030C \u1E9B\u0323 \u0345\u0301 \u0F73\u0F73',
+];
+// (albert-spiece.model's charsmap is T5's, byte for byte: nmt_nfkc.)
+CASES.push({ name: 'fx_norm_precompiled_graphemes', kind: 'fixture', texts: withTexts(GRAPHEME_TEXTS), build: () => {
+  const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+  return bl({ normalizer: { type: 'Precompiled', precompiled_charsmap: spmProto(path.join(C, 't5-spiece.model')).charsmap } }, SMALL);
+} });
+
 // ---------------------------------------------------------------------------------------------
 // Added tokens: every flag, overlaps (longest first), a token that is also in the vocabulary,
 // normalized ones matched on the lowercased text.

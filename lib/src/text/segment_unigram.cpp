@@ -8,6 +8,7 @@
 #include <limits>
 #include <new>
 
+#include "charsmap.h"
 #include "mapped_block.h"
 #include "protobuf_fields.h"
 #include "utf8.h"
@@ -170,22 +171,15 @@ SegmentUnigram::Counts SegmentUnigram::counts() const {
   return {shared_->segments.load(), shared_->replayed.load(), shared_->reruns.load()};
 }
 
-std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serialized, std::string* why_not,
-                                                         std::size_t max_bytes) {
-  const auto no = [&](const char* reason) -> std::optional<SegmentUnigram> {
-    if (why_not) *why_not = reason;
-    return std::nullopt;
-  };
-  if (!protobuf::well_formed(serialized)) return no("not a well-formed ModelProto");
-  if (serialized.size() > 0xFFFFFFFF) return no("it is larger than 4 GiB");
-  SegmentUnigram uni;
-  uni.shared_->max_bytes = max_bytes;
+// The ModelProto's fields this class reads, and whether it reproduces what
+// SentencePiece does with them: a reason if not, nullptr if so.
+const char* SegmentUnigram::read_proto(std::string_view serialized, std::string_view (&names)[4]) {
   std::uint64_t model_type = 1;
   bool suffix = false, escape = true, self_test = false, usable = true;
   std::string_view charsmap;
-  std::vector<std::string_view>& texts = uni.texts_;
+  std::vector<std::string_view>& texts = texts_;
   static constexpr std::string_view kDefaultNames[4] = {"<unk>", "<s>", "</s>", "<pad>"};
-  std::string_view names[4] = {kDefaultNames[0], kDefaultNames[1], kDefaultNames[2], kDefaultNames[3]};
+  std::copy(std::begin(kDefaultNames), std::end(kDefaultNames), names);
   protobuf::for_each_field(serialized, [&](const protobuf::Field& f) {
     if (f.wire_type != protobuf::kLengthDelimited) return;
     if (f.number <= kDenormalizerSpec && !protobuf::well_formed(f.bytes)) usable = false;
@@ -205,13 +199,13 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
         }
       });
       texts.push_back(text);
-      uni.pieces_.push_back(info);
+      pieces_.push_back(info);
     } else if (f.number == kTrainerSpec) {
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& t) {
         if (t.wire_type != protobuf::kVarint) return;
         if (t.number == kModelType) model_type = t.value;
         if (t.number == kTreatWhitespaceAsSuffix) suffix = t.value != 0;
-        if (t.number == kByteFallback) uni.byte_fallback_ = t.value != 0;
+        if (t.number == kByteFallback) byte_fallback_ = t.value != 0;
       });
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& t) {
         if (t.number >= kUnkPiece && t.number <= kPadPiece && t.wire_type == protobuf::kLengthDelimited) {
@@ -227,83 +221,85 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
       protobuf::for_each_field(f.bytes, [&](const protobuf::Field& n) {
         if (n.number == kCharsmap && n.wire_type == protobuf::kLengthDelimited) charsmap = n.bytes;
         if (n.wire_type != protobuf::kVarint) return;
-        if (n.number == kAddDummyPrefix) uni.add_dummy_prefix_ = n.value != 0;
-        if (n.number == kRemoveExtraWhitespaces) uni.remove_extra_whitespaces_ = n.value != 0;
+        if (n.number == kAddDummyPrefix) add_dummy_prefix_ = n.value != 0;
+        if (n.number == kRemoveExtraWhitespaces) remove_extra_whitespaces_ = n.value != 0;
         if (n.number == kEscapeWhitespaces) escape = n.value != 0;
       });
     }
   });
-  if (!usable) return no("a field SentencePiece might read otherwise");
-  if (model_type != 1) return no("it is not a unigram model");
-  if (self_test) return no("it has self-test data");
-  if (!escape) return no("it does not escape whitespace");
-  if (suffix) return no("it treats whitespace as a suffix");
-  if (uni.pieces_.empty() || uni.pieces_.size() > 0x7FFFFFF) return no("its number of pieces");
+  if (!usable) return "a field SentencePiece might read otherwise";
+  if (model_type != 1) return "it is not a unigram model";
+  if (self_test) return "it has self-test data";
+  if (!escape) return "it does not escape whitespace";
+  if (suffix) return "it treats whitespace as a suffix";
+  if (pieces_.empty() || pieces_.size() > 0x7FFFFFF) return "its number of pieces";
 
-  // The charsmap: <trie size (4 bytes, little-endian)><double array><strings>.
   if (!charsmap.empty()) {
-    std::uint32_t trie_bytes = 0;
-    if (charsmap.size() <= 4) return no("its charsmap is broken");
-    std::memcpy(&trie_bytes, charsmap.data(), 4);
-    if (trie_bytes >= charsmap.size() - 4 || trie_bytes % 4 != 0 || trie_bytes == 0) {
-      return no("its charsmap is broken");
-    }
-    uni.charsmap_units_ = reinterpret_cast<const std::uint32_t*>(charsmap.data() + 4);
-    uni.charsmap_size_ = trie_bytes / 4;
-    uni.charsmap_strings_ = charsmap.substr(4 + trie_bytes);
+    charsmap_ = Charsmap::parse(charsmap, nullptr);
+    if (!charsmap_) return "its charsmap is broken";
   }
+  return nullptr;
+}
 
-  // InitializePieces' checks, and the pieces' table.
+// InitializePieces' checks; the unknown, byte and user-defined pieces, and the scores.
+const char* SegmentUnigram::check_pieces() {
+  const std::vector<std::string_view>& texts = texts_;
   int unknowns = 0;
   bool byte_found[256] = {};
   float min_score = FLT_MAX, max_score = FLT_MIN;
   std::size_t table_entries = 0;
   for (std::size_t id = 0; id < texts.size(); ++id) {
     const std::string_view text = texts[id];
-    const PieceInfo& p = uni.pieces_[id];
-    if (text.empty()) return no("a piece is empty");
-    if (text.find('\0') != std::string_view::npos) return no("a piece holds a NUL byte");
-    if (text.substr(1).find(kSpaceSymbol) != std::string_view::npos) return no("a piece holds U+2581 inside");
-    if (std::isnan(p.score)) return no("a score is not a number");
+    const PieceInfo& p = pieces_[id];
+    if (text.empty()) return "a piece is empty";
+    if (text.find('\0') != std::string_view::npos) return "a piece holds a NUL byte";
+    if (text.substr(1).find(kSpaceSymbol) != std::string_view::npos) return "a piece holds U+2581 inside";
+    if (std::isnan(p.score)) return "a score is not a number";
     if (p.type == kUnknown) {
-      uni.unk_id_ = static_cast<int>(id);
+      unk_id_ = static_cast<int>(id);
       ++unknowns;
     }
     if (p.type == kByte) {
       const int byte = byte_of_piece(text);
-      if (!uni.byte_fallback_ || byte < 0) return no("its byte pieces");
+      if (!byte_fallback_ || byte < 0) return "its byte pieces";
       byte_found[byte] = true;
-      uni.byte_ids_[byte] = static_cast<std::int32_t>(id);
+      byte_ids_[byte] = static_cast<std::int32_t>(id);
     }
     if (p.type == kNormal) {
       min_score = std::min(min_score, p.score);
       max_score = std::max(max_score, p.score);
     }
     if (p.type == kUserDefined) {
-      uni.user_defined_.push_back(text);
-      uni.max_user_defined_bytes_ = std::max(uni.max_user_defined_bytes_, text.size());
+      user_defined_.push_back(text);
+      max_user_defined_bytes_ = std::max(max_user_defined_bytes_, text.size());
     }
     if (!is_reserved(p.type)) {
       table_entries += text.size();
-      uni.max_piece_bytes_ = std::max(uni.max_piece_bytes_, text.size());
+      max_piece_bytes_ = std::max(max_piece_bytes_, text.size());
     }
   }
-  if (unknowns != 1) return no("it has no single <unk>");
-  if (uni.byte_fallback_ && std::find(std::begin(byte_found), std::end(byte_found), false) != std::end(byte_found)) {
-    return no("its byte pieces");
+  if (unknowns != 1) return "it has no single <unk>";
+  if (byte_fallback_ && std::find(std::begin(byte_found), std::end(byte_found), false) != std::end(byte_found)) {
+    return "its byte pieces";
   }
   // Reserved pieces (control, unknown, byte) defined twice: SentencePiece refuses the model.
   for (std::size_t id = 0; id < texts.size(); ++id) {
-    if (is_reserved(uni.pieces_[id].type)) uni.reserved_.emplace_back(texts[id], static_cast<int>(id));
+    if (is_reserved(pieces_[id].type)) reserved_.emplace_back(texts[id], static_cast<int>(id));
   }
-  std::sort(uni.reserved_.begin(), uni.reserved_.end());
-  for (std::size_t i = 1; i < uni.reserved_.size(); ++i) {
-    if (uni.reserved_[i].first == uni.reserved_[i - 1].first) return no("a piece is defined twice");
+  std::sort(reserved_.begin(), reserved_.end());
+  for (std::size_t i = 1; i < reserved_.size(); ++i) {
+    if (reserved_[i].first == reserved_[i - 1].first) return "a piece is defined twice";
   }
-  if (table_entries == 0) return no("it has no piece to match");
-  uni.unk_score_ = min_score - kUnkPenalty;
-  uni.max_score_ = max_score;
+  if (table_entries == 0) return "it has no piece to match";
+  unk_score_ = min_score - kUnkPenalty;
+  max_score_ = max_score;
+  return nullptr;
+}
 
+// Every piece and every prefix of one in the slots; a reason if a piece is defined twice.
+const char* SegmentUnigram::build_table(std::string_view serialized) {
+  const std::vector<std::string_view>& texts = texts_;
+  SegmentUnigram& uni = *this;
   // At most 2/3 full. Sized for three entries a piece (a piece and the prefixes no other piece has
   // given: 2.6 in the default model, 1.8 in LLaMA-2's), grown when that is short: its pages are
   // first-touched at load, which costs more than the probes.
@@ -358,10 +354,27 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
       h = hash_step(h, static_cast<unsigned char>(text[len - 1]));
       const bool whole = len == text.size();
       if (!insert(text.substr(0, len), h, whole ? static_cast<std::int32_t>(id) : -2)) {
-        return no("a piece is defined twice");
+        return "a piece is defined twice";
       }
     }
   }
+  return nullptr;
+}
+
+std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serialized, std::string* why_not,
+                                                         std::size_t max_bytes) {
+  const auto no = [&](const char* reason) -> std::optional<SegmentUnigram> {
+    if (why_not) *why_not = reason;
+    return std::nullopt;
+  };
+  if (!protobuf::well_formed(serialized)) return no("not a well-formed ModelProto");
+  if (serialized.size() > 0xFFFFFFFF) return no("it is larger than 4 GiB");
+  SegmentUnigram uni;
+  uni.shared_->max_bytes = max_bytes;
+  std::string_view names[4];
+  if (const char* why = uni.read_proto(serialized, names)) return no(why);
+  if (const char* why = uni.check_pieces()) return no(why);
+  if (const char* why = uni.build_table(serialized)) return no(why);
   uni.find_plain_ascii();
   // SentencePieceProcessor's unk_id() .. pad_id(): the named piece's id if it has the right type, else -1.
   const auto special = [&](std::string_view name, std::uint8_t type) {
@@ -392,16 +405,6 @@ int SegmentUnigram::find(std::string_view bytes) const {
   }
 }
 
-// The charsmap's Darts-clone double array: unit i (false past its end), and
-// the offset a unit holds.
-bool SegmentUnigram::charsmap_unit(std::size_t i, std::uint32_t& u) const {
-  if (i >= charsmap_size_) return false;
-  std::memcpy(&u, reinterpret_cast<const char*>(charsmap_units_) + 4 * i, 4);
-  return true;
-}
-
-std::size_t SegmentUnigram::charsmap_offset(std::uint32_t u) { return (u >> 10) << ((u & (1U << 9)) >> 6); }
-
 bool SegmentUnigram::normalize_prefix(std::string_view input, std::string_view& out, std::size_t& consumed) const {
   // User-defined symbols first, as they are: the longest that starts the input.
   if (!user_defined_.empty()) {
@@ -418,26 +421,15 @@ bool SegmentUnigram::normalize_prefix(std::string_view input, std::string_view& 
   // The charsmap's longest match (Darts-clone's commonPrefixSearch).
   std::size_t longest_length = 0;
   std::uint32_t longest_value = 0;
-  if (charsmap_units_) {
-    std::uint32_t u = 0;
-    if (!charsmap_unit(0, u)) return false;
-    std::size_t node = charsmap_offset(u);
+  if (charsmap_) {
     std::size_t found = 0;
-    for (std::size_t i = 0; i < input.size(); ++i) {
-      const auto c = static_cast<unsigned char>(input[i]);
-      node ^= c;
-      if (!charsmap_unit(node, u)) return false;
-      if ((u & ((1U << 31) | 0xFF)) != c) break;
-      node ^= charsmap_offset(u);
-      if ((u >> 8) & 1) {
-        std::uint32_t leaf = 0;
-        if (!charsmap_unit(node, leaf)) return false;
-        // SentencePiece keeps 32 results; more would be read past its array.
-        if (++found > 32) return false;
-        longest_length = i + 1;
-        longest_value = leaf & ((1U << 31) - 1);
-      }
-    }
+    const bool inside = charsmap_->prefixes(input, [&](std::size_t length, std::uint32_t value) {
+      longest_length = length;
+      longest_value = value;
+      return ++found <= 32;
+    });
+    // SentencePiece keeps 32 results; more would be read past its array.
+    if (!inside || found > 32) return false;
   }
   if (longest_length == 0) {
     const std::size_t len = utf8::valid_length(input);
@@ -450,10 +442,9 @@ bool SegmentUnigram::normalize_prefix(std::string_view input, std::string_view& 
     }
     return true;
   }
-  if (longest_value >= charsmap_strings_.size()) return false;
-  const std::size_t end = charsmap_strings_.find('\0', longest_value);
-  if (end == std::string_view::npos) return false;
-  out = charsmap_strings_.substr(longest_value, end - longest_value);
+  const std::optional<std::string_view> form = charsmap_->string_at(longest_value);
+  if (!form) return false;
+  out = *form;
   consumed = longest_length;
   return true;
 }
@@ -474,19 +465,7 @@ void SegmentUnigram::find_plain_ascii() {
       continue;
     }
     // A charsmap key longer than the byte starts with it when the byte's node has a child.
-    if (charsmap_units_) {
-      std::uint32_t u = 0;
-      if (!charsmap_unit(0, u)) continue;
-      std::size_t node = charsmap_offset(u) ^ c;
-      if (charsmap_unit(node, u) && (u & ((1U << 31) | 0xFF)) == c) {
-        node ^= charsmap_offset(u);
-        bool child = false;
-        for (std::uint32_t next = 1; next < 256 && !child; ++next) {
-          child = charsmap_unit(node ^ next, u) && (u & ((1U << 31) | 0xFF)) == next;
-        }
-        if (child) continue;
-      }
-    }
+    if (charsmap_ && charsmap_->has_longer_key(byte)) continue;
     std::string_view form;
     std::size_t consumed = 0;
     if (!normalize_prefix(byte, form, consumed) || consumed != 1) continue;

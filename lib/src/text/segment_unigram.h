@@ -56,6 +56,7 @@
 #include <string_view>
 #include <vector>
 
+#include "charsmap.h"
 #include "embedpe/tokenizer.h"
 #include "mapped_block.h"
 
@@ -122,12 +123,14 @@ class SegmentUnigram {
   float replay(const Node* nodes, std::size_t count, float p) const;
   void emit(const Node* nodes, std::size_t count, std::string_view segment, Encoding& out, bool& prev_unknown,
             Pieces pieces) const;
+  // from_model's steps, each a reason it does not reproduce the model, or nullptr.
+  const char* read_proto(std::string_view serialized, std::string_view (&names)[4]);
+  const char* check_pieces();
+  const char* build_table(std::string_view serialized);
   // NormalizePrefix: the normalized form of input's first unit and the bytes
   // it takes; false if the charsmap would be read out of bounds.
   bool normalize_prefix(std::string_view input, std::string_view& out, std::size_t& consumed) const;
   void find_plain_ascii();
-  bool charsmap_unit(std::size_t i, std::uint32_t& u) const;
-  static std::size_t charsmap_offset(std::uint32_t u);
   int find(std::string_view bytes) const;  // -1: not a prefix of any piece; -2: a prefix only
 
   struct PieceInfo {
@@ -158,9 +161,7 @@ class SegmentUnigram {
   std::size_t max_user_defined_bytes_ = 0;
 
   // Normalizer.
-  const std::uint32_t* charsmap_units_ = nullptr;  // unaligned: read with memcpy
-  std::size_t charsmap_size_ = 0;                  // units
-  std::string_view charsmap_strings_;
+  std::optional<Charsmap> charsmap_;  // views into the serialized model
   // ASCII bytes that no longer charsmap key or user-defined symbol starts
   // with: normalize_prefix would give ascii_form_[c] for them, one byte taken.
   bool ascii_plain_[128] = {};

@@ -2,8 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <vector>
 
+#include "charsmap.h"
 #include "model_files.h"
 #include "tj_fields.h"
 #include "tj_regex.h"
@@ -177,6 +179,96 @@ class Prepend final : public Normalizer {
   std::string prefix_;
 };
 
+// spm_precompiled's base64 (the base64 crate's STANDARD engine): the standard
+// alphabet, '=' padding to a multiple of 4, no other byte, no stray bits.
+std::optional<std::string> decode_base64(std::string_view text) {
+  const auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    const std::size_t pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=' && text[i + 3] == '=') : 0;
+    std::uint32_t bits = 0;
+    for (std::size_t k = 0; k < 4 - pad; ++k) {
+      const int v = value(text[i + k]);
+      if (v < 0) return std::nullopt;
+      bits = bits << 6 | static_cast<std::uint32_t>(v);
+    }
+    bits <<= 6 * pad;
+    if ((pad == 1 && (bits & 0xFF)) || (pad == 2 && (bits & 0xFFFF))) return std::nullopt;
+    out += static_cast<char>(bits >> 16);
+    if (pad < 2) out += static_cast<char>((bits >> 8) & 0xFF);
+    if (pad < 1) out += static_cast<char>(bits & 0xFF);
+  }
+  return out;
+}
+
+// Precompiled (tokenizers/src/normalizers/precompiled.rs over the
+// spm_precompiled crate): each extended grapheme cluster shorter than 6 bytes
+// is looked up whole first; otherwise, or when that finds nothing, each of its
+// characters alone. A lookup takes the *first* (shortest) key of the charsmap
+// that starts the chunk (cut at a NUL), and the chunk becomes that key's
+// string, whatever follows the key in the chunk.
+class Precompiled final : public Normalizer {
+ public:
+  Precompiled(std::string blob, const std::string& field) : blob_(std::move(blob)) {
+    std::string why;
+    std::optional<Charsmap> map = Charsmap::parse(blob_, &why);
+    if (!map || !map->check_reachable(&why)) refuse(field, "is not a SentencePiece charsmap: " + why);
+    map_ = *map;
+  }
+  void normalize(std::string& text) const override {
+    std::string out;
+    out.reserve(text.size());
+    bool modified = false;
+    for (std::size_t i = 0; i < text.size();) {
+      const std::size_t end = grapheme_end(text, i);
+      const std::string_view grapheme = std::string_view(text).substr(i, end - i);
+      i = end;
+      if (grapheme.size() < 6 && transform(grapheme, out)) {
+        modified = true;
+        continue;
+      }
+      for (std::size_t k = 0; k < grapheme.size();) {
+        const std::size_t at = k;
+        next_char(grapheme, k);
+        const std::string_view part = grapheme.substr(at, k - at);
+        if (transform(part, out)) {
+          modified = true;
+        } else {
+          out += part;
+        }
+      }
+    }
+    if (modified) text = std::move(out);
+  }
+
+ private:
+  // Appends the chunk's form and answers true, or false when no key starts it.
+  bool transform(std::string_view chunk, std::string& out) const {
+    chunk = chunk.substr(0, chunk.find('\0'));
+    std::optional<std::string_view> form;
+    map_.prefixes(chunk, [&](std::size_t, std::uint32_t value) {
+      form = map_.string_at(value);  // in the strings: check_reachable saw every leaf
+      return false;
+    });
+    if (!form) return false;
+    out += *form;
+    return true;
+  }
+
+  std::string blob_;
+  Charsmap map_;  // views into blob_
+};
+
 class Sequence final : public Normalizer {
  public:
   explicit Sequence(std::vector<std::unique_ptr<Normalizer>> parts) : parts_(std::move(parts)) {}
@@ -229,6 +321,12 @@ std::unique_ptr<Normalizer> load_normalizer(const nlohmann::json& section, const
     return std::make_unique<Replace>(load_pattern(section, field), string(section, "content", field));
   }
   if (type == "Prepend") return std::make_unique<Prepend>(string(section, "prepend", field));
+  if (type == "Precompiled") {
+    const std::string f = field + ".precompiled_charsmap";
+    std::optional<std::string> blob = decode_base64(string(section, "precompiled_charsmap", field));
+    if (!blob) refuse(f, "is not base64 (the standard alphabet, padded with '=')");
+    return std::make_unique<Precompiled>(std::move(*blob), f);
+  }
   if (type == "Sequence") {
     const nlohmann::json& list = member(section, "normalizers", field);
     if (!list.is_array()) refuse(field + ".normalizers", "is not a list");
@@ -242,7 +340,7 @@ std::unique_ptr<Normalizer> load_normalizer(const nlohmann::json& section, const
   }
   refuse(field + ".type", "'" + type +
                               "' is not a normalizer embedpe supports (NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, "
-                              "Strip, BertNormalizer, Nmt, Replace, Prepend, Sequence; not yet Precompiled)");
+                              "Strip, BertNormalizer, Nmt, Replace, Prepend, Precompiled, Sequence)");
 }
 
 }  // namespace embedpe::tj

@@ -1,6 +1,6 @@
 // Private: tokenizer.json's normalizers (NFC, NFD, NFKC, NFKD, Lowercase,
-// StripAccents, Strip, BertNormalizer, Nmt, Replace, Prepend, Sequence), each as
-// HF tokenizers 0.22.2 computes it. HF tracks alignments as it goes; ids need
+// StripAccents, Strip, BertNormalizer, Nmt, Replace, Prepend, Precompiled,
+// Sequence), each as HF tokenizers 0.22.2 computes it. HF tracks alignments as it goes; ids need
 // only the text, so a normalizer here maps a string to a string.
 #pragma once
 

@@ -4,11 +4,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
+#include <set>
+#include <stdexcept>
+#include <vector>
 
 #include "embedpe/error.h"
 #include "model_files.h"
 #include "tj_fields.h"
+#include "tj_normalizer.h"
 #include "tj_tokenizer.h"
 
 namespace embedpe::detail {
@@ -58,55 +63,141 @@ std::optional<std::string> class_default_token(const std::string& class_name, co
   return std::nullopt;
 }
 
-// What transformers v4.44.2 would change in a directory that embedpe does not
-// do yet, refused by name rather than answered differently:
-// - PreTrainedTokenizerFast.__init__ (tokenization_utils_fast.py) adds each
-//   special token the config names (bos_token .. mask_token,
-//   additional_special_tokens, added_tokens_decoder) that is not one of the
-//   file's added tokens, as a new special added token: new ids, or a token of
-//   the vocabulary now split out of the text first;
-// - BertTokenizerFast.__init__ rebuilds the BertNormalizer from do_lower_case,
-//   strip_accents and tokenize_chinese_chars when they differ from the file's.
-void refuse_what_transformers_adds(const tj::Tokenizer& tok, const std::map<std::string, std::string>& specials,
-                                   const json& config, const std::string& class_name, std::string_view text,
-                                   const std::string& shown, const std::string& config_shown) {
-  const auto need_added = [&](const std::string& what, const std::string& content) {
-    if (tok.added().id_of(content)) return;
-    throw UsageError(config_shown + ": " + what + " " + content +
-                     " is not one of tokenizer.json's added tokens; transformers would add it as a new special "
-                     "token, which embedpe does not do yet");
+// An AddedToken of tokenizer_config.json ({"content": ..., "lstrip": ..., ...});
+// a flag it leaves out takes tokenizers' default (normalized = not special,
+// as special is when the core reads it: true once add_special_tokens set it).
+tj::AddedToken config_token(const json& entry, const std::string& field, bool made_special = false) {
+  if (!entry.is_object() || !entry.contains("content") || !entry["content"].is_string()) {
+    throw UsageError(field + " is " + json_value_text(entry) + ", not an AddedToken {\"content\": ...}");
+  }
+  tj::AddedToken t;
+  t.content = entry["content"].get<std::string>();
+  const auto flag = [&](const char* key, bool fallback) {
+    if (!entry.contains(key) || entry[key].is_null()) return fallback;
+    if (!entry[key].is_boolean()) throw UsageError(field + "." + key + " is " + json_value_text(entry[key]) + ", not true or false");
+    return entry[key].get<bool>();
   };
-  for (const auto& [key, content] : specials) need_added(key, content);
-  if (const auto it = config.find("additional_special_tokens"); it != config.end() && it->is_array()) {
-    for (const json& t : *it) {
-      if (t.is_string()) need_added("additional_special_tokens", t.get<std::string>());
-      if (t.is_object() && t.contains("content") && t["content"].is_string()) {
-        need_added("additional_special_tokens", t["content"].get<std::string>());
+  t.special = flag("special", false);
+  t.single_word = flag("single_word", false);
+  t.lstrip = flag("lstrip", false);
+  t.rstrip = flag("rstrip", false);
+  t.normalized = flag("normalized", !(t.special || made_special));
+  return t;
+}
+
+bool same_token(const tj::AddedToken& a, const tj::AddedToken& b) {
+  return a.content == b.content && a.single_word == b.single_word && a.lstrip == b.lstrip && a.rstrip == b.rstrip &&
+         a.normalized == b.normalized && a.special == b.special;
+}
+
+// A special token as PreTrainedTokenizerBase._from_pretrained hands it to
+// __init__: a string, or an AddedToken (tokenizer_config.json's
+// {"content": ...}, or the added token of that content that
+// `added_tokens_map` holds: added_tokens_decoder's, else tokenizer.json's).
+struct SpecialToken {
+  std::string content;
+  std::optional<tj::AddedToken> token;
+  bool mapped = false;  // bos .. mask given by the files (not a class default): looked up in added_tokens_map
+};
+
+// PreTrainedTokenizerFast.__init__ (tokenization_utils_fast.py:173-212 of
+// transformers v4.44.2): the tokens of tokenizer_config.json's
+// added_tokens_decoder that the backend lacks (an AddedToken equal in content
+// and every flag, `hash(repr(token))`), by id; then each special token
+// (all_special_tokens_extended) not yet there: a string whose content is not
+// an added token, an AddedToken unless it is one of those already listed.
+// Each is added by `_add_tokens`: special when `token.special or str(token)
+// in all_special_tokens` (add_special_tokens then sets special = true; a
+// plain string becomes AddedToken::from(content, special): normalized = not
+// special), and the core's add_tokens ignores a token equal to one it has.
+std::vector<tj::AddedToken> tokens_transformers_adds(const tj::Tokenizer& tok, std::vector<SpecialToken> specials,
+                                                     const json& config, const std::string& config_shown) {
+  std::set<std::string> special_set;
+  for (const SpecialToken& s : specials) special_set.insert(s.content);
+  std::vector<tj::AddedToken> add;
+  const auto backend_has = [&](const tj::AddedToken& t) {
+    const auto id = tok.added().id_of(t.content);
+    const tj::AddedToken* have = id ? tok.added().by_id(*id) : nullptr;
+    return have && same_token(*have, t);
+  };
+  std::map<std::string, tj::AddedToken> map;  // added_tokens_map
+  const auto it = config.find("added_tokens_decoder");
+  if (it != config.end() && !it->is_null()) {
+    if (!it->is_object()) throw UsageError(config_shown + ": added_tokens_decoder is not an object");
+    std::vector<std::pair<std::int64_t, tj::AddedToken>> by_id;
+    for (const auto& [key, entry] : it->items()) {
+      std::size_t used = 0;
+      std::int64_t id = -1;
+      try {
+        id = std::stoll(key, &used);
+      } catch (const std::exception&) {
+        used = 0;
       }
+      if (used != key.size() || id < 0) throw UsageError(config_shown + ": added_tokens_decoder key '" + key + "' is not an id");
+      by_id.emplace_back(id, config_token(entry, config_shown + ": added_tokens_decoder[" + key + "]"));
+      map[by_id.back().second.content] = by_id.back().second;
+    }
+    std::sort(by_id.begin(), by_id.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (auto& [id, t] : by_id) {
+      if (backend_has(t)) continue;
+      if (special_set.count(t.content)) t.special = true;
+      add.push_back(std::move(t));
+    }
+  } else {
+    // The legacy branch: tokenizer.json's own added tokens.
+    for (const SpecialToken& s : specials) {
+      const auto id = tok.added().id_of(s.content);
+      if (const tj::AddedToken* t = id ? tok.added().by_id(*id) : nullptr) map[s.content] = *t;
     }
   }
-  if (const auto it = config.find("added_tokens_decoder"); it != config.end() && it->is_object()) {
-    for (const auto& [id, t] : it->items()) {
-      if (t.is_object() && t.contains("content") && t["content"].is_string()) {
-        need_added("added_tokens_decoder[" + id + "]", t["content"].get<std::string>());
-      }
+  std::set<std::string> seen;
+  for (SpecialToken& s : specials) {
+    if (!seen.insert(s.content).second) continue;
+    if (const auto m = map.find(s.content); s.mapped && m != map.end()) s.token = m->second;
+    if (s.token) {
+      // `token not in tokens_to_add`: the map's AddedToken is the very object listed from added_tokens_decoder.
+      tj::AddedToken t = *s.token;
+      const bool listed = s.mapped && map.count(s.content) && std::any_of(add.begin(), add.end(), [&](const tj::AddedToken& a) {
+                            return a.content == s.content;
+                          });
+      t.special = true;
+      if (listed || backend_has(t)) continue;
+      add.push_back(std::move(t));
+      continue;
     }
+    const bool known = tok.added().id_of(s.content) ||
+                       std::any_of(add.begin(), add.end(), [&](const tj::AddedToken& t) { return t.content == s.content; });
+    if (known) continue;
+    tj::AddedToken t;
+    t.content = s.content;
+    t.special = true;
+    t.normalized = false;
+    add.push_back(std::move(t));
   }
-  if (class_name != "BertTokenizerFast") return;
-  const json file = parse_model_json(text, shown, [](const std::string& key) { return key == "normalizer"; });
-  const json& n = file.contains("normalizer") ? file["normalizer"] : json();
-  if (!n.is_object() || n.value("type", "") != "BertNormalizer") return;
-  const auto differs = [&](const char* config_key, const char* state_key, const json& fallback) {
-    const json want = config.contains(config_key) ? config[config_key] : fallback;
-    const json have = n.contains(state_key) ? n[state_key] : json();
-    return want != have;
-  };
-  if (differs("do_lower_case", "lowercase", true) || differs("strip_accents", "strip_accents", nullptr) ||
-      differs("tokenize_chinese_chars", "handle_chinese_chars", true)) {
-    throw UsageError(config_shown + ": do_lower_case, strip_accents or tokenize_chinese_chars differ from "
-                     "tokenizer.json's BertNormalizer; BertTokenizerFast would rebuild it, which embedpe does not "
-                     "do yet");
+  return add;
+}
+
+// BertTokenizerFast.__init__ (models/bert/tokenization_bert_fast.py:103-113):
+// the backend's normalizer rebuilt with do_lower_case, strip_accents and
+// tokenize_chinese_chars when its state disagrees with them
+// (`normalizer_state.get("lowercase", do_lower_case) != do_lower_case or ...`).
+void rebuild_bert_normalizer(tj::Tokenizer& tok, const json& config, const std::string& shown,
+                             const std::string& config_shown) {
+  json state = tok.normalizer_text().empty() ? json() : parse_model_json(tok.normalizer_text(), shown + ": normalizer");
+  if (state.is_null()) {
+    throw UsageError(shown + " has no normalizer; transformers' BertTokenizerFast reads the normalizer's state and fails "
+                     "without one");
   }
+  if (!state.is_object()) return;
+  const auto want = [&](const char* key, const json& fallback) { return config.contains(key) ? config[key] : fallback; };
+  const json lower = want("do_lower_case", true), accents = want("strip_accents", nullptr),
+             chinese = want("tokenize_chinese_chars", true);
+  const auto differs = [&](const char* key, const json& value) { return state.contains(key) && state[key] != value; };
+  if (!differs("lowercase", lower) && !differs("strip_accents", accents) && !differs("handle_chinese_chars", chinese)) return;
+  state["lowercase"] = lower;
+  state["strip_accents"] = accents;
+  state["handle_chinese_chars"] = chinese;
+  tok.set_normalizer(tj::load_normalizer(state, config_shown + " (do_lower_case, strip_accents, tokenize_chinese_chars)"));
 }
 
 class TjPretrained final : public PretrainedEncoder {
@@ -206,15 +297,39 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
         out->class_name_ += "Fast";
       }
     }
-    for (const char* key : {"bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"}) {
+    // The special tokens in SPECIAL_TOKENS_ATTRIBUTES order, then additional_special_tokens; an
+    // AddedToken ({"content": ...}) keeps its flags.
+    std::vector<SpecialToken> all_specials;
+    for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
       std::optional<std::string> content = token_content(config, key, config_shown);
+      const json* form = content ? &config[key] : nullptr;
       const bool in_map = special_map && special_map->is_object() && special_map->contains(key);
-      if (!content && in_map) content = token_content(*special_map, key, files.path("special_tokens_map.json"));
+      if (!content && in_map) {
+        content = token_content(*special_map, key, files.path("special_tokens_map.json"));
+        if (content) form = &(*special_map)[key];
+      }
       // A key neither file names (null names None): the class's __init__ default.
       if (!content && !config.contains(key) && !in_map) content = class_default_token(out->class_name_, key);
-      if (content) out->specials_[key] = *content;
+      if (!content) continue;
+      out->specials_[key] = *content;
+      SpecialToken special{*content, std::nullopt, form != nullptr};
+      if (form && form->is_object()) special.token = config_token(*form, config_shown + ": " + key, true);
+      all_specials.push_back(std::move(special));
     }
-    refuse_what_transformers_adds(*out->tok_, out->specials_, config, out->class_name_, *text, shown, config_shown);
+    if (const auto it = config.find("additional_special_tokens"); it != config.end() && !it->is_null()) {
+      if (!it->is_array()) throw UsageError(config_shown + ": additional_special_tokens is not a list");
+      for (const json& t : *it) {
+        if (t.is_string()) {
+          all_specials.push_back({t.get<std::string>(), std::nullopt, false});
+        } else {
+          tj::AddedToken token = config_token(t, config_shown + ": additional_special_tokens", true);
+          all_specials.push_back({token.content, token, false});
+        }
+      }
+    }
+    const std::vector<tj::AddedToken> added = tokens_transformers_adds(*out->tok_, all_specials, config, config_shown);
+    if (!added.empty()) out->tok_->add_tokens(added, shown);
+    if (out->class_name_ == "BertTokenizerFast") rebuild_bert_normalizer(*out->tok_, config, shown, config_shown);
     out->token_type_ids_ = class_has_token_type_ids(out->class_name_);
     if (config.contains("model_input_names") && config["model_input_names"].is_array()) {
       out->token_type_ids_ = false;

@@ -3,7 +3,9 @@
 // (transformers v4.44.2): the file through tj::Tokenizer, then what the
 // directory's tokenizer_config.json adds: LlamaTokenizerFast's and
 // GemmaTokenizerFast's template rebuilt from add_bos_token/add_eos_token, the
-// special tokens (pad, bos, eos, unk), the padding and truncation sides,
+// special tokens (pad, bos, eos, unk, ...) and those PreTrainedTokenizerFast
+// adds when the file lacks them, BertTokenizerFast's normalizer rebuilt from
+// do_lower_case/strip_accents/tokenize_chinese_chars, the padding and truncation sides,
 // model_max_length and the class's model_input_names. A bare tokenizer.json
 // is Tokenizer.from_file(PATH): no settings beyond the file.
 #pragma once

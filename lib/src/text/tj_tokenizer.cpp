@@ -132,6 +132,8 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
   tok->id_bound_ = tok->model_->vocab_size();
   if (std::string_view(tok->model_->type()) == "Unigram") tok->unigram_unk_ = tok->model_->unk_id();
   tok->added_ = load_added(added, *tok->model_, tok->normalizer_.get(), shown, tok->id_bound_);
+  if (const auto it = members.find("normalizer"); it != members.end()) tok->normalizer_text_ = it->second;
+  if (const auto it = members.find("added_tokens"); it != members.end()) tok->added_text_ = it->second;
   if (tok->pre_ && tok->pre_->ends_with_byte_level()) {
     tok->pre_->leave_byte_mapping_to_model();
     tok->model_maps_bytes_ = true;
@@ -141,6 +143,20 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
                      describe(post, "processors") + ", decoder " + describe(decoder, "decoders") + ", " +
                      std::to_string(tok->added_->size()) + " added tokens";
   return tok;
+}
+
+void Tokenizer::add_tokens(const std::vector<AddedToken>& tokens, const std::string& shown) {
+  nlohmann::json list = added_text_.empty() ? nlohmann::json() : parse_model_json(added_text_, shown + ": added_tokens");
+  if (list.is_null()) list = nlohmann::json::array();
+  std::int64_t free_id = 0;  // a file id no entry has (ids come from add_tokens' rule, not from it)
+  for (const nlohmann::json& e : list) free_id = std::max<std::int64_t>(free_id, e.at("id").get<std::int64_t>() + 1);
+  for (const AddedToken& t : tokens) {
+    list.push_back({{"id", free_id++}, {"content", t.content}, {"single_word", t.single_word}, {"lstrip", t.lstrip},
+                    {"rstrip", t.rstrip}, {"normalized", t.normalized}, {"special", t.special}});
+  }
+  id_bound_ = model_->vocab_size();
+  added_ = load_added(list, *model_, normalizer_.get(), shown, id_bound_);
+  components_ = components_.substr(0, components_.rfind(", ") + 2) + std::to_string(added_->size()) + " added tokens";
 }
 
 Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id) const {

@@ -43,6 +43,14 @@ class Tokenizer {
   bool has_post_processor() const { return post_ != nullptr; }
   // transformers' update_post_processor (LlamaTokenizerFast, GemmaTokenizerFast).
   void set_post_processor(std::unique_ptr<PostProcessor> post) { post_ = std::move(post); }
+  // transformers' PreTrainedTokenizerFast.__init__ adding tokens the file lacks
+  // (its `_add_tokens`: AddedVocabulary::add_tokens after the file's own), and
+  // BertTokenizerFast's normalizer replaced afterwards (`backend_tokenizer.normalizer
+  // = ...`, which leaves the added tokens' patterns as they were).
+  void add_tokens(const std::vector<AddedToken>& tokens, const std::string& shown);
+  void set_normalizer(std::unique_ptr<Normalizer> normalizer) { normalizer_ = std::move(normalizer); }
+  // The file's "normalizer" section as written ("" without one).
+  const std::string& normalizer_text() const { return normalizer_text_; }
 
   std::optional<std::string_view> id_to_token(std::int32_t id) const;
   std::optional<std::int32_t> token_to_id(std::string_view token) const;
@@ -69,6 +77,7 @@ class Tokenizer {
   bool model_maps_bytes_ = false;  // the pre-tokenizer leaves ByteLevel's mapping to the model
   std::size_t id_bound_ = 0;
   std::string components_;
+  std::string normalizer_text_, added_text_;  // the file's sections, for what transformers changes
 };
 
 }  // namespace embedpe::tj

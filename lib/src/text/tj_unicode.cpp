@@ -1,5 +1,7 @@
 #include "tj_unicode.h"
 
+#include <initializer_list>
+
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
@@ -47,6 +49,58 @@ bool is_mark_nonspacing(char32_t c) { return (mask(c) & U_GC_MN_MASK) != 0; }
 // The unicode_categories crate's is_other, which BertNormalizer calls, has no
 // table for Cn: unassigned code points and noncharacters are not "other".
 bool is_other(char32_t c) { return (mask(c) & (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CO_MASK | U_GC_CS_MASK)) != 0; }
+
+std::size_t grapheme_end(std::string_view text, std::size_t i) {
+  const auto gcb = [](char32_t c) {
+    return static_cast<UGraphemeClusterBreak>(u_getIntPropertyValue(static_cast<UChar32>(c), UCHAR_GRAPHEME_CLUSTER_BREAK));
+  };
+  const auto pictographic = [](char32_t c) {
+    return c >= 0xA9 && u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_EXTENDED_PICTOGRAPHIC);
+  };
+  char32_t c = next_char(text, i);
+  // Two ASCII characters other than CR LF always break.
+  if (i >= text.size() || (c < 0x80 && c != '\r' && static_cast<unsigned char>(text[i]) < 0x80)) return i;
+  UGraphemeClusterBreak prev = gcb(c);
+  bool pict = pictographic(c);  // ExtPict Extend* ends here (GB11)
+  bool zwj_after_pict = false;  // ... followed by this ZWJ
+  std::size_t regional = prev == U_GCB_REGIONAL_INDICATOR ? 1 : 0;  // RIs ending here
+  while (i < text.size()) {
+    std::size_t j = i;
+    c = next_char(text, j);
+    const UGraphemeClusterBreak cur = gcb(c);
+    const auto in = [](UGraphemeClusterBreak b, std::initializer_list<UGraphemeClusterBreak> set) {
+      for (UGraphemeClusterBreak s : set) {
+        if (b == s) return true;
+      }
+      return false;
+    };
+    bool join = false;
+    if (prev == U_GCB_CR && cur == U_GCB_LF) {
+      join = true;                                                                       // GB3
+    } else if (in(prev, {U_GCB_CONTROL, U_GCB_CR, U_GCB_LF}) || in(cur, {U_GCB_CONTROL, U_GCB_CR, U_GCB_LF})) {
+      join = false;                                                                      // GB4, GB5
+    } else if (prev == U_GCB_L && in(cur, {U_GCB_L, U_GCB_V, U_GCB_LV, U_GCB_LVT})) {
+      join = true;                                                                       // GB6
+    } else if (in(prev, {U_GCB_LV, U_GCB_V}) && in(cur, {U_GCB_V, U_GCB_T})) {
+      join = true;                                                                       // GB7
+    } else if (in(prev, {U_GCB_LVT, U_GCB_T}) && cur == U_GCB_T) {
+      join = true;                                                                       // GB8
+    } else if (in(cur, {U_GCB_EXTEND, U_GCB_ZWJ, U_GCB_SPACING_MARK}) || prev == U_GCB_PREPEND) {
+      join = true;                                                                       // GB9, GB9a, GB9b
+    } else if (zwj_after_pict && pictographic(c)) {
+      join = true;                                                                       // GB11
+    } else if (prev == U_GCB_REGIONAL_INDICATOR && cur == U_GCB_REGIONAL_INDICATOR) {
+      join = regional % 2 == 1;                                                          // GB12, GB13
+    }
+    if (!join) break;
+    zwj_after_pict = cur == U_GCB_ZWJ && pict;
+    pict = pictographic(c) || (cur == U_GCB_EXTEND && pict);
+    regional = cur == U_GCB_REGIONAL_INDICATOR ? regional + 1 : 0;
+    prev = cur;
+    i = j;
+  }
+  return i;
+}
 
 std::string lowercase(std::string_view text) {
   std::string out;

@@ -24,6 +24,12 @@ bool is_mark(char32_t c);         // M* (unicode-normalization's is_combining_ma
 bool is_mark_nonspacing(char32_t c);  // Mn
 bool is_other(char32_t c);        // Cc, Cf, Cs, Co (not Cn: see the .cpp)
 
+// The end of the extended grapheme cluster that starts at text[i] (valid
+// UTF-8, i < size), as unicode-segmentation's graphemes(true) splits it
+// (UAX #29's rules GB3-GB13 on ICU's Grapheme_Cluster_Break and
+// Extended_Pictographic; ICU 72 has Unicode 15.0, which has no GB9c).
+std::size_t grapheme_end(std::string_view text, std::size_t i);
+
 // char::to_lowercase of each character, concatenated.
 std::string lowercase(std::string_view text);
 
