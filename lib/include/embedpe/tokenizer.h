@@ -232,7 +232,6 @@ class Tokenizer {
   // With `each`, its sequences go there unpadded (encode_each) and the Batch is empty.
   Batch hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b, const EncodeOptions& options,
                  std::size_t threads, std::vector<Encoding>* each = nullptr) const;
-  static Tokenizer load(std::unique_ptr<Impl> impl, const std::string& source);
   // Checks each text and encodes it, on up to `threads` threads.
   std::vector<Encoding> encode_texts(const std::vector<std::string>& texts, std::size_t threads,
                                      Pieces pieces = Pieces::keep) const;

@@ -1,7 +1,8 @@
 // A Hugging Face slow (SentencePiece) tokenizer as AutoTokenizer.from_pretrained(DIR,
 // use_fast=False) builds it, read from the directory's files: the class's id mapping,
 // its added tokens (split out of the text before SentencePiece), its normalisation and
-// its template of special tokens. Behind embedpe::Tokenizer (pretrained_tokenizer.h);
+// its template of special tokens. The classes are a table (hf_classes.cpp), one entry and one
+// __init__ function each. Behind embedpe::Tokenizer (pretrained_tokenizer.h);
 // it is checked against goldens that tools/make_hf_tokenizer_goldens.py writes by running
 // transformers v4.44.2 itself (../shared/tools/hfenv/).
 #pragma once
@@ -17,6 +18,10 @@
 #include "pretrained_encoder.h"
 
 namespace embedpe::detail {
+
+namespace hf {
+struct Config;
+}
 
 // tokenization_utils_base.AddedToken
 struct AddedToken {
@@ -64,6 +69,8 @@ class HfTokenizer final : public PretrainedEncoder {
 
  private:
   HfTokenizer();
+  // len(tokenizer) and each id's token; token types, sides and model_max_length.
+  void set_ids_and_settings(const hf::Config& config);
   std::unique_ptr<Impl> impl_;
   std::string class_name_, main_model_, files_digest_;
   std::vector<std::string> id_to_token_;
