@@ -17,6 +17,10 @@ py::dtype numpy_dtype(DType d) {
     case DType::float64: return py::dtype("<f8");
     case DType::int8: return py::dtype("i1");
     case DType::int64: return py::dtype("<i8");
+    case DType::int32: return py::dtype("<i4");
+    case DType::int16: return py::dtype("<i2");
+    case DType::uint8: return py::dtype("u1");
+    case DType::boolean: return py::dtype("?");
     case DType::bfloat16: break;
   }
   throw InternalError("a tensor in bfloat16 reached NumPy, which has no such dtype");

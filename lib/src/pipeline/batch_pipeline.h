@@ -22,7 +22,11 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "embedpe/sink.h"
 #include "parallel.h"
 
 namespace embedpe {
@@ -107,5 +111,17 @@ class BatchPipeline {
   std::mutex mutex_;
   std::condition_variable changed_;
 };
+
+// What a run's config says about pairs (encode and tokenize).
+inline constexpr const char* kPairsConfig = "[CLS] A [SEP] B [SEP], token types 0 and 1";
+
+// A document format with a size limit refuses `rows` rows of seq_len tokens of `token_bytes`
+// each before any work, when they reach it (encoder.cpp).
+void check_document_bytes(const SinkFormat& format, std::size_t rows, std::optional<std::size_t> seq_len,
+                          long double token_bytes, const std::string& layer);
+
+// Out of memory while tokenizing `texts`: an Error blaming the longest line (encoder.cpp).
+[[noreturn]] void out_of_memory_tokenizing(const std::vector<std::string>& texts, const std::vector<std::string>& origins,
+                                           std::size_t max_line_bytes);
 
 }  // namespace embedpe

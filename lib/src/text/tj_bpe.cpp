@@ -107,6 +107,10 @@ class Bpe final : public VocabModel {
   static std::unique_ptr<Model> load(JsonReader& r);
 
  private:
+  // One merge of rank `rank` (model.merges[index]): its ids, checked as HF's builder checks them.
+  void add_merge(JsonReader& r, std::string_view a, std::string_view b, std::size_t index, std::uint32_t rank);
+  // The tables tokenize reads, once the vocabulary and the settings are known.
+  void build_lookups();
   struct Symbol {
     std::int32_t id;
     std::int32_t prev, next;
@@ -324,6 +328,82 @@ void Bpe::tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids) c
   cache.insert(raw, 1, hash, ids.data() + before, ids.size() - before);
 }
 
+void Bpe::add_merge(JsonReader& r, std::string_view a, std::string_view b, std::size_t index, std::uint32_t rank) {
+  const auto refuse = [&](const std::string& what) { r.fail_at("model.merges[" + std::to_string(index) + "]", what); };
+  const std::int32_t ia = vocab_.find(a);
+  if (ia < 0) refuse(in_quotes(a) + " is not in the vocabulary");
+  const std::int32_t ib = vocab_.find(b);
+  if (ib < 0) refuse(in_quotes(b) + " is not in the vocabulary");
+  // HF joins a with b less continuing_subword_prefix's length in bytes (it
+  // panics where that is not a character boundary of b).
+  const std::size_t cut = prefix_.size();
+  if (cut > b.size() || (cut < b.size() && (static_cast<unsigned char>(b[cut]) & 0xC0) == 0x80))
+    refuse(in_quotes(b) + " cannot lose continuing_subword_prefix's " + std::to_string(cut) + " bytes");
+  thread_local std::string joined;
+  joined.assign(a);
+  joined.append(b.substr(cut));
+  const std::int32_t inew = vocab_.find(joined);
+  if (inew < 0) refuse("their merge " + in_quotes(joined) + " is not in the vocabulary");
+  merges_.set(MergeMap::key(ia, ib), MergeMap::Value{rank, inew});
+}
+
+void Bpe::build_lookups() {
+  const Vocab& vocab = vocab_;
+  unk_id_ = has_unk_token_ ? vocab.find(unk_token_) : -1;
+  for (int b = 0; b < 256; ++b) {
+    static const char* hex = "0123456789ABCDEF";
+    const char code[] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
+    byte_tokens_[b] = vocab.find(std::string_view(code, sizeof code));
+    byte_level_ids_[b] = vocab.find(byte_level_char(static_cast<unsigned char>(b)));
+  }
+  raw_symbols_ = prefix_.empty() && suffix_.empty();
+  for (int b = 0; b < 256; ++b) raw_symbols_ = raw_symbols_ && byte_level_ids_[b] >= 0;
+  for (std::uint32_t cp = 0; cp < 0x800; ++cp) {
+    char utf8[2];
+    std::size_t n = 1;
+    if (cp < 0x80) {
+      utf8[0] = static_cast<char>(cp);
+    } else {
+      utf8[0] = static_cast<char>(0xC0 | (cp >> 6));
+      utf8[1] = static_cast<char>(0x80 | (cp & 0x3F));
+      n = 2;
+    }
+    ascii_ids_[cp] = vocab.find(std::string_view(utf8, n));
+  }
+}
+
+// model.merges, in HF's two forms: [["a", "b"], ...] or ["a b", ...] (an empty array is
+// the first); take(a, b, index) for each.
+template <class Take>
+void read_merges(JsonReader& r, Take take) {
+  r.begin_array();
+  bool legacy = false;
+  std::string first_token;
+  for (std::size_t index = 0; r.next_element(); ++index) {
+    const JsonReader::Kind kind = r.peek();
+    if (index == 0) legacy = kind == JsonReader::Kind::string;
+    const auto refuse = [&](const std::string& what) { r.fail_at("model.merges[" + std::to_string(index) + "]", what); };
+    if (legacy) {
+      if (kind != JsonReader::Kind::string) refuse("expected a string \"a b\", as the merges before it");
+      const std::string_view line = r.string();
+      if (line.substr(0, 8) == "#version") continue;  // as HF's merges.txt reader
+      const std::size_t space = line.find(' ');
+      if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos)
+        refuse(in_quotes(line) + " is not two tokens separated by one space");
+      take(line.substr(0, space), line.substr(space + 1), index);
+    } else {
+      if (kind != JsonReader::Kind::array) refuse("expected a pair [\"a\", \"b\"], as the merges before it");
+      r.begin_array();
+      if (!r.next_element() || r.peek() != JsonReader::Kind::string) refuse("expected a pair of strings [\"a\", \"b\"]");
+      first_token = r.string();
+      if (!r.next_element() || r.peek() != JsonReader::Kind::string) refuse("expected a pair of strings [\"a\", \"b\"]");
+      const std::string_view second = r.string();
+      if (r.next_element()) refuse("expected a pair [\"a\", \"b\"], not more");
+      take(first_token, second, index);
+    }
+  }
+}
+
 std::unique_ptr<Model> Bpe::load(JsonReader& r) {
   auto bpe = std::make_unique<Bpe>();
   Bpe& m = *bpe;
@@ -338,27 +418,9 @@ std::unique_ptr<Model> Bpe::load(JsonReader& r) {
   };
   std::vector<Pending> pending;
   std::string pending_bytes;
-  std::string joined;
   std::uint32_t rank = 0;
-  // One merge, of rank `rank`: its ids, checked as HF's builder checks them.
   const auto resolve = [&](std::string_view a, std::string_view b, std::size_t index) {
-    const auto refuse = [&](const std::string& what) {
-      r.fail_at("model.merges[" + std::to_string(index) + "]", what);
-    };
-    const std::int32_t ia = m.vocab_.find(a);
-    if (ia < 0) refuse(in_quotes(a) + " is not in the vocabulary");
-    const std::int32_t ib = m.vocab_.find(b);
-    if (ib < 0) refuse(in_quotes(b) + " is not in the vocabulary");
-    // HF joins a with b less continuing_subword_prefix's length in bytes (it
-    // panics where that is not a character boundary of b).
-    const std::size_t cut = m.prefix_.size();
-    if (cut > b.size() || (cut < b.size() && (static_cast<unsigned char>(b[cut]) & 0xC0) == 0x80))
-      refuse(in_quotes(b) + " cannot lose continuing_subword_prefix's " + std::to_string(cut) + " bytes");
-    joined.assign(a);
-    joined.append(b.substr(cut));
-    const std::int32_t inew = m.vocab_.find(joined);
-    if (inew < 0) refuse("their merge " + in_quotes(joined) + " is not in the vocabulary");
-    m.merges_.set(MergeMap::key(ia, ib), MergeMap::Value{rank++, inew});
+    m.add_merge(r, a, b, index, rank++);
   };
 
   const auto optional_string = [&](std::string& out, bool& present) {
@@ -411,8 +473,7 @@ std::unique_ptr<Model> Bpe::load(JsonReader& r) {
     } else if (key == "merges") {
       if (have_merges) r.fail("given twice");
       have_merges = true;
-      // HF's two forms: [["a", "b"], ...] or ["a b", ...] (an empty array is
-      // the first); each merge is resolved as soon as the vocabulary is known.
+      // Each merge is resolved as soon as the vocabulary is known.
       m.merges_.reserve(have_vocab ? m.vocab_.size() * 2 : 1024);
       const bool resolve_now = have_vocab && have_prefix_field;
       const auto take = [&](std::string_view a, std::string_view b, std::size_t index) {
@@ -428,34 +489,7 @@ std::unique_ptr<Model> Bpe::load(JsonReader& r) {
         if (pending_bytes.size() > std::numeric_limits<std::uint32_t>::max()) r.fail("too large");
         pending.push_back(p);
       };
-      r.begin_array();
-      bool legacy = false;
-      std::string first_token;
-      for (std::size_t index = 0; r.next_element(); ++index) {
-        const JsonReader::Kind kind = r.peek();
-        if (index == 0) legacy = kind == JsonReader::Kind::string;
-        const auto refuse = [&](const std::string& what) {
-          r.fail_at("model.merges[" + std::to_string(index) + "]", what);
-        };
-        if (legacy) {
-          if (kind != JsonReader::Kind::string) refuse("expected a string \"a b\", as the merges before it");
-          const std::string_view line = r.string();
-          if (line.substr(0, 8) == "#version") continue;  // as HF's merges.txt reader
-          const std::size_t space = line.find(' ');
-          if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos)
-            refuse(in_quotes(line) + " is not two tokens separated by one space");
-          take(line.substr(0, space), line.substr(space + 1), index);
-        } else {
-          if (kind != JsonReader::Kind::array) refuse("expected a pair [\"a\", \"b\"], as the merges before it");
-          r.begin_array();
-          if (!r.next_element() || r.peek() != JsonReader::Kind::string) refuse("expected a pair of strings [\"a\", \"b\"]");
-          first_token = r.string();
-          if (!r.next_element() || r.peek() != JsonReader::Kind::string) refuse("expected a pair of strings [\"a\", \"b\"]");
-          const std::string_view second = r.string();
-          if (r.next_element()) refuse("expected a pair [\"a\", \"b\"], not more");
-          take(first_token, second, index);
-        }
-      }
+      read_merges(r, take);
     } else {
       r.skip();  // HF ignores other fields
     }
@@ -469,28 +503,7 @@ std::unique_ptr<Model> Bpe::load(JsonReader& r) {
       resolve(std::string_view(pending_bytes).substr(p.a, p.a_size), std::string_view(pending_bytes).substr(p.b, p.b_size),
               p.index);
   }
-  const Vocab& vocab = m.vocab_;
-  m.unk_id_ = m.has_unk_token_ ? vocab.find(m.unk_token_) : -1;
-  for (int b = 0; b < 256; ++b) {
-    static const char* hex = "0123456789ABCDEF";
-    const char code[] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
-    m.byte_tokens_[b] = vocab.find(std::string_view(code, sizeof code));
-    m.byte_level_ids_[b] = vocab.find(byte_level_char(static_cast<unsigned char>(b)));
-  }
-  m.raw_symbols_ = m.prefix_.empty() && m.suffix_.empty();
-  for (int b = 0; b < 256; ++b) m.raw_symbols_ = m.raw_symbols_ && m.byte_level_ids_[b] >= 0;
-  for (std::uint32_t cp = 0; cp < 0x800; ++cp) {
-    char utf8[2];
-    std::size_t n = 1;
-    if (cp < 0x80) {
-      utf8[0] = static_cast<char>(cp);
-    } else {
-      utf8[0] = static_cast<char>(0xC0 | (cp >> 6));
-      utf8[1] = static_cast<char>(0x80 | (cp & 0x3F));
-      n = 2;
-    }
-    m.ascii_ids_[cp] = vocab.find(std::string_view(utf8, n));
-  }
+  m.build_lookups();
   return bpe;
 }
 
