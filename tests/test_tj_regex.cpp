@@ -87,7 +87,9 @@ TEST_CASE("tj_regex: the committed files' standard patterns find their splitter"
       {"fx_bl_qwen2_style", {"qwen2"}},
       {"fx_bl_deepseek_style", {"deepseek_digits", "deepseek_cjk", "deepseek"}},
   };
-  for (const auto& [name, expected] : cases) {
+  for (const auto& c : cases) {
+    const std::string& name = c.first;  // not a structured binding: clang 14's CAPTURE cannot take one
+    const std::vector<std::string>& expected = c.second;
     CAPTURE(name);
     const auto file = nlohmann::json::parse(test::read_file(test::golden("tokenizer_json/" + name + "/tokenizer.json")));
     std::vector<std::string> found;
