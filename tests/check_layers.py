@@ -11,16 +11,21 @@ sources, and the calls, which no include path can stop:
 - includes, in both forms ("embedpe/x.h" and <embedpe/x.h>): a file's layer
   is its folder under lib/src/ (src/pe/kinds/t5.cpp is in pe); a public
   header's is the one LAYER_TABLE gives (lines "LAYER NAME.h", written by
-  lib/CMakeLists.txt from its embedpe_LAYER_headers lists); and no cycle of
-  files that include each other (units, x.h and x.cpp of a layer, that do
-  are printed as notes);
+  lib/CMakeLists.txt from its embedpe_LAYER_headers lists); no cycle of
+  files that include each other, nor of units (a unit: a source and its
+  headers, src/LAYER/x.cpp, src/LAYER/x.h and embedpe/x.h; src/pe/kinds/rope.cpp
+  is the unit pe/kinds/rope), so that no unit's header needs another unit
+  that needs it back; and at most kMaxBackUp arrows that run back up: from
+  a file to one of a higher layer (the order above; what ARCHITECTURE's walk
+  calls a climb, for includes), which the build already refuses, so the
+  count is 0 while the layers hold;
 - calls: every symbol an object of a layer leaves undefined (nm) and the
   library defines must be defined in that layer or one before it
   (OBJECTS_DIR/embedpe_LAYER_objects.dir/**.o).
 Prints each problem and exits 1 if there is any. --self-test builds a small
 tree with an include and a call that go up, compiles it with CXX, and exits
-1 unless both are reported, and an include cycle it adds too (CTest
-"layers: the check finds a violation").
+1 unless both are reported, and an include cycle and a cycle of units it
+adds too (CTest "layers: the check finds a violation").
 --probe compiles a file that includes LOW_HEADER, then one that includes
 HIGH_HEADER, with a layer's include directories (one a line, as CMake lists
 them for its object library): the first must compile and the second must
@@ -34,6 +39,8 @@ from pathlib import Path
 
 # Written at configure time into a layer's include directory.
 GENERATED = {"sink_formats.inc": "sinks", "build_info.inc": "core"}
+# Issue 46: "at most 4 arrows run back up".
+kMaxBackUp = 4
 INCLUDE = re.compile(r'^\s*#\s*include\s+(?:"([^"]+)"|<(embedpe/[^>]+)>)', re.M)
 
 
@@ -83,6 +90,7 @@ def check_includes(lib, table, layers, problems):
         return private.get(name)
 
     files, units = {}, {}  # file -> the files it includes; unit -> the units it includes
+    back_up = 0  # arrows from a file to one of a higher layer
     for path, layer in layer_of.items():
         for quoted, angled in INCLUDE.findall(path.read_text(encoding="utf-8")):
             name = quoted or angled
@@ -91,23 +99,31 @@ def check_includes(lib, table, layers, problems):
                 problems.append(f"{path}: includes {name}, which is in no layer")
             elif rank[target] > rank[layer]:
                 problems.append(f"{path} ({layer}) includes {name} ({target}): up a layer")
+                back_up += 1
             included = included_path(name)
             if included is not None:
                 files.setdefault(str(path.relative_to(lib)), set()).add(str(included.relative_to(lib)))
-                if unit_of(included, layer_of) != unit_of(path, layer_of):
-                    units.setdefault(unit_of(path, layer_of), set()).add(unit_of(included, layer_of))
+                if unit_of(included, layer_of, src) != unit_of(path, layer_of, src):
+                    units.setdefault(unit_of(path, layer_of, src), set()).add(unit_of(included, layer_of, src))
     for cycle in include_cycles(files):
         problems.append("include cycle: " + " -> ".join(cycle))
-    # Units (x.h, x.cpp and embedpe/x.h of one layer) whose sources include each other's headers: said, not
-    # refused (a .cpp may include the header of a unit that uses its own types).
+    # Units whose files include each other's headers: the shared declaration belongs in the unit that
+    # owns it, or in a small header of its own.
     for cycle in include_cycles(units):
-        print("note: units that include each other: " + ", ".join(cycle))
+        problems.append("units that include each other: " + ", ".join(cycle))
+    print(f"{back_up} includes run back up a layer (at most {kMaxBackUp})")
+    if back_up > kMaxBackUp:
+        problems.append(f"{back_up} includes run back up a layer, more than {kMaxBackUp}")
     return len(layer_of)
 
 
-def unit_of(path, layer_of):
-    """A file's unit: its layer and stem."""
-    return f"{layer_of.get(path, '?')}/{path.stem}"
+def unit_of(path, layer_of, src):
+    """A file's unit: its layer and its path below the layer's folder without the extension
+    (src/pe/kinds/rope.cpp: pe/kinds/rope); a public header's, its layer and stem."""
+    layer = layer_of.get(path, '?')
+    if path.is_relative_to(src):
+        return f"{layer}/" + "/".join(path.relative_to(src).with_suffix("").parts[1:])
+    return f"{layer}/{path.stem}"
 
 
 def include_cycles(graph):
@@ -213,9 +229,21 @@ def self_test(cxx, layers):
         found_cycle = any(p.startswith("include cycle:") and "ping.h" in p and "pong.h" in p for p in cycle)
         for p in cycle:
             print(p)
+        # No file cycle, but two units whose files include each other's headers (as manifest.cpp
+        # including embedpe/parts_dir.h while parts_dir.cpp includes manifest.h did).
+        (lib / "src" / high / "pong.h").write_text("#pragma once\n")
+        (lib / "src" / high / "ping.cpp").write_text('#include "ping.h"\n#include "embedpe/top.h"\n')
+        (lib / "src" / high / "top.cpp").write_text('#include "embedpe/top.h"\n#include "pong.h"\n')
+        (lib / "src" / high / "pong.cpp").write_text('#include "pong.h"\n#include "ping.h"\n')
+        pair = []
+        check_includes(lib, read_table(table), [low, high], pair)
+        for p in pair:
+            print(p)
+        found_units = any(p.startswith("units that include each other:") and f"{high}/ping" in p and f"{high}/top" in p
+                          for p in pair) and not any(p.startswith("include cycle:") for p in pair)
         print(f"upward include found: {found_include}; upward call found: {found_call}; include cycle found: "
-              f"{found_cycle}")
-        return 0 if found_include and found_call and len(problems) == 2 and found_cycle else 1
+              f"{found_cycle}; cycle of units found: {found_units}")
+        return 0 if found_include and found_call and len(problems) == 2 and found_cycle and found_units else 1
 
 
 def probe(cxx, dirs_file, low_header, high_header):

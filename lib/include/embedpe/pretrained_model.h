@@ -52,16 +52,9 @@
 
 #include "embedpe/dtype.h"
 #include "embedpe/layer_spec.h"
+#include "embedpe/pretrained_tensor.h"
 
 namespace embedpe {
-
-struct PretrainedTensor {
-  std::string role;   // "token embedding", "position embedding", "LayerNorm weight", ...
-  std::string name;   // as the checkpoint names it
-  std::string file;   // the safetensors file holding it
-  std::string dtype;  // "F32", "BF16", ...
-  std::vector<std::size_t> shape;
-};
 
 struct PretrainedModel {
   std::string dir;

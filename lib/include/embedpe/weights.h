@@ -29,30 +29,9 @@
 #include <vector>
 
 #include "embedpe/dtype.h"
+#include "embedpe/mapped_file.h"
 
 namespace embedpe {
-
-class FileMapping;
-
-// A read-only memory map of a whole file, an input (a regular file, not
-// empty; noted so that no output replaces it), mapped by the library's one
-// file mapping (src/io/in_file.h).
-class MappedFile {
- public:
-  explicit MappedFile(const std::string& path);
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile();
-  std::string_view bytes() const;
-
- private:
-  std::unique_ptr<FileMapping> map_;
-};
-
-// The path of the mapped file whose pages hold `address`, or nullptr.
-// Async-signal-safe, for a SIGBUS handler: reading a mapping past the end of
-// a file that was truncated while mapped raises SIGBUS (see app/main.cpp).
-const char* mapped_file_at(const void* address) noexcept;
 
 enum class WeightFormat { npy, safetensors, gguf };
 

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "embedpe/error.h"
-#include "embedpe/weights.h"
+#include "embedpe/mapped_file.h"
 #include "ggml_types.h"
 
 namespace embedpe::gguf {

@@ -14,6 +14,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/mapped_file.h"
 #include "embedpe/message.h"
 
 namespace embedpe {
@@ -89,6 +90,38 @@ void FileMapping::release() noexcept {
   size_ = 0;
   slot_ = -1;
 }
+
+// ------------------------------------------------------------ MappedFile
+
+MappedFile::MappedFile(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw Error("cannot open weight file " + path + ": " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error("weight file " + path + " is not a regular file");
+  }
+  try {
+    note_input(fd, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  const std::size_t size = static_cast<std::size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    throw Error("weight file " + path + " is empty");
+  }
+  map_ = std::make_unique<FileMapping>(fd, size, path);
+  const int e = errno;
+  ::close(fd);
+  if (!*map_) throw Error("cannot map weight file " + path + ": " + std::strerror(e));
+}
+
+MappedFile::~MappedFile() = default;
+
+std::string_view MappedFile::bytes() const { return map_->bytes(); }
 
 // ------------------------------------------------------------ InFile
 

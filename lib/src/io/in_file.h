@@ -20,9 +20,9 @@
 namespace embedpe {
 
 // A read-only private mapping of a whole open file: the library's one mmap of
-// a file (InFile::map, and weights.h's MappedFile, which decode, diff and the
+// a file (InFile::map, and mapped_file.h's MappedFile, which decode, diff and the
 // weight and GGUF readers map through). While it lives it is listed where
-// mapped_file_at() (weights.h) finds it, so that a SIGBUS from a file cut
+// mapped_file_at() (mapped_file.h) finds it, so that a SIGBUS from a file cut
 // short under it names the file.
 class FileMapping {
  public:

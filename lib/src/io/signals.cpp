@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "embedpe/output_file.h"
-#include "embedpe/weights.h"
+#include "embedpe/mapped_file.h"
 #include "output_temporaries.h"
 
 namespace embedpe {

@@ -4,9 +4,9 @@
 #include <memory>
 #include <string>
 
-#include "embedpe/weights.h"
-
 namespace embedpe {
+
+class WeightFile;  // embedpe/weights.h
 
 // The WeightFile of `path` that is open now (the last opened, if several),
 // whatever file the path names meanwhile; nullptr if none is. What a record

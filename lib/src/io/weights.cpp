@@ -120,38 +120,6 @@ const std::vector<std::string_view> kLayerNormBiasNames = {
     "layernorm_embedding.bias",
 };
 
-// ------------------------------------------------------------ MappedFile
-
-MappedFile::MappedFile(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw Error("cannot open weight file " + path + ": " + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error("weight file " + path + " is not a regular file");
-  }
-  try {
-    note_input(fd, path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  const std::size_t size = static_cast<std::size_t>(st.st_size);
-  if (size == 0) {
-    ::close(fd);
-    throw Error("weight file " + path + " is empty");
-  }
-  map_ = std::make_unique<FileMapping>(fd, size, path);
-  const int e = errno;
-  ::close(fd);
-  if (!*map_) throw Error("cannot map weight file " + path + ": " + std::strerror(e));
-}
-
-MappedFile::~MappedFile() = default;
-
-std::string_view MappedFile::bytes() const { return map_->bytes(); }
-
 // ------------------------------------------------------------ parsing
 
 namespace {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "embedpe/pretrained_model.h"
+#include "embedpe/pretrained_tensor.h"
 #include "embedpe/weights.h"
 
 namespace embedpe::checkpoint {

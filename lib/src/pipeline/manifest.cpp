@@ -7,7 +7,6 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
-#include "embedpe/parts_dir.h"
 #include "in_file.h"
 #include "embedpe/message.h"
 
@@ -200,7 +199,9 @@ class Schema {
     const Json& parts = array(doc, "parts", top);
     for (std::size_t k = 0; k < parts.size(); ++k) {
       m.parts.push_back(part(parts[k], "parts[" + std::to_string(k) + "]"));
-      if (m.parts.back().file != part_name(k)) fail("parts[" + std::to_string(k) + "].file is not " + part_name(k));
+      if (m.parts.back().file != part_file_name(k)) {
+        fail("parts[" + std::to_string(k) + "].file is not " + part_file_name(k));
+      }
     }
     m.rows = count(doc, "rows", top);
     return m;
@@ -235,11 +236,17 @@ void write_manifest(const std::string& at, const std::string& path, Manifest& m)
   out.commit();
 }
 
+std::string part_file_name(std::size_t index) {
+  char name[32];
+  std::snprintf(name, sizeof name, "part-%05zu.npz", index);
+  return name;
+}
+
 bool is_part_name(const std::string& name) {
   std::size_t index = 0;
   char tail[8] = {};
   if (name.size() < 14 || std::sscanf(name.c_str(), "part-%zu.np%1s", &index, tail) != 2) return false;
-  return name == part_name(index);
+  return name == part_file_name(index);
 }
 
 Manifest load_manifest(const std::string& dir, const std::string& at, const std::string& advice) {

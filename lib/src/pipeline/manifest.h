@@ -102,7 +102,10 @@ Manifest load_manifest(const std::string& dir, const std::string& at = "",
 std::optional<std::string> read_small_file(const std::string& at, const std::string& path, const std::string& what,
                                            std::size_t max_bytes = SIZE_MAX);
 
-// "part-00007.npz" and the like: what part_name() makes.
+// "part-00042.npz" for index 42: the one spelling of a part's file
+// (part_name() in parts_dir.h gives it to the library's users).
+std::string part_file_name(std::size_t index);
+// "part-00007.npz" and the like: what part_file_name() makes.
 bool is_part_name(const std::string& name);
 
 }  // namespace embedpe

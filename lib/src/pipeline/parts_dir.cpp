@@ -649,11 +649,7 @@ void PartsDirSink::finish() {
   for (const auto& p : s.progress.parts) s.stats.rows += p.rows;
 }
 
-std::string part_name(std::size_t index) {
-  char name[32];
-  std::snprintf(name, sizeof name, "part-%05zu.npz", index);
-  return name;
-}
+std::string part_name(std::size_t index) { return part_file_name(index); }
 
 std::vector<std::string> parts_dir_files(const std::string& dir, std::size_t parts) {
   std::vector<std::string> files = {dir + "/" + kManifest, dir + "/" + kJournal, dir + "/" + kLock};

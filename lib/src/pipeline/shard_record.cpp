@@ -22,7 +22,6 @@
 #include "embedpe/dtype.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
-#include "embedpe/parts_dir.h"
 #include "embedpe/sink.h"
 #include "embedpe/tensor_io.h"
 #include "embedpe/version.h"

@@ -11,6 +11,7 @@
 #include "embedpe/error.h"
 #include "embedpe/tokenizer.h"
 #include "hf_impl.h"
+#include "hf_tokenizer.h"
 #include "model_files.h"
 
 namespace embedpe::detail::hf {

@@ -11,12 +11,12 @@ namespace embedpe::detail {
 
 using namespace hf;
 
-std::string HfTokenizer::Impl::special_string(const char* attribute) const {
+std::string Impl::special_string(const char* attribute) const {
   const auto it = specials.find(attribute);
   return it == specials.end() || !it->second ? std::string() : it->second->token.content;
 }
 
-std::vector<const Special*> HfTokenizer::Impl::all_special_tokens_extended() const {
+std::vector<const Special*> Impl::all_special_tokens_extended() const {
   std::vector<const Special*> out;
   std::set<std::string> seen;
   for (const char* a : kAttributes) {
@@ -30,13 +30,13 @@ std::vector<const Special*> HfTokenizer::Impl::all_special_tokens_extended() con
   return out;
 }
 
-std::set<std::string> HfTokenizer::Impl::all_special_tokens() const {
+std::set<std::string> Impl::all_special_tokens() const {
   std::set<std::string> out;
   for (const Special* s : all_special_tokens_extended()) out.insert(s->token.content);
   return out;
 }
 
-int HfTokenizer::Impl::vocab_size() const {
+int Impl::vocab_size() const {
   const int n = sp.GetPieceSize();
   switch (kind) {
     case Kind::xlmr: return n + fairseq_offset + 1;
@@ -51,7 +51,7 @@ int HfTokenizer::Impl::vocab_size() const {
   }
 }
 
-int HfTokenizer::Impl::convert_token_to_id(const std::string& token) const {
+int Impl::convert_token_to_id(const std::string& token) const {
   switch (kind) {
     case Kind::xlmr:
     case Kind::mbart:
@@ -81,7 +81,7 @@ int HfTokenizer::Impl::convert_token_to_id(const std::string& token) const {
   }
 }
 
-std::string HfTokenizer::Impl::convert_id_to_token(int index) const {
+std::string Impl::convert_id_to_token(int index) const {
   switch (kind) {
     case Kind::xlmr:
     case Kind::mbart:
@@ -103,22 +103,22 @@ std::string HfTokenizer::Impl::convert_id_to_token(int index) const {
   }
 }
 
-std::string HfTokenizer::Impl::sp_piece(int id) const {
+std::string Impl::sp_piece(int id) const {
   if (id < 0 || id >= sp.GetPieceSize()) throw Error("piece id " + std::to_string(id) + " is out of range");
   return sp.IdToPiece(id);
 }
 
-std::string HfTokenizer::Impl::convert_ids_to_token(int index) const {
+std::string Impl::convert_ids_to_token(int index) const {
   if (const auto it = added_tokens_decoder.find(index); it != added_tokens_decoder.end()) return it->second.content;
   return convert_id_to_token(index);
 }
 
-int HfTokenizer::Impl::convert_token_to_id_with_added_voc(const std::string& token) const {
+int Impl::convert_token_to_id_with_added_voc(const std::string& token) const {
   if (const auto it = added_tokens_encoder.find(token); it != added_tokens_encoder.end()) return it->second;
   return convert_token_to_id(token);
 }
 
-std::unordered_map<std::string, int> HfTokenizer::Impl::get_vocab() const {
+std::unordered_map<std::string, int> Impl::get_vocab() const {
   std::unordered_map<std::string, int> v;
   switch (kind) {
     case Kind::marian: v = encoder; break;
@@ -133,7 +133,7 @@ std::unordered_map<std::string, int> HfTokenizer::Impl::get_vocab() const {
   return v;
 }
 
-void HfTokenizer::Impl::add_special_tokens() {
+void Impl::add_special_tokens() {
   std::vector<Special> new_tokens;
   // `token not in self._added_tokens_encoder`: an AddedToken (tokenizers') never equals a str, so
   // every AddedToken special token is added again, at its index, replacing what was there.
@@ -167,7 +167,7 @@ void HfTokenizer::Impl::add_special_tokens() {
   (void)specials_now;
 }
 
-void HfTokenizer::Impl::update_trie() {
+void Impl::update_trie() {
   trie_tokens.clear();
   for (const auto& [id, t] : added_tokens_decoder) trie_tokens.push_back(t.content);
   std::sort(trie_tokens.begin(), trie_tokens.end(),
@@ -175,7 +175,7 @@ void HfTokenizer::Impl::update_trie() {
   trie_tokens.erase(std::unique(trie_tokens.begin(), trie_tokens.end()), trie_tokens.end());
 }
 
-std::vector<std::string> HfTokenizer::Impl::split(const std::string& text) const {
+std::vector<std::string> Impl::split(const std::string& text) const {
   std::vector<std::string> out;
   std::size_t start = 0, i = 0;
   while (i < text.size()) {
@@ -199,14 +199,14 @@ std::vector<std::string> HfTokenizer::Impl::split(const std::string& text) const
   return out;
 }
 
-std::vector<std::string> HfTokenizer::Impl::sp_encode(const std::string& text) const {
+std::vector<std::string> Impl::sp_encode(const std::string& text) const {
   std::vector<std::string> pieces;
   const auto status = sp.Encode(text, &pieces);
   if (!status.ok()) throw Error("SentencePiece could not encode a text: " + status.ToString());
   return pieces;
 }
 
-std::vector<std::string> HfTokenizer::Impl::base_tokenize(std::string text) const {
+std::vector<std::string> Impl::base_tokenize(std::string text) const {
   if (has_do_lower_case && do_lower_case) {
     // specials (and normalized non-special added tokens) kept, the rest lowered char by char
     std::vector<std::string> keep;
@@ -267,7 +267,7 @@ std::vector<std::string> HfTokenizer::Impl::base_tokenize(std::string text) cons
   return out;
 }
 
-std::vector<std::string> HfTokenizer::Impl::tokenize(const std::string& text) const {
+std::vector<std::string> Impl::tokenize(const std::string& text) const {
   if (kind == Kind::codellama) return codellama_tokenize(text);
   if ((kind != Kind::t5 && kind != Kind::llama) || legacy || text.empty()) return base_tokenize(text);
   std::string t = replace_all(text, kUnderline, " ");
@@ -279,7 +279,7 @@ std::vector<std::string> HfTokenizer::Impl::tokenize(const std::string& text) co
   return tokens;
 }
 
-std::vector<std::string> HfTokenizer::Impl::codellama_tokenize(const std::string& text) const {
+std::vector<std::string> Impl::codellama_tokenize(const std::string& text) const {
   std::string prefix = text;
   std::optional<std::string> suffix;
   if (const std::size_t at = fill_token.empty() ? std::string::npos : text.find(fill_token); at != std::string::npos) {
@@ -308,7 +308,7 @@ std::vector<std::string> HfTokenizer::Impl::codellama_tokenize(const std::string
   return out;
 }
 
-std::string HfTokenizer::Impl::preprocess_text(const std::string& inputs) const {
+std::string Impl::preprocess_text(const std::string& inputs) const {
   std::string outputs = remove_space ? py_join_split(py_strip(inputs)) : inputs;
   outputs = replace_all(replace_all(outputs, "``", "\""), "''", "\"");
   if (!keep_accents) outputs = nfkd_without_combining(outputs);
@@ -316,7 +316,7 @@ std::string HfTokenizer::Impl::preprocess_text(const std::string& inputs) const 
   return outputs;
 }
 
-std::vector<std::string> HfTokenizer::Impl::tokenize_segment(const std::string& text) const {
+std::vector<std::string> Impl::tokenize_segment(const std::string& text) const {
   switch (kind) {
     case Kind::t5:
     case Kind::llama:
@@ -393,7 +393,7 @@ std::vector<std::string> HfTokenizer::Impl::tokenize_segment(const std::string& 
 }
 
 // convert_tokens_to_string of each class
-std::string HfTokenizer::Impl::convert_tokens_to_string(std::vector<std::string> tokens,
+std::string Impl::convert_tokens_to_string(std::vector<std::string> tokens,
                                                         const std::set<std::string>& special_tokens) const {
   const sentencepiece::SentencePieceProcessor& model = decoding_model();
   auto sp_decode = [&](const std::vector<std::string>& pieces) {

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hf_text.h"
-#include "hf_tokenizer.h"
+#include "pretrained_encoder.h"
 
 namespace embedpe {
 class ModelFiles;
@@ -26,6 +26,14 @@ class ModelFiles;
 namespace embedpe::detail::hf {
 
 using nlohmann::json;
+
+// tokenization_utils_base.AddedToken
+struct AddedToken {
+  std::string content;
+  bool single_word = false, lstrip = false, rstrip = false, special = false, normalized = true;
+};
+
+struct Impl;  // HfTokenizer's (HfTokenizer::Impl), below
 
 enum class Kind { t5, llama, gemma, albert, xlnet, xlmr, camembert, mbart, mbart50, nllb, m2m100, marian, deberta, pegasus,
                   barthez, codellama };
@@ -65,11 +73,11 @@ struct Config {
 
 struct ClassEntry;
 
-// What a class's own functions get from HfTokenizer::load: the tokenizer being built, the
+// What a class's own functions get from HfTokenizer::load (hf_tokenizer.h): the tokenizer being built, the
 // directory's settings and files, its SentencePiece file, the additional_special_tokens given
 // (to change in place) and the added tokens the directory's files give.
 struct ClassInit {
-  HfTokenizer::Impl& m;
+  Impl& m;
   const Config& config;
   json& init;  // config.init
   ModelFiles& files;
@@ -100,7 +108,7 @@ struct ClassEntry {
   const char* vocab_file;   // the SentencePiece file the class reads
   void (*init)(ClassInit&);  // its __init__: special tokens and flags from tokenizer_config.json
   // build_inputs_with_special_tokens and create_token_type_ids_from_sequences
-  PretrainedEncoder::Built (*build)(const HfTokenizer::Impl&, const std::vector<int>& a, const std::vector<int>* b,
+  PretrainedEncoder::Built (*build)(const Impl&, const std::vector<int>& a, const std::vector<int>* b,
                                     bool add_prefix, bool add_suffix);
   void (*languages)(ClassInit&) = nullptr;  // its src_lang: prefix_tokens and suffix_tokens, once tokens are added
   bool token_type_ids = false;              // whether it returns token_type_ids
@@ -120,11 +128,12 @@ const std::vector<std::string>& mbart50_codes();
 
 namespace embedpe::detail {
 
+using hf::AddedToken;
 using hf::ClassEntry;
 using hf::Kind;
 using hf::Special;
 
-struct HfTokenizer::Impl {
+struct hf::Impl {
   Kind kind{};
   const ClassEntry* entry = nullptr;
   sentencepiece::SentencePieceProcessor sp;      // encodes (Marian: source.spm); legacy=false: no dummy prefix

@@ -21,13 +21,8 @@ namespace embedpe::detail {
 
 namespace hf {
 struct Config;
+struct Impl;  // hf_impl.h
 }
-
-// tokenization_utils_base.AddedToken
-struct AddedToken {
-  std::string content;
-  bool single_word = false, lstrip = false, rstrip = false, special = false, normalized = true;
-};
 
 class HfTokenizer final : public PretrainedEncoder {
  public:
@@ -65,7 +60,7 @@ class HfTokenizer final : public PretrainedEncoder {
   // decode(ids, skip_special_tokens)
   std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const override;
 
-  struct Impl;
+  using Impl = hf::Impl;
 
  private:
   HfTokenizer();

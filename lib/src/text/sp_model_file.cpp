@@ -11,6 +11,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/tokenizer.h"
 #include "parallel.h"
 #include "protobuf_fields.h"
 #include "sha256.h"

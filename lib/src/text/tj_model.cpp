@@ -6,7 +6,6 @@
 
 #include "embedpe/error.h"
 #include "tj_json.h"
-#include "tj_models.h"
 
 namespace embedpe::tj {
 namespace {

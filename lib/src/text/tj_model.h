@@ -80,6 +80,13 @@ TokenizerJson read_tokenizer_json(std::string_view json, const std::string& show
 // The members of the JSON object `json` only (checked as above; no model read).
 std::map<std::string, std::string_view, std::less<>> object_members(std::string_view json, const std::string& shown);
 
+// Each model's reader (tj_bpe.cpp, tj_wordpiece.cpp, tj_unigram.cpp), which
+// load_model picks by "type": `r` stands before the model object.
+class JsonReader;  // tj_json.h
+std::unique_ptr<Model> load_bpe(JsonReader& r);
+std::unique_ptr<Model> load_wordpiece(JsonReader& r);
+std::unique_ptr<Model> load_unigram(JsonReader& r);
+
 // ByteLevel's byte -> printable character map (GPT-2's bytes_to_unicode), as UTF-8.
 std::string_view byte_level_char(unsigned char byte);
 

@@ -38,8 +38,4 @@ class VocabModel : public Model {
   std::int32_t unk_id_ = -1;
 };
 
-std::unique_ptr<Model> load_bpe(JsonReader& r);
-std::unique_ptr<Model> load_wordpiece(JsonReader& r);
-std::unique_ptr<Model> load_unigram(JsonReader& r);
-
 }  // namespace embedpe::tj

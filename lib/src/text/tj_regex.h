@@ -17,18 +17,15 @@
 #include <string_view>
 #include <vector>
 
+#include "tj_regex_base.h"
+
 namespace embedpe::tj {
 
 struct FastSplitter;
 
-// onig_initialize for UTF-8, once per process.
-void initialize_oniguruma();
-
 class Regex {
  public:
-  struct Match {
-    std::size_t begin, end;  // byte offsets into the text
-  };
+  using Match = RegexMatch;  // byte offsets into the text
   // UsageError naming `field` when Oniguruma does not compile `pattern`.
   Regex(std::string_view pattern, const std::string& field);
   // A pattern matching `literal` itself (HF: regex::escape, then Oniguruma).

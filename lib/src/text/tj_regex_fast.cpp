@@ -12,7 +12,7 @@ namespace embedpe::tj {
 
 namespace {
 
-using Match = Regex::Match;
+using Match = RegexMatch;
 
 // The classes the patterns use, one bit each.
 enum : std::uint8_t {

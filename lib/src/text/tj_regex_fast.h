@@ -1,7 +1,7 @@
 // Private: hand-written splitters standing in for Oniguruma on the standard
 // pre-tokenizer patterns of tokenizer.json files, recognised by their exact
 // pattern string (after JSON unescaping). Each gives exactly the matches
-// Regex::find_all_oniguruma gives on any valid UTF-8 text (fuzz_tj_regex_fast
+// Regex::find_all_oniguruma (tj_regex.h) gives on any valid UTF-8 text (fuzz_tj_regex_fast
 // checks it), with Oniguruma 6.9.8's own Unicode tables (its ctype code
 // ranges, read at first use), so that the two never disagree on a Unicode
 // version. Linear in the text.
@@ -16,14 +16,14 @@
 #include <string_view>
 #include <vector>
 
-#include "tj_regex.h"
+#include "tj_regex_base.h"
 
 namespace embedpe::tj {
 
 struct FastSplitter {
   const char* name;
   std::string_view pattern;
-  void (*find_all)(std::string_view text, std::vector<Regex::Match>& out);
+  void (*find_all)(std::string_view text, std::vector<RegexMatch>& out);
 };
 
 // The splitter of this exact pattern, or nullptr.

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "embedpe/tokenizer.h"
+#include "embedpe/model_info.h"
 
 namespace embedpe::detail {
 
@@ -57,7 +57,7 @@ struct LoadedEncoder {
 // SegmentUnigram, SegmentBpe or SentencePiece whole, whichever reproduces the model.
 // `owned` keeps the bytes when `serialized` does not outlive the encoder (else empty).
 LoadedEncoder load_model_proto(std::string owned, std::string_view serialized, const std::string& source);
-// A .model file: a regular file of at most Tokenizer::kMaxModelBytes, noted as an input.
+// A .model file: a regular file of at most Tokenizer::kMaxModelBytes (tokenizer.h), noted as an input.
 LoadedEncoder load_model_file(const std::string& path);
 // A GGUF file's tokenizer.ggml.* (load_pretrained_tokenizer's one place for GGUF files).
 LoadedEncoder load_gguf_encoder(const std::string& path);

@@ -6,6 +6,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/text_input.h"
+#include "embedpe/tokenizer.h"
 #include "memory.h"
 #include "parallel.h"
 #include "pretrained_encoder.h"

@@ -6,18 +6,19 @@
 #include <mutex>
 #include <string>
 
-#include "embedpe/tokenizer.h"
+#include "embedpe/model_info.h"
 #include "token_encoder.h"
 
-namespace embedpe {
+namespace embedpe::detail {
 
-struct Tokenizer::Impl {
-  std::unique_ptr<detail::TokenEncoder> encoder;
+// Tokenizer::Impl.
+struct TokenizerImpl {
+  std::unique_ptr<TokenEncoder> encoder;
   ModelInfo info;
   std::once_flag sha256_once;
   std::string sha256;
 
-  explicit Impl(detail::LoadedEncoder loaded) : encoder(std::move(loaded.encoder)), info(std::move(loaded.info)) {}
+  explicit TokenizerImpl(LoadedEncoder loaded) : encoder(std::move(loaded.encoder)), info(std::move(loaded.info)) {}
 };
 
-}  // namespace embedpe
+}  // namespace embedpe::detail
