@@ -350,6 +350,19 @@ class MergeTests(ScaleCase):
         rec.write_text(json.dumps(r))
         refused("lines its record says it read", "merge", "-o", str(self.tmp / "m.jsonl"), *files)
         self.assertFalse((self.tmp / "m.jsonl").exists())
+        # a record or a manifest that gives a key twice (the same value, so that the last one is what embedpe
+        # wrote) is not JSON embedpe wrote: read through the one JSON reader, never the last key taken on trust
+        r["input"]["lines"] -= 1
+        rec.write_text(json.dumps(r).replace("{", '{"shard": ' + json.dumps(r["shard"]) + ", ", 1))
+        refused("is not valid JSON", "merge", "-o", str(self.tmp / "m.jsonl"), *files)
+        self.assertFalse((self.tmp / "m.jsonl").exists())
+
+        def key_twice(d):
+            text = (d / "manifest.json").read_text()
+            first = next(iter(json.loads(text)))
+            (d / "manifest.json").write_text(
+                text.replace("{", "{" + json.dumps(first) + ": " + json.dumps(json.loads(text)[first]) + ", ", 1))
+        refused("not JSON", "merge", "-o", str(out), *damaged(key_twice))
         # an input edited in the middle (same size, ends untouched) between the shards' runs: the fingerprint
         # cannot see it, merge --input can
         big = self.corpus(corpus_lines() * 12, name="big.txt")

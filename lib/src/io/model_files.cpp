@@ -22,7 +22,17 @@ using nlohmann::json;
 // The DOM, built by SAX so that every object's keys are seen (a key twice is
 // refused, not silently the last) and nesting is bounded before anything
 // deep is built; top-level members `keep` rejects are checked, then dropped.
-class Builder : public nlohmann::json_sax<json> {
+// Json: nlohmann::json, or nlohmann::ordered_json (the files embedpe writes, read back in
+// their order).
+template <class Json>
+class Builder : public nlohmann::json_sax<Json> {
+  using Base = nlohmann::json_sax<Json>;
+  using number_integer_t = typename Base::number_integer_t;
+  using number_unsigned_t = typename Base::number_unsigned_t;
+  using number_float_t = typename Base::number_float_t;
+  using string_t = typename Base::string_t;
+  using binary_t = typename Base::binary_t;
+
  public:
   Builder(const std::string& shown, const std::function<bool(const std::string&)>& keep) : shown_(shown), keep_(keep) {}
 
@@ -35,7 +45,7 @@ class Builder : public nlohmann::json_sax<json> {
   bool binary(binary_t&) override { return value(nullptr); }  // never produced from JSON text
   bool start_object(std::size_t) override {
     keys_.emplace_back();
-    return open(json::object());
+    return open(Json::object());
   }
   bool key(string_t& k) override {
     if (!keys_.back().insert(k).second) {
@@ -50,32 +60,32 @@ class Builder : public nlohmann::json_sax<json> {
     keys_.pop_back();
     return close();
   }
-  bool start_array(std::size_t) override { return open(json::array()); }
+  bool start_array(std::size_t) override { return open(Json::array()); }
   bool end_array() override { return close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
     error_ = shown_ + " is not valid JSON (" + e.what() + ")";
     return false;
   }
 
-  json root;
+  Json root;
   std::string error_;
 
  private:
-  json* place(json v) {
+  Json* place(Json v) {
     if (stack_.empty()) {
       root = std::move(v);
       return &root;
     }
-    json& top = *stack_.back();
+    Json& top = *stack_.back();
     if (top.is_array()) {
       top.push_back(std::move(v));
       return &top.back();
     }
-    json& slot = top[key_];
+    Json& slot = top[key_];
     slot = std::move(v);
     return &slot;
   }
-  bool value(json v) {
+  bool value(Json v) {
     if (drop_depth_ > 0) return true;
     if (drop_next_) {
       drop_next_ = false;
@@ -84,7 +94,7 @@ class Builder : public nlohmann::json_sax<json> {
     place(std::move(v));
     return true;
   }
-  bool open(json empty) {
+  bool open(Json empty) {
     if (++depth_ > kMaxModelJsonDepth) {
       error_ = shown_ + " nests more than " + std::to_string(kMaxModelJsonDepth) +
                " levels deep; a model's JSON file is a few levels deep";
@@ -112,12 +122,23 @@ class Builder : public nlohmann::json_sax<json> {
 
   const std::string& shown_;
   const std::function<bool(const std::string&)>& keep_;
-  std::vector<json*> stack_;
+  std::vector<Json*> stack_;
   std::vector<std::set<std::string>> keys_;
   std::string key_;
   std::size_t depth_ = 0, drop_depth_ = 0;
   bool drop_next_ = false;
 };
+
+// `text` through a Builder; false with the builder's error_ (or none) when it is refused.
+template <class Json>
+bool build(std::string_view text, Builder<Json>& builder) {
+  try {
+    return Json::sax_parse(text.begin(), text.end(), &builder, nlohmann::json::input_format_t::json, true) &&
+           builder.error_.empty();
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
 
 }  // namespace
 
@@ -139,7 +160,7 @@ std::string byte_size_text(std::size_t bytes) {
 
 nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
                                 const std::function<bool(const std::string&)>& keep) {
-  Builder builder(shown, keep);
+  Builder<json> builder(shown, keep);
   bool ok = false;
   try {
     ok = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, true);
@@ -149,6 +170,20 @@ nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
   if (!ok || !builder.error_.empty()) {
     throw UsageError(builder.error_.empty() ? shown + " is not valid JSON" : builder.error_);
   }
+  return std::move(builder.root);
+}
+
+std::optional<nlohmann::json> parse_json(std::string_view text) {
+  const std::string shown;
+  Builder<nlohmann::json> builder(shown, {});
+  if (!build(text, builder)) return std::nullopt;
+  return std::move(builder.root);
+}
+
+std::optional<nlohmann::ordered_json> parse_json_ordered(std::string_view text) {
+  const std::string shown;
+  Builder<nlohmann::ordered_json> builder(shown, {});
+  if (!build(text, builder)) return std::nullopt;
   return std::move(builder.root);
 }
 

@@ -49,6 +49,13 @@ std::string json_value_text(const nlohmann::json& value);
 nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
                                 const std::function<bool(const std::string&)>& keep = {});
 
+// The same reader for JSON whose refusal its caller words (decode's JSON and
+// JSON Lines input; the records and manifests an embedpe run wrote and reads
+// back, their keys in the order written): nullopt for text that is not JSON,
+// nests more than kMaxModelJsonDepth levels or gives a key twice in one object.
+std::optional<nlohmann::json> parse_json(std::string_view text);
+std::optional<nlohmann::ordered_json> parse_json_ordered(std::string_view text);
+
 // The input file at `path`, whole, read as ModelFiles::read reads a model's
 // file: InFile's policy (a regular file only, never waited on; noted as an
 // input), at most `max_bytes` ("PATH is N bytes, more than `what` can be

@@ -8,6 +8,7 @@
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "in_file.h"
+#include "model_files.h"
 #include "embedpe/message.h"
 
 namespace embedpe {
@@ -255,9 +256,9 @@ Manifest load_manifest(const std::string& dir, const std::string& at, const std:
   const Schema schema(manifest_path, advice);
   const std::string text =
       read_small_file(in + "/" + kManifest, manifest_path, "manifest", kMaxManifestBytes).value_or("");
-  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) schema.fail("not JSON");
-  Manifest m = schema.manifest(doc);
+  const std::optional<Json> doc = parse_json_ordered(text);
+  if (!doc) schema.fail("not JSON");
+  Manifest m = schema.manifest(*doc);
   const std::optional<std::string> journal =
       read_small_file(in + "/" + kJournal, journal_path, "journal", kMaxManifestBytes);
   if (!journal) return m;
@@ -268,9 +269,9 @@ Manifest load_manifest(const std::string& dir, const std::string& at, const std:
     if (end == std::string::npos) break;  // cut short while being written
     ++number;
     const std::string where = "line " + std::to_string(number);
-    const Json line = Json::parse(journal->substr(begin, end - begin), nullptr, false);
-    if (line.is_discarded()) jschema.fail(where + " is not JSON");
-    PartRecord p = jschema.part(line, where);
+    const std::optional<Json> line = parse_json_ordered(std::string_view(*journal).substr(begin, end - begin));
+    if (!line) jschema.fail(where + " is not JSON");
+    PartRecord p = jschema.part(*line, where);
     std::size_t index = 0;
     if (!is_part_name(p.file) || (index = std::strtoull(p.file.c_str() + 5, nullptr, 10)) > m.parts.size()) {
       jschema.fail(where + " names " + p.file + ", not the next part");

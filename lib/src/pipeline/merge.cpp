@@ -31,6 +31,7 @@
 #include "file_name.h"
 #include "json_difference.h"
 #include "manifest.h"
+#include "model_files.h"
 #include "embedpe/message.h"
 #include "parallel.h"
 #include "sha256.h"
@@ -156,11 +157,9 @@ Json read_json(const std::string& path, const std::string& shard, const std::str
   }
   const InFile f(path);
   if (f.size() > kMaxRecordBytes) refuse_shard(shard, "its " + what + " " + path + " is too large to be one embedpe wrote");
-  try {
-    return Json::parse(f.all());
-  } catch (const Json::exception&) {
-    refuse_shard(shard, "its " + what + " " + path + " is not valid JSON (corrupt?); run that shard again");
-  }
+  std::optional<Json> doc = parse_json_ordered(f.all());
+  if (!doc) refuse_shard(shard, "its " + what + " " + path + " is not valid JSON (corrupt?); run that shard again");
+  return std::move(*doc);
 }
 
 // Reads "K/N".
@@ -200,13 +199,9 @@ std::optional<std::pair<Json, Piece>> record_inside(const std::string& path, con
   const std::string_view bytes = f.map();
   const std::optional<std::string> text = format.read_record(bytes, path);
   if (!text) return std::nullopt;
-  Json rec;
-  try {
-    rec = Json::parse(*text);
-  } catch (const Json::exception&) {
-    refuse_shard(path, "its shard record is not valid JSON (corrupt?); run that shard again");
-  }
-  return std::pair{std::move(rec), Piece{path, bytes.size(), "", Crc32().add(bytes).hex()}};
+  std::optional<Json> rec = parse_json_ordered(*text);
+  if (!rec) refuse_shard(path, "its shard record is not valid JSON (corrupt?); run that shard again");
+  return std::pair{std::move(*rec), Piece{path, bytes.size(), "", Crc32().add(bytes).hex()}};
 }
 
 Shard load_file_shard(const std::string& path, const SinkFormat& format) {

@@ -15,9 +15,17 @@
 #include "embedpe/tokenizer.h"
 #include "embedpe/weights.h"
 #include "file_name.h"
+#include "model_files.h"
 
 namespace embedpe {
 namespace {
+
+// `text` through the one JSON reader (model_files.h: a key twice, or too deep, is not JSON),
+// discarded when it refuses it: what these callers test for.
+nlohmann::json json_or_discarded(std::string_view text) {
+  std::optional<nlohmann::json> doc = parse_json(text);
+  return doc ? std::move(*doc) : nlohmann::json(nlohmann::json::value_t::discarded);
+}
 
 // Where rows go, with the model they must have been made with.
 struct Rows {
@@ -211,7 +219,7 @@ void decode_binary(Rows& d, const std::string& path, const std::string& ext) {
     const auto members = read_npz(bytes, path, {"input_ids", "attention_mask", "config"});
     for (const auto& m : members) {
       if (m.name == "config") {
-        if (npy_holds_text(m.npy, path)) check_model(d, nlohmann::json::parse(npy_text(m.npy, path), nullptr, false), path);
+        if (npy_holds_text(m.npy, path)) check_model(d, json_or_discarded(npy_text(m.npy, path)), path);
         continue;
       }
       (m.name == "input_ids" ? ids : mask) = npy_tensor(m.npy, path + ": " + m.name);
@@ -223,11 +231,11 @@ void decode_binary(Rows& d, const std::string& path, const std::string& ext) {
     // The run's config, stored as JSON text in __metadata__ (the safetensors sink).
     std::uint64_t header_size = 0;
     for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<unsigned char>(bytes[i]);
-    const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_size), nullptr, false);
+    const nlohmann::json header = json_or_discarded(bytes.substr(8, header_size));
     if (header.is_object() && header.contains("__metadata__") && header["__metadata__"].is_object()) {
       const auto& meta = header["__metadata__"];
       if (meta.contains("config") && meta["config"].is_string()) {
-        check_model(d, nlohmann::json::parse(meta["config"].get<std::string>(), nullptr, false), path);
+        check_model(d, json_or_discarded(meta["config"].get<std::string>()), path);
       }
     }
     std::optional<IntTensor> ids, mask;
@@ -273,14 +281,13 @@ void decode_lines(Rows& d, const std::string& path, std::size_t max_line_bytes) 
         records.push_back(std::move(l));
       }
     }
-    nlohmann::json doc = nlohmann::json::parse(all, nullptr, false);
-    if (!doc.is_discarded()) return decode_json(d, doc, name);
+    if (const std::optional<nlohmann::json> doc = parse_json(all)) return decode_json(d, *doc, name);
     for (const TextLine& r : records) {  // JSON Lines
       if (r.text.find_first_not_of(" \t") == std::string::npos) continue;
       const std::string origin = reader.origin(r.source, r.line);
-      nlohmann::json rec = nlohmann::json::parse(r.text, nullptr, false);
-      if (rec.is_discarded()) throw Error(origin + " is not valid JSON");
-      decode_json(d, rec, origin);
+      const std::optional<nlohmann::json> rec = parse_json(r.text);
+      if (!rec) throw Error(origin + " is not valid JSON");
+      decode_json(d, *rec, origin);
     }
     return;
   }
@@ -398,24 +405,24 @@ std::optional<nlohmann::json> output_config(const std::string& path) {
   nlohmann::json config;
   try {
     if (ext == ".json") {
-      const nlohmann::json doc = nlohmann::json::parse(bytes, nullptr, false);
+      const nlohmann::json doc = json_or_discarded(bytes);
       if (doc.is_object() && doc.contains("config")) config = doc["config"];
     } else if (ext == ".npz") {
       const auto members = read_npz(bytes, path, {"config"});
       if (!members.empty()) {
         config = npy_holds_text(members[0].npy, path)
-                     ? nlohmann::json::parse(npy_text(members[0].npy, path), nullptr, false)
+                     ? json_or_discarded(npy_text(members[0].npy, path))
                      : nlohmann::json(nlohmann::json::value_t::discarded);
       }
     } else {
       read_safetensors_entries(bytes, path);  // checks the header's bounds
       std::uint64_t header_size = 0;
       for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<unsigned char>(bytes[i]);
-      const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_size), nullptr, false);
+      const nlohmann::json header = json_or_discarded(bytes.substr(8, header_size));
       if (header.is_object() && header.contains("__metadata__") && header["__metadata__"].is_object() &&
           header["__metadata__"].contains("config")) {
         const nlohmann::json& text = header["__metadata__"]["config"];
-        config = text.is_string() ? nlohmann::json::parse(text.get<std::string>(), nullptr, false)
+        config = text.is_string() ? json_or_discarded(text.get<std::string>())
                                   : nlohmann::json(nlohmann::json::value_t::discarded);
       }
     }
