@@ -4,6 +4,7 @@
 // bit for bit as it says; ggml_types.cpp's codec table calls them a block at
 // a time.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -174,6 +175,16 @@ void scale_min_k4(int j, const std::uint8_t* q, std::uint8_t& d, std::uint8_t& m
     d = static_cast<std::uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
     m = static_cast<std::uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
   }
+}
+
+// Sub-blocks `is` and `is` + 1 of a Q4_K/Q5_K super-block whose factors are `d` and `min`:
+// {d1, m1, d2, m2}, each scale d × sc and each min min × m, as ggml's dequantize_row_q{4,5}_K.
+std::array<float, 4> scales_k4(int is, const std::uint8_t* sq, float d, float min) {
+  std::uint8_t sc, m;
+  scale_min_k4(is, sq, sc, m);
+  const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
+  scale_min_k4(is + 1, sq, sc, m);
+  return {d1, m1, d * static_cast<float>(sc), min * static_cast<float>(m)};
 }
 
 // Four 2-bit values per byte: byte l of each 32 holds elements l, l+32, l+64, l+96.
@@ -384,11 +395,7 @@ void dequantize_q4_K(const std::uint8_t* b, float* y) {
   const std::uint8_t* sq = b + 4;
   const std::uint8_t* q = b + 16;
   for (int is = 0; is < 8; is += 2, q += 32) {
-    std::uint8_t sc, m;
-    scale_min_k4(is, sq, sc, m);
-    const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-    scale_min_k4(is + 1, sq, sc, m);
-    const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
+    const auto [d1, m1, d2, m2] = scales_k4(is, sq, d, min);
     for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>(q[l] & 0xF) - m1;
     for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>(q[l] >> 4) - m2;
   }
@@ -426,11 +433,7 @@ void dequantize_q5_K(const std::uint8_t* b, float* y) {
   const std::uint8_t* ql = b + 48;
   std::uint8_t u1 = 1, u2 = 2;
   for (int is = 0; is < 8; is += 2, ql += 32) {
-    std::uint8_t sc, m;
-    scale_min_k4(is, sq, sc, m);
-    const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-    scale_min_k4(is + 1, sq, sc, m);
-    const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
+    const auto [d1, m1, d2, m2] = scales_k4(is, sq, d, min);
     for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) - m1;
     for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
     u1 = static_cast<std::uint8_t>(u1 << 2);

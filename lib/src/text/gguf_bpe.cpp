@@ -253,12 +253,7 @@ GgufBpe gguf_bpe(const GgufKeys& keys, const std::string& path) {
   out.unused.resize(n);
   for (std::size_t k = 0; k < n; ++k) out.unused[k] = t.types[k] == kUnused;
   // No default ids: llama.cpp's (BOS and EOS 11) are no token of the tokenizer.json's.
-  out.bos_id = gguf_special_id(keys, path, "tokenizer.ggml.bos_token_id", -1, n);
-  out.eos_id = gguf_special_id(keys, path, "tokenizer.ggml.eos_token_id", -1, n);
-  out.unk_id = gguf_special_id(keys, path, "tokenizer.ggml.unknown_token_id", -1, n);
-  out.pad_id = gguf_special_id(keys, path, "tokenizer.ggml.padding_token_id", -1, n);
-  out.add_bos = gguf_flag(keys, path, "tokenizer.ggml.add_bos_token", pre.add_bos);
-  out.add_eos = gguf_flag(keys, path, "tokenizer.ggml.add_eos_token", false);
+  static_cast<GgufSpecials&>(out) = gguf_specials(keys, path, n, {.add_bos = pre.add_bos});
   if (out.add_bos && out.bos_id < 0) {
     throw UsageError(path + ": BOS is to be added (tokenizer.ggml.add_bos_token, or pre " + out.pre +
                      "'s default) but tokenizer.ggml.bos_token_id is missing");

@@ -36,14 +36,12 @@ namespace detail {
 class PretrainedEncoder;
 }
 
-struct GgufBpe {
+struct GgufBpe : GgufSpecials {
   std::string pre;             // tokenizer.ggml.pre
   std::string tokenizer_json;  // the tokenizer.json the file stands for (no post-processor: see bos/eos)
   std::string shown;           // "PATH (tokenizer.ggml.*)": names it in the engine's messages
   std::size_t vocab_size = 0;
   std::vector<std::uint8_t> unused;  // 1 for the ids typed UNUSED
-  int bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;  // -1: none
-  bool add_bos = false, add_eos = false;
   std::string components;      // "normalizer NFC, pre_tokenizer Sequence[Split, ByteLevel]" for info
 };
 

@@ -46,6 +46,15 @@ class GgufSpmEncoder final : public TokenEncoder {
   std::string path_;
 };
 
+void set_specials(const GgufSpecials& g, ModelInfo& info) {
+  info.bos_id = g.bos_id;
+  info.eos_id = g.eos_id;
+  info.unk_id = g.unk_id;
+  info.pad_id = g.pad_id;
+  info.adds_bos = g.add_bos;
+  info.adds_eos = g.add_eos;
+}
+
 // A byte-level BPE vocabulary: the tokenizer.json it was converted from, run by tj_tokenizer.h.
 LoadedEncoder load_gguf_bpe(const gguf::File& file, const std::string& path) {
   GgufBpe g;
@@ -55,12 +64,7 @@ LoadedEncoder load_gguf_bpe(const gguf::File& file, const std::string& path) {
   info.source = path;
   info.model_type = "bpe";
   info.vocab_size = static_cast<std::int64_t>(g.vocab_size);
-  info.bos_id = g.bos_id;
-  info.eos_id = g.eos_id;
-  info.unk_id = g.unk_id;
-  info.pad_id = g.pad_id;
-  info.adds_bos = g.add_bos;
-  info.adds_eos = g.add_eos;
+  set_specials(g, info);
   info.gguf_model = "gpt2";
   info.pretrained = PretrainedTokenizerInfo{
       .directory = path, .tokenizer_class = bpe->class_name(), .description = bpe->description()};
@@ -99,12 +103,7 @@ LoadedEncoder load_gguf_encoder(const std::string& path) {
   out.encoder = std::make_unique<GgufSpmEncoder>(g.vocab, std::move(loaded->encoder), path);
   out.info = std::move(loaded->info);
   ModelInfo& info = out.info;
-  info.bos_id = g.bos_id;
-  info.eos_id = g.eos_id;
-  info.unk_id = g.unk_id;
-  info.pad_id = g.pad_id;
-  info.adds_bos = g.add_bos;
-  info.adds_eos = g.add_eos;
+  set_specials(g, info);
   info.gguf_model = g.model;
   return out;
 }

@@ -248,6 +248,17 @@ bool gguf_flag(const GgufKeys& keys, const std::string& path, const char* key, b
   return v->i != 0;
 }
 
+GgufSpecials gguf_specials(const GgufKeys& keys, const std::string& path, std::size_t n, const GgufSpecials& fallback) {
+  GgufSpecials out;
+  out.bos_id = gguf_special_id(keys, path, "tokenizer.ggml.bos_token_id", fallback.bos_id, n);
+  out.eos_id = gguf_special_id(keys, path, "tokenizer.ggml.eos_token_id", fallback.eos_id, n);
+  out.unk_id = gguf_special_id(keys, path, "tokenizer.ggml.unknown_token_id", fallback.unk_id, n);
+  out.pad_id = gguf_special_id(keys, path, "tokenizer.ggml.padding_token_id", fallback.pad_id, n);
+  out.add_bos = gguf_flag(keys, path, "tokenizer.ggml.add_bos_token", fallback.add_bos);
+  out.add_eos = gguf_flag(keys, path, "tokenizer.ggml.add_eos_token", fallback.add_eos);
+  return out;
+}
+
 void gguf_check_table_rows(const gguf::File& file, std::size_t n) {
   // llama.cpp refuses a token_embd.weight whose shape is not (n_embd, n_vocab);
   // one with fewer rows than the vocabulary cannot give every id a row.
@@ -367,12 +378,9 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   const std::size_t n = gguf_token_array(keys, path).count;
   gguf_check_table_rows(file, n);
   out.vocab_size = n;
-  out.bos_id = gguf_special_id(keys, path, "tokenizer.ggml.bos_token_id", 1 < n ? 1 : -1, n);
-  out.eos_id = gguf_special_id(keys, path, "tokenizer.ggml.eos_token_id", 2 < n ? 2 : -1, n);
-  out.unk_id = gguf_special_id(keys, path, "tokenizer.ggml.unknown_token_id", 0, n);
-  out.pad_id = gguf_special_id(keys, path, "tokenizer.ggml.padding_token_id", -1, n);
-  out.add_bos = gguf_flag(keys, path, "tokenizer.ggml.add_bos_token", true);
-  out.add_eos = gguf_flag(keys, path, "tokenizer.ggml.add_eos_token", false);
+  // llama.cpp's defaults for "llama": BOS 1, EOS 2, UNK 0, BOS added.
+  static_cast<GgufSpecials&>(out) = gguf_specials(
+      keys, path, n, {.bos_id = 1 < n ? 1 : -1, .eos_id = 2 < n ? 2 : -1, .unk_id = 0, .add_bos = true});
   out.add_space_prefix = gguf_flag(keys, path, "tokenizer.ggml.add_space_prefix", true);
   const bool remove_extra_whitespaces = gguf_flag(keys, path, "tokenizer.ggml.remove_extra_whitespaces", false);
 

@@ -38,6 +38,15 @@ const gguf::Value* gguf_token_types(const GgufKeys& keys, const std::string& pat
 int gguf_special_id(const GgufKeys& keys, const std::string& path, const char* key, int fallback, std::size_t n);
 // a bool key: `fallback` when absent;
 bool gguf_flag(const GgufKeys& keys, const std::string& path, const char* key, bool fallback);
+// The special ids (-1: none) and whether BOS / EOS are added, as both rebuilt tokenizers
+// keep them (GgufSentencePiece, GgufBpe) and give them to ModelInfo.
+struct GgufSpecials {
+  int bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;
+  bool add_bos = false, add_eos = false;
+};
+// tokenizer.ggml.{bos,eos,unknown,padding}_token_id and add_{bos,eos}_token, each one of
+// `fallback`'s when absent (llama.cpp's defaults differ by model), each id below `n`.
+GgufSpecials gguf_specials(const GgufKeys& keys, const std::string& path, std::size_t n, const GgufSpecials& fallback);
 // token_embd.weight, when there is one, has a row for each of the `n` tokens.
 void gguf_check_table_rows(const gguf::File& file, std::size_t n);
 
@@ -66,14 +75,13 @@ class GgufVocab {
   int byte_id(unsigned char byte) const;
 };
 
-struct GgufSentencePiece {
+struct GgufSentencePiece : GgufSpecials {
   std::string model;        // tokenizer.ggml.model
   std::string model_proto;  // a serialized sentencepiece ModelProto (names and decodes the ids)
   std::shared_ptr<const GgufVocab> vocab;  // encodes, as llama.cpp does
   std::size_t vocab_size = 0;
-  int bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;  // -1: none
   std::string unk_piece;    // the piece unk_id names
-  bool add_bos = true, add_eos = false, add_space_prefix = true;  // llama.cpp's defaults for "llama"
+  bool add_space_prefix = true;
   bool byte_fallback = false;
 };
 

@@ -60,6 +60,23 @@ constexpr std::uint64_t kModelBpe = 2;
 constexpr std::uint32_t kName = 1, kCharsmap = 2, kAddDummyPrefix = 3, kRemoveExtraWhitespaces = 4,
                         kEscapeWhitespaces = 5;
 
+// unk_id .. pad_id as SentencePieceProcessor gives them (-1 where the model has none).
+struct SpecialIds {
+  int unk = -1, bos = -1, eos = -1, pad = -1;
+};
+// SentencePieceProcessor's unk_id() .. pad_id() for the pieces unk_piece .. pad_piece name
+// (`names`): the named piece's id (`piece_to_id`) if its type (`type_of(id)`) is UNKNOWN for
+// unk and CONTROL for the others, else -1 (SegmentBpe's and SegmentUnigram's).
+template <class PieceToId, class TypeOf>
+SpecialIds special_ids(const std::string_view (&names)[4], PieceToId piece_to_id, TypeOf type_of) {
+  const auto special = [&](std::string_view name, std::uint8_t type) {
+    const int id = piece_to_id(name);
+    return type_of(id) == type ? id : -1;
+  };
+  return {special(names[0], kUnknown), special(names[1], kControl), special(names[2], kControl),
+          special(names[3], kControl)};
+}
+
 }  // namespace embedpe::model_proto
 
 namespace embedpe::protobuf {

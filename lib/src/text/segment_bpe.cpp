@@ -158,13 +158,9 @@ std::optional<SegmentBpe> SegmentBpe::from_model(std::string_view serialized) {
   // A piece defined twice is a model SentencePiece refuses: leave it to it.
   if (!bpe.normal_.build(bpe.pieces_, false) || !bpe.reserved_.build(bpe.pieces_, true)) return std::nullopt;
   for (int b = 0; b < 256; ++b) bpe.byte_ids_[b] = bpe.piece_to_id(byte_piece(static_cast<unsigned char>(b)));
-  // SentencePieceProcessor's unk_id() .. pad_id(): the named piece's id if it has the right type, else -1.
-  const auto special = [&](std::string_view name, std::uint8_t type) {
-    const int id = bpe.piece_to_id(name);
-    return bpe.pieces_[static_cast<std::size_t>(id)].type == type ? id : -1;
-  };
-  bpe.special_ = {special(names[0], kUnknown), special(names[1], kControl), special(names[2], kControl),
-                  special(names[3], kControl)};
+  bpe.special_ = model_proto::special_ids(
+      names, [&](std::string_view name) { return bpe.piece_to_id(name); },
+      [&](int id) { return bpe.pieces_[static_cast<std::size_t>(id)].type; });
   return bpe;
 }
 

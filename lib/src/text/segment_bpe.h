@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "embedpe/tokenizer.h"
+#include "protobuf_fields.h"
 
 namespace embedpe {
 
@@ -51,9 +52,7 @@ class SegmentBpe {
   std::size_t size() const { return pieces_.size(); }
   std::string_view piece(int id) const { return pieces_[static_cast<std::size_t>(id)].text; }
   int piece_to_id(std::string_view text) const;
-  struct SpecialIds {
-    int unk = -1, bos = -1, eos = -1, pad = -1;
-  };
+  using SpecialIds = model_proto::SpecialIds;
   const SpecialIds& special_ids() const { return special_; }
   // The model's UNKNOWN piece (special_ids().unk is -1 if unk_piece names another).
   int unknown_id() const { return unk_id_; }

@@ -376,13 +376,9 @@ std::optional<SegmentUnigram> SegmentUnigram::from_model(std::string_view serial
   if (const char* why = uni.check_pieces()) return no(why);
   if (const char* why = uni.build_table(serialized)) return no(why);
   uni.find_plain_ascii();
-  // SentencePieceProcessor's unk_id() .. pad_id(): the named piece's id if it has the right type, else -1.
-  const auto special = [&](std::string_view name, std::uint8_t type) {
-    const int id = uni.piece_to_id(name);
-    return uni.pieces_[static_cast<std::size_t>(id)].type == type ? id : -1;
-  };
-  uni.special_ = {special(names[0], kUnknown), special(names[1], kControl), special(names[2], kControl),
-                  special(names[3], kControl)};
+  uni.special_ = model_proto::special_ids(
+      names, [&](std::string_view name) { return uni.piece_to_id(name); },
+      [&](int id) { return uni.pieces_[static_cast<std::size_t>(id)].type; });
   return uni;
 }
 

@@ -59,6 +59,7 @@
 #include "charsmap.h"
 #include "embedpe/tokenizer.h"
 #include "mapped_block.h"
+#include "protobuf_fields.h"
 
 namespace embedpe {
 
@@ -89,9 +90,7 @@ class SegmentUnigram {
   std::size_t size() const { return texts_.size(); }
   std::string_view piece(int id) const { return texts_[static_cast<std::size_t>(id)]; }
   int piece_to_id(std::string_view text) const;
-  struct SpecialIds {
-    int unk = -1, bos = -1, eos = -1, pad = -1;
-  };
+  using SpecialIds = model_proto::SpecialIds;
   const SpecialIds& special_ids() const { return special_; }
 
   // How segments were encoded so far (tests and the fuzzer count them).
