@@ -54,11 +54,6 @@ class ModelSource {
   // pretrained's tokenizer alone (without pretrained, the embedded default).
   Tokenizer pretrained_tokenizer() const;
 
-  // The files read for the tokenizer, as (parameter, path) pairs for
-  // refuse_output_over_inputs: ("model", model) when given. The layer's are
-  // layer_inputs(spec); a model directory's own files are noted as they are read.
-  std::vector<std::pair<std::string, std::string>> inputs() const;
-
  private:
   std::string model_, pretrained_;
   PretrainedTokenizerKind kind_;

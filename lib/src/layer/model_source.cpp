@@ -42,8 +42,6 @@ Tokenizer ModelSource::pretrained_tokenizer() const {
   return load_pretrained_tokenizer(pretrained_, kind_);
 }
 
-std::vector<std::pair<std::string, std::string>> ModelSource::inputs() const { return {{"model", model_}}; }
-
 Tokenizer tokenizer_at(const std::string& path) {
   struct stat st;
   const bool directory = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);

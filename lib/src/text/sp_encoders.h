@@ -26,11 +26,17 @@ sentencepiece::util::Status load_without_dummy_prefix(sentencepiece::SentencePie
 // One text as SentencePiece's Encode gives it.
 Encoding encode_whole(const sentencepiece::SentencePieceProcessor& sp, std::string_view text);
 
+// A model's bytes the encoder keeps, on the heap so that views into them (`serialized`, and
+// the segment models' pieces) stay where they are when the holder moves, whatever its size
+// (a std::string's short bytes would move with it). Null: bytes that outlive the encoder.
+using OwnedModel = std::unique_ptr<const std::string>;
+
 // The model's bytes (its digest is theirs) and the name messages give it.
 class SentencePieceEncoder : public TokenEncoder {
  public:
-  SentencePieceEncoder(std::string owned, std::string_view serialized, std::string source)
-      : owned_(std::move(owned)), serialized_(owned_.empty() ? serialized : owned_), source_(std::move(source)) {}
+  SentencePieceEncoder(OwnedModel owned, std::string_view serialized, std::string source)
+      : owned_(std::move(owned)), serialized_(owned_ ? std::string_view(*owned_) : serialized),
+        source_(std::move(source)) {}
   std::string digest() const override;
 
  protected:
@@ -39,8 +45,8 @@ class SentencePieceEncoder : public TokenEncoder {
   // SentencePiece's DecodeIds.
   static std::string decode_with(const sentencepiece::SentencePieceProcessor& sp, const std::vector<int>& ids);
 
-  std::string owned_;
-  std::string_view serialized_;  // owned_, or bytes that outlive the encoder (the embedded model)
+  OwnedModel owned_;
+  std::string_view serialized_;  // *owned_, or bytes that outlive the encoder (the embedded model)
   std::string source_;
 
  private:
@@ -52,7 +58,7 @@ class SentencePieceEncoder : public TokenEncoder {
 class WholeSentencePiece final : public SentencePieceEncoder {
  public:
   // `sp` holds the model, loaded.
-  WholeSentencePiece(std::string owned, std::string_view serialized, std::string source,
+  WholeSentencePiece(OwnedModel owned, std::string_view serialized, std::string source,
                      std::unique_ptr<sentencepiece::SentencePieceProcessor> sp)
       : SentencePieceEncoder(std::move(owned), serialized, std::move(source)), sp_(std::move(sp)) {}
   Encoding encode(std::string_view text, Pieces pieces) const override;
@@ -69,7 +75,7 @@ class WholeSentencePiece final : public SentencePieceEncoder {
 // needs it; without one, `sp` holds it, loaded.
 class SegmentBpeEncoder final : public SentencePieceEncoder {
  public:
-  SegmentBpeEncoder(std::string owned, std::string_view serialized, std::string source,
+  SegmentBpeEncoder(OwnedModel owned, std::string_view serialized, std::string source,
                     std::unique_ptr<SegmentEncoder> segments,
                     std::unique_ptr<sentencepiece::SentencePieceProcessor> sp);
   Encoding encode(std::string_view text, Pieces pieces) const override;
@@ -90,7 +96,7 @@ class SegmentBpeEncoder final : public SentencePieceEncoder {
 // (the model as it is) is loaded when a text SegmentUnigram leaves, or decode, needs it.
 class SegmentUnigramEncoder final : public SentencePieceEncoder {
  public:
-  SegmentUnigramEncoder(std::string owned, std::string_view serialized, std::string source, SegmentUnigram unigram)
+  SegmentUnigramEncoder(OwnedModel owned, std::string_view serialized, std::string source, SegmentUnigram unigram)
       : SentencePieceEncoder(std::move(owned), serialized, std::move(source)), unigram_(std::move(unigram)) {}
   Encoding encode(std::string_view text, Pieces pieces) const override;
   std::string_view id_to_piece(int id) const override { return unigram_.piece(id); }

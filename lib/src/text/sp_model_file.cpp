@@ -178,7 +178,13 @@ std::unique_ptr<sentencepiece::SentencePieceProcessor> load_now(std::string_view
 }  // namespace
 
 LoadedEncoder load_model_proto(std::string owned, std::string_view serialized, const std::string& source) {
-  if (!owned.empty()) serialized = owned;
+  // Read bytes go to the heap once, before anything takes a view of them: the encoder and
+  // its segment models keep views into them (sp_encoders.h, OwnedModel).
+  OwnedModel held;
+  if (!owned.empty()) {
+    held = std::make_unique<const std::string>(std::move(owned));
+    serialized = *held;
+  }
   // SentencePiece reports every failure through the Status it returns, which
   // becomes one Error; its own stderr lines (a failed self-test's samples,
   // "Returns default value") would be a second account of the same thing.
@@ -226,15 +232,15 @@ LoadedEncoder load_model_proto(std::string owned, std::string_view serialized, c
   read_spec_fields(serialized, info);
   info.segment_cache = rules || unigram;
   if (unigram) {
-    out.encoder = std::make_unique<SegmentUnigramEncoder>(std::move(owned), serialized, source, std::move(*unigram));
+    out.encoder = std::make_unique<SegmentUnigramEncoder>(std::move(held), serialized, source, std::move(*unigram));
   } else if (rules) {
     // The runs SentencePiece merges are of the model's UNKNOWN piece, whatever unk_piece names.
     const int unknown = bpe ? bpe->unknown_id() : info.unk_id;
     auto encoder = std::make_unique<SegmentEncoder>(std::move(*rules), unknown, std::move(bpe));
-    out.encoder = std::make_unique<SegmentBpeEncoder>(std::move(owned), serialized, source, std::move(encoder),
+    out.encoder = std::make_unique<SegmentBpeEncoder>(std::move(held), serialized, source, std::move(encoder),
                                                       std::move(sp));
   } else {
-    out.encoder = std::make_unique<WholeSentencePiece>(std::move(owned), serialized, source, std::move(sp));
+    out.encoder = std::make_unique<WholeSentencePiece>(std::move(held), serialized, source, std::move(sp));
   }
   return out;
 }

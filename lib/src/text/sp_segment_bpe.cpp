@@ -7,7 +7,7 @@
 
 namespace embedpe::detail {
 
-SegmentBpeEncoder::SegmentBpeEncoder(std::string owned, std::string_view serialized, std::string source,
+SegmentBpeEncoder::SegmentBpeEncoder(OwnedModel owned, std::string_view serialized, std::string source,
                                      std::unique_ptr<SegmentEncoder> segments,
                                      std::unique_ptr<sentencepiece::SentencePieceProcessor> sp)
     : SentencePieceEncoder(std::move(owned), serialized, std::move(source)),
