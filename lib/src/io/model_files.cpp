@@ -175,14 +175,16 @@ nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
 
 std::optional<nlohmann::json> parse_json(std::string_view text) {
   const std::string shown;
-  Builder<nlohmann::json> builder(shown, {});
+  const std::function<bool(const std::string&)> keep_all;  // the builder holds references to both
+  Builder<nlohmann::json> builder(shown, keep_all);
   if (!build(text, builder)) return std::nullopt;
   return std::move(builder.root);
 }
 
 std::optional<nlohmann::ordered_json> parse_json_ordered(std::string_view text) {
   const std::string shown;
-  Builder<nlohmann::ordered_json> builder(shown, {});
+  const std::function<bool(const std::string&)> keep_all;  // the builder holds references to both
+  Builder<nlohmann::ordered_json> builder(shown, keep_all);
   if (!build(text, builder)) return std::nullopt;
   return std::move(builder.root);
 }
