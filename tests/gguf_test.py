@@ -444,6 +444,32 @@ class UpstreamBadFileTests(Case):
         path.write_bytes(d.replace(b, struct.pack("<Q", 1) + b"a"))
         self.refused(path, "token 5 (a)", commands=("tokenize", "encode", "decode"))
 
+    def test_token_that_is_not_utf8(self):
+        """A SentencePiece vocabulary's token with bytes that are not UTF-8 (a token's text goes into
+        JSON and messages): refused at load, exit 2, as a byte-level BPE file's is, never an internal error."""
+        d = llamacpp("tiny").read_bytes()
+        b = struct.pack("<Q", 1) + b"b"
+        self.assertEqual(d.count(b), 1)
+        path = self.tmp / "badutf8.gguf"
+        path.write_bytes(d.replace(b, struct.pack("<Q", 1) + b"\xff"))
+        self.refused(path, "token 5 is not valid UTF-8 (tokenizer.ggml.tokens)", commands=("tokenize", "encode", "decode"))
+        for fmt in ("json", "jsonl"):
+            r = run("tokenize", "--pretrained", str(path), "--ids", "5", "--format", fmt)
+            self.assertEqual(r.returncode, 2, r.stderr)
+
+    def test_info_shows_control_characters_escaped(self):
+        """A metadata string with an escape sequence and a newline reaches the terminal escaped."""
+        d = llamacpp("tiny").read_bytes()
+        name = b"general.name"
+        at = d.index(struct.pack("<Q", len(name)) + name)
+        value_at = at + 8 + len(name) + 4  # the key, its type (uint32), then the string: "tiny"
+        self.assertEqual(d[value_at:value_at + 12], struct.pack("<Q", 4) + b"tiny")
+        path = self.tmp / "ctrl.gguf"
+        path.write_bytes(d[:value_at + 8] + b"\x1b[\n1" + d[value_at + 12:])  # the same length: nothing moves
+        out = self.ok("info", "--pretrained", str(path)).stdout
+        self.assertNotIn(b"\x1b", out)
+        self.assertIn(b'general.name: "\\u001b[\\n1"', out)
+
     def test_table_with_fewer_rows_than_the_vocabulary(self):
         d = llamacpp("tiny").read_bytes()
         name = b"token_embd.weight"

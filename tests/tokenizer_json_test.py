@@ -196,6 +196,29 @@ class InfoTests(TokenizerJsonCase):
         self.assertEqual(j["tokenizer"]["format"], "tokenizer.json")
 
 
+class RecordTests(TokenizerJsonCase):
+    """An output records the tokenizer.json it was made with; decode OUT finds it again, from the
+    file given alone or from its directory, and refuses it once it has changed."""
+
+    def test_decode_finds_the_tokenizer_json_it_was_made_with(self):
+        source = GOLDENS / "fx_bl_roberta" / "tokenizer.json"
+        for given in ("file", "directory"):
+            with self.subTest(given=given):
+                d = self.tmp / given
+                d.mkdir()
+                shutil.copy(source, d / "tokenizer.json")
+                model = d / "tokenizer.json" if given == "file" else d
+                for out in (d / "ids.npz", d / "ids.json"):
+                    self.ok("tokenize", "--pretrained", str(model), "--text", "Hello world", "-o", str(out))
+                    want = self.ok("decode", "--pretrained", str(model), str(out)).stdout
+                    self.assertIn(b"Hello world", want)
+                    r = run("decode", str(out))  # says on stderr which model it found
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertEqual(r.stdout, want)
+                (d / "tokenizer.json").write_bytes(source.read_bytes() + b" ")
+                self.fails(2, "which is not there now, or has changed", "decode", str(d / "ids.npz"))
+
+
 class BadFileTests(CliCase):
     """A bad tokenizer.json: one line naming the field, exit 2, nothing written."""
 

@@ -96,6 +96,45 @@ for name in ("config.json", "model.safetensors.index.json"):
                       2, "is the same file as the input", files={"{tmp}/d/" + name: UNCHANGED},
                       setup=copy(SHARDED)))
 
+# A tokenizer.json directory (the fast tokenizer): the rest of the model is an input there too,
+# though the tokenizer reads none of it (a real all-MiniLM directory, with a weights file added).
+MINILM = TESTS / "golden" / "tokenizer_json" / "all_minilm_l6_v2_st"
+FAST_TOKENIZE = ["tokenize", "--pretrained", "{tmp}/d", "--text", "hi", "--format", "json"]
+
+
+def with_weights(d):
+    (d / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}      ")
+    (d / "vocab.txt").write_text("[PAD]\nhi\n")
+
+
+for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",
+             "special_tokens_map.json", "vocab.txt"):
+    # The format the name says for the weights, so that only the input check can refuse it.
+    argv = FAST_TOKENIZE[:-2] if name.endswith(".safetensors") else FAST_TOKENIZE
+    CASES.append(Case(f"tokenizer.json directory: -o over its {name} is refused",
+                      [*argv, "-o", "{tmp}/d/" + name], 2, "is the same file as the input",
+                      files={"{tmp}/d/" + name: UNCHANGED}, setup=copy(MINILM, with_weights)))
+    CASES.append(Case(f"tokenizer.json directory: >> onto its {name} is refused",
+                      [*FAST_TOKENIZE], 2, "is the same file as the input", setup=copy(MINILM, with_weights),
+                      stdout_file="{tmp}/d/" + name, stdout_mode="ab", files={"{tmp}/d/" + name: UNCHANGED}))
+CASES += [
+    # An HF cache snapshot whose blob is gone: a link to nothing is a broken file, not an absent one
+    # (the slow class beside it is never taken silently instead).
+    Case("a tokenizer.json that links to nothing is refused, not skipped for the slow class",
+         [*TOKENIZE], 2, "tokenizer.json: cannot open it: it is a symbolic link to nothing",
+         setup=copy(LLAMA, lambda d: os.symlink("../blobs/missing", d / "tokenizer.json"))),
+    Case("a tokenizer_config.json that links to nothing is refused, not read as absent",
+         [*TOKENIZE], 2, "tokenizer_config.json: cannot open it: it is a symbolic link to nothing",
+         setup=copy(LLAMA, replace_with("tokenizer_config.json", lambda p: os.symlink("../blobs/missing", p)))),
+    Case("encode --pretrained of a tokenizer.json alone says it has no input layer",
+         ["encode", "--pretrained", "{tmp}/d/tokenizer.json", "--text", "hi", "-o", "{tmp}/out.npz"], 2,
+         "holds a tokenizer but no input layer", files={"{tmp}/out.npz": ABSENT}, setup=copy(MINILM)),
+    Case("encode --pretrained of a directory of tokenizer files alone says it has no input layer",
+         ["encode", "--pretrained", "{tmp}/d", "--text", "hi", "-o", "{tmp}/out.npz"], 2,
+         "holds a tokenizer but no input layer", files={"{tmp}/out.npz": ABSENT},
+         setup=copy(MINILM, lambda d: (d / "config.json").unlink())),
+]
+
 # ---- not a regular file, or too large: refused at once, never waited on or read whole
 for command in (["encode", "--pretrained", "{tmp}/d", "--model", SPM, "--ids", "5,6", "-o", "{tmp}/out.npz"],
                 ["info", "--pretrained", "{tmp}/d"],

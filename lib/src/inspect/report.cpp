@@ -496,17 +496,26 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   }
   if (format == ReportFormat::json) return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 
-  const auto line = [](const nlohmann::ordered_json& v) -> std::string {
+  // The file's strings reach a terminal: one with a control character (an escape sequence, a
+  // newline) is shown as a JSON string, escaped, never as it is.
+  const auto shown = [](const std::string& s) -> std::string {
+    const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 || c == '\x7f';
+    });
+    return plain ? s : nlohmann::ordered_json(s).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  };
+  const auto line = [&shown](const nlohmann::ordered_json& v) -> std::string {
     if (v.is_null()) return "none";
-    return v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    return v.is_string() ? shown(v.get<std::string>())
+                         : v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   };
   std::string text = "GGUF file: " + path + " (version " + std::to_string(g.version()) + ", alignment " +
                      std::to_string(g.alignment()) + ", " + std::to_string(g.part_paths().size()) +
                      (g.part_paths().size() == 1 ? " part)\n" : " parts)\n");
-  text += "architecture: " + (arch.empty() ? std::string("(none)") : arch) + "\n";
+  text += "architecture: " + (arch.empty() ? std::string("(none)") : shown(arch)) + "\n";
   text += "metadata:\n";
-  for (const auto& [key, v] : keys.items()) text += "  " + key + ": " + line(v) + "\n";
-  text += "tokenizer: " + (model.empty() ? std::string("(none)") : model) +
+  for (const auto& [key, v] : keys.items()) text += "  " + shown(key) + ": " + line(v) + "\n";
+  text += "tokenizer: " + (model.empty() ? std::string("(none)") : shown(model)) +
           (tok.contains("pre") ? ", pre " + line(tok["pre"]) : std::string()) + ", vocab_size " + line(tok["vocab_size"]) +
           ", bos " + line(tok["bos_id"]) + ", eos " + line(tok["eos_id"]) + ", unk " + line(tok["unk_id"]) +
           (tok["unk_token"].is_null() ? std::string()
@@ -521,7 +530,7 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   for (const gguf::TensorInfo& t : g.tensors()) {
     std::string ggml_dims;
     for (std::size_t k = 0; k < t.dims.size(); ++k) ggml_dims += (k ? ", " : "") + std::to_string(t.dims[k]);
-    text += "  " + t.name + " " + ggml::type_info(t.type)->name + " " + shape_text(t.numpy_shape()) + " [ggml: " +
+    text += "  " + shown(t.name) + " " + ggml::type_info(t.type)->name + " " + shape_text(t.numpy_shape()) + " [ggml: " +
             ggml_dims + "] " + std::to_string(t.size_bytes) + " bytes" +
             (g.part_paths().size() > 1 ? " in part " + std::to_string(t.part + 1) : "") + "\n";
   }

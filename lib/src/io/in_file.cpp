@@ -134,7 +134,14 @@ InFile::InFile(const std::string& path, Links links, std::string shown, const st
     : shown_(shown.empty() ? path : std::move(shown)) {
   const bool follow = links == Links::follow;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
-  if (fd_ < 0 && errno == ENOENT && missing_is_none) throw Missing{};
+  if (fd_ < 0 && errno == ENOENT) {
+    // A link to nothing is there, not missing (an HF cache snapshot whose blob is gone).
+    struct stat link;
+    const bool dangling = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+    if (!dangling && missing_is_none) throw Missing{};
+    if (dangling) fail("cannot open it: it is a symbolic link to nothing (its target is not there)");
+    errno = ENOENT;
+  }
   if (fd_ < 0 && errno == ELOOP && !follow) {
     if (not_regular) not_regular();
     fail("it is a symbolic link, not a file embedpe wrote");

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <set>
 #include <utility>
 #include <vector>
@@ -262,6 +263,22 @@ void ModelFiles::note(const std::string& name) const {
     throw;
   }
   ::close(fd);
+}
+
+void ModelFiles::note_model_files() const {
+  static constexpr const char* kNames[] = {
+      "config.json",          "generation_config.json", "tokenizer.json",  "tokenizer_config.json",
+      "special_tokens_map.json", "added_tokens.json",   "vocab.json",      "vocab.txt",
+      "merges.txt",           "tokenizer.model",        "spiece.model",    "sentencepiece.bpe.model",
+      "model.safetensors.index.json", "pytorch_model.bin.index.json"};
+  for (const char* name : kNames) note(name);
+  std::error_code listed;
+  for (const auto& e : std::filesystem::directory_iterator(dir_, listed)) {
+    const std::string name = e.path().filename().string();
+    const bool weights = (name.starts_with("model") && name.ends_with(".safetensors")) ||
+                         (name.starts_with("pytorch_model") && name.ends_with(".bin"));
+    if (weights || name.ends_with(".model")) note(name);
+  }
 }
 
 std::optional<nlohmann::json> ModelFiles::json(const std::string& name, std::size_t max_bytes,

@@ -85,6 +85,11 @@ class ModelFiles {
   // when it is a regular file: a file of the model this command does not need
   // (the weights, for a tokenizer). Anything else is left to its reader.
   void note(const std::string& name) const;
+  // Notes every file of a Hugging Face model directory that a loader of it may
+  // read (config.json, the weights, the tokenizer files of either kind), so
+  // that no output replaces or appends to one, whichever of them this command
+  // reads. Any other file there (an earlier output) is left alone.
+  void note_model_files() const;
   // Leaves NAME, read for a check only, out of digest().
   void leave_out_of_digest(const std::string& name) { hashes_.erase(name); }
   // NAME → SHA-256 of every file read so far.

@@ -30,7 +30,18 @@ using checkpoint::read_json;
 json read_config(const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw UsageError("model directory " + dir + " does not exist");
-  if (!fs::is_directory(dir, ec)) throw UsageError(dir + " is not a directory: give the model's directory or a .gguf file");
+  // A tokenizer alone (a tokenizer.json, or a directory of tokenizer files) has no input layer:
+  // its ids come from tokenize, and go to encode with the model's weights.
+  const std::string tokenizer_only = " holds a tokenizer but no input layer (config.json and the weights): "
+                                     "tokenize reads it, and encode takes its ids with the model's weights";
+  if (!fs::is_directory(dir, ec)) {
+    if (dir.ends_with(".json")) throw UsageError(dir + tokenizer_only);
+    throw UsageError(dir + " is not a directory: give the model's directory or a .gguf file");
+  }
+  const auto there = [&](const char* name) { return fs::exists(fs::symlink_status(fs::path(dir) / name, ec)); };
+  if (!there("config.json") && there("tokenizer.json")) {
+    throw UsageError(dir + tokenizer_only);
+  }
   return read_json(dir, "config.json");
 }
 

@@ -45,6 +45,7 @@
 #include <limits>
 #include <queue>
 
+#include "core/utf8.h"
 #include "embedpe/error.h"
 #include "gguf.h"
 #include "protobuf_fields.h"
@@ -288,6 +289,10 @@ std::vector<std::int64_t> read_pieces(const gguf::File& file, std::size_t n, std
     std::string piece(tokens.strings[k]);
     // llama.cpp names an empty token "[EMPTY_k]" (and warns).
     if (piece.empty()) piece = "[EMPTY_" + std::to_string(k) + "]";
+    // A token's text is written into JSON and messages: UTF-8, as gguf_bpe.cpp requires too.
+    if (utf8::find_invalid(piece)) {
+      throw UsageError(path + ": token " + std::to_string(k) + " is not valid UTF-8 (tokenizer.ggml.tokens)");
+    }
     pieces.push_back(std::move(piece));
     scores.push_back(score_values ? static_cast<float>(score_values->element(k).f) : 0.0f);
     const std::int64_t type = types ? types->element(k).i : std::int64_t{model_proto::kNormal};

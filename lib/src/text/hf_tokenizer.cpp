@@ -423,14 +423,7 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   tok->set_ids_and_settings(config);
   tok->files_digest_ = files.digest();
   // The rest of the model is an input too, though the tokenizer does not read it: no output replaces it.
-  std::error_code listed;
-  for (const auto& e : fs::directory_iterator(dir, listed)) {
-    const std::string name = e.path().filename().string();
-    if (name == "model.safetensors.index.json" ||
-        (name.starts_with("model") && name.ends_with(".safetensors"))) {
-      files.note(name);
-    }
-  }
+  files.note_model_files();
   return tok;
 }
 

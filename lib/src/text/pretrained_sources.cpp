@@ -68,7 +68,8 @@ LoadedEncoder pretrained_encoder(std::unique_ptr<PretrainedEncoder> p, const std
 bool is_tokenizer_json(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
-  if (S_ISDIR(st.st_mode)) return ::stat((path + "/tokenizer.json").c_str(), &st) == 0;
+  // Anything there, a link to nothing too: its reader names what is wrong with it.
+  if (S_ISDIR(st.st_mode)) return ::lstat((path + "/tokenizer.json").c_str(), &st) == 0;
   return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
 }
 

@@ -287,6 +287,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
   auto out = std::make_unique<TjPretrained>();
   out->tok_ = tj::Tokenizer::load(*text, shown);
   if (directory) {
+    files.note_model_files();  // config.json, the weights: no output replaces them either
     const std::string config_shown = files.path("tokenizer_config.json");
     const json config = files.json("tokenizer_config.json").value_or(json::object());
     if (!config.is_object()) throw UsageError(config_shown + " is not a JSON object");
