@@ -345,8 +345,8 @@ function embedpeSingles(source, list, special) {
 
 function embedpePairs(source, list, special) {
   const res = [];
-  for (let i = 0; i < list.length; i += 64) {
-    const batch = list.slice(i, i + 64);
+  for (let i = 0; i < list.length; i += 200) {
+    const batch = list.slice(i, i + 200);
     const args = ['tokenize', '--pretrained', source, '--format', 'json'];
     if (!special) args.push('--no-bos', '--no-eos');
     for (const t of batch) args.push('--text=' + t.text, '--text-pair=' + t.pair);
@@ -383,12 +383,12 @@ function decodeDiffs(source, seqs, want, skip, found, depth = 0) {
   decodeDiffs(source, seqs.slice(0, h), want.slice(0, h), skip, found, depth + 1);
   decodeDiffs(source, seqs.slice(h), want.slice(h), skip, found, depth + 1);
 }
-function chunks(seqs, want, maxArg = 200000) {
+function chunks(seqs, want, maxArg = 1500000) {
   const out = [];
   let cur = [], curW = [], size = 0;
   seqs.forEach((s, i) => {
     const len = s.join(',').length + 8;
-    if (cur.length && (size + len > maxArg || cur.length >= 500)) { out.push([cur, curW]); cur = []; curW = []; size = 0; }
+    if (cur.length && (size + len > maxArg || cur.length >= 4000)) { out.push([cur, curW]); cur = []; curW = []; size = 0; }
     cur.push(s); curW.push(want[i]); size += len;
   });
   if (cur.length) out.push([cur, curW]);
