@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "embedpe/error.h"
+#include "hf_text.h"
 #include "model_files.h"
 #include "tj_fields.h"
 #include "tj_normalizer.h"
@@ -271,7 +272,17 @@ class TjPretrained final : public PretrainedEncoder {
   std::optional<std::size_t> model_max_length() const override { return model_max_length_; }
   const std::string& files_digest() const override { return digest_; }
   std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const override {
-    return tok_->decode(std::vector<std::int32_t>(ids.begin(), ids.end()), skip_special_tokens);
+    std::string text = tok_->decode(std::vector<std::int32_t>(ids.begin(), ids.end()), skip_special_tokens);
+    if (clean_up_) {
+      // PreTrainedTokenizerFast._decode then clean_up_tokenization (tokenization_utils_fast.py:651-660,
+      // tokenization_utils_base.py:4074-4085 of transformers v4.44.2).
+      for (const auto& [from, to] : std::initializer_list<std::pair<const char*, const char*>>{
+               {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"},
+               {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}}) {
+        text = hf::replace_all(text, from, to);
+      }
+    }
+    return text;
   }
   bool pairs_without_special_tokens() const override { return true; }
   std::string description() const override { return "tokenizer.json (" + tok_->components() + ")"; }
@@ -280,6 +291,7 @@ class TjPretrained final : public PretrainedEncoder {
   std::string class_name_ = "PreTrainedTokenizerFast", digest_;
   std::map<std::string, std::string> specials_;  // "bos_token" -> its content
   bool token_type_ids_ = true, padding_left_ = false, truncation_left_ = false;
+  bool clean_up_ = false;  // a directory's clean_up_tokenization_spaces (a bare file: the core's decode only)
   std::optional<std::size_t> model_max_length_;
 
  private:
@@ -368,6 +380,16 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     }
     const bool llama_like = out->class_name_ == "LlamaTokenizerFast" || out->class_name_ == "GemmaTokenizerFast";
     out->padding_left_ = llama_like;
+    // clean_up_tokenization_spaces: True by default (tokenization_utils_base.py:1609), False in
+    // LlamaTokenizerFast's and GemmaTokenizerFast's __init__ (llama_fast.py:131, gemma_fast.py:94).
+    out->clean_up_ = !llama_like;
+    if (config.contains("clean_up_tokenization_spaces") && !config["clean_up_tokenization_spaces"].is_null()) {
+      if (!config["clean_up_tokenization_spaces"].is_boolean()) {
+        throw UsageError(config_shown + ": clean_up_tokenization_spaces is " +
+                         json_value_text(config["clean_up_tokenization_spaces"]) + ", not true or false");
+      }
+      out->clean_up_ = config["clean_up_tokenization_spaces"].get<bool>();
+    }
     for (const auto& [key, flag] : {std::pair{"padding_side", &out->padding_left_}, std::pair{"truncation_side", &out->truncation_left_}}) {
       if (!config.contains(key) || config[key].is_null()) continue;
       if (config[key] != "left" && config[key] != "right") {
