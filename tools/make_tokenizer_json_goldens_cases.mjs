@@ -684,3 +684,21 @@ CASES.push({ name: 'fx_dir_bert_normalizer_rebuilt', kind: 'fixture', texts: com
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
     model: wordpieceModel(HF),
   }) });
+CASES.push({ name: 'fx_dir_special_tokens_map_legacy', kind: 'fixture', texts: compTexts,
+  // transformers' legacy branch (R9 in make_tokenizer_json_goldens_transformers.mjs): no
+  // added_tokens_decoder, so special_tokens_map.json is read and wins over tokenizer_config.json:
+  // bos_token becomes "<s>" (the rebuilt template's), pad_token "<pad>" (lstrip) is added, and its
+  // additional_special_tokens ("<|im_end|>", rstrip) are appended to the config's "<|im_start|>".
+  extraFiles: {
+    'tokenizer_config.json': {
+      tokenizer_class: 'LlamaTokenizerFast', bos_token: '<|endoftext|>', eos_token: '</s>', pad_token: null,
+      add_eos_token: true, additional_special_tokens: ['<|im_start|>'],
+    },
+    'special_tokens_map.json': {
+      bos_token: { content: '<s>', lstrip: false, normalized: true, rstrip: false, single_word: false },
+      pad_token: { content: '<pad>', lstrip: true, normalized: false, rstrip: false, single_word: false },
+      unk_token: '<unk>',
+      additional_special_tokens: ['<|im_start|>', { content: '<|im_end|>', lstrip: false, normalized: false, rstrip: true, single_word: false }],
+    },
+  },
+  build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '</s>')], post_processor: null }, SMALL) });

@@ -108,9 +108,14 @@ export function transformersBackend(json, cfg) {
     if (!have.has(t.content)) toAdd.push({ content: t.content, token: t });
   }
   if (d.bert_normalizer) for (const k of ['sep_token', 'cls_token', 'mask_token']) meta[k] = str(pick(k)) ?? null;
-  const specials = [meta.bos_token, meta.eos_token, meta.unk_token, meta.sep_token, meta.pad_token, meta.cls_token, meta.mask_token,
-    ...(cfg.additional_special_tokens || []).map(str)].filter((x) => x != null);
-  for (const s of specials) if (!have.has(s) && !toAdd.some((x) => x.content === s)) toAdd.push({ content: s, token: null });
+  // The special tokens as given: a string, or an AddedToken object (its flags kept when it is added).
+  const forms = [...['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'].map((k) => (k in cfg ? cfg[k] : meta[k])),
+    ...(cfg.additional_special_tokens || [])].filter((x) => x != null);
+  const specials = forms.map(str);
+  for (const f of forms) {
+    const s = str(f);
+    if (!have.has(s) && !toAdd.some((x) => x.content === s)) toAdd.push({ content: s, token: typeof f === 'object' ? { ...f, special: true } : null });
+  }
   meta.added_by_transformers = toAdd.map((x) => x.content);
   // R4: post-processor rebuilt.
   const vocabId = (c) => {
@@ -138,10 +143,41 @@ export function transformersBackend(json, cfg) {
   return { json: JSON.stringify(tj), meta, toAdd, specials };
 }
 
-// For a case: returns the transformers.jsonl text and writes transformers.json (meta).
-async function directoryRecords({ Tokenizer, HF, json, cfg, textList, expectedLines }) {
+// R9  tokenization_utils_base.py:2536-2569 (PreTrainedTokenizerBase._from_pretrained): when
+//     tokenizer_config.json has no `added_tokens_decoder` (the legacy branch, :2547 `else:`),
+//     special_tokens_map.json is read and every key of it replaces the config's
+//     (`init_kwargs[key] = value`, :2569); an object becomes AddedToken(**value) with
+//     `value["special"] = True` (:2556-2558); its additional_special_tokens are appended to the
+//     config's list, each `if token not in additional_special_tokens` (:2559-2568; tokenizers'
+//     AddedToken equals an AddedToken of the same content, never a plain string). With
+//     added_tokens_decoder present the file is not read at all.
+export function directoryConfig(dir) {
+  const cfgFile = path.join(dir, 'tokenizer_config.json');
+  const cfg = fs.existsSync(cfgFile) ? JSON.parse(fs.readFileSync(cfgFile, 'utf8')) : {};
+  const mapFile = path.join(dir, 'special_tokens_map.json');
+  if ('added_tokens_decoder' in cfg || !fs.existsSync(mapFile)) return cfg;
+  const map = JSON.parse(fs.readFileSync(mapFile, 'utf8'));
+  const asToken = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? { ...v, special: true } : v);
+  for (const [key, value] of Object.entries(map)) {
+    if (key === 'additional_special_tokens' && Array.isArray(value)) {
+      const list = Array.isArray(cfg[key]) ? [...cfg[key]] : [];
+      for (const t0 of value) {
+        const t = asToken(t0);
+        const there = list.some((h) => (typeof t === 'object') === (typeof h === 'object')
+          && (typeof t === 'object' ? h.content === t.content : h === t));
+        if (!there) list.push(t);
+      }
+      cfg[key] = list;
+    } else cfg[key] = asToken(value);
+  }
+  return cfg;
+}
+
+// The backend of a directory as transformers builds it: the Rust core loaded with the rebuilt
+// file, then the tokens of R3 added in order.
+function backendTokenizer(HF, json, cfg) {
   const { json: j2, meta, toAdd, specials } = transformersBackend(json, cfg);
-  const tok = Tokenizer.fromString(j2);
+  const tok = HF.Tokenizer.fromString(j2);
   if (toAdd.length) {
     // Added as transformers does (R3), in order: `self._add_tokens(tokens, special_tokens=is_special)`,
     // i.e. the backend's add_special_tokens / add_tokens; a plain string becomes
@@ -157,6 +193,23 @@ async function directoryRecords({ Tokenizer, HF, json, cfg, textList, expectedLi
     }
     meta.pad_token_id = meta.pad_token != null ? tok.tokenToId(meta.pad_token) : null;
   }
+  return { tok, meta, toAdd, file: JSON.parse(j2) };
+}
+
+// For tools/tj_differential.mjs: a model directory's tokenizer as transformers v4.44.2 gives it:
+// { tok (the Rust core), meta (transformers.json's), clean (decode's clean-up), added (every
+// added token's content and flags) }.
+export function transformersTokenizer(HF, json, dir) {
+  const cfg = directoryConfig(dir);
+  const { tok, meta, toAdd, file } = backendTokenizer(HF, json, cfg);
+  const clean = meta.clean_up_tokenization_spaces ? cleanUpTokenization : (s) => s;
+  const added = [...(file.added_tokens || []), ...toAdd.map((x) => ({ content: x.content, ...(x.token || {}) }))];
+  return { tok, meta: { ...meta, clean }, added };
+}
+
+// For a case: returns the transformers.jsonl text and writes transformers.json (meta).
+async function directoryRecords({ HF, json, cfg, textList, expectedLines }) {
+  const { tok, meta } = backendTokenizer(HF, json, cfg);
   let lines = await expectedLines(tok, textList);
   if (meta.clean_up_tokenization_spaces) {
     lines = lines.trimEnd().split('\n').map((l) => {
@@ -173,7 +226,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 function forDirectory() {
   return async ({ Tokenizer, HF, json, dir, textList, expectedLines, cfgFile }) => {
-    const cfg = JSON.parse(fs.readFileSync(cfgFile, 'utf8'));
+    const cfg = directoryConfig(path.dirname(cfgFile));
     const { lines, meta } = await directoryRecords({ Tokenizer, HF, json, cfg, textList, expectedLines });
     // transformers.jsonl only where some record differs from the bare file's (expected.jsonl
     // without the 10 KB runs); transformers.json says which.

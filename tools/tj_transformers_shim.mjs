@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { transformersBackend, cleanUpTokenization } from './make_tokenizer_json_goldens_transformers.mjs';
+import { transformersBackend, cleanUpTokenization, directoryConfig } from './make_tokenizer_json_goldens_transformers.mjs';
 
 const require = createRequire(import.meta.url);
 const NODE_MODULES = process.env.NPM_GOLDENS_MODULES || '/tmp/npm-goldens/node_modules';
@@ -25,7 +25,7 @@ const dir = process.argv[2];
 const tjFile = path.join(dir, 'tokenizer.json');
 const json = fs.existsSync(tjFile) ? fs.readFileSync(tjFile, 'utf8')
   : execFileSync('xz', ['-dc', `${tjFile}.xz`], { maxBuffer: 1 << 30 }).toString('utf8');
-const cfg = JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer_config.json'), 'utf8'));
+const cfg = directoryConfig(dir);  // special_tokens_map.json too, as transformers' legacy branch reads it
 const req = JSON.parse(fs.readFileSync(0, 'utf8'));
 
 const { json: backendJson, meta, toAdd, specials } = transformersBackend(json, cfg);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "embedpe/error.h"
+#include "hf_text.h"
 #include "model_files.h"
 #include "tj_fields.h"
 #include "tj_normalizer.h"
@@ -200,6 +201,40 @@ void rebuild_bert_normalizer(tj::Tokenizer& tok, const json& config, const std::
   tok.set_normalizer(tj::load_normalizer(state, config_shown + " (do_lower_case, strip_accents, tokenize_chinese_chars)"));
 }
 
+// The legacy branch of PreTrainedTokenizerBase._from_pretrained
+// (tokenization_utils_base.py:2548-2569 of transformers v4.44.2), taken when
+// tokenizer_config.json has no added_tokens_decoder: every key of
+// special_tokens_map.json replaces tokenizer_config.json's (`init_kwargs[key]
+// = value`), an object becoming AddedToken(**value) with special = True; its
+// additional_special_tokens are appended to the config's list, each unless
+// already there (`if token not in additional_special_tokens`: tokenizers'
+// AddedToken equals another AddedToken of the same content, never a string).
+// With added_tokens_decoder the file is not read at all.
+void merge_special_tokens_map(json& config, const std::optional<json>& map, const std::string& map_shown) {
+  if (!map) return;
+  if (!map->is_object()) throw UsageError(map_shown + " is not a JSON object");
+  const auto as_token = [](json value) {
+    if (value.is_object()) value["special"] = true;
+    return value;
+  };
+  for (const auto& [key, value] : map->items()) {
+    if (key == "additional_special_tokens" && value.is_array()) {
+      json list = config.contains(key) && config[key].is_array() ? config[key] : json::array();
+      for (const json& token : value) {
+        const json t = as_token(token);
+        const bool there = std::any_of(list.begin(), list.end(), [&](const json& have) {
+          if (t.is_object() != have.is_object()) return false;
+          return t.is_object() ? have.contains("content") && t.contains("content") && have["content"] == t["content"] : have == t;
+        });
+        if (!there) list.push_back(t);
+      }
+      config[key] = std::move(list);
+    } else {
+      config[key] = as_token(value);
+    }
+  }
+}
+
 class TjPretrained final : public PretrainedEncoder {
  public:
   Sequence encode(std::string_view text) const override {
@@ -237,7 +272,17 @@ class TjPretrained final : public PretrainedEncoder {
   std::optional<std::size_t> model_max_length() const override { return model_max_length_; }
   const std::string& files_digest() const override { return digest_; }
   std::string decode(const std::vector<int>& ids, bool skip_special_tokens) const override {
-    return tok_->decode(std::vector<std::int32_t>(ids.begin(), ids.end()), skip_special_tokens);
+    std::string text = tok_->decode(std::vector<std::int32_t>(ids.begin(), ids.end()), skip_special_tokens);
+    if (clean_up_) {
+      // PreTrainedTokenizerFast._decode then clean_up_tokenization (tokenization_utils_fast.py:651-660,
+      // tokenization_utils_base.py:4074-4085 of transformers v4.44.2).
+      for (const auto& [from, to] : std::initializer_list<std::pair<const char*, const char*>>{
+               {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"},
+               {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}}) {
+        text = hf::replace_all(text, from, to);
+      }
+    }
+    return text;
   }
   bool pairs_without_special_tokens() const override { return true; }
   std::string description() const override { return "tokenizer.json (" + tok_->components() + ")"; }
@@ -246,6 +291,7 @@ class TjPretrained final : public PretrainedEncoder {
   std::string class_name_ = "PreTrainedTokenizerFast", digest_;
   std::map<std::string, std::string> specials_;  // "bos_token" -> its content
   bool token_type_ids_ = true, padding_left_ = false, truncation_left_ = false;
+  bool clean_up_ = false;  // a directory's clean_up_tokenization_spaces (a bare file: the core's decode only)
   std::optional<std::size_t> model_max_length_;
 
  private:
@@ -289,9 +335,11 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
   if (directory) {
     files.note_model_files();  // config.json, the weights: no output replaces them either
     const std::string config_shown = files.path("tokenizer_config.json");
-    const json config = files.json("tokenizer_config.json").value_or(json::object());
+    json config = files.json("tokenizer_config.json").value_or(json::object());
     if (!config.is_object()) throw UsageError(config_shown + " is not a JSON object");
-    std::optional<json> special_map = files.json("special_tokens_map.json");
+    if (!config.contains("added_tokens_decoder")) {
+      merge_special_tokens_map(config, files.json("special_tokens_map.json"), files.path("special_tokens_map.json"));
+    }
     if (config.contains("tokenizer_class") && config["tokenizer_class"].is_string()) {
       out->class_name_ = config["tokenizer_class"].get<std::string>();
       if (out->class_name_.size() < 4 || out->class_name_.compare(out->class_name_.size() - 4, 4, "Fast") != 0) {
@@ -304,13 +352,8 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
       std::optional<std::string> content = token_content(config, key, config_shown);
       const json* form = content ? &config[key] : nullptr;
-      const bool in_map = special_map && special_map->is_object() && special_map->contains(key);
-      if (!content && in_map) {
-        content = token_content(*special_map, key, files.path("special_tokens_map.json"));
-        if (content) form = &(*special_map)[key];
-      }
-      // A key neither file names (null names None): the class's __init__ default.
-      if (!content && !config.contains(key) && !in_map) content = class_default_token(out->class_name_, key);
+      // A key the files do not name (null names None): the class's __init__ default.
+      if (!content && !config.contains(key)) content = class_default_token(out->class_name_, key);
       if (!content) continue;
       out->specials_[key] = *content;
       SpecialToken special{*content, std::nullopt, form != nullptr};
@@ -338,6 +381,16 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     }
     const bool llama_like = out->class_name_ == "LlamaTokenizerFast" || out->class_name_ == "GemmaTokenizerFast";
     out->padding_left_ = llama_like;
+    // clean_up_tokenization_spaces: True by default (tokenization_utils_base.py:1609), False in
+    // LlamaTokenizerFast's and GemmaTokenizerFast's __init__ (llama_fast.py:131, gemma_fast.py:94).
+    out->clean_up_ = !llama_like;
+    if (config.contains("clean_up_tokenization_spaces") && !config["clean_up_tokenization_spaces"].is_null()) {
+      if (!config["clean_up_tokenization_spaces"].is_boolean()) {
+        throw UsageError(config_shown + ": clean_up_tokenization_spaces is " +
+                         json_value_text(config["clean_up_tokenization_spaces"]) + ", not true or false");
+      }
+      out->clean_up_ = config["clean_up_tokenization_spaces"].get<bool>();
+    }
     for (const auto& [key, flag] : {std::pair{"padding_side", &out->padding_left_}, std::pair{"truncation_side", &out->truncation_left_}}) {
       if (!config.contains(key) || config[key].is_null()) continue;
       if (config[key] != "left" && config[key] != "right") {
