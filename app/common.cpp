@@ -18,20 +18,6 @@
 
 namespace embedpe::cli {
 
-void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
-                                const std::vector<std::pair<std::string, std::string>>& inputs) {
-  std::vector<std::pair<std::string, std::string>> paths;
-  for (const auto& [flag, spec] : inputs) {
-    if (!spec.empty()) paths.emplace_back(flag, parse_tensor_spec(spec).path);
-  }
-  for (const auto& output : outputs) refuse_output_over_inputs(output, paths);
-}
-
-std::vector<std::pair<std::string, std::string>> as_flags(std::vector<std::pair<std::string, std::string>> inputs) {
-  for (auto& [name, path] : inputs) name = flag_for(name);
-  return inputs;
-}
-
 std::vector<std::pair<std::string, std::string>> sink_extensions() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const SinkFormat* f : sink_formats()) {
@@ -273,15 +259,6 @@ std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const s
                  clikit::printable_line(recorded.place).c_str(), clikit::printable_line(recorded.output).c_str());
   }
   return std::move(recorded.tokenizer);
-}
-
-EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer) {
-  EncodeOptions options = flags.options;
-  const EncodeOptions defaults = pretrained_encode_options(tokenizer);
-  options.padding_side = flags.padding_side.value_or(defaults.padding_side);
-  options.truncation_side = flags.truncation_side.value_or(defaults.truncation_side);
-  check_padding(options);
-  return options;
 }
 
 }  // namespace embedpe::cli

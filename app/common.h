@@ -14,8 +14,10 @@
 
 #include "clikit/values.h"
 #include "embedpe/error.h"
+#include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
+#include "embedpe/weights.h"  // refuse_outputs_over_inputs
 
 namespace embedpe::cli {
 
@@ -82,15 +84,6 @@ void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokeni
 // (extension, format name) of every sink format: what encode and decode check outputs against.
 std::vector<std::pair<std::string, std::string>> sink_extensions();
 
-// (parameter, path) pairs from the library as (flag, path): layer_inputs(), PeKind::inputs().
-std::vector<std::pair<std::string, std::string>> as_flags(std::vector<std::pair<std::string, std::string>> inputs);
-
-// Refuses, before any work, outputs that are the same file as an input
-// (see embedpe::refuse_output_over_inputs). `inputs` holds (flag, PATH or
-// PATH:TENSOR) pairs; tensor names are dropped.
-void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
-                                const std::vector<std::pair<std::string, std::string>>& inputs);
-
 void add_text_options(CLI::App& cmd, TextSpec& options);
 // --ids IDS, repeatable: each value checked as it is parsed, and appended to `ids`.
 CLI::Option* add_ids_option(CLI::App& cmd, std::vector<std::string>& ids, const std::string& help);
@@ -125,8 +118,6 @@ std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const s
                                                const std::vector<std::string>& outputs, const char* command,
                                                bool required = true,
                                                PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any);
-// The flags' options over the tokenizer's defaults (a --pretrained directory's padding side).
-EncodeOptions encode_options(const TokenizeFlags& flags, const Tokenizer& tokenizer);
 // --pretrained DIR (excludes --model).
 CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model);
 // --tokenizer fast|slow: which of a --pretrained directory's tokenizers.

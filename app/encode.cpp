@@ -22,6 +22,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/model_source.h"
 #include "embedpe/weights.h"
+#include "errors.h"
 #include "layer_flags.h"
 #include "progress.h"
 
@@ -63,7 +64,8 @@ const SinkFormat& infer_format(const EncodeCommand& cmd) {
   for (const SinkFormat* f : sink_formats()) {
     for (const std::string& e : f->extensions) extensions.emplace_back(e, f);
   }
-  return *format_from_extension(cmd.output.path, extensions).value_or(find_sink_format("json"));
+  const std::optional<const SinkFormat*> named = format_from_extension(cmd.output.path, extensions);
+  return named ? **named : *find_sink_format("json");
 }
 
 // One line when --weights holds position or LayerNorm tensors the flags leave
@@ -135,7 +137,8 @@ EncoderSpec encoder_spec(const EncodeCommand& cmd, const ModelSource& source, co
                          std::optional<Dropout> dropout) {
   EncodeOptions options;
   if (tokenizer) {
-    options = encode_options(cmd.tokenize, *tokenizer);
+    options = pretrained_encode_options(*tokenizer, cmd.tokenize.options, cmd.tokenize.padding_side,
+                                        cmd.tokenize.truncation_side);
   } else {
     options = cmd.tokenize.options;
     options.padding_side = cmd.tokenize.padding_side.value_or(Side::right);
@@ -184,8 +187,8 @@ void run_encode(const EncodeCommand& cmd) {
   // --pretrained's directory is read first: a bad one is refused before anything else.
   const LayerSpec layer = layer_spec(cmd.layer, source, cmd.dtype);
   // An output that would overwrite an input is the first thing refused.
-  std::vector<std::pair<std::string, std::string>> inputs = text_inputs(cmd.text, cmd.tokenize.model);
-  for (auto& input : as_flags(layer_inputs(layer))) inputs.push_back(std::move(input));
+  const std::vector<std::pair<std::string, std::string>> inputs =
+      as_flags(encode_inputs(cmd.text, cmd.tokenize.model, layer));
   if (cmd.output.output_dir.empty()) {
     refuse_outputs_over_inputs({cmd.output.path}, inputs);
   } else {

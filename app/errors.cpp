@@ -29,6 +29,11 @@ std::string flag_for(std::string_view parameter) {
   return clikit::kebab_flag(parameter);
 }
 
+std::vector<std::pair<std::string, std::string>> as_flags(std::vector<std::pair<std::string, std::string>> inputs) {
+  for (auto& [name, path] : inputs) name = flag_for(name);
+  return inputs;
+}
+
 std::string user_message(const Error& e) {
   std::vector<std::pair<std::size_t, std::size_t>> verbatim;
   for (const TextSpan& s : e.verbatim()) verbatim.emplace_back(s.begin, s.size);

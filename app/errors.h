@@ -5,6 +5,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "embedpe/error.h"
 
@@ -14,6 +16,9 @@ namespace embedpe::cli {
 // '_' as '-' (max_len → --max-len), unless the table in errors.cpp says
 // otherwise.
 std::string flag_for(std::string_view parameter);
+
+// (parameter, path) pairs from the library as (flag, path): layer_inputs(), PeKind::inputs().
+std::vector<std::pair<std::string, std::string>> as_flags(std::vector<std::pair<std::string, std::string>> inputs);
 
 // e.what() with each mention of a listed parameter respelled as its flag. A
 // mention opens the message or follows a space or bracket, and ends it or is

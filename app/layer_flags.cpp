@@ -137,15 +137,10 @@ LayerSpec layer_spec(const LayerFlags& flags, const ModelSource& source, DType d
       if (set(flag) && !spec.layernorm) throw CLI::RequiresError(flag, "--layernorm");
     }
   };
-  if (flags.pretrained.empty()) {
-    check_layernorm(given);
-    return given;
-  }
-  const PretrainedModel& model = source.pretrained();
-  LayerSpec spec = model.spec;
-  spec.scale = pretrained_scale(model, dtype);
-  // Each flag given replaces its own part of the directory's layer.
-  spec = override_layer_spec(std::move(spec), given, [&set](const char* parameter) { return set(flag_for(parameter)); });
+  // With --pretrained, each flag given replaces its own part of the directory's layer.
+  const LayerSpec spec = flags.pretrained.empty() ? given : source.layer_spec(given, dtype, [&set](const char* parameter) {
+    return set(flag_for(parameter));
+  });
   check_layernorm(spec);
   return spec;
 }

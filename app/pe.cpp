@@ -17,6 +17,7 @@
 #include "embedpe/pe_view.h"
 #include "embedpe/pretrained_model.h"
 #include "embedpe/sink.h"
+#include "errors.h"
 #include "pe_flags.h"
 
 namespace embedpe::cli {

@@ -49,7 +49,9 @@ void run_tokenize(const TokenizeCommand& cmd) {
   if (format.sink && format.sink->traits.binary) refuse_binary_to_terminal(cmd.output, "." + std::string(format.sink->name));
   const Tokenizer tokenizer = load_tokenizer(cmd.tokenize);
   check_ids_flag(cmd.text.ids, tokenizer);
-  const TokenizeRunOptions options{.tokenize = encode_options(cmd.tokenize, tokenizer), .ids_input = cmd.text.ids_input(),
+  const EncodeOptions tokenize =
+      pretrained_encode_options(tokenizer, cmd.tokenize.options, cmd.tokenize.padding_side, cmd.tokenize.truncation_side);
+  const TokenizeRunOptions options{.tokenize = tokenize, .ids_input = cmd.text.ids_input(),
                                    .threads = default_threads(), .allow_empty = cmd.text.shard_given,
                                    .text_pairs = cmd.text.pairs,
                                    .max_line_bytes = cmd.text.reading.max_line_bytes};

@@ -8,8 +8,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
+#include "embedpe/weights.h"
 #include "output_temporaries.h"
 #include "test_support.h"
 
@@ -142,6 +144,28 @@ TEST_CASE("issue 11 – an output that is an input is refused, through hard link
   }
   CHECK_NOTHROW(embedpe::refuse_output_over_inputs(dir + "/other.npy", {{"--weights", input}}));
   CHECK_NOTHROW(embedpe::refuse_output_over_inputs(input, {{"--weights", dir + "/missing.npy"}, {"--model", ""}}));
+}
+
+TEST_CASE("issue 46 – an encode run's inputs: each input, the model, the layer's files; tensor names dropped") {
+  const std::string dir = test::temp_dir("output_file_encode_inputs");
+  const std::string corpus = dir + "/corpus.txt";
+  const std::string table = dir + "/w.safetensors";
+  std::ofstream(corpus) << "a\n";
+  std::ofstream(table) << "x";
+  embedpe::TextSpec text;
+  text.inputs = {corpus};
+  embedpe::LayerSpec layer;
+  layer.table.weights = table + ":emb";
+  const std::vector<std::pair<std::string, std::string>> inputs = embedpe::encode_inputs(text, "m.model", layer);
+  const std::vector<std::pair<std::string, std::string>> want{
+      {"input", corpus}, {"model", "m.model"}, {"weights", table + ":emb"}};
+  CHECK(inputs == want);
+  CHECK_THROWS_WITH_AS(embedpe::refuse_outputs_over_inputs({dir + "/out.npz", table}, inputs),
+                       ("the output " + table + " is the same file as weights " + table +
+                        "; writing it would destroy the input: choose another output")
+                           .c_str(),
+                       embedpe::UsageError);
+  CHECK_NOTHROW(embedpe::refuse_outputs_over_inputs({dir + "/out.npz"}, inputs));
 }
 
 TEST_CASE("issue 28 – a file read as an input is never written, whichever is opened first") {

@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -252,6 +253,13 @@ struct EncodeOutput {
 // `shard_seek`, JSON Lines (numbered from the part's first line) not written
 // to a file beside which merge finds the record.
 void check_encode_output(const EncodeOutput& output, DType dtype, int precision, bool given_texts, bool shard_seek);
+
+// The files an encode run reads, as (parameter, PATH[:TENSOR]) pairs, what
+// its output must not replace (refuse_outputs_over_inputs, weights.h): each
+// of text's inputs ("input"), the tokenizer's model ("model") and the
+// layer's (layer_inputs). Empty ones are skipped there.
+std::vector<std::pair<std::string, std::string>> encode_inputs(const TextSpec& text, const std::string& model,
+                                                               const LayerSpec& layer);
 
 // encode() into output.path, or encode_parts() into output.output_dir (whose
 // stats it returns). With `record_shard`, a reader's shard (source reads

@@ -48,6 +48,12 @@ class ModelSource {
   // pretrained, a logic error.
   const PretrainedModel& pretrained() const;
 
+  // The input layer a front end's values describe: without pretrained,
+  // `given` itself; with it, the model's spec, its scale as it runs in `dtype`
+  // (pretrained_scale), each part the front end was given replacing the
+  // model's (override_layer_spec; is_given names the parameters given).
+  LayerSpec layer_spec(const LayerSpec& given, DType dtype, const IsGiven& is_given) const;
+
   // The tokenizer: model's when given (it overrides pretrained's), else
   // pretrained's, else the embedded default.
   Tokenizer tokenizer() const;

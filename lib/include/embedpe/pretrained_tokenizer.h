@@ -16,6 +16,7 @@
 // padding='max_length', no seq_len is padding='longest'.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "embedpe/tokenizer.h"
@@ -33,5 +34,9 @@ Tokenizer load_pretrained_tokenizer(const std::string& dir,
 
 // EncodeOptions with the directory's defaults: its padding_side and truncation_side.
 EncodeOptions pretrained_encode_options(const Tokenizer& tokenizer);
+// `given` with the sides a front end left unset taken from those defaults,
+// then checked (check_padding).
+EncodeOptions pretrained_encode_options(const Tokenizer& tokenizer, EncodeOptions given,
+                                        std::optional<Side> padding_side, std::optional<Side> truncation_side);
 
 }  // namespace embedpe

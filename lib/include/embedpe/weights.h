@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "embedpe/dtype.h"
@@ -114,6 +115,13 @@ struct TensorSpec {
   std::string tensor;  // empty: find a usual name
 };
 TensorSpec parse_tensor_spec(const std::string& spec);
+
+// refuse_output_over_inputs (output_file.h) for each of `outputs`, with
+// `inputs` as (name, PATH[:TENSOR]) pairs: each tensor name dropped
+// (parse_tensor_spec), empty ones skipped. The message names the input by
+// its name as given.
+void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
+                                const std::vector<std::pair<std::string, std::string>>& inputs);
 
 // Names under which frameworks store the tables embedpe uses.
 extern const std::vector<std::string_view> kEmbeddingNames;

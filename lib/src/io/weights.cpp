@@ -449,6 +449,15 @@ TensorSpec parse_tensor_spec(const std::string& spec) {
   return {spec.substr(0, colon), spec.substr(colon + 1)};
 }
 
+void refuse_outputs_over_inputs(const std::vector<std::string>& outputs,
+                                const std::vector<std::pair<std::string, std::string>>& inputs) {
+  std::vector<std::pair<std::string, std::string>> paths;
+  for (const auto& [name, spec] : inputs) {
+    if (!spec.empty()) paths.emplace_back(name, parse_tensor_spec(spec).path);
+  }
+  for (const auto& output : outputs) refuse_output_over_inputs(output, paths);
+}
+
 const WeightTensor& select_tensor(const WeightFile& file, const std::string& wanted,
                                   std::span<const std::string_view> usual_names, const std::string& role) {
   auto candidates = [&] {

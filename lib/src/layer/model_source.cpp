@@ -31,6 +31,13 @@ const PretrainedModel& ModelSource::pretrained() const {
   return *read_;
 }
 
+LayerSpec ModelSource::layer_spec(const LayerSpec& given, DType dtype, const IsGiven& is_given) const {
+  if (pretrained_.empty()) return given;
+  LayerSpec spec = pretrained().spec;
+  spec.scale = pretrained_scale(pretrained(), dtype);
+  return override_layer_spec(std::move(spec), given, is_given);
+}
+
 Tokenizer ModelSource::tokenizer() const {
   if (!model_.empty()) return Tokenizer::from_file(model_);
   return pretrained_tokenizer();

@@ -1,6 +1,8 @@
 // Where an encode run writes: check_encode_output and encode_to (encoder.h).
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
@@ -10,6 +12,15 @@
 #include "test_pause.h"
 
 namespace embedpe {
+
+std::vector<std::pair<std::string, std::string>> encode_inputs(const TextSpec& text, const std::string& model,
+                                                               const LayerSpec& layer) {
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const std::string& path : text.inputs) inputs.emplace_back("input", path);
+  inputs.emplace_back("model", model);
+  for (auto& input : layer_inputs(layer)) inputs.push_back(std::move(input));
+  return inputs;
+}
 
 void check_encode_output(const EncodeOutput& output, DType dtype, int precision, bool given_texts, bool shard_seek) {
   const bool dir = !output.output_dir.empty();

@@ -115,4 +115,14 @@ EncodeOptions pretrained_encode_options(const Tokenizer& tokenizer) {
   }
   return options;
 }
+
+EncodeOptions pretrained_encode_options(const Tokenizer& tokenizer, EncodeOptions given,
+                                        std::optional<Side> padding_side, std::optional<Side> truncation_side) {
+  const EncodeOptions defaults = pretrained_encode_options(tokenizer);
+  given.padding_side = padding_side.value_or(defaults.padding_side);
+  given.truncation_side = truncation_side.value_or(defaults.truncation_side);
+  check_padding(given);
+  return given;
+}
+
 }  // namespace embedpe
