@@ -266,14 +266,19 @@ std::string model_error(const std::string& model) {
 std::string letter_pairs_model(std::size_t merges, const std::vector<std::string>& extra) {
   std::string vocab, list;
   int id = 0;
-  for (char c = 'a'; c <= 'z'; ++c) vocab += std::string(id ? ", " : "") + "\"" + c + "\": " + std::to_string(id++);
+  for (char c = 'a'; c <= 'z'; ++c) {
+    vocab += std::string(id ? ", " : "") + "\"" + c + "\": " + std::to_string(id);
+    ++id;
+  }
   for (std::size_t i = 0; i < merges; ++i) {
     const std::string a(1, static_cast<char>('a' + i / 26)), b(1, static_cast<char>('a' + i % 26));
-    vocab += ", \"" + a + b + "\": " + std::to_string(id++);
+    vocab += ", \"" + a + b + "\": " + std::to_string(id);
+    ++id;
     list += std::string(i ? ", " : "") + "\"" + a + " " + b + "\"";
   }
   for (const std::string& e : extra) list += ", " + e;
-  return R"({"type": "BPE", "vocab": {)" + vocab + R"(}, "merges": [)" + list + "]}";
+  // continuing_subword_prefix before the merges, as HF writes it: merges are resolved as they are read.
+  return R"({"type": "BPE", "continuing_subword_prefix": null, "vocab": {)" + vocab + R"(}, "merges": [)" + list + "]}";
 }
 }  // namespace
 
