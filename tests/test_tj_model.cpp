@@ -251,3 +251,73 @@ TEST_CASE("tj_model: one 200 KB word of one letter is not quadratic") {
   uni->tokenize(word, ids);
   CHECK(ids.size() == 200000);
 }
+
+namespace {
+std::string model_error(const std::string& model) {
+  try {
+    (void)embedpe::tj::load_model(std::string_view(model), "t.json");
+  } catch (const embedpe::UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+// A BPE model of the letters a-z and `merges` of their pairs ("a b" -> "ab", in
+// turn), plus `extra` merges written after them as they are (JSON text).
+std::string letter_pairs_model(std::size_t merges, const std::vector<std::string>& extra) {
+  std::string vocab, list;
+  int id = 0;
+  for (char c = 'a'; c <= 'z'; ++c) {
+    vocab += std::string(id ? ", " : "") + "\"" + c + "\": " + std::to_string(id);
+    ++id;
+  }
+  for (std::size_t i = 0; i < merges; ++i) {
+    const std::string a(1, static_cast<char>('a' + i / 26)), b(1, static_cast<char>('a' + i % 26));
+    vocab += ", \"" + a + b + "\": " + std::to_string(id);
+    ++id;
+    list += std::string(i ? ", " : "") + "\"" + a + " " + b + "\"";
+  }
+  for (const std::string& e : extra) list += ", " + e;
+  // continuing_subword_prefix before the merges, as HF writes it: merges are resolved as they are read.
+  return R"({"type": "BPE", "continuing_subword_prefix": null, "vocab": {)" + vocab + R"(}, "merges": [)" + list + "]}";
+}
+}  // namespace
+
+TEST_CASE("tj_model: merges are checked in order, the first bad one refused, whatever comes after it") {
+  // Merges are resolved in batches (their look-ups prefetched together): a bad
+  // merge is still the one refused before any later fault of the array.
+  CHECK(model_error(letter_pairs_model(150, {})) == "(no error)");
+  CHECK(model_error(letter_pairs_model(100, {"\"a zz\"", "\"b yy\""})) ==
+        "t.json: model.merges[100]: 'zz' is not in the vocabulary");
+  CHECK(model_error(letter_pairs_model(130, {"\"a zz\"", "\"a b c\""})) ==
+        "t.json: model.merges[130]: 'zz' is not in the vocabulary");
+  CHECK(model_error(letter_pairs_model(70, {"\"c zz\"", "\"a\" x"})) ==
+        "t.json: model.merges[70]: 'zz' is not in the vocabulary");
+  CHECK(model_error(letter_pairs_model(10, {"\"c zz\"", "[\"a\", \"b\"]"})) ==
+        "t.json: model.merges[10]: 'zz' is not in the vocabulary");
+  CHECK(model_error(letter_pairs_model(100, {"\"a b c\"", "\"a zz\""})) ==
+        "t.json: model.merges[100]: 'a b c' is not two tokens separated by one space");
+  // The ranks stay those of the array: "a a" (rank 0) before "a b" (rank 1).
+  const auto bpe = embedpe::tj::load_model(std::string_view(letter_pairs_model(150, {})), "t.json");
+  std::vector<std::int32_t> ids;
+  bpe->tokenize("fab", ids);  // "fa" is merge 130, "ab" merge 1
+  CHECK(ids == std::vector<std::int32_t>{*bpe->token_to_id("f"), *bpe->token_to_id("ab")});
+}
+
+TEST_CASE("tj_model: a vocabulary out of id order reads as in order, and its faults are named the same") {
+  const auto in_order = embedpe::tj::load_model(
+      std::string_view(R"({"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "d": 3}, "merges": []})"), "t.json");
+  const auto shuffled = embedpe::tj::load_model(
+      std::string_view(R"({"type": "BPE", "vocab": {"a": 0, "b": 1, "d": 3, "c": 2}, "merges": []})"), "t.json");
+  for (const char* t : {"a", "b", "c", "d"}) CHECK(in_order->token_to_id(t) == shuffled->token_to_id(t));
+  CHECK(shuffled->id_to_token(2) == std::optional<std::string_view>("c"));
+  CHECK(model_error(R"({"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 5}, "merges": []})") ==
+        "t.json: model.vocab['c']: id 5 leaves holes: the vocabulary has 3 tokens, so its ids must be 0..2");
+  CHECK(model_error(R"({"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 1}, "merges": []})") ==
+        "t.json: model.vocab['c']: id 1 is also 'b''s");
+  CHECK(model_error(R"({"type": "BPE", "vocab": {"a": 0, "b": 2, "c": 1, "d": 0}, "merges": []})") ==
+        "t.json: model.vocab['d']: id 0 is also 'a''s");
+  CHECK(model_error(R"({"type": "BPE", "vocab": {"a": 0, "a": 1}, "merges": []})") ==
+        "t.json: model.vocab: 'a' is given twice");
+  CHECK(model_error(R"({"type": "BPE", "vocab": {"b": 1, "a": 0, "b": 2}, "merges": []})") ==
+        "t.json: model.vocab: 'b' is given twice");
+}

@@ -174,9 +174,10 @@ class Tokenizer {
   using Impl = detail::TokenizerImpl;
   explicit Tokenizer(std::unique_ptr<Impl> impl);
   // The HF path of encode_batch and encode_pair_batch (b null: single texts).
-  // With `each`, its sequences go there unpadded (encode_each) and the Batch is empty.
+  // With `each`, its sequences go there unpadded (encode_each) and the Batch is empty;
+  // Pieces::drop leaves their pieces empty.
   Batch hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b, const EncodeOptions& options,
-                 std::size_t threads, std::vector<Encoding>* each = nullptr) const;
+                 std::size_t threads, std::vector<Encoding>* each = nullptr, Pieces pieces = Pieces::keep) const;
   // Checks each text and encodes it, on up to `threads` threads.
   std::vector<Encoding> encode_texts(const std::vector<std::string>& texts, std::size_t threads,
                                      Pieces pieces = Pieces::keep) const;

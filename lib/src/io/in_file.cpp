@@ -16,6 +16,7 @@
 #include "embedpe/output_file.h"
 #include "embedpe/mapped_file.h"
 #include "embedpe/message.h"
+#include "mapped_block.h"
 
 namespace embedpe {
 
@@ -189,7 +190,12 @@ InFile::~InFile() {
 }
 
 std::string InFile::read_at(std::size_t offset, std::size_t n) const {
-  std::string buf(n, '\0');
+  // A large read's first touches fault once per 2 MiB where the kernel gives
+  // huge pages (a 9 MB tokenizer.json: 2,200 faults of 10-20 us each otherwise).
+  std::string buf;
+  buf.reserve(n);
+  advise_huge_pages(buf.data(), n);
+  buf.resize(n);
   std::size_t got = 0;
   while (got < n) {
     const ssize_t r = ::pread(fd_, buf.data() + got, n - got, static_cast<off_t>(offset + got));

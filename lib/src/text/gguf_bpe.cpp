@@ -279,6 +279,10 @@ class GgufBpeEncoder final : public detail::PretrainedEncoder {
     tj::Encoded e = tok_->encode_one(text, 0);
     return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), std::move(e.tokens)};
   }
+  Sequence encode_ids(std::string_view text) const override {
+    tj::Encoded e = tok_->encode_one(text, 0, false);
+    return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), {}};
+  }
   Built build_sequences(const Sequence& a, const Sequence* b, bool add_prefix, bool add_suffix) const override {
     Built out;
     const auto add = [&](int id, int type) {

@@ -24,6 +24,8 @@ class PretrainedEncoder {
   };
   // One text, no special tokens.
   virtual Sequence encode(std::string_view text) const = 0;
+  // The same ids, the tokens left empty where that is cheaper (callers that write ids only).
+  virtual Sequence encode_ids(std::string_view text) const { return encode(text); }
   struct Built {
     std::vector<int> ids;
     std::vector<int> types;

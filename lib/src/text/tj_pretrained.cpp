@@ -241,6 +241,10 @@ class TjPretrained final : public PretrainedEncoder {
     tj::Encoded e = tok_->encode_one(text, 0);
     return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), std::move(e.tokens)};
   }
+  Sequence encode_ids(std::string_view text) const override {
+    tj::Encoded e = tok_->encode_one(text, 0, false);
+    return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), {}};
+  }
   Built build_sequences(const Sequence& a, const Sequence* b, bool add_prefix, bool add_suffix) const override {
     check_all_or_nothing(add_prefix, add_suffix);
     auto encoded = [](const Sequence& s, int type) {

@@ -106,7 +106,18 @@ void check_added(const nlohmann::json& list, const std::string& shown) {
 }  // namespace
 
 std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::string& shown) {
-  const auto members = object_members(json, shown);
+  // One pass reads the model and every member's text (read_tokenizer_json).
+  // Where it fails, the file is read again in the order faults are reported
+  // (the file as JSON, the version, the sections, the added tokens, then the
+  // model), so that a file with several is refused for the same one.
+  TokenizerJson file;
+  bool one_pass = false;
+  try {
+    file = read_tokenizer_json(json, shown);
+    one_pass = true;
+  } catch (const UsageError&) {
+  }
+  const auto members = one_pass ? std::move(file.members) : object_members(json, shown);
   auto section = [&](const char* key) -> nlohmann::json {
     const auto it = members.find(key);
     if (it == members.end()) return nullptr;
@@ -128,7 +139,7 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
   nlohmann::json added = section("added_tokens");
   if (added.is_null()) added = nlohmann::json::array();
   check_added(added, shown);
-  tok->model_ = load_model(model_it->second, shown);
+  tok->model_ = one_pass ? std::move(file.model) : load_model(model_it->second, shown);
   tok->id_bound_ = tok->model_->vocab_size();
   if (std::string_view(tok->model_->type()) == "Unigram") tok->unigram_unk_ = tok->model_->unk_id();
   tok->added_ = load_added(added, *tok->model_, tok->normalizer_.get(), shown, tok->id_bound_);
@@ -159,7 +170,7 @@ void Tokenizer::add_tokens(const std::vector<AddedToken>& tokens, const std::str
   components_ = components_.substr(0, components_.rfind(", ") + 2) + std::to_string(added_->size()) + " added tokens";
 }
 
-Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id) const {
+Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id, bool tokens) const {
   std::vector<Piece> pieces = added_->extract_and_normalize(text, normalizer_.get());
   if (pre_) pre_->pre_tokenize(pieces);
   Encoded e;
@@ -167,7 +178,15 @@ Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id) const
   for (const Piece& p : pieces) {
     if (p.id >= 0) {
       e.ids.push_back(p.id);
-      e.tokens.push_back(p.text);
+      if (tokens) e.tokens.push_back(p.text);
+      continue;
+    }
+    if (!tokens) {  // the ids straight into e.ids
+      if (p.bytes) {
+        model_->tokenize_bytes(p.text, e.ids);
+      } else {
+        model_->tokenize(p.text, e.ids);
+      }
       continue;
     }
     ids.clear();

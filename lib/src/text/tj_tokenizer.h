@@ -34,8 +34,9 @@ class Tokenizer {
   // line naming the field for anything HF would refuse or we do not support.
   static std::unique_ptr<Tokenizer> load(std::string_view json, const std::string& shown);
 
-  // One text through added tokens, normalizer, pre-tokenizer and model, its type ids `type_id`.
-  Encoded encode_one(std::string_view text, std::int32_t type_id) const;
+  // One text through added tokens, normalizer, pre-tokenizer and model, its type ids `type_id`;
+  // without `tokens`, Encoded::tokens is left empty (cheaper, for ids alone).
+  Encoded encode_one(std::string_view text, std::int32_t type_id, bool tokens = true) const;
   // The post-processor (or, without one, the default: the sequences as they are).
   Encoded post_process(Encoded a, std::optional<Encoded> b, bool add_special_tokens) const;
   Encoded encode(std::string_view text, const std::string_view* pair, bool add_special_tokens) const;

@@ -7,6 +7,7 @@
 #include <system_error>
 #include <limits>
 #include <memory>
+#include <new>
 
 #include "tj_json.h"
 
@@ -27,7 +28,10 @@ void Vocab::push(std::string_view token) {
 std::int32_t Vocab::index(bool last_wins) {
   std::size_t capacity = 16;
   while (capacity < 2 * size()) capacity *= 2;
-  slots_.assign(capacity, Slot{});
+  const std::size_t block_bytes = capacity * sizeof(Slot);
+  block_ = MappedBlock(block_bytes, block_bytes >= MappedBlock::kHugePage / 2 ? block_bytes : 0);
+  if (!block_) throw std::bad_alloc();
+  slots_ = static_cast<Slot*>(block_.data());
   mask_ = capacity - 1;
   for (std::size_t id = 0; id < size(); ++id) {
     const std::string_view t = token(static_cast<std::int32_t>(id));
@@ -49,18 +53,41 @@ std::int32_t Vocab::index(bool last_wins) {
   return -1;
 }
 
+void Vocab::find_many(const std::string_view* tokens, std::size_t n, std::int32_t* ids) const {
+  constexpr std::size_t kStep = 64;
+  std::uint64_t hashes[kStep];
+  for (std::size_t first = 0; first < n; first += kStep) {
+    const std::size_t count = std::min(kStep, n - first);
+    // The slots, then the first candidate's bytes, then the look-ups.
+    for (std::size_t i = 0; i < count; ++i) {
+      hashes[i] = hash_bytes(tokens[first + i]);
+      __builtin_prefetch(&slots_[hashes[i] & mask_]);
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const Slot& s = slots_[hashes[i] & mask_];
+      if (s.tag != 0) __builtin_prefetch(bytes_.data() + starts_[static_cast<std::size_t>(s.id)]);
+    }
+    for (std::size_t i = 0; i < count; ++i) ids[first + i] = find(tokens[first + i], hashes[i]);
+  }
+}
+
 Vocab read_vocab_object(JsonReader& r) {
+  // While the ids come in order (0, 1, 2, ..., as HF writes them), each token
+  // goes straight into the vocabulary; from the first id out of order on, the
+  // entries are collected and checked as a whole below.
+  Vocab vocab;
   struct Entry {
     std::int64_t id;
     std::uint32_t start, size;
   };
   std::vector<Entry> entries;
   std::string bytes;
+  bool ordered = true;
   r.begin_object();
   while (auto key = r.next_key()) {
-    const std::uint32_t start = static_cast<std::uint32_t>(bytes.size());
-    if (bytes.size() + key->size() > std::numeric_limits<std::uint32_t>::max()) r.fail("the vocabulary is too large");
-    bytes.append(*key);
+    if ((ordered ? vocab.bytes() : bytes.size()) + key->size() > std::numeric_limits<std::uint32_t>::max())
+      r.fail("the vocabulary is too large");
+    if (!ordered) bytes.append(*key);
     const auto refuse = [&](const std::string& what) {
       r.push_key(*key);
       r.fail(what);
@@ -72,29 +99,47 @@ Vocab read_vocab_object(JsonReader& r) {
     if (end != digits.data() + digits.size()) refuse("expected an integer id, not " + std::string(digits.substr(0, 30)));
     if (ec != std::errc() || id < 0 || id > std::numeric_limits<std::int32_t>::max())
       refuse("id " + std::string(digits.substr(0, 30)) + (digits[0] == '-' ? " is negative" : " is beyond int32"));
-    entries.push_back({id, start, static_cast<std::uint32_t>(bytes.size() - start)});
-  }
-  const auto text = [&](const Entry& e) { return std::string_view(bytes).substr(e.start, e.size); };
-  // Ids exactly 0 .. n-1: each below n and none twice.
-  const std::size_t n = entries.size();
-  std::vector<std::int32_t> by_id(n, -1);  // entry index
-  for (std::size_t i = 0; i < n; ++i) {
-    const Entry& e = entries[i];
-    if (static_cast<std::uint64_t>(e.id) >= n) {
-      r.push_key(text(e));
-      r.fail("id " + std::to_string(e.id) + " leaves holes: the vocabulary has " + std::to_string(n) +
-             " tokens, so its ids must be 0.." + std::to_string(static_cast<std::int64_t>(n) - 1));
+    if (ordered) {
+      if (static_cast<std::uint64_t>(id) == vocab.size()) {
+        vocab.push(*key);
+        continue;
+      }
+      ordered = false;
+      entries.reserve(vocab.size() * 2);
+      bytes.reserve(vocab.bytes() * 2);
+      for (std::size_t k = 0; k < vocab.size(); ++k) {
+        const std::string_view t = vocab.token(static_cast<std::int32_t>(k));
+        entries.push_back({static_cast<std::int64_t>(k), static_cast<std::uint32_t>(bytes.size()),
+                           static_cast<std::uint32_t>(t.size())});
+        bytes.append(t);
+      }
+      bytes.append(*key);
     }
-    std::int32_t& slot = by_id[static_cast<std::size_t>(e.id)];
-    if (slot >= 0) {
-      r.push_key(text(e));
-      r.fail("id " + std::to_string(e.id) + " is also " + in_quotes(text(entries[static_cast<std::size_t>(slot)])) + "'s");
-    }
-    slot = static_cast<std::int32_t>(i);
+    entries.push_back({id, static_cast<std::uint32_t>(bytes.size() - key->size()), static_cast<std::uint32_t>(key->size())});
   }
-  Vocab vocab;
-  vocab.reserve(n, bytes.size());
-  for (std::size_t id = 0; id < n; ++id) vocab.push(text(entries[static_cast<std::size_t>(by_id[id])]));
+  if (!ordered) {
+    const auto text = [&](const Entry& e) { return std::string_view(bytes).substr(e.start, e.size); };
+    // Ids exactly 0 .. n-1: each below n and none twice.
+    const std::size_t n = entries.size();
+    std::vector<std::int32_t> by_id(n, -1);  // entry index
+    for (std::size_t i = 0; i < n; ++i) {
+      const Entry& e = entries[i];
+      if (static_cast<std::uint64_t>(e.id) >= n) {
+        r.push_key(text(e));
+        r.fail("id " + std::to_string(e.id) + " leaves holes: the vocabulary has " + std::to_string(n) +
+               " tokens, so its ids must be 0.." + std::to_string(static_cast<std::int64_t>(n) - 1));
+      }
+      std::int32_t& slot = by_id[static_cast<std::size_t>(e.id)];
+      if (slot >= 0) {
+        r.push_key(text(e));
+        r.fail("id " + std::to_string(e.id) + " is also " + in_quotes(text(entries[static_cast<std::size_t>(slot)])) + "'s");
+      }
+      slot = static_cast<std::int32_t>(i);
+    }
+    vocab = Vocab();
+    vocab.reserve(n, bytes.size());
+    for (std::size_t id = 0; id < n; ++id) vocab.push(text(entries[static_cast<std::size_t>(by_id[id])]));
+  }
   const std::int32_t dup = vocab.index(false);
   if (dup >= 0) r.fail(in_quotes(vocab.token(dup)) + " is given twice");
   return vocab;

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mapped_block.h"
+
 namespace embedpe::tj {
 
 class JsonReader;
@@ -56,7 +58,6 @@ class Vocab {
   // The id of `token`, or -1.
   std::int32_t find(std::string_view token) const { return find(token, hash_bytes(token)); }
   std::int32_t find(std::string_view token, std::uint64_t hash) const {
-    if (slots_.empty()) return -1;
     const std::uint32_t tag = static_cast<std::uint32_t>(hash >> 32) | 1;
     for (std::uint64_t i = hash & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
@@ -64,8 +65,13 @@ class Vocab {
       if (s.tag == tag && token == this->token(s.id)) return s.id;
     }
   }
+  // ids[i] = find(tokens[i]) for i < n, the look-ups overlapped (prefetched
+  // together): for many at once, as loading the merges does.
+  void find_many(const std::string_view* tokens, std::size_t n, std::int32_t* ids) const;
   // The length in bytes of the longest token.
   std::size_t max_token_bytes() const { return max_bytes_; }
+  // The bytes of all tokens together.
+  std::size_t bytes() const { return bytes_.size(); }
 
   // Building: tokens in id order, then index(). A token given twice is found
   // as the last of its ids when last_wins, else index() returns the first
@@ -76,12 +82,16 @@ class Vocab {
 
  private:
   struct Slot {
-    std::uint32_t tag = 0;  // the hash's high half | 1; 0: empty
-    std::int32_t id = 0;
+    std::uint32_t tag;  // the hash's high half | 1; 0: empty
+    std::int32_t id;
   };
   std::string bytes_;
   std::vector<std::uint32_t> starts_;  // (size + 1): token id spans bytes_[starts_[id], starts_[id + 1])
-  std::vector<Slot> slots_;
+  // Open addressing, in one MappedBlock of zeroed memory (huge pages for a
+  // large vocabulary: LLaMA-3's 2 MB index is one page fault, not 512).
+  static inline Slot none_[1] = {};  // before index(): one empty slot
+  MappedBlock block_;
+  Slot* slots_ = none_;
   std::uint64_t mask_ = 0;
   std::size_t max_bytes_ = 0;
 };

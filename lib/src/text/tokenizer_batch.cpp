@@ -121,9 +121,7 @@ std::vector<Encoding> Tokenizer::encode_each(const std::vector<std::string>& tex
   if (impl_->encoder->pretrained()) {
     // Unpadded: a padded batch of long lines costs more than tokenizing them.
     std::vector<Encoding> out;
-    hf_batch(texts, nullptr, options, threads, &out);
-    if (pieces == Pieces::drop)
-      for (Encoding& e : out) e.pieces = {};
+    hf_batch(texts, nullptr, options, threads, &out, pieces);
     return out;
   }
   const ModelInfo& info = impl_->info;
@@ -266,7 +264,8 @@ Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const E
 
 // prepare_for_model (longest_first truncation to max_length = seq_len), then _pad.
 Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b,
-                          const EncodeOptions& options, std::size_t threads, std::vector<Encoding>* each) const {
+                          const EncodeOptions& options, std::size_t threads, std::vector<Encoding>* each,
+                          Pieces pieces) const {
   const detail::PretrainedEncoder& hf = *impl_->encoder->pretrained();
   const ModelInfo& info = impl_->info;
   const bool pair = b != nullptr;
@@ -289,7 +288,7 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   parallel_for(n, threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       check_text(a[i], "text " + std::to_string(i + 1));
-      first[i] = hf.encode(a[i]);
+      first[i] = pieces == Pieces::keep ? hf.encode(a[i]) : hf.encode_ids(a[i]);
       if (pair) {
         check_text((*b)[i], "text pair " + std::to_string(i + 1));
         second[i] = hf.encode((*b)[i]);
@@ -349,7 +348,7 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
     each->resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       (*each)[i].ids = std::move(built[i].ids);
-      (*each)[i].pieces = std::move(built[i].tokens);
+      if (pieces == Pieces::keep) (*each)[i].pieces = std::move(built[i].tokens);
     }
     return batch;
   }
