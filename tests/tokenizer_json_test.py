@@ -317,11 +317,103 @@ class BadFileTests(CliCase):
         self.check(self.precompiled(blob[:-1]), "has no NUL")
         self.check(self.precompiled(blob[:-2] + b"\xff\x00"), "its normalized strings are not valid UTF-8")
 
+    def test_unknown_top_level_key_and_deep_nesting(self):
+        # HF's TokenizerImpl refuses a key it does not read; every JSON file nests at most 64 levels.
+        j = self.base()
+        j["foo"] = 1
+        self.check(j, "tokenizer.json: foo: is not a key of a tokenizer.json")
+        text = json.dumps(self.base())
+        self.check(text[:-1] + ', "foo": ' + "[" * 100000 + "]" * 100000 + "}", "nests more than 64 levels")
+        self.check(text[:-1] + ', "padding": {"x": ' + "[" * 70 + "]" * 70 + "}}", "nests more than 64 levels")
+
+    def test_truncation_and_padding_must_be_objects(self):
+        # HF: truncation/padding are Option<TruncationParams/PaddingParams> (a list or a number does not read).
+        for key in ("truncation", "padding"):
+            for value in ([[[1]]], 5):
+                j = self.base()
+                j[key] = value
+                with self.subTest(key=key, value=value):
+                    self.check(j, key + ": is " + json.dumps(value).replace(", ", ",")[:20])
+
+    def test_untyped_model_read_as_wordlevel_is_named(self):
+        # HF's ModelWrapper without "type" tries BPE, WordPiece, WordLevel, Unigram (serde untagged):
+        # a negative max_input_chars_per_word fails WordPiece's usize, and WordLevel reads any "vocab".
+        j = json.loads((GOLDENS / "fx_added_wordpiece" / "tokenizer.json").read_text())
+        self.assertEqual(j["model"]["type"], "WordPiece")
+        del j["model"]["type"]
+        j["model"]["max_input_chars_per_word"] = -1
+        self.check(j, "HF reads it as WordLevel, which embedpe does not support")
+
     def test_a_fifo_is_refused(self):
         import os
         path = self.tmp / "tokenizer.json"
         os.mkfifo(path)
         self.fails(2, "tokenizer.json", "tokenize", "--pretrained", str(path), "--text", "a")
+
+
+class DirectoryConfigTests(CliCase):
+    """tokenizer_config.json and its legacy neighbours beside a tokenizer.json, as transformers v4.44.2 reads them."""
+
+    def directory(self, case="fx_dir_llamafast_defaults", config=None, **files):
+        d = self.tmp / ("d_" + case)
+        d.mkdir(exist_ok=True)
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            if (GOLDENS / case / name).exists():
+                shutil.copy(GOLDENS / case / name, d / name)
+        if config is not None:
+            (d / "tokenizer_config.json").write_text(json.dumps(config))
+        for name, content in files.items():
+            (d / (name + ".json")).write_text(json.dumps(content))
+        return d
+
+    def ids(self, d, text, *extra):
+        return json.loads(self.ok("tokenize", "--pretrained", str(d), "--text", text, "--format", "json", *extra).stdout)
+
+    def test_tokenizer_class_not_a_known_fast_class_is_refused(self):
+        # AutoTokenizer: `config_tokenizer_class.endswith("Fast")` fails on 7; tokenizer_class_from_name
+        # finds no FooTokenizerFast/FooTokenizer and raises (tokenization_auto.py, v4.44.2).
+        for value, said in ((7, "tokenizer_class is 7, not a class name"), ("FooTokenizerFast", "FooTokenizerFast"),
+                            ("RobertaTokenizer", "RobertaTokenizerFast")):
+            with self.subTest(value=value):
+                d = self.directory(config={"tokenizer_class": value, "bos_token": "<s>", "eos_token": "</s>"})
+                err = self.fails(2, said, "tokenize", "--pretrained", str(d), "--text", "a")
+                self.assertIn("LlamaTokenizerFast", err)
+                self.assertIn("tokenizer_config.json", err)
+
+    def test_split_special_tokens_true_is_refused_by_name(self):
+        d = self.directory(config={"tokenizer_class": "LlamaTokenizerFast", "split_special_tokens": True})
+        self.fails(2, "split_special_tokens", "tokenize", "--pretrained", str(d), "--text", "a")
+        d = self.directory(config={"tokenizer_class": "LlamaTokenizerFast", "split_special_tokens": "yes"})
+        self.fails(2, "split_special_tokens is \"yes\"", "tokenize", "--pretrained", str(d), "--text", "a")
+
+    def test_added_tokens_decoder_key_beyond_int32(self):
+        config = json.loads((GOLDENS / "fx_dir_llamafast_defaults" / "tokenizer_config.json").read_text())
+        config["added_tokens_decoder"] = {"4294967301": {"content": "<x>", "special": True}}
+        d = self.directory(config=config)
+        self.fails(2, "added_tokens_decoder key '4294967301' is not an id from 0 to 2^31-1",
+                   "tokenize", "--pretrained", str(d), "--text", "a")
+
+    def test_added_tokens_json_and_special_tokens_map_in_the_legacy_branch(self):
+        # tokenization_utils_base.py:2571-2590: without added_tokens_decoder, added_tokens.json's tokens join
+        # added_tokens_decoder; tokenization_utils_fast.py:180-212 adds those the backend lacks with the core's
+        # next free id (gpt2_small: 2256 words + <|endoftext|> = 2257), special ones from
+        # special_tokens_map.json's additional_special_tokens after them.
+        d = self.directory("fx_bl_gpt2_small", config={"tokenizer_class": "GPT2Tokenizer"},
+                           added_tokens={"<new_tok>": 2257},
+                           special_tokens_map={"additional_special_tokens": ["<extra_sp>"]})
+        out = self.ids(d, "a<new_tok>b<extra_sp>")
+        self.assertIn("<new_tok>", out["tokens"][0])
+        self.assertEqual(out["input_ids"][0][out["tokens"][0].index("<new_tok>")], 2257)
+        self.assertEqual(out["input_ids"][0][out["tokens"][0].index("<extra_sp>")], 2258)
+        decoded = self.tmp / "dec.txt"
+        self.ok("decode", "--pretrained", str(d), "--skip-special-tokens", "--ids", "2257,2258", "-o", str(decoded))
+        self.assertEqual(decoded.read_text(), "<new_tok>\n")
+
+    def test_seq_len_suggestion_holds_for_a_whole_template(self):
+        d = self.directory()
+        err = self.fails(2, "--no-bos with --no-eos", "tokenize", "--pretrained", str(d), "--text", "a", "--seq-len", "1")
+        self.assertNotIn("--no-bos/--no-eos", err)
+        self.ok("tokenize", "--pretrained", str(d), "--text", "a", "--seq-len", "1", "--no-bos", "--no-eos")
 
 
 if __name__ == "__main__":

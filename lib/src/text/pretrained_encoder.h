@@ -54,6 +54,8 @@ class PretrainedEncoder {
   virtual std::string description() const { return ""; }
   // Whether a pair may leave the whole template out (add_special_tokens=False).
   virtual bool pairs_without_special_tokens() const { return false; }
+  // Whether the template is added whole or not at all (add_bos and add_eos both, or neither).
+  virtual bool template_whole() const { return false; }
 };
 
 }  // namespace embedpe::detail

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "embedpe/error.h"
+#include "model_files.h"
 #include "utf8.h"
 
 namespace embedpe::tj {
@@ -447,6 +448,8 @@ void JsonReader::skip() {
       case Kind::array: {
         const char open = text_[pos_++];
         stack += open;
+        static_assert(kMaxModelJsonDepth == 64, "the message below says 64");
+        if (depth_ + stack.size() > kMaxModelJsonDepth) syntax("nests more than 64 levels");
         ws();
         const char close = open == '{' ? '}' : ']';
         if (pos_ < text_.size() && text_[pos_] == close) {

@@ -32,20 +32,40 @@ std::unique_ptr<Model> read_model(JsonReader& r) {
     // enum: BPE, WordPiece, WordLevel, Unigram) and takes the first that
     // reads; bert-base-uncased's tokenizer.json is such a file. WordLevel is
     // not supported: a section only it would read is refused.
-    std::string first_error;
+    std::string errors[2];
+    const auto said = [&r](const std::string& e) { return e.substr(std::min(e.size(), r.shown().size() + 2)); };
+    int i = 0;
     for (auto* loader : {&load_bpe, &load_wordpiece, &load_unigram}) {
       r.restore(start);
       r.set_path("model");
+      if (i == 2) {
+        // WordLevel, third in HF's order, reads any object with a "vocab"
+        // object (its other fields are optional, unknown ones ignored).
+        bool vocab_object = false;
+        r.begin_object();
+        while (auto key = r.next_key()) {
+          if (*key == "vocab") vocab_object = r.peek() == JsonReader::Kind::object;
+          r.skip();
+        }
+        if (vocab_object) {
+          r.restore(start);
+          r.set_path("model");
+          r.fail("no 'type'; HF reads it as WordLevel, which embedpe does not support (as BPE: " + said(errors[0]) +
+                 "; as WordPiece: " + said(errors[1]) + ")");
+        }
+        r.restore(start);
+        r.set_path("model");
+      }
       try {
         return loader(r);
       } catch (const UsageError& e) {
-        if (first_error.empty()) first_error = e.what();
+        if (i < 2) errors[i] = e.what();
       }
+      ++i;
     }
     r.restore(start);
     r.set_path("model");
-    r.fail("no 'type', and it reads as none of BPE, WordPiece, Unigram (as BPE: " +
-           first_error.substr(std::min(first_error.size(), r.shown().size() + 2)) + ")");
+    r.fail("no 'type', and it reads as none of BPE, WordPiece, Unigram (as BPE: " + said(errors[0]) + ")");
   }
   r.restore(start);
   r.set_path("model");

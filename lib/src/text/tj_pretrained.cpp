@@ -134,7 +134,9 @@ std::vector<tj::AddedToken> tokens_transformers_adds(const tj::Tokenizer& tok, s
       } catch (const std::exception&) {
         used = 0;
       }
-      if (used != key.size() || id < 0) throw UsageError(config_shown + ": added_tokens_decoder key '" + key + "' is not an id");
+      if (used != key.size() || id < 0 || id > 0x7fffffff) {
+        throw UsageError(config_shown + ": added_tokens_decoder key '" + key + "' is not an id from 0 to 2^31-1");
+      }
       by_id.emplace_back(id, config_token(entry, config_shown + ": added_tokens_decoder[" + key + "]"));
       map[by_id.back().second.content] = by_id.back().second;
     }
@@ -235,6 +237,47 @@ void merge_special_tokens_map(json& config, const std::optional<json>& map, cons
   }
 }
 
+// The rest of the legacy branch (tokenization_utils_base.py:2571-2602 of
+// transformers v4.44.2): added_tokens.json's tokens (AddedToken(content,
+// normalized = not special, special = content is one of the special tokens
+// the config names), by their index), then tokenizer.json's own added tokens
+// by id over them, become the added_tokens_decoder that
+// PreTrainedTokenizerFast.__init__ adds from (tokens_transformers_adds).
+void legacy_added_tokens(json& config, ModelFiles& files, const tj::Tokenizer& tok) {
+  json decoder = json::object();
+  const std::string shown = files.path("added_tokens.json");
+  if (const std::optional<json> file = files.json("added_tokens.json")) {
+    if (!file->is_object()) throw UsageError(shown + " is not a JSON object of token: id");
+    std::set<std::string> specials;
+    for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
+      if (const auto c = token_content(config, key, files.path("tokenizer_config.json"))) specials.insert(*c);
+    }
+    if (config.contains("additional_special_tokens") && config["additional_special_tokens"].is_array()) {
+      for (const json& t : config["additional_special_tokens"]) {
+        if (t.is_string()) specials.insert(t.get<std::string>());
+        if (t.is_object() && t.contains("content") && t["content"].is_string()) specials.insert(t["content"].get<std::string>());
+      }
+    }
+    for (const auto& [content, index] : file->items()) {
+      if (!index.is_number_unsigned() || index.get<std::uint64_t>() > 0x7fffffff) {
+        throw UsageError(shown + ": '" + content + "' is " + json_value_text(index) + ", not an id from 0 to 2^31-1");
+      }
+      const bool special = specials.count(content) > 0;
+      decoder[std::to_string(index.get<std::uint64_t>())] = {{"content", content}, {"lstrip", false}, {"rstrip", false},
+                                                             {"single_word", false}, {"normalized", !special},
+                                                             {"special", special}};
+    }
+  }
+  if (decoder.empty()) return;
+  for (std::size_t id = 0; id < tok.id_bound(); ++id) {
+    const tj::AddedToken* t = tok.added().by_id(static_cast<std::int32_t>(id));
+    if (!t) continue;
+    decoder[std::to_string(id)] = {{"content", t->content}, {"lstrip", t->lstrip}, {"rstrip", t->rstrip},
+                                   {"single_word", t->single_word}, {"normalized", t->normalized}, {"special", t->special}};
+  }
+  config["added_tokens_decoder"] = std::move(decoder);
+}
+
 class TjPretrained final : public PretrainedEncoder {
  public:
   Sequence encode(std::string_view text) const override {
@@ -289,6 +332,7 @@ class TjPretrained final : public PretrainedEncoder {
     return text;
   }
   bool pairs_without_special_tokens() const override { return true; }
+  bool template_whole() const override { return true; }
   std::string description() const override { return "tokenizer.json (" + tok_->components() + ")"; }
 
   std::unique_ptr<tj::Tokenizer> tok_;
@@ -307,6 +351,35 @@ class TjPretrained final : public PretrainedEncoder {
     }
   }
 };
+
+// The fast classes whose transformers v4.44.2 __init__ embedpe follows (the
+// rules of tools/make_tokenizer_json_goldens_transformers.mjs). Any other name
+// is refused: AutoTokenizer raises for a class transformers does not have
+// (tokenization_auto.py, tokenizer_class_from_name -> "Tokenizer class ... does
+// not exist"), and the other classes it has change the file in their __init__
+// (RobertaTokenizerFast's mask token and add_prefix_space, T5TokenizerFast's
+// extra ids, CodeLlamaTokenizerFast's and GPTNeoXTokenizerFast's template, ...).
+constexpr const char* kFastClasses[] = {"PreTrainedTokenizerFast", "GPT2TokenizerFast", "LlamaTokenizerFast",
+                                        "GemmaTokenizerFast",      "Qwen2TokenizerFast", "BertTokenizerFast"};
+
+// tokenizer_config.json's tokenizer_class as AutoTokenizer reads it with
+// use_fast: the name, or name + "Fast" when it does not end in "Fast".
+std::string fast_class(const json& value, const std::string& config_shown) {
+  std::string known;
+  for (const char* c : kFastClasses) known += std::string(known.empty() ? "" : ", ") + c;
+  if (!value.is_string()) {
+    throw UsageError(config_shown + ": tokenizer_class is " + json_value_text(value) +
+                     ", not a class name (a string; the fast classes embedpe follows: " + known + ")");
+  }
+  std::string name = value.get<std::string>();
+  if (name.size() < 4 || name.compare(name.size() - 4, 4, "Fast") != 0) name += "Fast";
+  for (const char* c : kFastClasses) {
+    if (name == c) return name;
+  }
+  throw UsageError(config_shown + ": tokenizer_class " + json_value_text(value) + " (" + name +
+                   ") is not a fast class embedpe follows: " + known +
+                   " (transformers raises for a class it does not have; the others change the file in their __init__)");
+}
 
 // transformers' fast classes that leave token_type_ids out (model_input_names).
 bool class_has_token_type_ids(const std::string& name) {
@@ -344,12 +417,21 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     if (!config.contains("added_tokens_decoder")) {
       merge_special_tokens_map(config, files.json("special_tokens_map.json"), files.path("special_tokens_map.json"));
     }
-    if (config.contains("tokenizer_class") && config["tokenizer_class"].is_string()) {
-      out->class_name_ = config["tokenizer_class"].get<std::string>();
-      if (out->class_name_.size() < 4 || out->class_name_.compare(out->class_name_.size() - 4, 4, "Fast") != 0) {
-        out->class_name_ += "Fast";
+    if (config.contains("tokenizer_class") && !config["tokenizer_class"].is_null()) {
+      out->class_name_ = fast_class(config["tokenizer_class"], config_shown);
+    }
+    // PreTrainedTokenizerFast.__init__ sets the core's encode_special_tokens
+    // from split_special_tokens (tokenization_utils_fast.py:173): added
+    // special tokens tokenized as text. Not followed yet, so refused.
+    if (config.contains("split_special_tokens") && !config["split_special_tokens"].is_null()) {
+      const json& v = config["split_special_tokens"];
+      if (!v.is_boolean()) throw UsageError(config_shown + ": split_special_tokens is " + json_value_text(v) + ", not true or false");
+      if (v.get<bool>()) {
+        throw UsageError(config_shown + ": split_special_tokens = true (transformers then tokenizes special tokens as text) "
+                         "is not supported for a tokenizer.json; drop it or set it false");
       }
     }
+    if (!config.contains("added_tokens_decoder")) legacy_added_tokens(config, files, *out->tok_);
     // The special tokens in SPECIAL_TOKENS_ATTRIBUTES order, then additional_special_tokens; an
     // AddedToken ({"content": ...}) keeps its flags.
     std::vector<SpecialToken> all_specials;

@@ -127,6 +127,17 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
     const nlohmann::json v = section("version");
     if (v != "1.0") refuse(shown + ": version", "is " + json_value_text(v) + "; HF tokenizers reads only \"1.0\"");
   }
+  // HF's TokenizerImpl reads these keys only (serialization.rs: any other
+  // is an error), truncation and padding as null or their struct.
+  for (const auto& [key, value] : members) {
+    static const std::set<std::string, std::less<>> kKeys = {
+        "version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder", "model"};
+    if (!kKeys.count(key)) refuse(shown + ": " + key, "is not a key of a tokenizer.json (HF tokenizers refuses the file)");
+  }
+  for (const char* key : {"truncation", "padding"}) {
+    const nlohmann::json v = section(key);
+    if (!v.is_null() && !v.is_object()) refuse(shown + ": " + key, "is " + json_value_text(v) + ", not an object or null");
+  }
   const auto model_it = members.find("model");
   if (model_it == members.end()) refuse(shown, "has no \"model\"");
   auto tok = std::make_unique<Tokenizer>();

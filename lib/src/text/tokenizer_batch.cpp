@@ -278,7 +278,9 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   if (options.seq_len && *options.seq_len <= specials && (specials > 0 || *options.seq_len == 0)) {
     throw UsageError("seq_len " + std::to_string(*options.seq_len) + " leaves no room for a text next to the " +
                          std::to_string(specials) + " special tokens of " + hf.class_name() + "'s template; use at least " +
-                         std::to_string(specials + 1) + ", or add_bos=false/add_eos=false",
+                         std::to_string(specials + 1) +
+                         (hf.template_whole() ? ", or add_bos=false with add_eos=false (the template goes whole)"
+                                              : ", or add_bos=false/add_eos=false"),
                      {"seq_len", "add_bos=false", "add_eos=false"});
   }
   const int pad = pad_id(options);
