@@ -373,12 +373,32 @@ class DirectoryConfigTests(CliCase):
         # AutoTokenizer: `config_tokenizer_class.endswith("Fast")` fails on 7; tokenizer_class_from_name
         # finds no FooTokenizerFast/FooTokenizer and raises (tokenization_auto.py, v4.44.2).
         for value, said in ((7, "tokenizer_class is 7, not a class name"), ("FooTokenizerFast", "FooTokenizerFast"),
-                            ("RobertaTokenizer", "RobertaTokenizerFast")):
+                            ("CodeLlamaTokenizer", "CodeLlamaTokenizerFast")):
             with self.subTest(value=value):
                 d = self.directory(config={"tokenizer_class": value, "bos_token": "<s>", "eos_token": "</s>"})
                 err = self.fails(2, said, "tokenize", "--pretrained", str(d), "--text", "a")
                 self.assertIn("LlamaTokenizerFast", err)
                 self.assertIn("tokenizer_config.json", err)
+
+    def test_roberta_class_followed_where_its_init_changes_nothing_else_refused(self):
+        # RobertaTokenizerFast.__init__ (models/roberta/tokenization_roberta_fast.py, v4.44.2) rebuilds the
+        # pre-tokenizer when its add_prefix_space (default False) differs from the file's (here true), and
+        # adds a string mask_token with lstrip when the file lacks it.
+        case = "fx_bl_roberta"
+        alone = self.ids(GOLDENS / case / "tokenizer.json", "Hello world <mask> there")["input_ids"]
+        for cls in ("RobertaTokenizer", "RobertaTokenizerFast"):
+            with self.subTest(cls=cls):
+                d = self.directory(case, config={"tokenizer_class": cls, "add_prefix_space": True})
+                self.assertEqual(self.ids(d, "Hello world <mask> there")["input_ids"], alone)
+        d = self.directory(case, config={"tokenizer_class": "RobertaTokenizer"})
+        self.fails(2, "add_prefix_space is false where tokenizer.json's pre_tokenizer has true",
+                   "tokenize", "--pretrained", str(d), "--text", "a")
+        d = self.directory(case, config={"tokenizer_class": "GPT2TokenizerFast"})
+        self.fails(2, "GPT2TokenizerFast then rebuilds the pre-tokenizer", "tokenize", "--pretrained", str(d), "--text", "a")
+        d = self.directory(case, config={"tokenizer_class": "RobertaTokenizer", "add_prefix_space": True,
+                                         "mask_token": "<newmask>"})
+        self.fails(2, "mask_token \"<newmask>\" is not one of tokenizer.json's added tokens",
+                   "tokenize", "--pretrained", str(d), "--text", "a")
 
     def test_split_special_tokens_true_is_refused_by_name(self):
         d = self.directory(config={"tokenizer_class": "LlamaTokenizerFast", "split_special_tokens": True})

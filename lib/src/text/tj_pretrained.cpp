@@ -359,8 +359,41 @@ class TjPretrained final : public PretrainedEncoder {
 // not exist"), and the other classes it has change the file in their __init__
 // (RobertaTokenizerFast's mask token and add_prefix_space, T5TokenizerFast's
 // extra ids, CodeLlamaTokenizerFast's and GPTNeoXTokenizerFast's template, ...).
-constexpr const char* kFastClasses[] = {"PreTrainedTokenizerFast", "GPT2TokenizerFast", "LlamaTokenizerFast",
-                                        "GemmaTokenizerFast",      "Qwen2TokenizerFast", "BertTokenizerFast"};
+constexpr const char* kFastClasses[] = {"PreTrainedTokenizerFast", "GPT2TokenizerFast",  "LlamaTokenizerFast",
+                                        "GemmaTokenizerFast",      "Qwen2TokenizerFast", "BertTokenizerFast",
+                                        "RobertaTokenizerFast"};
+
+// GPT2TokenizerFast.__init__ and RobertaTokenizerFast.__init__ (v4.44.2,
+// models/gpt2/tokenization_gpt2_fast.py, models/roberta/tokenization_roberta_fast.py):
+// the pre-tokenizer is rebuilt with their add_prefix_space argument (default
+// False) when its own differs; RoBERTa's post-processor too, which changes only
+// offsets. RobertaTokenizerFast makes a mask_token given as a string
+// AddedToken(lstrip=True, rstrip=False), which matters only when the file lacks
+// it (tokens the file has are not added again). The rebuilt pre-tokenizer is not
+// followed: refused by name, never guessed.
+void check_prefix_space_classes(const std::string& class_name, const json& config, const tj::Tokenizer& tok,
+                                const std::string& config_shown) {
+  if (class_name != "GPT2TokenizerFast" && class_name != "RobertaTokenizerFast") return;
+  bool add_prefix_space = false;
+  if (config.contains("add_prefix_space") && !config["add_prefix_space"].is_null()) {
+    const json& v = config["add_prefix_space"];
+    if (!v.is_boolean()) throw UsageError(config_shown + ": add_prefix_space is " + json_value_text(v) + ", not true or false");
+    add_prefix_space = v.get<bool>();
+  }
+  const std::optional<bool> file = tok.pre_tokenizer_add_prefix_space();
+  if (file && *file != add_prefix_space) {
+    throw UsageError(config_shown + ": add_prefix_space is " + (add_prefix_space ? "true" : "false") +
+                     " where tokenizer.json's pre_tokenizer has " + (*file ? "true" : "false") + ": " + class_name +
+                     " then rebuilds the pre-tokenizer, which embedpe does not follow (make them agree)");
+  }
+  if (class_name != "RobertaTokenizerFast") return;
+  const json mask = config.contains("mask_token") && !config["mask_token"].is_null() ? config["mask_token"] : json("<mask>");
+  if (mask.is_string() && !tok.added().id_of(mask.get<std::string>())) {
+    throw UsageError(config_shown + ": mask_token " + json_value_text(mask) +
+                     " is not one of tokenizer.json's added tokens: RobertaTokenizerFast adds it with lstrip, "
+                     "which embedpe does not follow");
+  }
+}
 
 // tokenizer_config.json's tokenizer_class as AutoTokenizer reads it with
 // use_fast: the name, or name + "Fast" when it does not end in "Fast".
@@ -420,6 +453,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     if (config.contains("tokenizer_class") && !config["tokenizer_class"].is_null()) {
       out->class_name_ = fast_class(config["tokenizer_class"], config_shown);
     }
+    check_prefix_space_classes(out->class_name_, config, *out->tok_, config_shown);
     // PreTrainedTokenizerFast.__init__ sets the core's encode_special_tokens
     // from split_special_tokens (tokenization_utils_fast.py:173): added
     // special tokens tokenized as text. Not followed yet, so refused.

@@ -145,6 +145,9 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
                        post = section("post_processor"), decoder = section("decoder");
   tok->normalizer_ = load_normalizer(normalizer, shown + ": normalizer");
   tok->pre_ = load_pre_tokenizer(pre, shown + ": pre_tokenizer");
+  if (pre.is_object() && pre.contains("add_prefix_space") && pre["add_prefix_space"].is_boolean()) {
+    tok->pre_add_prefix_space_ = pre["add_prefix_space"].get<bool>();
+  }
   tok->post_ = load_post_processor(post, shown + ": post_processor");
   tok->decoder_ = load_decoder(decoder, shown + ": decoder");
   nlohmann::json added = section("added_tokens");

@@ -52,6 +52,9 @@ class Tokenizer {
   void set_normalizer(std::unique_ptr<Normalizer> normalizer) { normalizer_ = std::move(normalizer); }
   // The file's "normalizer" section as written ("" without one).
   const std::string& normalizer_text() const { return normalizer_text_; }
+  // The pre_tokenizer section's own add_prefix_space (ByteLevel's), when it has one: what
+  // GPT2TokenizerFast/RobertaTokenizerFast compare with their add_prefix_space argument.
+  std::optional<bool> pre_tokenizer_add_prefix_space() const { return pre_add_prefix_space_; }
 
   std::optional<std::string_view> id_to_token(std::int32_t id) const;
   std::optional<std::int32_t> token_to_id(std::string_view token) const;
@@ -77,6 +80,7 @@ class Tokenizer {
   std::optional<std::int32_t> unigram_unk_;  // a Unigram model's unk id: its tokens are the text they stand for
   bool model_maps_bytes_ = false;  // the pre-tokenizer leaves ByteLevel's mapping to the model
   std::size_t id_bound_ = 0;
+  std::optional<bool> pre_add_prefix_space_;
   std::string components_;
   std::string normalizer_text_, added_text_;  // the file's sections, for what transformers changes
 };
