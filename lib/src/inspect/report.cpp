@@ -411,6 +411,13 @@ std::string bits_text(double bits) {
   return buf;
 }
 
+// A GGUF file's strings reach a terminal: one with a control character (an escape sequence, a
+// newline) is shown as a JSON string, escaped, never as it is.
+std::string shown(const std::string& s) {
+  const bool plain = std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\x7f'; });
+  return plain ? s : nlohmann::ordered_json(s).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string gguf_report(const std::string& path, ReportFormat format) {
@@ -496,15 +503,7 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   }
   if (format == ReportFormat::json) return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 
-  // The file's strings reach a terminal: one with a control character (an escape sequence, a
-  // newline) is shown as a JSON string, escaped, never as it is.
-  const auto shown = [](const std::string& s) -> std::string {
-    const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
-      return static_cast<unsigned char>(c) < 0x20 || c == '\x7f';
-    });
-    return plain ? s : nlohmann::ordered_json(s).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-  };
-  const auto line = [&shown](const nlohmann::ordered_json& v) -> std::string {
+  const auto line = [](const nlohmann::ordered_json& v) -> std::string {
     if (v.is_null()) return "none";
     return v.is_string() ? shown(v.get<std::string>())
                          : v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

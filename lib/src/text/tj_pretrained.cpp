@@ -414,6 +414,19 @@ std::string fast_class(const json& value, const std::string& config_shown) {
                    " (transformers raises for a class it does not have; the others change the file in their __init__)");
 }
 
+// PreTrainedTokenizerFast.__init__ sets the core's encode_special_tokens
+// from split_special_tokens (tokenization_utils_fast.py:173): added
+// special tokens tokenized as text. Not followed yet, so refused.
+void refuse_split_special_tokens(const json& config, const std::string& config_shown) {
+  if (!config.contains("split_special_tokens") || config["split_special_tokens"].is_null()) return;
+  const json& v = config["split_special_tokens"];
+  if (!v.is_boolean()) throw UsageError(config_shown + ": split_special_tokens is " + json_value_text(v) + ", not true or false");
+  if (v.get<bool>()) {
+    throw UsageError(config_shown + ": split_special_tokens = true (transformers then tokenizes special tokens as text) "
+                     "is not supported for a tokenizer.json; drop it or set it false");
+  }
+}
+
 // transformers' fast classes that leave token_type_ids out (model_input_names).
 bool class_has_token_type_ids(const std::string& name) {
   static const char* const kWithout[] = {"GPT2TokenizerFast",  "LlamaTokenizerFast",   "GemmaTokenizerFast",
@@ -454,17 +467,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
       out->class_name_ = fast_class(config["tokenizer_class"], config_shown);
     }
     check_prefix_space_classes(out->class_name_, config, *out->tok_, config_shown);
-    // PreTrainedTokenizerFast.__init__ sets the core's encode_special_tokens
-    // from split_special_tokens (tokenization_utils_fast.py:173): added
-    // special tokens tokenized as text. Not followed yet, so refused.
-    if (config.contains("split_special_tokens") && !config["split_special_tokens"].is_null()) {
-      const json& v = config["split_special_tokens"];
-      if (!v.is_boolean()) throw UsageError(config_shown + ": split_special_tokens is " + json_value_text(v) + ", not true or false");
-      if (v.get<bool>()) {
-        throw UsageError(config_shown + ": split_special_tokens = true (transformers then tokenizes special tokens as text) "
-                         "is not supported for a tokenizer.json; drop it or set it false");
-      }
-    }
+    refuse_split_special_tokens(config, config_shown);
     if (!config.contains("added_tokens_decoder")) legacy_added_tokens(config, files, *out->tok_);
     // The special tokens in SPECIAL_TOKENS_ATTRIBUTES order, then additional_special_tokens; an
     // AddedToken ({"content": ...}) keeps its flags.
