@@ -400,6 +400,44 @@ class DirectoryConfigTests(CliCase):
         self.fails(2, "mask_token \"<newmask>\" is not one of tokenizer.json's added tokens",
                    "tokenize", "--pretrained", str(d), "--text", "a")
 
+    def test_sibling_classes_as_their_init_makes_them(self):
+        # DistilBertTokenizerFast.__init__ is BertTokenizerFast's (the normalizer rebuilt from do_lower_case,
+        # strip_accents, tokenize_chinese_chars) without token_type_ids; XLMRobertaTokenizerFast's and
+        # MPNetTokenizerFast's string mask_token takes lstrip, which changes nothing where the file has it
+        # (models/*/tokenization_*_fast.py, v4.44.2; model_input_names without token_type_ids).
+        case, text = "fx_wp_bert_uncased", "Héllo WORLD 中文"
+        bert = self.ids(self.directory(case, config={"tokenizer_class": "BertTokenizer", "do_lower_case": False}), text)
+        distil = self.ids(self.directory(case, config={"tokenizer_class": "DistilBertTokenizer", "do_lower_case": False}), text)
+        self.assertEqual(distil["input_ids"], bert["input_ids"])
+        self.assertIn("token_type_ids", bert)
+        self.assertNotIn("token_type_ids", distil)
+        # MPNet compares and sets lowercase and strip_accents only (the file keeps handle_chinese_chars: true).
+        mpnet = self.ids(self.directory(case, config={"tokenizer_class": "MPNetTokenizer", "do_lower_case": False,
+                                                      "mask_token": "[MASK]"}), text)
+        self.assertEqual(mpnet["input_ids"], bert["input_ids"])
+        self.assertNotIn("token_type_ids", mpnet)
+        d = self.directory(case, config={"tokenizer_class": "MPNetTokenizer"})  # its default "<mask>" the file lacks
+        self.fails(2, "MPNetTokenizerFast adds it with lstrip", "tokenize", "--pretrained", str(d), "--text", "a")
+        alone = self.ids(GOLDENS / "fx_bl_roberta" / "tokenizer.json", "a <mask> b")["input_ids"]
+        d = self.directory("fx_bl_roberta", config={"tokenizer_class": "XLMRobertaTokenizer"})
+        self.assertEqual(self.ids(d, "a <mask> b")["input_ids"], alone)
+        d = self.directory("fx_bl_roberta", config={"tokenizer_class": "XLMRobertaTokenizer", "mask_token": "<m2>"})
+        self.fails(2, "XLMRobertaTokenizerFast adds it with lstrip", "tokenize", "--pretrained", str(d), "--text", "a")
+        d = self.directory("fx_bl_roberta", config={"tokenizer_class": "RobertaTokenizer", "add_prefix_space": True,
+                                                    "mask_token": None})
+        self.assertEqual(self.ids(d, "a <mask> b")["input_ids"], alone)  # null is None: nothing to add
+
+    def test_llama_add_prefix_space_and_from_slow_are_refused(self):
+        # tokenization_llama_fast.py:154-155 sets from_slow when add_prefix_space is given; from_slow makes
+        # PreTrainedTokenizerFast.__init__ convert the slow tokenizer instead of reading tokenizer.json.
+        for config, said in (({"tokenizer_class": "LlamaTokenizerFast", "add_prefix_space": True}, "add_prefix_space is true"),
+                             ({"tokenizer_class": "LlamaTokenizer", "add_prefix_space": False}, "add_prefix_space is false"),
+                             ({"from_slow": True}, "from_slow is true")):
+            with self.subTest(config=config):
+                d = self.directory(config=config)
+                self.fails(2, said + ": transformers then converts the slow tokenizer",
+                           "tokenize", "--pretrained", str(d), "--text", "a")
+
     def test_split_special_tokens_true_is_refused_by_name(self):
         d = self.directory(config={"tokenizer_class": "LlamaTokenizerFast", "split_special_tokens": True})
         self.fails(2, "split_special_tokens", "tokenize", "--pretrained", str(d), "--text", "a")

@@ -411,13 +411,6 @@ std::string bits_text(double bits) {
   return buf;
 }
 
-// A GGUF file's strings reach a terminal: one with a control character (an escape sequence, a
-// newline) is shown as a JSON string, escaped, never as it is.
-std::string shown(const std::string& s) {
-  const bool plain = std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\x7f'; });
-  return plain ? s : nlohmann::ordered_json(s).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
-
 }  // namespace
 
 std::string gguf_report(const std::string& path, ReportFormat format) {
@@ -505,16 +498,16 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
 
   const auto line = [](const nlohmann::ordered_json& v) -> std::string {
     if (v.is_null()) return "none";
-    return v.is_string() ? shown(v.get<std::string>())
+    return v.is_string() ? printable(v.get<std::string>())
                          : v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   };
   std::string text = "GGUF file: " + path + " (version " + std::to_string(g.version()) + ", alignment " +
                      std::to_string(g.alignment()) + ", " + std::to_string(g.part_paths().size()) +
                      (g.part_paths().size() == 1 ? " part)\n" : " parts)\n");
-  text += "architecture: " + (arch.empty() ? std::string("(none)") : shown(arch)) + "\n";
+  text += "architecture: " + (arch.empty() ? std::string("(none)") : printable(arch)) + "\n";
   text += "metadata:\n";
-  for (const auto& [key, v] : keys.items()) text += "  " + shown(key) + ": " + line(v) + "\n";
-  text += "tokenizer: " + (model.empty() ? std::string("(none)") : shown(model)) +
+  for (const auto& [key, v] : keys.items()) text += "  " + printable(key) + ": " + line(v) + "\n";
+  text += "tokenizer: " + (model.empty() ? std::string("(none)") : printable(model)) +
           (tok.contains("pre") ? ", pre " + line(tok["pre"]) : std::string()) + ", vocab_size " + line(tok["vocab_size"]) +
           ", bos " + line(tok["bos_id"]) + ", eos " + line(tok["eos_id"]) + ", unk " + line(tok["unk_id"]) +
           (tok["unk_token"].is_null() ? std::string()
@@ -529,7 +522,7 @@ std::string gguf_report(const std::string& path, ReportFormat format) {
   for (const gguf::TensorInfo& t : g.tensors()) {
     std::string ggml_dims;
     for (std::size_t k = 0; k < t.dims.size(); ++k) ggml_dims += (k ? ", " : "") + std::to_string(t.dims[k]);
-    text += "  " + shown(t.name) + " " + ggml::type_info(t.type)->name + " " + shape_text(t.numpy_shape()) + " [ggml: " +
+    text += "  " + printable(t.name) + " " + ggml::type_info(t.type)->name + " " + shape_text(t.numpy_shape()) + " [ggml: " +
             ggml_dims + "] " + std::to_string(t.size_bytes) + " bytes" +
             (g.part_paths().size() > 1 ? " in part " + std::to_string(t.part + 1) : "") + "\n";
   }

@@ -50,9 +50,18 @@ std::optional<std::string> class_default_token(const std::string& class_name, co
       {"BertTokenizerFast",
        {{"unk_token", "[UNK]"}, {"sep_token", "[SEP]"}, {"pad_token", "[PAD]"}, {"cls_token", "[CLS]"},
         {"mask_token", "[MASK]"}}},
+      {"DistilBertTokenizerFast",
+       {{"unk_token", "[UNK]"}, {"sep_token", "[SEP]"}, {"pad_token", "[PAD]"}, {"cls_token", "[CLS]"},
+        {"mask_token", "[MASK]"}}},
       {"RobertaTokenizerFast",
        {{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"sep_token", "</s>"}, {"cls_token", "<s>"},
         {"unk_token", "<unk>"}, {"pad_token", "<pad>"}, {"mask_token", "<mask>"}}},
+      {"XLMRobertaTokenizerFast",
+       {{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"sep_token", "</s>"}, {"cls_token", "<s>"},
+        {"unk_token", "<unk>"}, {"pad_token", "<pad>"}, {"mask_token", "<mask>"}}},
+      {"MPNetTokenizerFast",
+       {{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"sep_token", "</s>"}, {"cls_token", "<s>"},
+        {"unk_token", "[UNK]"}, {"pad_token", "<pad>"}, {"mask_token", "<mask>"}}},
       {"Qwen2TokenizerFast",
        {{"unk_token", "<|endoftext|>"}, {"eos_token", "<|endoftext|>"}, {"pad_token", "<|endoftext|>"}}},
   };
@@ -180,12 +189,14 @@ std::vector<tj::AddedToken> tokens_transformers_adds(const tj::Tokenizer& tok, s
   return add;
 }
 
-// BertTokenizerFast.__init__ (models/bert/tokenization_bert_fast.py:103-113):
-// the backend's normalizer rebuilt with do_lower_case, strip_accents and
-// tokenize_chinese_chars when its state disagrees with them
-// (`normalizer_state.get("lowercase", do_lower_case) != do_lower_case or ...`).
+// BertTokenizerFast.__init__ (models/bert/tokenization_bert_fast.py:103-113,
+// and DistilBertTokenizerFast's, the same): the backend's normalizer rebuilt
+// with do_lower_case, strip_accents and tokenize_chinese_chars when its state
+// disagrees with them (`normalizer_state.get("lowercase", do_lower_case) !=
+// do_lower_case or ...`). MPNetTokenizerFast's (models/mpnet/tokenization_mpnet_fast.py)
+// compares and sets lowercase and strip_accents only: `chinese` false.
 void rebuild_bert_normalizer(tj::Tokenizer& tok, const json& config, const std::string& shown,
-                             const std::string& config_shown) {
+                             const std::string& config_shown, bool chinese_too = true) {
   json state = tok.normalizer_text().empty() ? json() : parse_model_json(tok.normalizer_text(), shown + ": normalizer");
   if (state.is_null()) {
     throw UsageError(shown + " has no normalizer; transformers' BertTokenizerFast reads the normalizer's state and fails "
@@ -196,10 +207,13 @@ void rebuild_bert_normalizer(tj::Tokenizer& tok, const json& config, const std::
   const json lower = want("do_lower_case", true), accents = want("strip_accents", nullptr),
              chinese = want("tokenize_chinese_chars", true);
   const auto differs = [&](const char* key, const json& value) { return state.contains(key) && state[key] != value; };
-  if (!differs("lowercase", lower) && !differs("strip_accents", accents) && !differs("handle_chinese_chars", chinese)) return;
+  if (!differs("lowercase", lower) && !differs("strip_accents", accents) &&
+      !(chinese_too && differs("handle_chinese_chars", chinese))) {
+    return;
+  }
   state["lowercase"] = lower;
   state["strip_accents"] = accents;
-  state["handle_chinese_chars"] = chinese;
+  if (chinese_too) state["handle_chinese_chars"] = chinese;
   tok.set_normalizer(tj::load_normalizer(state, config_shown + " (do_lower_case, strip_accents, tokenize_chinese_chars)"));
 }
 
@@ -322,7 +336,7 @@ class TjPretrained final : public PretrainedEncoder {
     std::string text = tok_->decode(std::vector<std::int32_t>(ids.begin(), ids.end()), skip_special_tokens);
     if (clean_up_) {
       // PreTrainedTokenizerFast._decode then clean_up_tokenization (tokenization_utils_fast.py:651-660,
-      // tokenization_utils_base.py:4074-4085 of transformers v4.44.2).
+      // tokenization_utils_base.py:4175-4195 of transformers v4.44.2).
       for (const auto& [from, to] : std::initializer_list<std::pair<const char*, const char*>>{
                {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"},
                {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}}) {
@@ -359,9 +373,10 @@ class TjPretrained final : public PretrainedEncoder {
 // not exist"), and the other classes it has change the file in their __init__
 // (RobertaTokenizerFast's mask token and add_prefix_space, T5TokenizerFast's
 // extra ids, CodeLlamaTokenizerFast's and GPTNeoXTokenizerFast's template, ...).
-constexpr const char* kFastClasses[] = {"PreTrainedTokenizerFast", "GPT2TokenizerFast",  "LlamaTokenizerFast",
-                                        "GemmaTokenizerFast",      "Qwen2TokenizerFast", "BertTokenizerFast",
-                                        "RobertaTokenizerFast"};
+constexpr const char* kFastClasses[] = {
+    "PreTrainedTokenizerFast", "GPT2TokenizerFast",    "LlamaTokenizerFast",      "GemmaTokenizerFast",
+    "Qwen2TokenizerFast",      "BertTokenizerFast",    "DistilBertTokenizerFast", "RobertaTokenizerFast",
+    "XLMRobertaTokenizerFast", "MPNetTokenizerFast"};
 
 // GPT2TokenizerFast.__init__ and RobertaTokenizerFast.__init__ (v4.44.2,
 // models/gpt2/tokenization_gpt2_fast.py, models/roberta/tokenization_roberta_fast.py):
@@ -386,13 +401,40 @@ void check_prefix_space_classes(const std::string& class_name, const json& confi
                      " where tokenizer.json's pre_tokenizer has " + (*file ? "true" : "false") + ": " + class_name +
                      " then rebuilds the pre-tokenizer, which embedpe does not follow (make them agree)");
   }
-  if (class_name != "RobertaTokenizerFast") return;
-  const json mask = config.contains("mask_token") && !config["mask_token"].is_null() ? config["mask_token"] : json("<mask>");
-  if (mask.is_string() && !tok.added().id_of(mask.get<std::string>())) {
-    throw UsageError(config_shown + ": mask_token " + json_value_text(mask) +
-                     " is not one of tokenizer.json's added tokens: RobertaTokenizerFast adds it with lstrip, "
-                     "which embedpe does not follow");
+}
+
+// RobertaTokenizerFast, XLMRobertaTokenizerFast and MPNetTokenizerFast make a
+// mask_token given as a string AddedToken(lstrip=True, rstrip=False); it
+// matters only when the file lacks it (tokens the file has are not added
+// again), and is refused then. null is None: no mask token at all.
+void check_lstrip_mask(const std::string& class_name, const json& config, const tj::Tokenizer& tok,
+                       const std::string& config_shown) {
+  if (class_name != "RobertaTokenizerFast" && class_name != "XLMRobertaTokenizerFast" &&
+      class_name != "MPNetTokenizerFast") {
+    return;
   }
+  if (config.contains("mask_token") && config["mask_token"].is_null()) return;
+  const json mask = config.contains("mask_token") ? config["mask_token"] : json("<mask>");
+  if (mask.is_string() && !tok.added().id_of(mask.get<std::string>())) {
+    throw UsageError(config_shown + ": mask_token " + json_value_text(mask) + " is not one of tokenizer.json's added tokens: " +
+                     class_name + " adds it with lstrip, which embedpe does not follow");
+  }
+}
+
+// LlamaTokenizerFast.__init__ (models/llama/tokenization_llama_fast.py:154-155)
+// sets from_slow when add_prefix_space is given, and from_slow (from any
+// class) makes PreTrainedTokenizerFast.__init__ convert the slow tokenizer
+// instead of reading tokenizer.json (tokenization_utils_fast.py:115-131): not
+// the file's ids, so refused by name (the slow class is embedpe's slow path).
+void refuse_from_slow(const std::string& class_name, const json& config, const std::string& config_shown) {
+  const auto given = [&](const char* key) { return config.contains(key) && !config[key].is_null(); };
+  const bool from_slow = given("from_slow") && config["from_slow"] != false;
+  const bool llama_prefix = class_name == "LlamaTokenizerFast" && given("add_prefix_space");
+  if (!from_slow && !llama_prefix) return;
+  throw UsageError(config_shown + ": " + (from_slow ? "from_slow" : "add_prefix_space") + " is " +
+                   json_value_text(config[from_slow ? "from_slow" : "add_prefix_space"]) +
+                   ": transformers then converts the slow tokenizer instead of reading tokenizer.json, which embedpe "
+                   "does not follow (the slow tokenizer class reads the SentencePiece file)");
 }
 
 // tokenizer_config.json's tokenizer_class as AutoTokenizer reads it with
@@ -427,10 +469,20 @@ void refuse_split_special_tokens(const json& config, const std::string& config_s
   }
 }
 
+// What the class's __init__ does to the file that embedpe checks before reading it.
+void check_class_init(const std::string& class_name, const json& config, const tj::Tokenizer& tok,
+                      const std::string& config_shown) {
+  check_prefix_space_classes(class_name, config, tok, config_shown);
+  check_lstrip_mask(class_name, config, tok, config_shown);
+  refuse_from_slow(class_name, config, config_shown);
+  refuse_split_special_tokens(config, config_shown);
+}
+
 // transformers' fast classes that leave token_type_ids out (model_input_names).
 bool class_has_token_type_ids(const std::string& name) {
   static const char* const kWithout[] = {"GPT2TokenizerFast",  "LlamaTokenizerFast",   "GemmaTokenizerFast",
                                          "Qwen2TokenizerFast", "RobertaTokenizerFast", "CodeLlamaTokenizerFast",
+                                         "DistilBertTokenizerFast", "XLMRobertaTokenizerFast", "MPNetTokenizerFast",
                                          "GPTNeoXTokenizerFast", "BloomTokenizerFast", "T5TokenizerFast"};
   for (const char* c : kWithout) {
     if (name == c) return false;
@@ -463,11 +515,9 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     if (!config.contains("added_tokens_decoder")) {
       merge_special_tokens_map(config, files.json("special_tokens_map.json"), files.path("special_tokens_map.json"));
     }
-    if (config.contains("tokenizer_class") && !config["tokenizer_class"].is_null()) {
-      out->class_name_ = fast_class(config["tokenizer_class"], config_shown);
-    }
-    check_prefix_space_classes(out->class_name_, config, *out->tok_, config_shown);
-    refuse_split_special_tokens(config, config_shown);
+    const auto cls = config.find("tokenizer_class");
+    if (cls != config.end() && !cls->is_null()) out->class_name_ = fast_class(*cls, config_shown);
+    check_class_init(out->class_name_, config, *out->tok_, config_shown);
     if (!config.contains("added_tokens_decoder")) legacy_added_tokens(config, files, *out->tok_);
     // The special tokens in SPECIAL_TOKENS_ATTRIBUTES order, then additional_special_tokens; an
     // AddedToken ({"content": ...}) keeps its flags.
@@ -496,7 +546,11 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     }
     const std::vector<tj::AddedToken> added = tokens_transformers_adds(*out->tok_, all_specials, config, config_shown);
     if (!added.empty()) out->tok_->add_tokens(added, shown);
-    if (out->class_name_ == "BertTokenizerFast") rebuild_bert_normalizer(*out->tok_, config, shown, config_shown);
+    const std::string& class_name = out->class_name_;
+    if (class_name == "BertTokenizerFast" || class_name == "DistilBertTokenizerFast" ||
+        class_name == "MPNetTokenizerFast") {
+      rebuild_bert_normalizer(*out->tok_, config, shown, config_shown, class_name != "MPNetTokenizerFast");
+    }
     out->token_type_ids_ = class_has_token_type_ids(out->class_name_);
     if (config.contains("model_input_names") && config["model_input_names"].is_array()) {
       out->token_type_ids_ = false;
@@ -504,7 +558,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     }
     const bool llama_like = out->class_name_ == "LlamaTokenizerFast" || out->class_name_ == "GemmaTokenizerFast";
     out->padding_left_ = llama_like;
-    // clean_up_tokenization_spaces: True by default (tokenization_utils_base.py:1609), False in
+    // clean_up_tokenization_spaces: True by default (tokenization_utils_base.py:1720), False in
     // LlamaTokenizerFast's and GemmaTokenizerFast's __init__ (llama_fast.py:131, gemma_fast.py:94).
     out->clean_up_ = !llama_like;
     if (config.contains("clean_up_tokenization_spaces") && !config["clean_up_tokenization_spaces"].is_null()) {
