@@ -217,6 +217,16 @@ void rebuild_bert_normalizer(tj::Tokenizer& tok, const json& config, const std::
   tok.set_normalizer(tj::load_normalizer(state, config_shown + " (do_lower_case, strip_accents, tokenize_chinese_chars)"));
 }
 
+// The classes whose __init__ rebuilds a BERT normalizer.
+void rebuild_class_normalizer(const std::string& class_name, tj::Tokenizer& tok, const json& config,
+                              const std::string& shown, const std::string& config_shown) {
+  if (class_name == "BertTokenizerFast" || class_name == "DistilBertTokenizerFast") {
+    rebuild_bert_normalizer(tok, config, shown, config_shown);
+  } else if (class_name == "MPNetTokenizerFast") {
+    rebuild_bert_normalizer(tok, config, shown, config_shown, false);
+  }
+}
+
 // The legacy branch of PreTrainedTokenizerBase._from_pretrained
 // (tokenization_utils_base.py:2548-2569 of transformers v4.44.2), taken when
 // tokenizer_config.json has no added_tokens_decoder: every key of
@@ -546,11 +556,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     }
     const std::vector<tj::AddedToken> added = tokens_transformers_adds(*out->tok_, all_specials, config, config_shown);
     if (!added.empty()) out->tok_->add_tokens(added, shown);
-    const std::string& class_name = out->class_name_;
-    if (class_name == "BertTokenizerFast" || class_name == "DistilBertTokenizerFast" ||
-        class_name == "MPNetTokenizerFast") {
-      rebuild_bert_normalizer(*out->tok_, config, shown, config_shown, class_name != "MPNetTokenizerFast");
-    }
+    rebuild_class_normalizer(out->class_name_, *out->tok_, config, shown, config_shown);
     out->token_type_ids_ = class_has_token_type_ids(out->class_name_);
     if (config.contains("model_input_names") && config["model_input_names"].is_array()) {
       out->token_type_ids_ = false;
