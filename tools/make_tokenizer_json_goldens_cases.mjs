@@ -443,6 +443,20 @@ for (const scheme of ['always', 'first', 'never']) {
     }) });
   }
 }
+// ByteFallback reads a token "<0x..>" with u8::from_str_radix(_, 16): lower-case hex and a leading
+// '+' are bytes too ("<0x+A>" is 10), "<0x-1>" and "<0xzz>" are not; non-special added tokens
+// reach the decoder as any token does.
+CASES.push({ name: 'fx_dec_byte_fallback_spellings', kind: 'fixture', texts: withTexts(['<0x+A>', 'a<0xe3>b', '<0xe3>あ', '<0x-1><0xzz><0x+F><0x+>']), build: ({ HF }) => {
+  const model = bpeSpmModel(HF, true, 'bpe_spm_tiny');
+  const next = Object.keys(model.vocab).length;  // the added tokens' ids follow the vocabulary's
+  return tj({
+    added_tokens: [...spmSpecials(), ...['<0x+A>', '<0xe3>', '<0x-1>', '<0xzz>', '<0x+F>', '<0x+>']
+      .map((t, k) => added(next + k, t, { special: false }))],
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false },
+    decoder: seqDec({ type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false }, { type: 'ByteFallback' }, { type: 'Fuse' }),
+    model,
+  });
+} });
 // The older serialization (tokenizers < 0.19): add_prefix_space instead of prepend_scheme.
 CASES.push({ name: 'fx_pre_metaspace_legacy_add_prefix_space', kind: 'fixture', texts: compTexts, build: ({ HF }) => tj({
   added_tokens: spmSpecials(),

@@ -45,6 +45,7 @@
 #include <limits>
 #include <queue>
 
+#include "byte_piece.h"
 #include "core/utf8.h"
 #include "embedpe/error.h"
 #include "gguf.h"
@@ -78,19 +79,12 @@ std::size_t utf8_length(unsigned char c) {
   return kLengths[c >> 4];
 }
 
-bool is_byte_piece(std::string_view p) {
-  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); };
-  return p.size() == 6 && p.substr(0, 3) == "<0x" && hex(p[3]) && hex(p[4]) && p[5] == '>';
-}
-
 }  // namespace
 
 int GgufVocab::byte_id(unsigned char byte) const {
   const int id = byte_ids_[byte];
   if (id < 0) {
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "<0x%02X>", byte);
-    throw UsageError(source_ + ": the text has a byte (" + hex +
+    throw UsageError(source_ + ": the text has a byte (" + std::string(byte_piece::Piece(byte).view()) +
                      ") that no piece covers: the vocabulary has neither a byte piece for it nor the byte itself");
   }
   return id;
@@ -335,7 +329,7 @@ std::string model_proto_of(const std::string& path, const std::vector<std::strin
       type = model_proto::kControl;
     }
     if (type == model_proto::kByte) {
-      if (!is_byte_piece(pieces[k])) {
+      if (byte_piece::sentencepiece_byte(pieces[k]) < 0) {
         throw UsageError(path + ": token " + std::to_string(k) + " (" + pieces[k] + ") is typed BYTE but is not <0xNN>");
       }
       out.byte_fallback = true;
@@ -395,9 +389,7 @@ GgufSentencePiece gguf_sentencepiece(const gguf::File& file) {
   v.add_space_prefix_ = out.add_space_prefix;
   const std::vector<std::int64_t> piece_types = read_pieces(file, n, v.pieces_, v.scores_, v.ids_, v.user_defined_);
   for (int byte = 0; byte < 256; ++byte) {
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "<0x%02X>", byte);
-    auto it = v.ids_.find(hex);
+    auto it = v.ids_.find(std::string(byte_piece::Piece(static_cast<unsigned char>(byte)).view()));
     if (it == v.ids_.end()) it = v.ids_.find(std::string(1, static_cast<char>(byte)));
     v.byte_ids_[static_cast<std::size_t>(byte)] = it == v.ids_.end() ? -1 : it->second;
   }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "byte_piece.h"
 #include "protobuf_fields.h"
 #include "utf8.h"
 
@@ -35,24 +36,6 @@ std::uint64_t hash_bytes(std::string_view s) {
   std::memcpy(&w, p, n);
   h = (h ^ w) * kMul;
   return h ^ (h >> 31);
-}
-
-constexpr char kHex[] = "0123456789ABCDEF";
-
-// SentencePiece's ByteToPiece.
-std::string byte_piece(unsigned char b) {
-  return std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">";
-}
-
-// SentencePiece's PieceToByte: the byte a piece <0xXX> (upper-case hex) stands for, else -1.
-int byte_of_piece(std::string_view piece) {
-  if (piece.size() != 6 || !piece.starts_with("<0x") || piece[5] != '>') return -1;
-  const auto digit = [](char c) {
-    const char* d = std::strchr(kHex, c);
-    return c != '\0' && d ? static_cast<int>(d - kHex) : -1;
-  };
-  const int hi = digit(piece[3]), lo = digit(piece[4]);
-  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
 
 }  // namespace
@@ -146,7 +129,7 @@ std::optional<SegmentBpe> SegmentBpe::from_model(std::string_view serialized) {
       ++unknowns;
     }
     if (p.type == kByte) {
-      const int byte = byte_of_piece(p.text);
+      const int byte = byte_piece::sentencepiece_byte(p.text);
       if (!bpe.byte_fallback_ || byte < 0) return std::nullopt;
       byte_found[byte] = true;
     }
@@ -157,7 +140,7 @@ std::optional<SegmentBpe> SegmentBpe::from_model(std::string_view serialized) {
   }
   // A piece defined twice is a model SentencePiece refuses: leave it to it.
   if (!bpe.normal_.build(bpe.pieces_, false) || !bpe.reserved_.build(bpe.pieces_, true)) return std::nullopt;
-  for (int b = 0; b < 256; ++b) bpe.byte_ids_[b] = bpe.piece_to_id(byte_piece(static_cast<unsigned char>(b)));
+  for (int b = 0; b < 256; ++b) bpe.byte_ids_[b] = bpe.piece_to_id(byte_piece::Piece(static_cast<unsigned char>(b)));
   bpe.special_ = model_proto::special_ids(
       names, [&](std::string_view name) { return bpe.piece_to_id(name); },
       [&](int id) { return bpe.pieces_[static_cast<std::size_t>(id)].type; });
@@ -243,7 +226,7 @@ std::optional<Encoding> SegmentBpe::encode(std::string_view segment) const {
       for (char c : w) {
         const auto b = static_cast<unsigned char>(c);
         out.ids.push_back(byte_ids_[b]);
-        out.pieces.push_back(byte_piece(b));
+        out.pieces.emplace_back(byte_piece::Piece(b).view());
       }
     } else if (unknown && prev_unknown) {
       out.pieces.back() += w;

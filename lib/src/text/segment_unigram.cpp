@@ -8,6 +8,7 @@
 #include <limits>
 #include <new>
 
+#include "byte_piece.h"
 #include "charsmap.h"
 #include "mapped_block.h"
 #include "protobuf_fields.h"
@@ -32,20 +33,6 @@ std::uint64_t hash_bytes(std::string_view s) {
   std::uint64_t h = kHashSeed;
   for (char c : s) h = hash_step(h, static_cast<unsigned char>(c));
   return h;
-}
-
-constexpr char kHex[] = "0123456789ABCDEF";
-
-std::string byte_piece(unsigned char b) { return std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">"; }
-
-int byte_of_piece(std::string_view piece) {
-  if (piece.size() != 6 || !piece.starts_with("<0x") || piece[5] != '>') return -1;
-  const auto digit = [](char c) {
-    const char* d = std::strchr(kHex, c);
-    return c != '\0' && d ? static_cast<int>(d - kHex) : -1;
-  };
-  const int hi = digit(piece[3]), lo = digit(piece[4]);
-  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
 
 bool is_reserved(std::uint8_t type) { return type == kControl || type == kUnknown || type == kByte; }
@@ -260,7 +247,7 @@ const char* SegmentUnigram::check_pieces() {
       ++unknowns;
     }
     if (p.type == kByte) {
-      const int byte = byte_of_piece(text);
+      const int byte = byte_piece::sentencepiece_byte(text);
       if (!byte_fallback_ || byte < 0) return "its byte pieces";
       byte_found[byte] = true;
       byte_ids_[byte] = static_cast<std::int32_t>(id);
@@ -627,7 +614,7 @@ void SegmentUnigram::emit(const Node* nodes, std::size_t count, std::string_view
       for (char c : w) {
         const auto b = static_cast<unsigned char>(c);
         out.ids.push_back(byte_ids_[b]);
-        if (keep) out.pieces.push_back(byte_piece(b));
+        if (keep) out.pieces.emplace_back(byte_piece::Piece(b).view());
       }
     } else if (unknown && prev_unknown) {
       if (keep) out.pieces.back() += w;

@@ -20,6 +20,7 @@
 #include <limits>
 #include <new>
 
+#include "byte_piece.h"
 #include "embedpe/error.h"
 #include "mapped_block.h"
 #include "tj_json.h"
@@ -430,9 +431,7 @@ void Bpe::build_lookups() {
   const Vocab& vocab = vocab_;
   unk_id_ = has_unk_token_ ? vocab.find(unk_token_) : -1;
   for (int b = 0; b < 256; ++b) {
-    static const char* hex = "0123456789ABCDEF";
-    const char code[] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
-    byte_tokens_[b] = vocab.find(std::string_view(code, sizeof code));
+    byte_tokens_[b] = vocab.find(byte_piece::Piece(static_cast<unsigned char>(b)));
     byte_level_ids_[b] = vocab.find(byte_level_char(static_cast<unsigned char>(b)));
   }
   raw_symbols_ = prefix_.empty() && suffix_.empty();

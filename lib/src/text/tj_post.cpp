@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "byte_piece.h"
 #include "model_files.h"
 #include "tj_fields.h"
 #include "tj_model.h"
@@ -378,14 +379,7 @@ class ByteFallbackDecoder final : public Decoder {
       pending.clear();
     };
     for (std::string& t : tokens) {
-      int value = -1;
-      if (t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>') {
-        const auto hex = [](char c) {
-          return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        };
-        const int h = hex(t[3]), l = hex(t[4]);
-        if (h >= 0 && l >= 0) value = h * 16 + l;
-      }
+      const int value = byte_piece::byte_fallback_byte(t);
       if (value >= 0) {
         pending += static_cast<char>(value);
       } else {

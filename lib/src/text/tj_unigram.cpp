@@ -23,6 +23,7 @@
 #include <system_error>
 #include <limits>
 
+#include "byte_piece.h"
 #include "embedpe/error.h"
 #include "tj_models.h"
 #include "tj_vocab.h"
@@ -259,9 +260,7 @@ std::unique_ptr<Model> Unigram::load(JsonReader& r) {
   m.vocab_.index(true);  // a token given twice is its last id, as HF's token_to_ids
   for (const double s : m.scores_) m.min_score_ = std::min(m.min_score_, s);
   for (int b = 0; b < 256; ++b) {
-    static const char* hex = "0123456789ABCDEF";
-    const char code[] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
-    m.byte_tokens_[b] = m.vocab_.find(std::string_view(code, sizeof code));
+    m.byte_tokens_[b] = m.vocab_.find(byte_piece::Piece(static_cast<unsigned char>(b)));
   }
   // The prefixes: every proper byte prefix of a token that is not a token.
   for (std::size_t id = 0; id < m.vocab_.size(); ++id) {
