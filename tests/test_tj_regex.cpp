@@ -103,3 +103,15 @@ TEST_CASE("tj_regex: the committed files' standard patterns find their splitter"
   }
   CHECK(std::string(Regex("\\p{L}+", "test").fast_path()).empty());
 }
+
+TEST_CASE("tj_regex: the splitters class characters as ICU (Unicode 15.0), Oniguruma 6.9.8 as Unicode 14.0") {
+  CHECK(embedpe::tj::classes_as_oniguruma(U'a'));
+  CHECK(embedpe::tj::classes_as_oniguruma(U'\u3000'));
+  CHECK(embedpe::tj::classes_as_oniguruma(0x4E00));
+  CHECK_FALSE(embedpe::tj::classes_as_oniguruma(0x31350));  // CJK Ext H (Unicode 15.0): Lo in ICU 72, unassigned in Oniguruma 6.9.8
+  CHECK_FALSE(embedpe::tj::classes_as_oniguruma(0x0CF3));   // KANNADA SIGN COMBINING ANUSVARA ABOVE RIGHT (15.0)
+  const Regex llama3(embedpe::tj::fast_splitters()[1].pattern, "llama3");
+  std::vector<Regex::Match> m;
+  llama3.find_all("a\xF0\xB1\x8D\x90" "b", m);  // a U+31350 b: one word, as HF (Unicode 16.0) splits it
+  CHECK(m.size() == 1);
+}

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "embedpe/error.h"
+#include "tj_unicode.h"
 
 namespace embedpe::tj {
 
@@ -24,14 +25,44 @@ enum : std::uint8_t {
   kM = 32,      // \p{M}
 };
 
-// Each code point's classes, from Oniguruma's own code ranges: a block index
-// per 256 code points, identical blocks shared.
+// Each code point's classes: a block index per 256 code points, identical
+// blocks shared. HF tokenizers' Oniguruma (6.9.10) has Unicode 16.0's tables,
+// Debian's (6.9.8) Unicode 14.0's, ICU 72 Unicode 15.0's: the splitters take
+// ICU's, the nearer to HF's (Oniguruma's own are kept for the tests that
+// compare the splitters with Oniguruma, on the characters where they agree).
 class Classes {
  public:
-  Classes() {
+  enum Source { icu, oniguruma };
+  explicit Classes(Source source) {
+    std::vector<std::uint8_t> full(0x110000, 0);
+    if (source == icu) {
+      for (char32_t c = 0; c < 0x110000; ++c) {
+        const unsigned g = category_groups(c);
+        full[c] = static_cast<std::uint8_t>(((g & kLetter) ? kL : 0) | ((g & kNumber) ? kN : 0) |
+                                            (is_whitespace(c) ? kSpace : 0) | ((g & kPunctuation) ? kP : 0) |
+                                            ((g & kSymbol) ? kS : 0) | ((g & kMark) ? kM : 0));
+      }
+    } else {
+      read_oniguruma(full);
+    }
+    std::map<std::string, std::uint16_t> seen;
+    index_.resize(0x1100);
+    for (std::size_t b = 0; b < index_.size(); ++b) {
+      std::string block(reinterpret_cast<const char*>(full.data() + b * 256), 256);
+      const auto [it, fresh] = seen.emplace(block, static_cast<std::uint16_t>(seen.size()));
+      if (fresh) blocks_.insert(blocks_.end(), block.begin(), block.end());
+      index_[b] = it->second;
+    }
+  }
+  std::uint8_t of(char32_t c) const {
+    return c < 0x110000 ? static_cast<std::uint8_t>(blocks_[std::size_t(index_[c >> 8]) * 256 + (c & 255)]) : 0;
+  }
+
+ private:
+  // Oniguruma's own code ranges of the classes.
+  static void read_oniguruma(std::vector<std::uint8_t>& full) {
     initialize_oniguruma();
     OnigEncoding enc = ONIG_ENCODING_UTF8;
-    std::vector<std::uint8_t> full(0x110000, 0);
     const auto mark = [&](OnigCtype ctype, std::uint8_t bit) {
       OnigCodePoint sb_out = 0;
       const OnigCodePoint* ranges = nullptr;
@@ -53,28 +84,25 @@ class Classes {
     mark(property("P"), kP);
     mark(property("S"), kS);
     mark(property("M"), kM);
-    std::map<std::string, std::uint16_t> seen;
-    index_.resize(0x1100);
-    for (std::size_t b = 0; b < index_.size(); ++b) {
-      std::string block(reinterpret_cast<const char*>(full.data() + b * 256), 256);
-      const auto [it, fresh] = seen.emplace(block, static_cast<std::uint16_t>(seen.size()));
-      if (fresh) blocks_.insert(blocks_.end(), block.begin(), block.end());
-      index_[b] = it->second;
-    }
-  }
-  std::uint8_t of(char32_t c) const {
-    return c < 0x110000 ? static_cast<std::uint8_t>(blocks_[std::size_t(index_[c >> 8]) * 256 + (c & 255)]) : 0;
   }
 
- private:
   std::vector<std::uint16_t> index_;
   std::string blocks_;
 };
 
 const Classes& classes() {
-  static const Classes c;
+  static const Classes c(Classes::icu);
   return c;
 }
+
+}  // namespace
+
+bool classes_as_oniguruma(char32_t c) {
+  static const Classes onig(Classes::oniguruma);
+  return classes().of(c) == onig.of(c);
+}
+
+namespace {
 
 // A text of valid UTF-8 (a truncated last character reads as U+FFFD).
 class Text {

@@ -4,6 +4,7 @@
 
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
+#include <unicode/uniset.h>
 #include <unicode/unistr.h>
 
 #include "embedpe/error.h"
@@ -30,13 +31,42 @@ void prepend(std::string& text, std::string_view prefix) {
 
 namespace {
 std::uint32_t mask(char32_t c) { return U_MASK(u_charType(static_cast<UChar32>(c))); }
+
+// Some of HF tokenizers' answers come from old Unicode tables compiled into
+// its dependencies (Cargo.lock of tokenizers 0.22): the unicode_categories
+// crate 0.1.1 has Unicode 8.0's general categories (is_punctuation, is_other,
+// is_mark_nonspacing), and unicode-normalization-alignments 0.1.12 has Unicode
+// 9.0's normal forms and combining marks. There a character assigned later
+// belongs to no category and has no decomposition. ICU 72 has Unicode 15.0:
+// its age and category give the old answer, but for the few characters whose
+// category changed since (UCD's DerivedAge.txt and the Unicode 9.0-15.0
+// release notes; every code point checked against the reference by
+// tools/make_unicode_goldens.mjs).
+bool assigned_by(char32_t c, std::uint8_t major) {
+  UVersionInfo age;
+  u_charAge(static_cast<UChar32>(c), age);
+  return age[0] != 0 && age[0] <= major;  // 8.0 and 9.0 had no minor versions after them
+}
+// Po in Unicode 8.0 and 9.0: U+166D CANADIAN SYLLABICS CHI SIGN (So since 12.0),
+// U+111C9 SHARADA SANDHI MARK (Mn since 11.0).
+bool was_po(char32_t c) { return c == 0x166D || c == 0x111C9; }
+// Mc in Unicode 9.0: U+1CF2, U+1CF3 VEDIC SIGN (ROTATED) ARDHAVISARGA (Lo since 10.0).
+bool was_mc(char32_t c) { return c == 0x1CF2 || c == 0x1CF3; }
+// Mn in Unicode 8.0: as now, but U+1734 HANUNOO SIGN PAMUDPOD (Mc since 14.0) was, and
+// U+1885, U+1886 MONGOLIAN LETTER ALI GALI (THREE) BALUDA (Lo then) and U+A9BD
+// JAVANESE CONSONANT SIGN KERET (Mc then) were not.
+bool was_mn(char32_t c) {
+  if (c == 0x1734) return true;
+  if (c == 0x1885 || c == 0x1886 || c == 0xA9BD || was_po(c)) return false;
+  return (mask(c) & U_GC_MN_MASK) != 0 && assigned_by(c, 8);
+}
 }  // namespace
 
 bool is_whitespace(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
 bool is_numeric(char32_t c) { return (mask(c) & (U_GC_ND_MASK | U_GC_NL_MASK | U_GC_NO_MASK)) != 0; }
 bool is_punctuation(char32_t c) {
   if (c < 0x80) return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
-  return (mask(c) & U_GC_P_MASK) != 0;
+  return was_po(c) || ((mask(c) & U_GC_P_MASK) != 0 && assigned_by(c, 8));
 }
 bool is_word(char32_t c) {
   if (c < 0x80) return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -44,11 +74,21 @@ bool is_word(char32_t c) {
   return u_hasBinaryProperty(u, UCHAR_ALPHABETIC) || (mask(c) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) != 0 ||
          u_hasBinaryProperty(u, UCHAR_JOIN_CONTROL);
 }
-bool is_mark(char32_t c) { return (mask(c) & U_GC_M_MASK) != 0; }
-bool is_mark_nonspacing(char32_t c) { return (mask(c) & U_GC_MN_MASK) != 0; }
+bool is_mark(char32_t c) {
+  return was_mc(c) || ((mask(c) & U_GC_M_MASK) != 0 && !was_po(c) && assigned_by(c, 9));
+}
+bool is_mark_nonspacing(char32_t c) { return was_mn(c); }
 // The unicode_categories crate's is_other, which BertNormalizer calls, has no
 // table for Cn: unassigned code points and noncharacters are not "other".
-bool is_other(char32_t c) { return (mask(c) & (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CO_MASK | U_GC_CS_MASK)) != 0; }
+bool is_other(char32_t c) {
+  return (mask(c) & (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CO_MASK | U_GC_CS_MASK)) != 0 && assigned_by(c, 8);
+}
+
+unsigned category_groups(char32_t c) {
+  const std::uint32_t m = mask(c);
+  return ((m & U_GC_L_MASK) ? kLetter : 0u) | ((m & U_GC_N_MASK) ? kNumber : 0u) | ((m & U_GC_P_MASK) ? kPunctuation : 0u) |
+         ((m & U_GC_S_MASK) ? kSymbol : 0u) | ((m & U_GC_M_MASK) ? kMark : 0u);
+}
 
 std::size_t grapheme_end(std::string_view text, std::size_t i) {
   const auto gcb = [](char32_t c) {
@@ -128,10 +168,22 @@ std::string normalize(std::string_view text, NormalForm form) {
     case NormalForm::nfkd: n = icu::Normalizer2::getNFKDInstance(status); break;
   }
   if (U_FAILURE(status)) throw Error("ICU has no Unicode normalizer");
+  // Unicode 9.0's normal forms, as unicode-normalization-alignments has them:
+  // ICU's, applied only to the characters assigned by 9.0 (the rest are
+  // copied as they are and end a span, as characters the tables do not know).
+  static const icu::UnicodeSet unicode9 = [] {
+    UErrorCode s = U_ZERO_ERROR;
+    icu::UnicodeSet set(icu::UnicodeString("[:age=9.0:]", -1, US_INV), s);
+    if (U_FAILURE(s)) throw Error("ICU has no Unicode 9.0 character set");
+    set.freeze();
+    return set;
+  }();
+  const icu::FilteredNormalizer2 filtered_normalizer(*n, unicode9);
+  const icu::Normalizer2& filtered = filtered_normalizer;
   const icu::UnicodeString in = icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
-  if (n->isNormalized(in, status) && U_SUCCESS(status)) return std::string(text);
+  if (filtered.isNormalized(in, status) && U_SUCCESS(status)) return std::string(text);
   status = U_ZERO_ERROR;
-  const icu::UnicodeString out = n->normalize(in, status);
+  const icu::UnicodeString out = filtered.normalize(in, status);
   if (U_FAILURE(status)) throw Error("ICU could not normalize a text");
   std::string result;
   out.toUTF8String(result);

@@ -24,6 +24,10 @@ bool is_mark(char32_t c);         // M* (unicode-normalization's is_combining_ma
 bool is_mark_nonspacing(char32_t c);  // Mn
 bool is_other(char32_t c);        // Cc, Cf, Cs, Co (not Cn: see the .cpp)
 
+// The general category groups of c, ICU's (Unicode 15.0), one bit each.
+enum CategoryGroup : unsigned { kLetter = 1, kNumber = 2, kPunctuation = 4, kSymbol = 8, kMark = 16 };
+unsigned category_groups(char32_t c);
+
 // The end of the extended grapheme cluster that starts at text[i] (valid
 // UTF-8, i < size), as unicode-segmentation's graphemes(true) splits it
 // (UAX #29's rules GB3-GB13 on ICU's Grapheme_Cluster_Break and
