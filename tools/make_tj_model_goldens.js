@@ -13,7 +13,9 @@
 // normalizer, pre-tokenizer, post-processor and decoder are null and that has
 // no added tokens, so that the core's encode(word) is its model's tokenize(word))
 // and CASE.words.jsonl ({"word": ..., "ids": [...]} or {"word": ..., "error": ...}
-// per line). The models are:
+// per line); for the vocabularies with holes also CASE.ids.jsonl
+// ({"vocab_size": the core's getVocabSize(false)} then {"id": k, "token": its
+// idToToken(k) or null} for every k up to two past the largest id). The models are:
 //   - trained by the core itself on two public-domain novels of the corpora
 //     (botchan.txt, wagahaiwa_nekodearu.txt) with its default trainers
 //     (WordPiece, Unigram, byte-level BPE), then cut to a few thousand tokens
@@ -21,7 +23,11 @@
 //   - small hand-written BPE and Unigram models for each option and corner
 //     (continuing_subword_prefix, end_of_word_suffix, fuse_unk, byte_fallback
 //     with missing bytes, no unk_token, "#version" and repeated merges,
-//     several merges giving one token, ties, ignore_merges).
+//     several merges giving one token, ties, ignore_merges);
+//   - vocabularies whose ids leave holes (GPT-4o's do: the core keeps them,
+//     an id no token has maps to nothing), in order and out of order, BPE and
+//     WordPiece, and a token given twice (serde keeps its last id, the
+//     earlier one is a hole).
 // And bad_models.jsonl: {"name", "model" (JSON text), "field", "hf"} for
 // model sections we refuse: "hf" is what the core says of the same section
 // ("refuses: <its message>" or "accepts" where we are stricter on purpose).
@@ -101,8 +107,18 @@ async function idsOf(model, words) {
   return out;
 }
 
-async function writeCase(name, model, words) {
+// The core's id -> token map and vocab size (for the vocabularies with holes).
+function idLines(model) {
+  const tok = tk.Tokenizer.fromString(JSON.stringify(bare(model)));
+  const max = Math.max(...Object.values(model.vocab));
+  const lines = [{ vocab_size: tok.getVocabSize(false) }];
+  for (let id = 0; id <= max + 2; ++id) lines.push({ id, token: tok.idToToken(id) });
+  return lines.map((r) => JSON.stringify(r)).join('\n') + '\n';
+}
+
+async function writeCase(name, model, words, withIds) {
   const records = await idsOf(model, words);
+  if (withIds) fs.writeFileSync(path.join(OUT, `${name}.ids.jsonl`), idLines(model));
   fs.writeFileSync(path.join(OUT, `${name}.tokenizer.json`), JSON.stringify(bare(model)) + '\n');
   fs.writeFileSync(path.join(OUT, `${name}.words.jsonl`), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   console.log(`${name}: ${Object.keys(model.vocab).length} tokens, ${records.length} words`);
@@ -207,6 +223,17 @@ async function main() {
   }
   await writeCase('bpe_ignore_merges', bpe({ ignore_merges: true }, [...abc, 'dcb'], [['a', 'b'], ['ab', 'c']]), small.concat(['dcb', 'dcbdcb']));
   await writeCase('bpe_dropout_zero', bpe({ dropout: 0.0 }, abc, [['a', 'b']]), small);
+  {
+    // Holes: ids increasing with gaps (as GPT-4o's), then the same out of order; merges across them.
+    const holes = { '<unk>': 0, a: 1, b: 2, c: 5, ab: 7, abc: 9, d: 10, abcd: 14 };
+    const merges = [['a', 'b'], ['ab', 'c'], ['abc', 'd']];
+    await writeCase('bpe_vocab_holes', { ...bpe({ unk_token: '<unk>' }, [], []), vocab: holes, merges }, small, true);
+    const shuffled = Object.fromEntries(Object.entries(holes).reverse());
+    await writeCase('bpe_vocab_holes_unordered', { ...bpe({ unk_token: '<unk>' }, [], []), vocab: shuffled, merges }, small, true);
+    await writeCase('wordpiece_vocab_holes', { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100, vocab: { a: 0, b: 2, '##b': 5, '##c': 6, ab: 11, '[UNK]': 12 } },
+    ['a', 'b', 'ab', 'abb', 'abc', 'bc', 'c', 'x', 'é'], true);
+  }
 
   // Hand-written Unigram corners.
   const uniSmall = ['ab', 'abc', 'abab', 'ba', 'a', 'c', 'xyz', 'aéb', 'ééé', 'a'.repeat(2000), 'éa'.repeat(300)];
@@ -223,7 +250,6 @@ async function main() {
   // Bad model sections: the field we name, and what the core says.
   const tiny = () => bpe({ unk_token: '<unk>' }, ['<unk>', 'a', 'b'], [['a', 'b']]);
   const bad = [
-    ['vocab_hole', 'model.vocab', (m) => { m.vocab.ab = 7; }],
     ['vocab_duplicate_id', 'model.vocab', (m) => { m.vocab.ab = 1; }],
     ['vocab_negative_id', 'model.vocab', (m) => { m.vocab.ab = -1; }],
     ['vocab_id_beyond_int32', 'model.vocab', (m) => { m.vocab.ab = 2147483648; }],
@@ -248,7 +274,6 @@ async function main() {
     ['wordpiece_no_unk_token', 'model', () => ({ type: 'WordPiece', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: { a: 0 } })],
     ['wordpiece_unk_token_null', 'model.unk_token', () => ({ type: 'WordPiece', unk_token: null, continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: { a: 0 } })],
     ['wordpiece_max_chars_negative', 'model.max_input_chars_per_word', () => ({ type: 'WordPiece', unk_token: 'a', continuing_subword_prefix: '##', max_input_chars_per_word: -1, vocab: { a: 0 } })],
-    ['wordpiece_vocab_hole', 'model.vocab', () => ({ type: 'WordPiece', unk_token: 'a', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: { a: 0, b: 2 } })],
     ['unigram_unk_id_beyond', 'model.unk_id', () => ({ type: 'Unigram', unk_id: 5, vocab: [['a', -1]], byte_fallback: false })],
     ['unigram_unk_id_negative', 'model.unk_id', () => ({ type: 'Unigram', unk_id: -1, vocab: [['a', -1]], byte_fallback: false })],
     ['unigram_entry_single', 'model.vocab[1]', () => ({ type: 'Unigram', unk_id: 0, vocab: [['a', -1], ['b']], byte_fallback: false })],
@@ -283,7 +308,6 @@ async function main() {
   for (const [name, text, field] of [
     ['truncated', '{"type": "BPE", "vocab": {"a": 0', 'malformed JSON'],
     ['duplicate_key', '{"type": "BPE", "vocab": {"a": 0}, "vocab": {"a": 0}, "merges": []}', 'model.vocab'],
-    ['duplicate_token', '{"type": "BPE", "vocab": {"a": 0, "a": 1}, "merges": []}', 'model.vocab'],
     ['trailing_comma', '{"type": "BPE", "vocab": {"a": 0,}, "merges": []}', 'malformed JSON'],
     ['lone_surrogate', '{"type": "BPE", "vocab": {"\\ud800": 0}, "merges": []}', 'malformed JSON'],
     ['no_type_no_model', '{"vocab": 5}', 'model'],
@@ -298,6 +322,21 @@ async function main() {
     lines.push(JSON.stringify({ name, model: text, field, hf }));
   }
   fs.writeFileSync(path.join(OUT, 'bad_models.jsonl'), lines.join('\n') + '\n');
+  // A token given twice: serde's map keeps the last id (as text: JSON.stringify cannot write it).
+  for (const [name, vocab] of [['bpe_duplicate_token', '{"a": 0, "b": 1, "a": 2, "ab": 3, "b": 5}'],
+    ['bpe_duplicate_token_unordered', '{"ab": 3, "a": 2, "b": 1, "a": 0, "b": 5}']]) {
+    const text = JSON.stringify(bare('@MODEL@')).replace('"@MODEL@"',
+      `{"type": "BPE", "dropout": null, "unk_token": null, "vocab": ${vocab}, "merges": [["a", "b"]]}`);
+    const tok = tk.Tokenizer.fromString(text);
+    const words = [];
+    for (const w of ['a', 'b', 'ab', 'aab', 'ba']) words.push({ word: w, ids: (await tok.encode(w, null, { addSpecialTokens: false })).getIds() });
+    const ids = [{ vocab_size: tok.getVocabSize(false) }];
+    for (let id = 0; id <= 7; ++id) ids.push({ id, token: tok.idToToken(id) });
+    fs.writeFileSync(path.join(OUT, `${name}.tokenizer.json`), text + '\n');
+    fs.writeFileSync(path.join(OUT, `${name}.words.jsonl`), words.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    fs.writeFileSync(path.join(OUT, `${name}.ids.jsonl`), ids.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    console.log(`${name}: ${words.length} words`);
+  }
   console.log(`bad_models: ${lines.length}`);
 }
 

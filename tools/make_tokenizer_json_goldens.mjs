@@ -22,6 +22,7 @@
 //   expected.jsonl      Tokenizer.fromFile(tokenizer.json) with the file's truncation/padding off
 //   transformers.jsonl  what AutoTokenizer.from_pretrained(DIR) of transformers v4.44.2 gives,
 //                       where the fast class adds something on top of the file (see TRANSFORMERS)
+//   decode.jsonl        for a case with decodeIds: {ids, decode, decode_skip_special} of each
 // The test suite reads only these committed files; it needs neither Node nor the network.
 
 import fs from 'node:fs';
@@ -250,6 +251,11 @@ async function main() {
     const caseTexts = c.texts ? c.texts(textList) : textList;
     const exp = await expectedLines(tok, caseTexts);
     writeIfChanged(path.join(dir, 'expected.jsonl'), exp);
+    if (c.decodeIds) {
+      const lines = [];
+      for (const ids of c.decodeIds) lines.push(JSON.stringify({ ids, decode: await tok.decode(ids, false), decode_skip_special: await tok.decode(ids, true) }));
+      writeIfChanged(path.join(dir, 'decode.jsonl'), lines.join('\n') + '\n');
+    }
     let nTr = 0;
     const cfgFile = c.kind === 'real' ? lenmlFile(c.pkg, 'tokenizer_config.json') : path.join(dir, 'tokenizer_config.json');
     const trRule = c.transformers || (c.kind !== 'fixture' || c.extraFiles ? TRANSFORMERS.any : null);

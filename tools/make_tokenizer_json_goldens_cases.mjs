@@ -716,3 +716,96 @@ CASES.push({ name: 'fx_dir_special_tokens_map_legacy', kind: 'fixture', texts: c
     },
   },
   build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '</s>')], post_processor: null }, SMALL) });
+
+// ---- vocabularies whose ids leave holes (GPT-4o's: o200k's 200000 tokens reach id 200018, its two
+// special tokens are in the vocabulary past the holes and are the added tokens of the same ids) ----
+// HF reads any vocabulary with holes: an id no token has decodes to nothing; an added token whose
+// content the vocabulary lacks gets AddedVocabulary::add_tokens' next id (the vocabulary's number of
+// tokens on load, then one past the largest added id), whatever id the file writes beside it, and
+// that id may be a model token's too (the added token wins in decode). decodeIds: id sequences
+// whose decode the core gives (decode.jsonl), holes among them (ids below the largest: embedpe
+// refuses an id past every token, as for every model).
+function holesModel(o = {}) {
+  const m = gpt2Model(SMALL, o);
+  const n = 256 + SMALL;
+  for (const [tok, id] of Object.entries(o.move || {})) m.vocab[tok] = id;  // a token given another id: a hole where it was
+  for (const [tok, id] of Object.entries(o.extra || {})) m.vocab[tok] = id;
+  return { m, n };
+}
+const holesTexts = withTexts(['<|endoftext|>a<|endofprompt|> b <|fim|>c', 'a <|endoftext|><|endoftext|> <|fim|><|fim|>',
+  'abc a aa a. <|endofprompt|>', '<|endoftext|']);
+CASES.push({ name: 'fx_vocab_holes_o200k_style', kind: 'fixture', texts: holesTexts,
+  decodeIds: [[0, 1, 2], [756, 757, 758, 776, 600], [757, 775, 757], [759], [64, 65, 756, 66]],
+  build: () => {
+    // As GPT-4o's: ids 0..755, a hole at 756, <|endoftext|> 757 and <|endofprompt|> 776 in the
+    // vocabulary and added with those ids; <|fim|> (non-special) only added, its file id unused.
+    const { m } = holesModel({ extra: { '<|endoftext|>': 757, '<|endofprompt|>': 776 } });
+    return tj({
+      added_tokens: [added(757, '<|endoftext|>'), added(776, '<|endofprompt|>'), added(5000, '<|fim|>', { special: false })],
+      pre_tokenizer: seqPre(split(REGEX.o200k, 'Removed', true), byteLevel(false, false)),
+      decoder: byteLevel(true, true), model: m,
+    });
+  } });
+CASES.push({ name: 'fx_vocab_holes_collision', kind: 'fixture', texts: holesTexts,
+  decodeIds: [[756, 64], [64], [756], [65, 756, 65]],
+  build: () => {
+    // "a" (64) moved to 756: 756 tokens, so the added <|fim|> (not in the vocabulary) gets id 756
+    // too; "a" still encodes as 756, which decodes as <|fim|> (HF's own answer).
+    const { m } = holesModel({ move: { a: 756 } });
+    return tj({ added_tokens: [added(9, '<|fim|>'), added(9, '<|endoftext|>', { special: false })],
+      pre_tokenizer: byteLevel(false, true), decoder: byteLevel(true, true), model: m });
+  } });
+CASES.push({ name: 'fx_dir_vocab_holes_next_id', kind: 'fixture', texts: holesTexts,
+  // GPT-4o's tokenizer_config.json, with a pad token the file lacks: transformers adds it after the
+  // file's tokens, at one past the largest added id (776 + 1), not at the vocabulary's size (758).
+  extraFiles: { 'tokenizer_config.json': {
+    tokenizer_class: 'GPT2Tokenizer', add_prefix_space: false, bos_token: '<|endoftext|>', eos_token: '<|endoftext|>',
+    unk_token: '<|endoftext|>', pad_token: '<pad>', clean_up_tokenization_spaces: false, model_max_length: 128000,
+  } },
+  build: () => {
+    const { m } = holesModel({ extra: { '<|endoftext|>': 757, '<|endofprompt|>': 776 } });
+    return tj({ added_tokens: [added(757, '<|endoftext|>'), added(776, '<|endofprompt|>')],
+      pre_tokenizer: seqPre(split(REGEX.o200k, 'Removed', true), byteLevel(false, false)),
+      decoder: byteLevel(true, true), model: m });
+  } });
+CASES.push({ name: 'fx_vocab_holes_wordpiece', kind: 'fixture', texts: compTexts,
+  decodeIds: [[2, 6, 7, 8, 3], [13, 15, 17], [12, 1, 14]],
+  build: ({ HF }) => {
+    // The trained WordPiece vocabulary with every id from 6 on doubled: a hole after each token.
+    const m = wordpieceModel(HF);
+    for (const [tok, id] of Object.entries(m.vocab)) if (id >= 6) m.vocab[tok] = 2 * id;
+    return tj({ added_tokens: bertSpecials(), normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+      pre_tokenizer: { type: 'BertPreTokenizer' }, post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+      decoder: { type: 'WordPiece', prefix: '##', cleanup: true }, model: m });
+  } });
+
+// ---- split_special_tokens: true in tokenizer_config.json (transformers' R10): special added tokens
+// are not matched, their text tokenized as text; the template's special tokens are still added ----
+const SPLIT_SPECIAL_TEXTS = ['<|begin_of_text|>Hello<|eot_id|> <think>x</think>', 'a <mask> b<mask>c  <mask>', '<sep>  <sep>x',
+  '<|eot_id|><think><|eot_id|>'];
+CASES.push({ name: 'fx_dir_split_special_tokens', kind: 'fixture', texts: withTexts(SPLIT_SPECIAL_TEXTS),
+  extraFiles: { 'tokenizer_config.json': {
+    tokenizer_class: 'PreTrainedTokenizerFast', bos_token: '<|begin_of_text|>', eos_token: '<|eot_id|>',
+    split_special_tokens: true, clean_up_tokenization_spaces: false,
+  } },
+  build: () => bl({
+    // The other added tokens first, so that their ids do not depend on the special ones (R10's check).
+    added_tokens: [added(50256, '<think>', { special: false }), added(50257, '</think>', { special: false }),
+      added(50258, '<|endoftext|>'), added(50259, '<|begin_of_text|>'), added(50260, '<|end_of_text|>'),
+      added(50261, '<|start_header_id|>'), added(50262, '<|end_header_id|>'), added(50263, '<|eot_id|>'),
+      added(50264, '<mask>', { lstrip: true }), added(50265, '<sep>', { rstrip: true })],
+    pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)),
+    post_processor: { type: 'TemplateProcessing', single: [tmplSpecial('<|begin_of_text|>'), tmplSeq('A')],
+      pair: [tmplSpecial('<|begin_of_text|>'), tmplSeq('A'), tmplSpecial('<|begin_of_text|>', 1), tmplSeq('B', 1)],
+      special_tokens: specialMap([['<|begin_of_text|>', 50259]]) },
+  }, SMALL) });
+CASES.push({ name: 'fx_dir_split_special_tokens_llamafast', kind: 'fixture', texts: withTexts(SPLIT_SPECIAL_TEXTS),
+  // LlamaTokenizerFast's rebuilt template, and a pad token transformers adds (special: passed over too).
+  extraFiles: { 'tokenizer_config.json': {
+    tokenizer_class: 'LlamaTokenizerFast', bos_token: '<|begin_of_text|>', eos_token: '<|eot_id|>', pad_token: '<pad>',
+    add_eos_token: true, split_special_tokens: true,
+  } },
+  build: () => bl({ added_tokens: [added(50256, '<think>', { special: false }), added(50257, '<|endoftext|>'),
+    added(50258, '<|begin_of_text|>'), added(50259, '<|end_of_text|>'), added(50260, '<|start_header_id|>'),
+    added(50261, '<|end_header_id|>'), added(50262, '<|eot_id|>')],
+    pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)) }, SMALL) });

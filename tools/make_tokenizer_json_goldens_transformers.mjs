@@ -43,6 +43,18 @@
 //     those three values (`normalizer_state.get("lowercase", do_lower_case) != do_lower_case or ...`).
 // R7  Qwen2TokenizerFast (models/qwen2/tokenization_qwen2_fast.py:88-91): unk_token and eos_token
 //     default "<|endoftext|>", pad_token "<|endoftext|>", bos None; no post-processor change.
+// R10 split_special_tokens (tokenization_utils_base.py:1612, default False): __init__ sets the
+//     backend's encode_special_tokens from it (tokenization_utils_fast.py:173) and every encode
+//     passes it on (:525-526, from encode_plus's kwargs.pop("split_special_tokens",
+//     self.split_special_tokens), tokenization_utils_base.py:3044, :3255). In the core
+//     (added_vocabulary.rs:388, find_matches) a match of a token whose content is a special token's
+//     is then passed over (`continue`): its text stays in the text around it. The add-on has no
+//     setter for it, so the records are the core's encode of the file WITHOUT its special added
+//     tokens (decode still the whole file's), checked to be the same computation: every special
+//     token has normalized=false, every other added token keeps its id, and in no text does an
+//     occurrence of a special token overlap one of another added token with normalized=false (then
+//     the leftmost-longest matches of the others are the same with or without the specials in the
+//     automaton, and nothing else reads encode_special_tokens).
 
 const CLASS_DEFAULTS = {
   LlamaTokenizerFast: { padding_side: 'left', clean_up_tokenization_spaces: false, add_bos_token: true, add_eos_token: false, bos_token: '<s>', eos_token: '</s>', unk_token: '<unk>', rebuild_post: true },
@@ -86,6 +98,7 @@ export function transformersBackend(json, cfg) {
     add_eos_token: d.rebuild_post ? (cfg.add_eos_token ?? d.add_eos_token) : null,
     model_max_length: cfg.model_max_length ?? null,
   };
+  if (cfg.split_special_tokens === true) meta.split_special_tokens = true;
   // R8: BertTokenizerFast's normalizer.
   if (d.bert_normalizer && tj.normalizer) {
     const want = {
@@ -193,7 +206,40 @@ function backendTokenizer(HF, json, cfg) {
     }
     meta.pad_token_id = meta.pad_token != null ? tok.tokenToId(meta.pad_token) : null;
   }
-  return { tok, meta, toAdd, file: JSON.parse(j2) };
+  const file = JSON.parse(j2);
+  let encodeTok = null;
+  if (meta.split_special_tokens) {
+    // R10: the backend without its special added tokens, for encode.
+    const specialSet = new Set(specials);
+    const all = [...file.added_tokens, ...toAdd.map((x) => ({ content: x.content, ...(x.token || {}),
+      special: x.token ? (x.token.special || specialSet.has(x.content)) : specialSet.has(x.content) }))];
+    const special = all.filter((t) => t.special);
+    const others = all.filter((t) => !t.special);
+    for (const t of special) if (t.normalized) throw new Error(`R10: special token ${t.content} has normalized=true`);
+    encodeTok = HF.Tokenizer.fromString(JSON.stringify({ ...file, added_tokens: file.added_tokens.filter((t) => !t.special) }));
+    for (const x of toAdd.filter((y) => !all.find((t) => t.content === y.content).special)) {
+      if (x.token) encodeTok.addAddedTokens([new HF.AddedToken(x.content, false, {
+        singleWord: !!x.token.single_word, leftStrip: !!x.token.lstrip, rightStrip: !!x.token.rstrip, normalized: !!x.token.normalized })]);
+      else encodeTok.addTokens([x.content]);
+    }
+    for (const t of others) {
+      if (encodeTok.tokenToId(t.content) !== tok.tokenToId(t.content)) throw new Error(`R10: ${t.content} changes id without the special tokens`);
+    }
+    meta.split_special_tokens_check = { specials: special.map((t) => t.content), raw_others: others.filter((t) => !t.normalized).map((t) => t.content) };
+  }
+  return { tok, meta, toAdd, file, encodeTok };
+}
+
+// R10's condition on one text: no occurrence of a special token overlaps one of another raw added token.
+function checkSplitSpecial(check, text) {
+  const at = (s) => { const out = []; for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + 1)) out.push([i, i + s.length]); return out; };
+  for (const s of check.specials) {
+    for (const [a, b] of at(s)) {
+      for (const o of check.raw_others) {
+        for (const [c, d] of at(o)) if (c < b && a < d) throw new Error(`R10: ${JSON.stringify(o)} overlaps ${JSON.stringify(s)} in ${JSON.stringify(text)}`);
+      }
+    }
+  }
 }
 
 // For tools/tj_differential.mjs: a model directory's tokenizer as transformers v4.44.2 gives it:
@@ -202,6 +248,7 @@ function backendTokenizer(HF, json, cfg) {
 export function transformersTokenizer(HF, json, dir) {
   const cfg = directoryConfig(dir);
   const { tok, meta, toAdd, file } = backendTokenizer(HF, json, cfg);
+  if (meta.split_special_tokens) throw new Error(`${dir}: split_special_tokens (R10) is emulated per text only in the goldens generator`);
   const clean = meta.clean_up_tokenization_spaces ? cleanUpTokenization : (s) => s;
   const added = [...(file.added_tokens || []), ...toAdd.map((x) => ({ content: x.content, ...(x.token || {}) }))];
   return { tok, meta: { ...meta, clean }, added };
@@ -209,8 +256,21 @@ export function transformersTokenizer(HF, json, dir) {
 
 // For a case: returns the transformers.jsonl text and writes transformers.json (meta).
 async function directoryRecords({ HF, json, cfg, textList, expectedLines }) {
-  const { tok, meta } = backendTokenizer(HF, json, cfg);
-  let lines = await expectedLines(tok, textList);
+  const { tok, meta, encodeTok } = backendTokenizer(HF, json, cfg);
+  let lines = await expectedLines(encodeTok || tok, textList);
+  if (encodeTok) {
+    // R10: encoded without the special tokens, decoded by the whole backend.
+    const out = [];
+    for (const l of lines.trimEnd().split('\n')) {
+      const r = JSON.parse(l);
+      checkSplitSpecial(meta.split_special_tokens_check, r.text);
+      if (r.pair != null) checkSplitSpecial(meta.split_special_tokens_check, r.pair);
+      r.decode = await tok.decode(r.ids, false);
+      r.decode_skip_special = await tok.decode(r.ids, true);
+      out.push(JSON.stringify(r));
+    }
+    lines = out.join('\n') + '\n';
+  }
   if (meta.clean_up_tokenization_spaces) {
     lines = lines.trimEnd().split('\n').map((l) => {
       const r = JSON.parse(l);

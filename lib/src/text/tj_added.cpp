@@ -118,6 +118,7 @@ void AddedVocabulary::split(Piece piece, const Trie& trie, std::vector<Piece>& o
   for (const Found& f : found) {
     std::size_t start = f.begin, stop = f.end;
     const AddedToken& t = by_id_.at(f.token);
+    if (encode_special_tokens_ && is_special(t.content)) continue;
     if (t.single_word) {
       const bool start_space = start == 0 || !ends_with_word(std::string_view(s).substr(0, start));
       const bool stop_space = stop == s.size() || !starts_with_word(std::string_view(s).substr(stop));

@@ -38,9 +38,13 @@ class AddedVocabulary {
   std::vector<Piece> extract_and_normalize(std::string_view text, const Normalizer* normalizer) const;
 
   const AddedToken* by_id(std::int32_t id) const;
+  const std::unordered_map<std::int32_t, AddedToken>& tokens_by_id() const { return by_id_; }
   std::optional<std::int32_t> id_of(std::string_view content) const;
   bool is_special(std::string_view content) const;
   std::size_t size() const { return by_id_.size(); }
+  // HF's encode_special_tokens: a match of a special token is passed over
+  // (its text stays text), as find_matches does (added_vocabulary.rs).
+  void set_encode_special_tokens(bool value) { encode_special_tokens_ = value; }
 
  private:
   // A leftmost-longest matcher over byte strings (aho-corasick's MatchKind::LeftmostLongest).
@@ -61,6 +65,7 @@ class AddedVocabulary {
   std::unordered_map<std::string, std::int32_t> by_content_;  // content -> id
   std::set<std::string, std::less<>> special_;
   Trie raw_, normalized_;
+  bool encode_special_tokens_ = false;
 };
 
 }  // namespace embedpe::tj

@@ -18,8 +18,9 @@
 // reproduce (dropout other than null or 0, an unknown model type), is a
 // UsageError of one line naming the field:
 //   "tokenizer.json: model.merges[12]: 'a' is not in the vocabulary"
-// Beyond HF: a vocabulary with duplicate ids or holes (ids not 0..n-1), and an
-// id beyond int32, are refused rather than guessed about.
+// A vocabulary with holes (ids no token has: GPT-4o's) is read as HF reads it;
+// beyond HF, an id given to two tokens (HF decodes it as either, from run to
+// run) and an id beyond int32 are refused rather than guessed about.
 #pragma once
 
 #include <cstddef>
@@ -52,8 +53,11 @@ class Model {
   virtual std::optional<std::int32_t> token_to_id(std::string_view token) const = 0;
   // The token of an id of the model's vocabulary; nullopt outside it.
   virtual std::optional<std::string_view> id_to_token(std::int32_t id) const = 0;
-  // Number of entries; the ids are exactly 0 .. vocab_size() - 1.
+  // The number of tokens: HF's get_vocab_size, from which AddedVocabulary
+  // numbers new tokens. Below id_bound() where the ids leave holes.
   virtual std::size_t vocab_size() const = 0;
+  // One past the largest id.
+  virtual std::size_t id_bound() const = 0;
   virtual const char* type() const = 0;  // "BPE", "WordPiece", "Unigram"
   // The unknown token's id (BPE/WordPiece: unk_token's; Unigram: unk_id), if any.
   virtual std::optional<std::int32_t> unk_id() const = 0;

@@ -29,6 +29,7 @@ class VocabModel : public Model {
     return vocab_.contains(id) ? std::optional<std::string_view>(vocab_.token(id)) : std::nullopt;
   }
   std::size_t vocab_size() const override { return vocab_.size(); }
+  std::size_t id_bound() const override { return vocab_.id_bound(); }
   std::optional<std::int32_t> unk_id() const override {
     return unk_id_ >= 0 ? std::optional<std::int32_t>(unk_id_) : std::nullopt;
   }

@@ -293,9 +293,8 @@ void legacy_added_tokens(json& config, ModelFiles& files, const tj::Tokenizer& t
     }
   }
   if (decoder.empty()) return;
-  for (std::size_t id = 0; id < tok.id_bound(); ++id) {
-    const tj::AddedToken* t = tok.added().by_id(static_cast<std::int32_t>(id));
-    if (!t) continue;
+  for (const auto& [id, token] : tok.added().tokens_by_id()) {
+    const tj::AddedToken* t = &token;
     decoder[std::to_string(id)] = {{"content", t->content}, {"lstrip", t->lstrip}, {"rstrip", t->rstrip},
                                    {"single_word", t->single_word}, {"normalized", t->normalized}, {"special", t->special}};
   }
@@ -467,16 +466,14 @@ std::string fast_class(const json& value, const std::string& config_shown) {
 }
 
 // PreTrainedTokenizerFast.__init__ sets the core's encode_special_tokens
-// from split_special_tokens (tokenization_utils_fast.py:173): added
-// special tokens tokenized as text. Not followed yet, so refused.
-void refuse_split_special_tokens(const json& config, const std::string& config_shown) {
-  if (!config.contains("split_special_tokens") || config["split_special_tokens"].is_null()) return;
+// from split_special_tokens (tokenization_utils_base.py:1612, default False;
+// tokenization_utils_fast.py:173), and every encode passes it on (:525-526):
+// special added tokens are not matched, their text tokenized as text.
+bool split_special_tokens(const json& config, const std::string& config_shown) {
+  if (!config.contains("split_special_tokens") || config["split_special_tokens"].is_null()) return false;
   const json& v = config["split_special_tokens"];
   if (!v.is_boolean()) throw UsageError(config_shown + ": split_special_tokens is " + json_value_text(v) + ", not true or false");
-  if (v.get<bool>()) {
-    throw UsageError(config_shown + ": split_special_tokens = true (transformers then tokenizes special tokens as text) "
-                     "is not supported for a tokenizer.json; drop it or set it false");
-  }
+  return v.get<bool>();
 }
 
 // What the class's __init__ does to the file that embedpe checks before reading it.
@@ -485,7 +482,6 @@ void check_class_init(const std::string& class_name, const json& config, const t
   check_prefix_space_classes(class_name, config, tok, config_shown);
   check_lstrip_mask(class_name, config, tok, config_shown);
   refuse_from_slow(class_name, config, config_shown);
-  refuse_split_special_tokens(config, config_shown);
 }
 
 // transformers' fast classes that leave token_type_ids out (model_input_names).
@@ -528,6 +524,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     const auto cls = config.find("tokenizer_class");
     if (cls != config.end() && !cls->is_null()) out->class_name_ = fast_class(*cls, config_shown);
     check_class_init(out->class_name_, config, *out->tok_, config_shown);
+    out->tok_->set_encode_special_tokens(split_special_tokens(config, config_shown));
     if (!config.contains("added_tokens_decoder")) legacy_added_tokens(config, files, *out->tok_);
     // The special tokens in SPECIAL_TOKENS_ATTRIBUTES order, then additional_special_tokens; an
     // AddedToken ({"content": ...}) keeps its flags.

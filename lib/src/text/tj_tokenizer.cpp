@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "embedpe/error.h"
@@ -29,39 +30,60 @@ std::string describe(const nlohmann::json& section, const char* list) {
   return type;
 }
 
-// The added tokens of the file, with the ids HF's AddedVocabulary::add_tokens
-// gives them: an existing token's id (added or the model's), else the next
-// free one after the model's vocabulary.
-std::unique_ptr<AddedVocabulary> load_added(const nlohmann::json& list, const Model& model,
-                                            const Normalizer* normalizer, const std::string& shown,
-                                            std::size_t& id_bound) {
+// The file's added tokens, as HF reads them (serialization.rs): the ids
+// written beside them are not used; each is given its id by
+// AddedVocabulary::add_tokens (added_vocabulary.rs) like any added token.
+std::vector<AddedToken> read_added(const nlohmann::json& list, const std::string& shown, std::vector<std::string>& fields) {
   const std::string field = shown + ": added_tokens";
   if (!list.is_array()) refuse(field, "is " + json_value_text(list) + ", not a list");
-  std::unordered_map<std::string, std::int32_t> ids;        // added_tokens_map
-  std::unordered_map<std::int32_t, AddedToken> by_id;       // added_tokens_map_r
-  std::vector<AddedToken> specials, others;                 // special_tokens, added_tokens
-  std::set<std::string> special_set;
-  std::set<std::int32_t> file_ids;
-  std::vector<AddedToken> existing;
-  std::int64_t next_id = static_cast<std::int64_t>(model.vocab_size());
+  std::vector<AddedToken> tokens;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string f = field + "[" + std::to_string(i) + "]";
     const nlohmann::json& e = list[i];
     AddedToken t;
-    const std::int32_t file_id = id(member(e, "id", f), f + ".id");
-    if (!file_ids.insert(file_id).second) refuse(f + ".id", "id " + std::to_string(file_id) + " is given to two added tokens");
     t.content = string(e, "content", f);
     t.single_word = boolean(e, "single_word", f);
     t.lstrip = boolean(e, "lstrip", f);
     t.rstrip = boolean(e, "rstrip", f);
     t.normalized = boolean(e, "normalized", f);
     t.special = boolean(e, "special", f);
+    tokens.push_back(std::move(t));
+    fields.push_back(f);
+  }
+  return tokens;
+}
+
+}  // namespace
+
+// AddedVocabulary::add_tokens: each token, unless empty or equal (every flag)
+// to one added before, takes the id its content has (an added token's, else
+// the model's), else the next new id: one past the largest added id when that
+// is at least the model's vocab_size (its number of tokens), else vocab_size.
+// Where the model's ids leave holes, a new id may be a model token's too: HF
+// then decodes that id as the added token and encodes the model's as it was,
+// and so does this.
+void Tokenizer::AddedState::add(const std::vector<AddedToken>& tokens, const Model& model,
+                                const std::vector<std::string>& fields) {
+  for (const AddedToken& t : tokens) {
     if (t.special && !t.content.empty() && special_set.insert(t.content).second) specials.push_back(t);
+  }
+  const auto vocab_size = static_cast<std::int64_t>(model.vocab_size());
+  std::int64_t next_id = vocab_size;
+  if (!by_id.empty()) {
+    const std::int64_t max = by_id.rbegin()->first;
+    next_id = max >= vocab_size || vocab_size == 0 ? max + 1 : vocab_size;
+  }
+  // `existing`: the tokens map_r holds when the call begins, and those it adds.
+  std::unordered_multimap<std::string, AddedToken> existing;
+  for (const auto& entry : by_id) existing.emplace(entry.second.content, entry.second);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const AddedToken& t = tokens[i];
     const auto same = [&t](const AddedToken& x) {
       return x.content == t.content && x.single_word == t.single_word && x.lstrip == t.lstrip &&
              x.rstrip == t.rstrip && x.normalized == t.normalized && x.special == t.special;
     };
-    if (t.content.empty() || std::any_of(existing.begin(), existing.end(), same)) continue;
+    const auto [first, last] = existing.equal_range(t.content);
+    if (t.content.empty() || std::any_of(first, last, [&same](const auto& e) { return same(e.second); })) continue;
     std::int64_t new_id;
     if (const auto it = ids.find(t.content); it != ids.end()) {
       new_id = it->second;
@@ -70,16 +92,19 @@ std::unique_ptr<AddedVocabulary> load_added(const nlohmann::json& list, const Mo
     } else {
       new_id = next_id++;
     }
-    if (new_id > 0x7fffffff) refuse(f, "its id would be beyond int32");
-    t.id = static_cast<std::int32_t>(new_id);
-    ids[t.content] = t.id;
-    by_id[t.id] = t;
-    if (!special_set.count(t.content)) others.push_back(t);
-    existing.push_back(t);
-    id_bound = std::max(id_bound, static_cast<std::size_t>(t.id) + 1);
+    if (new_id > 0x7fffffff) refuse(fields[i], "its id would be beyond int32");
+    AddedToken added = t;
+    added.id = static_cast<std::int32_t>(new_id);
+    ids[t.content] = added.id;
+    by_id[added.id] = added;
+    if (!special_set.count(t.content)) others.push_back(added);
+    existing.emplace(t.content, std::move(added));
   }
-  // refresh_added_tokens: special tokens then the others, each with its id and
-  // matched with the flags of the token that id now names.
+}
+
+// refresh_added_tokens: special tokens then the others, each with its id and
+// matched with the flags of the token that id now names.
+std::unique_ptr<AddedVocabulary> Tokenizer::AddedState::build(const Model& model, const Normalizer* normalizer) const {
   std::vector<AddedToken> order;
   for (const std::vector<AddedToken>* group : {&specials, &others}) {
     for (AddedToken t : *group) {
@@ -88,18 +113,21 @@ std::unique_ptr<AddedVocabulary> load_added(const nlohmann::json& list, const Mo
       order.push_back(std::move(t));
     }
   }
-  return std::make_unique<AddedVocabulary>(std::move(order), std::move(by_id), std::move(special_set), normalizer);
+  return std::make_unique<AddedVocabulary>(std::move(order),
+                                           std::unordered_map<std::int32_t, AddedToken>(by_id.begin(), by_id.end()),
+                                           special_set, normalizer);
 }
 
+namespace {
+
 // The checks that need no model (a bad file is named before its vocabulary is read).
+// The ids are checked as ids though HF does not use them (two tokens may give one).
 void check_added(const nlohmann::json& list, const std::string& shown) {
   const std::string field = shown + ": added_tokens";
   if (!list.is_array()) refuse(field, "is " + json_value_text(list) + ", not a list");
-  std::set<std::int32_t> ids;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string f = field + "[" + std::to_string(i) + "]";
-    const std::int32_t v = id(member(list[i], "id", f), f + ".id");
-    if (!ids.insert(v).second) refuse(f + ".id", "id " + std::to_string(v) + " is given to two added tokens");
+    (void)id(member(list[i], "id", f), f + ".id");
   }
 }
 
@@ -154,11 +182,12 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
   if (added.is_null()) added = nlohmann::json::array();
   check_added(added, shown);
   tok->model_ = one_pass ? std::move(file.model) : load_model(model_it->second, shown);
-  tok->id_bound_ = tok->model_->vocab_size();
   if (std::string_view(tok->model_->type()) == "Unigram") tok->unigram_unk_ = tok->model_->unk_id();
-  tok->added_ = load_added(added, *tok->model_, tok->normalizer_.get(), shown, tok->id_bound_);
+  std::vector<std::string> fields;
+  const std::vector<AddedToken> file_tokens = read_added(added, shown, fields);
+  tok->added_state_.add(file_tokens, *tok->model_, fields);
+  tok->refresh_added();
   if (const auto it = members.find("normalizer"); it != members.end()) tok->normalizer_text_ = it->second;
-  if (const auto it = members.find("added_tokens"); it != members.end()) tok->added_text_ = it->second;
   if (tok->pre_ && tok->pre_->ends_with_byte_level()) {
     tok->pre_->leave_byte_mapping_to_model();
     tok->model_maps_bytes_ = true;
@@ -171,17 +200,22 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
 }
 
 void Tokenizer::add_tokens(const std::vector<AddedToken>& tokens, const std::string& shown) {
-  nlohmann::json list = added_text_.empty() ? nlohmann::json() : parse_model_json(added_text_, shown + ": added_tokens");
-  if (list.is_null()) list = nlohmann::json::array();
-  std::int64_t free_id = 0;  // a file id no entry has (ids come from add_tokens' rule, not from it)
-  for (const nlohmann::json& e : list) free_id = std::max<std::int64_t>(free_id, e.at("id").get<std::int64_t>() + 1);
-  for (const AddedToken& t : tokens) {
-    list.push_back({{"id", free_id++}, {"content", t.content}, {"single_word", t.single_word}, {"lstrip", t.lstrip},
-                    {"rstrip", t.rstrip}, {"normalized", t.normalized}, {"special", t.special}});
-  }
-  id_bound_ = model_->vocab_size();
-  added_ = load_added(list, *model_, normalizer_.get(), shown, id_bound_);
+  added_state_.add(tokens, *model_, std::vector<std::string>(tokens.size(), shown));
+  refresh_added();
   components_ = components_.substr(0, components_.rfind(", ") + 2) + std::to_string(added_->size()) + " added tokens";
+}
+
+void Tokenizer::refresh_added() {
+  added_ = added_state_.build(*model_, normalizer_.get());
+  added_->set_encode_special_tokens(encode_special_tokens_);
+  id_bound_ = model_->id_bound();
+  if (!added_state_.by_id.empty())
+    id_bound_ = std::max(id_bound_, static_cast<std::size_t>(added_state_.by_id.rbegin()->first) + 1);
+}
+
+void Tokenizer::set_encode_special_tokens(bool value) {
+  encode_special_tokens_ = value;
+  added_->set_encode_special_tokens(value);
 }
 
 Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id, bool tokens) const {

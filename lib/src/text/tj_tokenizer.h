@@ -13,8 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -48,7 +50,11 @@ class Tokenizer {
   // (its `_add_tokens`: AddedVocabulary::add_tokens after the file's own), and
   // BertTokenizerFast's normalizer replaced afterwards (`backend_tokenizer.normalizer
   // = ...`, which leaves the added tokens' patterns as they were).
+  // `shown` names the tokens in messages.
   void add_tokens(const std::vector<AddedToken>& tokens, const std::string& shown);
+  // HF's encode_special_tokens (transformers' split_special_tokens): special
+  // added tokens are not matched, their text tokenized as any text.
+  void set_encode_special_tokens(bool value);
   void set_normalizer(std::unique_ptr<Normalizer> normalizer) { normalizer_ = std::move(normalizer); }
   // The file's "normalizer" section as written ("" without one).
   const std::string& normalizer_text() const { return normalizer_text_; }
@@ -58,7 +64,8 @@ class Tokenizer {
 
   std::optional<std::string_view> id_to_token(std::int32_t id) const;
   std::optional<std::int32_t> token_to_id(std::string_view token) const;
-  // One past the largest id (the model's and the added tokens').
+  // One past the largest id (the model's and the added tokens'); ids below it
+  // may name nothing (holes), which decode leaves out as HF does.
   std::size_t id_bound() const { return id_bound_; }
   bool is_special_id(std::int32_t id) const;
   std::string decode(const std::vector<std::int32_t>& ids, bool skip_special_tokens) const;
@@ -75,6 +82,20 @@ class Tokenizer {
   std::unique_ptr<PostProcessor> post_;
   std::unique_ptr<Decoder> decoder_;
   std::unique_ptr<AddedVocabulary> added_;
+  // HF's AddedVocabulary as add_tokens leaves it (added_vocabulary.rs), from
+  // which added_ is built (refresh_added_tokens) and a later add_tokens goes on.
+  struct AddedState {
+    std::unordered_map<std::string, std::int32_t> ids;  // added_tokens_map
+    std::map<std::int32_t, AddedToken> by_id;           // added_tokens_map_r
+    std::vector<AddedToken> specials, others;           // special_tokens, added_tokens
+    std::set<std::string> special_set;
+    // `fields[i]` names tokens[i] in messages.
+    void add(const std::vector<AddedToken>& tokens, const Model& model, const std::vector<std::string>& fields);
+    std::unique_ptr<AddedVocabulary> build(const Model& model, const Normalizer* normalizer) const;
+  };
+  AddedState added_state_;
+  bool encode_special_tokens_ = false;
+  void refresh_added();
   void unknown_spans(std::string_view word, const std::vector<std::int32_t>& ids, std::vector<std::string>& tokens,
                      std::size_t first) const;
   std::optional<std::int32_t> unigram_unk_;  // a Unigram model's unk id: its tokens are the text they stand for
@@ -82,7 +103,7 @@ class Tokenizer {
   std::size_t id_bound_ = 0;
   std::optional<bool> pre_add_prefix_space_;
   std::string components_;
-  std::string normalizer_text_, added_text_;  // the file's sections, for what transformers changes
+  std::string normalizer_text_;  // the file's section, for what transformers changes
 };
 
 }  // namespace embedpe::tj

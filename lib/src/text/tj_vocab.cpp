@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <unordered_map>
 
 #include "tj_json.h"
 
@@ -18,11 +19,18 @@ void Vocab::reserve(std::size_t tokens, std::size_t bytes) {
   bytes_.reserve(bytes);
 }
 
-void Vocab::push(std::string_view token) {
+void Vocab::push(std::string_view token, std::int32_t id) {
   if (starts_.empty()) starts_.push_back(0);
+  const std::size_t slot = size();
   bytes_.append(token);
   starts_.push_back(static_cast<std::uint32_t>(bytes_.size()));
   max_bytes_ = std::max(max_bytes_, token.size());
+  if (dense_ == slot && static_cast<std::size_t>(id) == slot) {
+    ++dense_;
+  } else {
+    sparse_ids_.push_back(id);
+  }
+  id_bound_ = static_cast<std::size_t>(id) + 1;
 }
 
 std::int32_t Vocab::index(bool last_wins) {
@@ -33,19 +41,19 @@ std::int32_t Vocab::index(bool last_wins) {
   if (!block_) throw std::bad_alloc();
   slots_ = static_cast<Slot*>(block_.data());
   mask_ = capacity - 1;
-  for (std::size_t id = 0; id < size(); ++id) {
-    const std::string_view t = token(static_cast<std::int32_t>(id));
+  for (std::size_t k = 0; k < size(); ++k) {
+    const std::string_view t = slot_token(k);
     const std::uint64_t hash = hash_bytes(t);
     const std::uint32_t tag = static_cast<std::uint32_t>(hash >> 32) | 1;
     for (std::uint64_t i = hash & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.tag == 0) {
-        s = Slot{tag, static_cast<std::int32_t>(id)};
+        s = Slot{tag, static_cast<std::uint32_t>(k)};
         break;
       }
-      if (s.tag == tag && token(s.id) == t) {
-        if (!last_wins) return static_cast<std::int32_t>(id);
-        s.id = static_cast<std::int32_t>(id);
+      if (s.tag == tag && slot_token(s.slot) == t) {
+        if (!last_wins) return id_of_slot(k);
+        s.slot = static_cast<std::uint32_t>(k);
         break;
       }
     }
@@ -65,16 +73,17 @@ void Vocab::find_many(const std::string_view* tokens, std::size_t n, std::int32_
     }
     for (std::size_t i = 0; i < count; ++i) {
       const Slot& s = slots_[hashes[i] & mask_];
-      if (s.tag != 0) __builtin_prefetch(bytes_.data() + starts_[static_cast<std::size_t>(s.id)]);
+      if (s.tag != 0) __builtin_prefetch(bytes_.data() + starts_[s.slot]);
     }
     for (std::size_t i = 0; i < count; ++i) ids[first + i] = find(tokens[first + i], hashes[i]);
   }
 }
 
 Vocab read_vocab_object(JsonReader& r) {
-  // While the ids come in order (0, 1, 2, ..., as HF writes them), each token
-  // goes straight into the vocabulary; from the first id out of order on, the
-  // entries are collected and checked as a whole below.
+  // While the ids increase (0, 1, 2, ..., as HF writes them; GPT-4o's with
+  // holes), each token goes straight into the vocabulary; from the first id
+  // out of order on, or where a token comes twice, the entries are collected
+  // (in the file's order) and put in order below.
   Vocab vocab;
   struct Entry {
     std::int64_t id;
@@ -83,11 +92,21 @@ Vocab read_vocab_object(JsonReader& r) {
   std::vector<Entry> entries;
   std::string bytes;
   bool ordered = true;
+  const auto collect = [&] {
+    ordered = false;
+    entries.reserve(vocab.size() * 2);
+    bytes.reserve(vocab.bytes() * 2);
+    // Slots are in the file's order while it was ordered.
+    for (std::size_t k = 0; k < vocab.size(); ++k) {
+      const std::string_view t = vocab.slot_token(k);
+      entries.push_back({vocab.id_of_slot(k), static_cast<std::uint32_t>(bytes.size()), static_cast<std::uint32_t>(t.size())});
+      bytes.append(t);
+    }
+  };
   r.begin_object();
   while (auto key = r.next_key()) {
     if ((ordered ? vocab.bytes() : bytes.size()) + key->size() > std::numeric_limits<std::uint32_t>::max())
       r.fail("the vocabulary is too large");
-    if (!ordered) bytes.append(*key);
     const auto refuse = [&](const std::string& what) {
       r.push_key(*key);
       r.fail(what);
@@ -100,48 +119,41 @@ Vocab read_vocab_object(JsonReader& r) {
     if (ec != std::errc() || id < 0 || id > std::numeric_limits<std::int32_t>::max())
       refuse("id " + std::string(digits.substr(0, 30)) + (digits[0] == '-' ? " is negative" : " is beyond int32"));
     if (ordered) {
-      if (static_cast<std::uint64_t>(id) == vocab.size()) {
-        vocab.push(*key);
+      if (static_cast<std::uint64_t>(id) >= vocab.id_bound()) {
+        vocab.push(*key, static_cast<std::int32_t>(id));
         continue;
       }
-      ordered = false;
-      entries.reserve(vocab.size() * 2);
-      bytes.reserve(vocab.bytes() * 2);
-      for (std::size_t k = 0; k < vocab.size(); ++k) {
-        const std::string_view t = vocab.token(static_cast<std::int32_t>(k));
-        entries.push_back({static_cast<std::int64_t>(k), static_cast<std::uint32_t>(bytes.size()),
-                           static_cast<std::uint32_t>(t.size())});
-        bytes.append(t);
-      }
-      bytes.append(*key);
+      collect();
     }
+    bytes.append(*key);
     entries.push_back({id, static_cast<std::uint32_t>(bytes.size() - key->size()), static_cast<std::uint32_t>(key->size())});
   }
+  if (ordered && vocab.index(false) >= 0) collect();  // a token given twice
   if (!ordered) {
     const auto text = [&](const Entry& e) { return std::string_view(bytes).substr(e.start, e.size); };
-    // Ids exactly 0 .. n-1: each below n and none twice.
-    const std::size_t n = entries.size();
-    std::vector<std::int32_t> by_id(n, -1);  // entry index
-    for (std::size_t i = 0; i < n; ++i) {
-      const Entry& e = entries[i];
-      if (static_cast<std::uint64_t>(e.id) >= n) {
-        r.push_key(text(e));
-        r.fail("id " + std::to_string(e.id) + " leaves holes: the vocabulary has " + std::to_string(n) +
-               " tokens, so its ids must be 0.." + std::to_string(static_cast<std::int64_t>(n) - 1));
-      }
-      std::int32_t& slot = by_id[static_cast<std::size_t>(e.id)];
-      if (slot >= 0) {
-        r.push_key(text(e));
-        r.fail("id " + std::to_string(e.id) + " is also " + in_quotes(text(entries[static_cast<std::size_t>(slot)])) + "'s");
-      }
-      slot = static_cast<std::int32_t>(i);
+    // A token given twice keeps its last id (serde's map), then the ids in order.
+    std::unordered_map<std::string_view, std::size_t> last;
+    last.reserve(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) last[text(entries[i])] = i;
+    std::vector<std::size_t> order;
+    order.reserve(last.size());
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      if (last[text(entries[i])] == i) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return entries[a].id < entries[b].id; });
+    for (std::size_t k = 1; k < order.size(); ++k) {
+      const Entry& e = entries[order[k]];
+      if (e.id != entries[order[k - 1]].id) continue;
+      // The later of the two in the file is named.
+      const std::size_t other = std::min(order[k], order[k - 1]), named = std::max(order[k], order[k - 1]);
+      r.push_key(text(entries[named]));
+      r.fail("id " + std::to_string(e.id) + " is also " + in_quotes(text(entries[other])) +
+             "'s (HF tokenizers would decode it as either, varying from run to run)");
     }
     vocab = Vocab();
-    vocab.reserve(n, bytes.size());
-    for (std::size_t id = 0; id < n; ++id) vocab.push(text(entries[static_cast<std::size_t>(by_id[id])]));
+    vocab.reserve(order.size(), bytes.size());
+    for (const std::size_t i : order) vocab.push(text(entries[i]), static_cast<std::int32_t>(entries[i].id));
+    vocab.index(false);  // (no token is given twice now)
   }
-  const std::int32_t dup = vocab.index(false);
-  if (dup >= 0) r.fail(in_quotes(vocab.token(dup)) + " is given twice");
   return vocab;
 }
 
