@@ -573,3 +573,38 @@ class UnicodeTests(TokenizerJsonCase):
             with self.subTest(probe=probe):
                 self.assertEqual(wrong[:20], [], f"{len(wrong)} code points differ")
         print("\n" + ", ".join(report))
+
+
+class TruncationTests(TokenizerJsonCase):
+    """Pairs cut to --seq-len as HF tokenizers' longest_first cuts them (truncation.jsonl: the Rust
+    core with setTruncation, tools/make_tokenizer_json_truncation_goldens.mjs): both halves, the
+    longer keeping an odd budget's extra token, either side."""
+
+    def test_pairs_truncated_as_hf_tokenizers(self):
+        ran = 0
+        for case in sorted(p.parent.name for p in GOLDENS.glob("*/truncation.jsonl")):
+            groups = {}
+            for line in (GOLDENS / case / "truncation.jsonl").read_text().splitlines():
+                r = json.loads(line)
+                groups.setdefault((r["max_length"], r["direction"]), []).append(r)
+            for (max_length, direction), recs in sorted(groups.items()):
+                args = ["tokenize", "--pretrained", str(GOLDENS / case / "tokenizer.json"), "--format", "jsonl",
+                        "--seq-len", str(max_length), "--truncation-side", direction]
+                for r in recs:
+                    args += ["--text", r["text"], "--text-pair", r["pair"]]
+                got = run(*args)
+                if got.returncode == 2 and b"leaves no room" in got.stderr:
+                    # max_length no longer than the template: HF cuts the texts to nothing, embedpe refuses
+                    self.assertTrue(all(len(r["ids"]) >= max_length for r in recs), case)
+                    continue
+                self.assertEqual(got.returncode, 0, got.stderr.decode()[:300])
+                rows = [json.loads(line) for line in got.stdout.decode().splitlines()]
+                self.assertEqual(len(rows), len(recs))
+                for r, row in zip(recs, rows):
+                    n = sum(row["attention_mask"])
+                    with self.subTest(case=case, max_length=max_length, direction=direction, text=r["text"], pair=r["pair"]):
+                        self.assertEqual(row["input_ids"][:n], r["ids"])
+                        self.assertEqual(row["token_type_ids"][:n], r["type_ids"])
+                    ran += 1
+        print(f"\n{ran} pairs")
+        self.assertGreater(ran, 1000)

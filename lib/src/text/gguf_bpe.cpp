@@ -331,6 +331,7 @@ class GgufBpeEncoder final : public detail::PretrainedEncoder {
   }
   std::string description() const override { return "GGUF BPE, pre " + g_.pre + " (" + g_.components + ")"; }
   bool pairs_without_special_tokens() const override { return true; }
+  PairCut pair_cut() const override { return PairCut::halves; }
 
  private:
   GgufBpe g_;

@@ -56,6 +56,12 @@ class PretrainedEncoder {
   virtual bool pairs_without_special_tokens() const { return false; }
   // Whether the template is added whole or not at all (add_bos and add_eos both, or neither).
   virtual bool template_whole() const { return false; }
+  // How longest_first shares max_length between a pair: transformers' slow classes take one token
+  // at a time from the longer (the second on a tie, tokenization_utils_base.py truncate_sequences);
+  // HF tokenizers' core cuts both to halves, the longer keeping the odd one
+  // (tokenizers/src/utils/truncation.rs truncate_encodings).
+  enum class PairCut { one_at_a_time, halves };
+  virtual PairCut pair_cut() const { return PairCut::one_at_a_time; }
 };
 
 }  // namespace embedpe::detail

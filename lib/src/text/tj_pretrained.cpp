@@ -355,6 +355,7 @@ class TjPretrained final : public PretrainedEncoder {
     return text;
   }
   bool pairs_without_special_tokens() const override { return true; }
+  PairCut pair_cut() const override { return PairCut::halves; }
   bool template_whole() const override { return true; }
   std::string description() const override { return "tokenizer.json (" + tok_->components() + ")"; }
 

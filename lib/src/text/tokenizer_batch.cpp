@@ -262,6 +262,25 @@ Batch Tokenizer::batch_from_ids(std::vector<std::vector<int>> sequences, const E
   return pad(std::move(sequences), std::move(pieces), -1, -1, options);
 }
 
+namespace {
+
+// HF tokenizers' longest_first for a pair of lengths a, b over max_length (truncation.rs
+// truncate_encodings): the shorter whole if the longer can take the rest, else both halves, the
+// longer (the second on a tie) keeping max_length's odd token.
+void halve_pair(std::size_t& a, std::size_t& b, std::size_t max_length) {
+  const bool swap = a > b;
+  std::size_t n1 = swap ? b : a, n2 = swap ? a : b;
+  n2 = n1 > max_length ? n1 : std::max(n1, max_length - n1);
+  if (n1 + n2 > max_length) {
+    n1 = max_length / 2;
+    n2 = n1 + max_length % 2;
+  }
+  a = swap ? n2 : n1;
+  b = swap ? n1 : n2;
+}
+
+}  // namespace
+
 // prepare_for_model (longest_first truncation to max_length = seq_len), then _pad.
 Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b,
                           const EncodeOptions& options, std::size_t threads, std::vector<Encoding>* each,
@@ -330,13 +349,17 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
         }
         cut(first[i], remove);
       } else {
-        // longest_first: the longer loses a token at a time, the second on a tie
         std::size_t lx = x.size(), ly = y->size();
-        for (; remove > 0; --remove) {
-          if (lx > ly) {
-            --lx;
-          } else if (ly > 0) {
-            --ly;
+        if (hf.pair_cut() == detail::PretrainedEncoder::PairCut::halves) {
+          halve_pair(lx, ly, *options.seq_len - specials);
+        } else {
+          // longest_first: the longer loses a token at a time, the second on a tie
+          for (; remove > 0; --remove) {
+            if (lx > ly) {
+              --lx;
+            } else if (ly > 0) {
+              --ly;
+            }
           }
         }
         cut(first[i], x.size() - lx);
