@@ -144,7 +144,7 @@ class GoldenTests(TokenizerJsonCase):
 class DecodeTests(TokenizerJsonCase):
     def test_decode_equals_hf_tokenizers(self):
         for case in ("gpt2", "fx_bl_roberta", "fx_wp_bert_uncased", "fx_pre_metaspace_first", "fx_uni_byte_fallback",
-                     "fx_dec_sequence_replace_strip_fuse", "fx_dec_byte_fallback_spellings"):
+                     "fx_dec_sequence_replace_strip_fuse", "fx_dec_byte_fallback_spellings", "fx_dec_replace_empty_token"):
             source = tokenizer_file(case, self.tmp)
             if source is not None:
                 # A decoder's own fixture: every record, its own texts (at the end) too.

@@ -457,6 +457,14 @@ CASES.push({ name: 'fx_dec_byte_fallback_spellings', kind: 'fixture', texts: wit
     model,
   });
 } });
+// Replace finds no match in an empty text, even with a pattern that matches "" (utils/onig.rs
+// find_matches): a text Strip emptied, a token a decoder emptied, stays empty.
+CASES.push({ name: 'fx_norm_replace_empty_text', kind: 'fixture', texts: withTexts(['  ', ' a ', '\t']), build: () => bl({
+  // '^\\s*$' matches after Strip only in an emptied text (HF panics on '^' itself with some texts).
+  normalizer: seqNorm({ type: 'Strip', strip_left: true, strip_right: true }, { type: 'Replace', pattern: { Regex: '^\\s*$' }, content: 'X' }),
+  pre_tokenizer: byteLevel(false, false) }, SMALL) });
+CASES.push({ name: 'fx_dec_replace_empty_token', kind: 'fixture', texts: withTexts([' a  b ', '  ']), build: () => bl({
+  decoder: seqDec({ type: 'Strip', content: 'Ġ', start: 1, stop: 0 }, { type: 'Replace', pattern: { Regex: '^' }, content: 'X' }) }, SMALL) });
 // The older serialization (tokenizers < 0.19): add_prefix_space instead of prepend_scheme.
 CASES.push({ name: 'fx_pre_metaspace_legacy_add_prefix_space', kind: 'fixture', texts: compTexts, build: ({ HF }) => tj({
   added_tokens: spmSpecials(),

@@ -148,20 +148,7 @@ class Nmt final : public Normalizer {
 class Replace final : public Normalizer {
  public:
   Replace(Regex regex, std::string content) : regex_(std::move(regex)), content_(std::move(content)) {}
-  void normalize(std::string& text) const override {
-    std::vector<Regex::Match> matches;
-    regex_.find_all(text, matches);
-    if (matches.empty()) return;
-    std::string out;
-    std::size_t last = 0;
-    for (const Regex::Match& m : matches) {
-      out.append(text, last, m.begin - last);
-      out += content_;
-      last = m.end;
-    }
-    out.append(text, last);
-    text = std::move(out);
-  }
+  void normalize(std::string& text) const override { regex_.replace_all(text, content_); }
 
  private:
   Regex regex_;

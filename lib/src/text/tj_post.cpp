@@ -434,20 +434,7 @@ class ReplaceDecoder final : public Decoder {
  public:
   ReplaceDecoder(Regex regex, std::string content) : regex_(std::move(regex)), content_(std::move(content)) {}
   void decode_chain(std::vector<std::string>& tokens) const override {
-    std::vector<Regex::Match> matches;
-    for (std::string& t : tokens) {
-      regex_.find_all(t, matches);
-      if (matches.empty()) continue;
-      std::string out;
-      std::size_t last = 0;
-      for (const Regex::Match& m : matches) {
-        out.append(t, last, m.begin - last);
-        out += content_;
-        last = m.end;
-      }
-      out.append(t, last);
-      t = std::move(out);
-    }
+    for (std::string& t : tokens) regex_.replace_all(t, content_);
   }
 
  private:

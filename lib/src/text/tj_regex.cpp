@@ -65,6 +65,22 @@ void Regex::find_all(std::string_view text, std::vector<Match>& out) const {
   }
 }
 
+void Regex::replace_all(std::string& text, std::string_view content) const {
+  if (text.empty()) return;
+  thread_local std::vector<Match> matches;
+  find_all(text, matches);
+  if (matches.empty()) return;
+  std::string out;
+  std::size_t last = 0;
+  for (const Match& m : matches) {
+    out.append(text, last, m.begin - last);
+    out += content;
+    last = m.end;
+  }
+  out.append(text, last);
+  text = std::move(out);
+}
+
 void Regex::find_all_oniguruma(std::string_view text, std::vector<Match>& out) const {
   out.clear();
   struct RegionFree {

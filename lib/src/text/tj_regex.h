@@ -37,6 +37,10 @@ class Regex {
   // Replaces `out` with every match in `text` (valid UTF-8). Thread-safe.
   // A pattern tj_regex_fast knows goes through its hand-written splitter.
   void find_all(std::string_view text, std::vector<Match>& out) const;
+  // Replace's normalizer and decoder (normalizers/replace.rs): each match of text becomes
+  // `content`. An empty text is left as it is: HF's find_matches has no match in "" even for a
+  // pattern that matches the empty string (utils/onig.rs).
+  void replace_all(std::string& text, std::string_view content) const;
   // Oniguruma alone, never a fast path: what the fuzz target and tests compare with.
   void find_all_oniguruma(std::string_view text, std::vector<Match>& out) const;
   const std::string& pattern() const { return pattern_; }
