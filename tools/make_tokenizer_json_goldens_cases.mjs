@@ -702,3 +702,30 @@ CASES.push({ name: 'fx_dir_special_tokens_map_legacy', kind: 'fixture', texts: c
     },
   },
   build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '</s>')], post_processor: null }, SMALL) });
+// The class from config.json's model_type (R10): no tokenizer_class in tokenizer_config.json, so
+// AutoTokenizer takes model_type "bert" to BertTokenizerFast, whose __init__ rebuilds the file's
+// lowercasing BertNormalizer with do_lower_case false (R8).
+CASES.push({ name: 'fx_dir_class_from_model_type', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': { do_lower_case: false }, 'config.json': { model_type: 'bert', vocab_size: 1000 } },
+  build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF),
+  }) });
+// add_prefix_space rebuilt (R11): RoBERTa's file has ByteLevel(add_prefix_space=true) and
+// RobertaTokenizerFast's default is False; GPT-2's has false and tokenizer_config.json says true.
+CASES.push({ name: 'fx_dir_roberta_prefix_space', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'RobertaTokenizer' } },
+  build: () => bl({
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '<pad>'), added(50259, '</s>'),
+      added(50260, '<unk>'), added(50261, '<mask>', { lstrip: true })],
+    pre_tokenizer: byteLevel(true, true),
+    post_processor: { type: 'RobertaProcessing', sep: ['</s>', 50259], cls: ['<s>', 50257], trim_offsets: true, add_prefix_space: true },
+    decoder: byteLevel(true, true),
+  }, SMALL) });
+CASES.push({ name: 'fx_dir_gpt2_prefix_space', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'GPT2Tokenizer', add_prefix_space: true } },
+  build: () => bl({ post_processor: byteLevel(true, true, false) }, SMALL) });
