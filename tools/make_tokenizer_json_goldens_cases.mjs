@@ -729,3 +729,18 @@ CASES.push({ name: 'fx_dir_roberta_prefix_space', kind: 'fixture', texts: compTe
 CASES.push({ name: 'fx_dir_gpt2_prefix_space', kind: 'fixture', texts: compTexts,
   extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'GPT2Tokenizer', add_prefix_space: true } },
   build: () => bl({ post_processor: byteLevel(true, true, false) }, SMALL) });
+// The unicode_categories crate 0.1.1's old tables (BertNormalizer's clean_text and strip_accents,
+// BertPreTokenizer's and Punctuation's punctuation): characters Unicode made Mn, P* or Cf after
+// them are left alone there (found by tools/tj_differential.mjs on bert_base_uncased).
+const CRATE_TEXTS = ['\u08D9 x\u08D9y A\u08D9', 'x\u{11074}y \u{11D45}', 'a\u2E59b \u2E59 x\u{10EAD}y', 'a\u2E42b a\u2E43b',
+  'p\u{110CD}q r\u2066s', 'caf\u00E9 na\u0308ive \u1AB0x \u1DFAy', 'a\u{1E94B}b \u{16FE4}c'];
+CASES.push({ name: 'fx_norm_bert_crate_tables', kind: 'fixture', texts: withTexts(CRATE_TEXTS), build: ({ HF }) => tj({
+  added_tokens: bertSpecials(),
+  normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true },
+  pre_tokenizer: { type: 'BertPreTokenizer' },
+  post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+  decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+  model: wordpieceModel(HF),
+}) });
+CASES.push({ name: 'fx_pre_punct_crate_tables', kind: 'fixture', texts: withTexts(CRATE_TEXTS),
+  build: blWith({ type: 'Punctuation', behavior: 'Isolated' }) });

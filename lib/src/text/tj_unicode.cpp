@@ -36,7 +36,7 @@ bool is_whitespace(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c))
 bool is_numeric(char32_t c) { return (mask(c) & (U_GC_ND_MASK | U_GC_NL_MASK | U_GC_NO_MASK)) != 0; }
 bool is_punctuation(char32_t c) {
   if (c < 0x80) return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
-  return (mask(c) & U_GC_P_MASK) != 0;
+  return crate_is_punctuation(c);
 }
 bool is_word(char32_t c) {
   if (c < 0x80) return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -45,10 +45,10 @@ bool is_word(char32_t c) {
          u_hasBinaryProperty(u, UCHAR_JOIN_CONTROL);
 }
 bool is_mark(char32_t c) { return (mask(c) & U_GC_M_MASK) != 0; }
-bool is_mark_nonspacing(char32_t c) { return (mask(c) & U_GC_MN_MASK) != 0; }
+bool is_mark_nonspacing(char32_t c) { return crate_is_mark_nonspacing(c); }
 // The unicode_categories crate's is_other, which BertNormalizer calls, has no
 // table for Cn: unassigned code points and noncharacters are not "other".
-bool is_other(char32_t c) { return (mask(c) & (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CO_MASK | U_GC_CS_MASK)) != 0; }
+bool is_other(char32_t c) { return crate_is_other(c); }
 
 std::size_t grapheme_end(std::string_view text, std::size_t i) {
   const auto gcb = [](char32_t c) {

@@ -18,11 +18,17 @@ void prepend(std::string& text, std::string_view prefix);
 
 bool is_whitespace(char32_t c);   // White_Space
 bool is_numeric(char32_t c);      // Nd, Nl, No
-bool is_punctuation(char32_t c);  // Pc, Pd, Ps, Pe, Pi, Pf, Po, or ASCII punctuation
+// HF's BertNormalizer, BertPreTokenizer and Punctuation ask the unicode_categories crate 0.1.1,
+// whose tables are of an old Unicode version (tj_unicode_categories.cpp, written from them):
+bool is_punctuation(char32_t c);  // Pc, Pd, Ps, Pe, Pi, Pf, Po there, or ASCII punctuation
 bool is_word(char32_t c);         // the regex crate's \w: Alphabetic, M*, Nd, Pc, Join_Control
 bool is_mark(char32_t c);         // M* (unicode-normalization's is_combining_mark)
-bool is_mark_nonspacing(char32_t c);  // Mn
-bool is_other(char32_t c);        // Cc, Cf, Cs, Co (not Cn: see the .cpp)
+bool is_mark_nonspacing(char32_t c);  // Mn there
+bool is_other(char32_t c);        // Cc, Cf, Co there (not Cn)
+// The crate's own tables (tj_unicode_categories.cpp).
+bool crate_is_mark_nonspacing(char32_t c);
+bool crate_is_punctuation(char32_t c);
+bool crate_is_other(char32_t c);
 
 // The end of the extended grapheme cluster that starts at text[i] (valid
 // UTF-8, i < size), as unicode-segmentation's graphemes(true) splits it
