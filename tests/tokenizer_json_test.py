@@ -177,28 +177,58 @@ class DecodeTests(TokenizerJsonCase):
 class DirectoryTests(TokenizerJsonCase):
     """A directory: AutoTokenizer.from_pretrained(DIR) (transformers.jsonl where it differs from the file)."""
 
+    def directory_of(self, case):
+        """The case's model directory as the generator read it, or None (its files are not here)."""
+        d = GOLDENS / case
+        source = tokenizer_file(case, self.tmp)
+        if source is None:
+            return None
+        directory = self.tmp / ("dir_" + case)
+        if directory.exists():
+            return directory
+        directory.mkdir()
+        shutil.copy(source, directory / "tokenizer.json")
+        for name in ("tokenizer_config.json", "special_tokens_map.json", "config.json"):
+            if (d / name).exists():
+                shutil.copy(d / name, directory / name)
+        if not (d / "tokenizer_config.json").exists():
+            # Not committed (licence): the package's, beside its tokenizer.json, when it is the one recorded.
+            info = json.loads((d / "source.json").read_text())
+            config = source.parent / "tokenizer_config.json"
+            if not config.exists() or hashlib.sha256(config.read_bytes()).hexdigest() != info.get("tokenizer_config_sha256"):
+                return None
+            shutil.copy(config, directory / "tokenizer_config.json")
+        return directory
+
+    def test_directory_settings_equal_transformers(self):
+        """The class AutoTokenizer picks (tokenizer_config.json's tokenizer_class, else config.json's
+        tokenizer_class or model_type), its pad token and padding side: transformers.json of every case."""
+        ran = []
+        for case in cases():
+            if not (GOLDENS / case / "transformers.json").exists() or case in REFUSED:
+                continue
+            directory = self.directory_of(case)
+            if directory is None:
+                continue
+            want = json.loads((GOLDENS / case / "transformers.json").read_text())
+            out = json.loads(self.ok("tokenize", "--pretrained", str(directory), "--text", "a", "--format", "json").stdout)
+            with self.subTest(case=case):
+                self.assertEqual(out["config"]["model"]["tokenizer_class"], want["class"])
+                self.assertEqual(out["config"]["model"]["pad_id"], -1 if want["pad_token_id"] is None else want["pad_token_id"])
+                self.assertEqual(out["config"]["padding_side"], want["padding_side"])
+            ran.append(case)
+        print("\ndirectory settings: " + ", ".join(ran))
+        self.assertIn("bert_base_uncased", ran)
+
     def test_directories_equal_transformers(self):
         ran = []
         for case in cases():
             d = GOLDENS / case
             if not (d / "transformers.jsonl").exists():
                 continue
-            source = tokenizer_file(case, self.tmp)
-            if source is None:
+            directory = self.directory_of(case)
+            if directory is None:
                 continue
-            directory = self.tmp / ("dir_" + case)
-            directory.mkdir()
-            shutil.copy(source, directory / "tokenizer.json")
-            for name in ("tokenizer_config.json", "special_tokens_map.json", "config.json"):
-                if (d / name).exists():
-                    shutil.copy(d / name, directory / name)
-            if not (d / "tokenizer_config.json").exists():
-                # Not committed (licence): the package's, beside its tokenizer.json, when it is the one recorded.
-                info = json.loads((d / "source.json").read_text())
-                config = source.parent / "tokenizer_config.json"
-                if not config.exists() or hashlib.sha256(config.read_bytes()).hexdigest() != info.get("tokenizer_config_sha256"):
-                    continue
-                shutil.copy(config, directory / "tokenizer_config.json")
             with self.subTest(case=case):
                 if case in REFUSED_DIRECTORIES:
                     GoldenTests.check_refused(self, directory, REFUSED_DIRECTORIES[case])
@@ -234,6 +264,8 @@ class RecordTests(TokenizerJsonCase):
                 d = self.tmp / given
                 d.mkdir()
                 shutil.copy(source, d / "tokenizer.json")
+                if given == "directory":  # AutoTokenizer needs a class (or a config.json) to read a directory
+                    (d / "tokenizer_config.json").write_text('{"tokenizer_class": "PreTrainedTokenizerFast"}')
                 model = d / "tokenizer.json" if given == "file" else d
                 for out in (d / "ids.npz", d / "ids.json"):
                     self.ok("tokenize", "--pretrained", str(model), "--text", "Hello world", "-o", str(out))
@@ -407,23 +439,72 @@ class DirectoryConfigTests(CliCase):
 
     def test_roberta_class_followed_where_its_init_changes_nothing_else_refused(self):
         # RobertaTokenizerFast.__init__ (models/roberta/tokenization_roberta_fast.py, v4.44.2) rebuilds the
-        # pre-tokenizer when its add_prefix_space (default False) differs from the file's (here true), and
-        # adds a string mask_token with lstrip when the file lacks it.
+        # pre-tokenizer when its add_prefix_space (default False) differs from the file's (here true): the
+        # goldens fx_dir_roberta_prefix_space and fx_dir_gpt2_prefix_space (DirectoryTests); it adds a string
+        # mask_token with lstrip when the file lacks it, which is refused.
         case = "fx_bl_roberta"
         alone = self.ids(GOLDENS / case / "tokenizer.json", "Hello world <mask> there")["input_ids"]
         for cls in ("RobertaTokenizer", "RobertaTokenizerFast"):
             with self.subTest(cls=cls):
                 d = self.directory(case, config={"tokenizer_class": cls, "add_prefix_space": True})
                 self.assertEqual(self.ids(d, "Hello world <mask> there")["input_ids"], alone)
-        d = self.directory(case, config={"tokenizer_class": "RobertaTokenizer"})
-        self.fails(2, "add_prefix_space is false where tokenizer.json's pre_tokenizer has true",
-                   "tokenize", "--pretrained", str(d), "--text", "a")
-        d = self.directory(case, config={"tokenizer_class": "GPT2TokenizerFast"})
-        self.fails(2, "GPT2TokenizerFast then rebuilds the pre-tokenizer", "tokenize", "--pretrained", str(d), "--text", "a")
         d = self.directory(case, config={"tokenizer_class": "RobertaTokenizer", "add_prefix_space": True,
                                          "mask_token": "<newmask>"})
         self.fails(2, "mask_token \"<newmask>\" is not one of tokenizer.json's added tokens",
                    "tokenize", "--pretrained", str(d), "--text", "a")
+
+    def test_add_prefix_space_rebuilds_only_a_byte_level_pre_tokenizer(self):
+        # tokenization_gpt2_fast.py:112-116: the state of a Sequence (LLaMA-3's Split + ByteLevel) has no
+        # add_prefix_space, so nothing is rebuilt; a file without a pre_tokenizer makes __init__ raise.
+        case = "fx_bl_llama3_style"
+        alone = self.ids(GOLDENS / case / "tokenizer.json", "Hello world")["input_ids"]
+        d = self.directory(case, config={"tokenizer_class": "GPT2Tokenizer", "add_prefix_space": True})
+        self.assertEqual(self.ids(d, "Hello world")["input_ids"], alone)
+        file = json.loads((GOLDENS / "fx_bl_gpt2_small" / "tokenizer.json").read_text())
+        file["pre_tokenizer"] = None
+        d = self.directory("fx_bl_gpt2_small", config={"tokenizer_class": "GPT2Tokenizer"})
+        (d / "tokenizer.json").write_text(json.dumps(file))
+        self.fails(2, "has no pre_tokenizer; transformers' GPT2TokenizerFast reads the pre-tokenizer's state",
+                   "tokenize", "--pretrained", str(d), "--text", "a")
+
+    def test_class_from_config_json(self):
+        # AutoTokenizer.from_pretrained (tokenization_auto.py:837-931, v4.44.2) without a tokenizer_class in
+        # tokenizer_config.json: AutoConfig reads config.json; its tokenizer_class, else the model type's
+        # class (TOKENIZER_MAPPING). The golden fx_dir_class_from_model_type (DirectoryTests) has the ids.
+        case, text = "fx_wp_bert_uncased", "Héllo WORLD"
+        lower = self.ids(GOLDENS / case / "tokenizer.json", text)["input_ids"]
+        cased = self.ids(self.directory(case, config={"tokenizer_class": "BertTokenizer", "do_lower_case": False}), text)
+        self.assertNotEqual(cased["input_ids"], lower)
+        for config_json, want in (({"model_type": "bert"}, cased["input_ids"]),
+                                  ({"model_type": "distilbert"}, cased["input_ids"]),
+                                  ({"model_type": "bert", "tokenizer_class": "PreTrainedTokenizerFast"}, lower),
+                                  ({"model_type": "bert", "tokenizer_class": None}, cased["input_ids"])):
+            with self.subTest(config_json=config_json):
+                d = self.directory(case, config={"do_lower_case": False})
+                (d / "config.json").write_text(json.dumps(config_json))
+                self.assertEqual(self.ids(d, text)["input_ids"], want)
+        refusals = (
+            (None, "tokenizer_config.json names no tokenizer_class and there is no config.json"),
+            ({"vocab_size": 3}, "model_type is absent: transformers then guesses the model type from the directory's name"),
+            ({"model_type": None}, "model_type is null"),
+            ({"model_type": "qwen3", "tokenizer_class": "BertTokenizer"}, "model_type \"qwen3\" is not one transformers v4.44.2 knows"),
+            ({"model_type": "vit"}, "model_type \"vit\" has no tokenizer in transformers v4.44.2"),
+            ({"model_type": "marian"}, "has only the slow MarianTokenizer"),
+            ({"model_type": "t5"}, "T5TokenizerFast"),
+            ({"model_type": "encoder-decoder"}, "its encoder's config"),
+            ({"model_type": "bert", "tokenizer_class": "FooTokenizer"}, "FooTokenizerFast"),
+        )
+        for config_json, said in refusals:
+            with self.subTest(config_json=config_json):
+                d = self.tmp / "refused"
+                shutil.rmtree(d, ignore_errors=True)
+                d.mkdir()
+                shutil.copy(GOLDENS / case / "tokenizer.json", d / "tokenizer.json")
+                (d / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": False}))
+                if config_json is not None:
+                    (d / "config.json").write_text(json.dumps(config_json))
+                err = self.fails(2, said, "tokenize", "--pretrained", str(d), "--text", "a")
+                self.assertIn("config.json", err)
 
     def test_sibling_classes_as_their_init_makes_them(self):
         # DistilBertTokenizerFast.__init__ is BertTokenizerFast's (the normalizer rebuilt from do_lower_case,
@@ -457,7 +538,7 @@ class DirectoryConfigTests(CliCase):
         # PreTrainedTokenizerFast.__init__ convert the slow tokenizer instead of reading tokenizer.json.
         for config, said in (({"tokenizer_class": "LlamaTokenizerFast", "add_prefix_space": True}, "add_prefix_space is true"),
                              ({"tokenizer_class": "LlamaTokenizer", "add_prefix_space": False}, "add_prefix_space is false"),
-                             ({"from_slow": True}, "from_slow is true")):
+                             ({"tokenizer_class": "LlamaTokenizerFast", "from_slow": True}, "from_slow is true")):
             with self.subTest(config=config):
                 d = self.directory(config=config)
                 self.fails(2, said + ": transformers then converts the slow tokenizer",

@@ -787,7 +787,7 @@ CASES.push({ name: 'fx_vocab_holes_wordpiece', kind: 'fixture', texts: compTexts
       decoder: { type: 'WordPiece', prefix: '##', cleanup: true }, model: m });
   } });
 
-// ---- split_special_tokens: true in tokenizer_config.json (transformers' R10): special added tokens
+// ---- split_special_tokens: true in tokenizer_config.json (transformers' R12): special added tokens
 // are not matched, their text tokenized as text; the template's special tokens are still added ----
 const SPLIT_SPECIAL_TEXTS = ['<|begin_of_text|>Hello<|eot_id|> <think>x</think>', 'a <mask> b<mask>c  <mask>', '<sep>  <sep>x',
   '<|eot_id|><think><|eot_id|>'];
@@ -797,7 +797,7 @@ CASES.push({ name: 'fx_dir_split_special_tokens', kind: 'fixture', texts: withTe
     split_special_tokens: true, clean_up_tokenization_spaces: false,
   } },
   build: () => bl({
-    // The other added tokens first, so that their ids do not depend on the special ones (R10's check).
+    // The other added tokens first, so that their ids do not depend on the special ones (R12's check).
     added_tokens: [added(50256, '<think>', { special: false }), added(50257, '</think>', { special: false }),
       added(50258, '<|endoftext|>'), added(50259, '<|begin_of_text|>'), added(50260, '<|end_of_text|>'),
       added(50261, '<|start_header_id|>'), added(50262, '<|end_header_id|>'), added(50263, '<|eot_id|>'),
@@ -817,3 +817,45 @@ CASES.push({ name: 'fx_dir_split_special_tokens_llamafast', kind: 'fixture', tex
     added(50258, '<|begin_of_text|>'), added(50259, '<|end_of_text|>'), added(50260, '<|start_header_id|>'),
     added(50261, '<|end_header_id|>'), added(50262, '<|eot_id|>')],
     pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)) }, SMALL) });
+// The class from config.json's model_type (R10): no tokenizer_class in tokenizer_config.json, so
+// AutoTokenizer takes model_type "bert" to BertTokenizerFast, whose __init__ rebuilds the file's
+// lowercasing BertNormalizer with do_lower_case false (R8).
+CASES.push({ name: 'fx_dir_class_from_model_type', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': { do_lower_case: false }, 'config.json': { model_type: 'bert', vocab_size: 1000 } },
+  build: ({ HF }) => tj({
+    added_tokens: bertSpecials(),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: wordpieceModel(HF),
+  }) });
+// add_prefix_space rebuilt (R11): RoBERTa's file has ByteLevel(add_prefix_space=true) and
+// RobertaTokenizerFast's default is False; GPT-2's has false and tokenizer_config.json says true.
+CASES.push({ name: 'fx_dir_roberta_prefix_space', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'RobertaTokenizer' } },
+  build: () => bl({
+    added_tokens: [added(50256, '<|endoftext|>'), added(50257, '<s>'), added(50258, '<pad>'), added(50259, '</s>'),
+      added(50260, '<unk>'), added(50261, '<mask>', { lstrip: true })],
+    pre_tokenizer: byteLevel(true, true),
+    post_processor: { type: 'RobertaProcessing', sep: ['</s>', 50259], cls: ['<s>', 50257], trim_offsets: true, add_prefix_space: true },
+    decoder: byteLevel(true, true),
+  }, SMALL) });
+CASES.push({ name: 'fx_dir_gpt2_prefix_space', kind: 'fixture', texts: compTexts,
+  extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'GPT2Tokenizer', add_prefix_space: true } },
+  build: () => bl({ post_processor: byteLevel(true, true, false) }, SMALL) });
+// The unicode_categories crate 0.1.1's old tables (BertNormalizer's clean_text and strip_accents,
+// BertPreTokenizer's and Punctuation's punctuation): characters Unicode made Mn, P* or Cf after
+// them are left alone there (found by tools/tj_differential.mjs on bert_base_uncased).
+const CRATE_TEXTS = ['\u08D9 x\u08D9y A\u08D9', 'x\u{11074}y \u{11D45}', 'a\u2E59b \u2E59 x\u{10EAD}y', 'a\u2E42b a\u2E43b',
+  'p\u{110CD}q r\u2066s', 'caf\u00E9 na\u0308ive \u1AB0x \u1DFAy', 'a\u{1E94B}b \u{16FE4}c'];
+CASES.push({ name: 'fx_norm_bert_crate_tables', kind: 'fixture', texts: withTexts(CRATE_TEXTS), build: ({ HF }) => tj({
+  added_tokens: bertSpecials(),
+  normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true },
+  pre_tokenizer: { type: 'BertPreTokenizer' },
+  post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+  decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+  model: wordpieceModel(HF),
+}) });
+CASES.push({ name: 'fx_pre_punct_crate_tables', kind: 'fixture', texts: withTexts(CRATE_TEXTS),
+  build: blWith({ type: 'Punctuation', behavior: 'Isolated' }) });

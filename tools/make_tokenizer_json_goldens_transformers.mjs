@@ -41,9 +41,22 @@
 //     state disagrees with do_lower_case (default True, :79), strip_accents (None, :86) or
 //     tokenize_chinese_chars (True, :85) of tokenizer_config.json, the normalizer is rebuilt with
 //     those three values (`normalizer_state.get("lowercase", do_lower_case) != do_lower_case or ...`).
+// R11 GPT2TokenizerFast (models/gpt2/tokenization_gpt2_fast.py:112-116) and RobertaTokenizerFast
+//     (models/roberta/tokenization_roberta_fast.py:157-161): `pre_tok_state =
+//     json.loads(self.backend_tokenizer.pre_tokenizer.__getstate__())`; when
+//     `pre_tok_state.get("add_prefix_space", add_prefix_space) != add_prefix_space` (their argument,
+//     default False, :96 and :131), the pre-tokenizer is made again, `pre_tok_class(**pre_tok_state)`
+//     with add_prefix_space replaced. Only ByteLevel's state has the key (tokenizers 0.19.1, the one
+//     v4.44.2 pins: a Sequence, Split or Metaspace state has none), and PyByteLevel's constructor takes
+//     add_prefix_space and use_regex (trim_offsets, a **kwargs there, falls back to its default true,
+//     which the pre-tokenizer does not use). A file without a pre-tokenizer fails there (None has no
+//     __getstate__). RoBERTa then does the same for the post-processor's add_prefix_space and
+//     trim_offsets (:165-189, default trim_offsets True), which change only offsets;
+//     RobertaProcessing's is mirrored below. RoBERTa's string mask_token becomes
+//     AddedToken(mask, lstrip=True, rstrip=False, normalized=False) (:135-139).
 // R7  Qwen2TokenizerFast (models/qwen2/tokenization_qwen2_fast.py:88-91): unk_token and eos_token
 //     default "<|endoftext|>", pad_token "<|endoftext|>", bos None; no post-processor change.
-// R10 split_special_tokens (tokenization_utils_base.py:1612, default False): __init__ sets the
+// R12 split_special_tokens (tokenization_utils_base.py:1612, default False): __init__ sets the
 //     backend's encode_special_tokens from it (tokenization_utils_fast.py:173) and every encode
 //     passes it on (:525-526, from encode_plus's kwargs.pop("split_special_tokens",
 //     self.split_special_tokens), tokenization_utils_base.py:3044, :3255). In the core
@@ -63,10 +76,13 @@ const CLASS_DEFAULTS = {
   GPT2TokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, unk_token: '<|endoftext|>', bos_token: '<|endoftext|>', eos_token: '<|endoftext|>' },
   PreTrainedTokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true },
   BertTokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, unk_token: '[UNK]', sep_token: '[SEP]', pad_token: '[PAD]', cls_token: '[CLS]', mask_token: '[MASK]', bert_normalizer: true },
+  RobertaTokenizerFast: { padding_side: 'right', clean_up_tokenization_spaces: true, bos_token: '<s>', eos_token: '</s>', sep_token: '</s>', cls_token: '<s>', unk_token: '<unk>', pad_token: '<pad>', mask_token: '<mask>', mask_lstrip: true, prefix_space_rebuild: true, roberta_post: true },
 };
-// AutoTokenizer: tokenizer_class of tokenizer_config.json, its "Fast" variant.
+CLASS_DEFAULTS.GPT2TokenizerFast.prefix_space_rebuild = true;
+// AutoTokenizer: tokenizer_class of tokenizer_config.json (else config.json's class, R10), its "Fast" variant.
 function fastClass(cfg) {
-  let c = cfg.tokenizer_class || 'PreTrainedTokenizerFast';
+  let c = cfg.tokenizer_class;
+  if (c == null) throw new Error('no tokenizer_class (directoryConfig resolves it from config.json)');
   if (!c.endsWith('Fast')) c += 'Fast';
   if (!(c in CLASS_DEFAULTS)) throw new Error(`transformers rule for ${c} not written`);
   return c;
@@ -113,6 +129,23 @@ export function transformersBackend(json, cfg) {
       meta.normalizer_rebuilt = want;
     }
   }
+  // R11: GPT2TokenizerFast's and RobertaTokenizerFast's add_prefix_space.
+  if (d.prefix_space_rebuild) {
+    const want = cfg.add_prefix_space ?? false;
+    const pre = tj.pre_tokenizer;
+    if (pre == null) throw new Error(`${cls}: the file has no pre_tokenizer: transformers raises (None.__getstate__)`);
+    if (pre.type === 'ByteLevel' && (pre.add_prefix_space ?? want) !== want) {
+      tj.pre_tokenizer = { type: 'ByteLevel', add_prefix_space: want, trim_offsets: true, use_regex: pre.use_regex ?? true };
+      meta.pre_tokenizer_rebuilt = { add_prefix_space: want };
+    }
+    const post = tj.post_processor;
+    const trim = cfg.trim_offsets ?? true;
+    if (d.roberta_post && post && post.type === 'RobertaProcessing'
+        && ((post.add_prefix_space ?? want) !== want || (post.trim_offsets ?? trim) !== trim)) {
+      Object.assign(post, { add_prefix_space: want, trim_offsets: trim });
+      meta.post_processor_rebuilt = { add_prefix_space: want, trim_offsets: trim };
+    }
+  }
   // R3: tokens to add.
   const have = new Set(tj.added_tokens.map((t) => t.content));
   const inVocab = (c) => have.has(c) || (tj.model.vocab && !Array.isArray(tj.model.vocab) && c in tj.model.vocab);
@@ -120,9 +153,16 @@ export function transformersBackend(json, cfg) {
   for (const [, t] of Object.entries(cfg.added_tokens_decoder || {}).sort((a, b) => Number(a[0]) - Number(b[0]))) {
     if (!have.has(t.content)) toAdd.push({ content: t.content, token: t });
   }
-  if (d.bert_normalizer) for (const k of ['sep_token', 'cls_token', 'mask_token']) meta[k] = str(pick(k)) ?? null;
+  for (const k of ['sep_token', 'cls_token', 'mask_token']) if (k in d) meta[k] = str(pick(k)) ?? null;
   // The special tokens as given: a string, or an AddedToken object (its flags kept when it is added).
-  const forms = [...['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'].map((k) => (k in cfg ? cfg[k] : meta[k])),
+  const given = (k) => {
+    const f = k in cfg ? cfg[k] : meta[k];
+    if (k === 'mask_token' && d.mask_lstrip && typeof f === 'string') {
+      return { content: f, lstrip: true, rstrip: false, normalized: false, single_word: false, special: true };
+    }
+    return f;
+  };
+  const forms = [...['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'].map(given),
     ...(cfg.additional_special_tokens || [])].filter((x) => x != null);
   const specials = forms.map(str);
   for (const f of forms) {
@@ -164,9 +204,35 @@ export function transformersBackend(json, cfg) {
 //     config's list, each `if token not in additional_special_tokens` (:2559-2568; tokenizers'
 //     AddedToken equals an AddedToken of the same content, never a plain string). With
 //     added_tokens_decoder present the file is not read at all.
+// R10 models/auto/tokenization_auto.py:837-931 (AutoTokenizer.from_pretrained): the class is
+//     tokenizer_config.json's tokenizer_class (null is None); if none, AutoConfig.from_pretrained(DIR)
+//     reads config.json (configuration_auto.py:976-1012: it raises without config.json and for a
+//     model_type CONFIG_MAPPING lacks; without model_type it matches the directory's name, not followed
+//     here) and the class is config.json's tokenizer_class, else TOKENIZER_MAPPING[type(config)]: the
+//     fast class of the model type, else its slow one. That table is transformers' own, printed by
+//     tools/make_tj_auto_classes.py (PYTHONPATH=/tmp/hfenv, i.e. HFENV).
+let autoClasses = null;
+function classFromConfigJson(dir) {
+  const file = path.join(dir, 'config.json');
+  if (!fs.existsSync(file)) throw new Error(`${dir}: no tokenizer_class and no config.json: AutoTokenizer raises`);
+  const config = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (typeof config.model_type !== 'string') throw new Error(`${file}: model_type ${config.model_type}: not followed`);
+  if (!autoClasses) {
+    const tool = path.join(path.dirname(new URL(import.meta.url).pathname), 'make_tj_auto_classes.py');
+    autoClasses = JSON.parse(execFileSync('/usr/bin/python3', [tool, '--json'],
+      { env: { ...process.env, PYTHONPATH: process.env.HFENV || '/tmp/hfenv' } }).toString('utf8'));
+  }
+  if (!(config.model_type in autoClasses)) throw new Error(`${file}: model_type ${config.model_type} unknown to v4.44.2`);
+  if (config.tokenizer_class != null) return config.tokenizer_class;
+  const c = autoClasses[config.model_type];
+  if (!c) throw new Error(`${file}: model_type ${config.model_type} has no tokenizer: AutoTokenizer raises`);
+  return c;
+}
+
 export function directoryConfig(dir) {
   const cfgFile = path.join(dir, 'tokenizer_config.json');
   const cfg = fs.existsSync(cfgFile) ? JSON.parse(fs.readFileSync(cfgFile, 'utf8')) : {};
+  if (cfg.tokenizer_class == null) cfg.tokenizer_class = classFromConfigJson(dir);
   const mapFile = path.join(dir, 'special_tokens_map.json');
   if ('added_tokens_decoder' in cfg || !fs.existsSync(mapFile)) return cfg;
   const map = JSON.parse(fs.readFileSync(mapFile, 'utf8'));
@@ -209,13 +275,13 @@ function backendTokenizer(HF, json, cfg) {
   const file = JSON.parse(j2);
   let encodeTok = null;
   if (meta.split_special_tokens) {
-    // R10: the backend without its special added tokens, for encode.
+    // R12: the backend without its special added tokens, for encode.
     const specialSet = new Set(specials);
     const all = [...file.added_tokens, ...toAdd.map((x) => ({ content: x.content, ...(x.token || {}),
       special: x.token ? (x.token.special || specialSet.has(x.content)) : specialSet.has(x.content) }))];
     const special = all.filter((t) => t.special);
     const others = all.filter((t) => !t.special);
-    for (const t of special) if (t.normalized) throw new Error(`R10: special token ${t.content} has normalized=true`);
+    for (const t of special) if (t.normalized) throw new Error(`R12: special token ${t.content} has normalized=true`);
     encodeTok = HF.Tokenizer.fromString(JSON.stringify({ ...file, added_tokens: file.added_tokens.filter((t) => !t.special) }));
     for (const x of toAdd.filter((y) => !all.find((t) => t.content === y.content).special)) {
       if (x.token) encodeTok.addAddedTokens([new HF.AddedToken(x.content, false, {
@@ -223,20 +289,20 @@ function backendTokenizer(HF, json, cfg) {
       else encodeTok.addTokens([x.content]);
     }
     for (const t of others) {
-      if (encodeTok.tokenToId(t.content) !== tok.tokenToId(t.content)) throw new Error(`R10: ${t.content} changes id without the special tokens`);
+      if (encodeTok.tokenToId(t.content) !== tok.tokenToId(t.content)) throw new Error(`R12: ${t.content} changes id without the special tokens`);
     }
     meta.split_special_tokens_check = { specials: special.map((t) => t.content), raw_others: others.filter((t) => !t.normalized).map((t) => t.content) };
   }
   return { tok, meta, toAdd, file, encodeTok };
 }
 
-// R10's condition on one text: no occurrence of a special token overlaps one of another raw added token.
+// R12's condition on one text: no occurrence of a special token overlaps one of another raw added token.
 function checkSplitSpecial(check, text) {
   const at = (s) => { const out = []; for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + 1)) out.push([i, i + s.length]); return out; };
   for (const s of check.specials) {
     for (const [a, b] of at(s)) {
       for (const o of check.raw_others) {
-        for (const [c, d] of at(o)) if (c < b && a < d) throw new Error(`R10: ${JSON.stringify(o)} overlaps ${JSON.stringify(s)} in ${JSON.stringify(text)}`);
+        for (const [c, d] of at(o)) if (c < b && a < d) throw new Error(`R12: ${JSON.stringify(o)} overlaps ${JSON.stringify(s)} in ${JSON.stringify(text)}`);
       }
     }
   }
@@ -248,7 +314,7 @@ function checkSplitSpecial(check, text) {
 export function transformersTokenizer(HF, json, dir) {
   const cfg = directoryConfig(dir);
   const { tok, meta, toAdd, file } = backendTokenizer(HF, json, cfg);
-  if (meta.split_special_tokens) throw new Error(`${dir}: split_special_tokens (R10) is emulated per text only in the goldens generator`);
+  if (meta.split_special_tokens) throw new Error(`${dir}: split_special_tokens (R12) is emulated per text only in the goldens generator`);
   const clean = meta.clean_up_tokenization_spaces ? cleanUpTokenization : (s) => s;
   const added = [...(file.added_tokens || []), ...toAdd.map((x) => ({ content: x.content, ...(x.token || {}) }))];
   return { tok, meta: { ...meta, clean }, added };
@@ -259,7 +325,7 @@ async function directoryRecords({ HF, json, cfg, textList, expectedLines }) {
   const { tok, meta, encodeTok } = backendTokenizer(HF, json, cfg);
   let lines = await expectedLines(encodeTok || tok, textList);
   if (encodeTok) {
-    // R10: encoded without the special tokens, decoded by the whole backend.
+    // R12: encoded without the special tokens, decoded by the whole backend.
     const out = [];
     for (const l of lines.trimEnd().split('\n')) {
       const r = JSON.parse(l);
@@ -284,6 +350,7 @@ async function directoryRecords({ HF, json, cfg, textList, expectedLines }) {
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 function forDirectory() {
   return async ({ Tokenizer, HF, json, dir, textList, expectedLines, cfgFile }) => {
     const cfg = directoryConfig(path.dirname(cfgFile));

@@ -323,6 +323,9 @@ function tokenizers() {
 // Running embedpe.
 function embedpe(args, input) {
   const r = spawnSync(EMBEDPE, args, { input, maxBuffer: 1 << 30, encoding: 'buffer' });
+  // Not run at all (E2BIG: a decode batch's --ids longer than the kernel takes): an error the
+  // callers bisect, never a crash of the harness.
+  if (r.error) return { status: null, stdout: Buffer.alloc(0), stderr: `cannot run embedpe: ${r.error.code || r.error.message}`, signal: null };
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8'), signal: r.signal };
 }
 const cliSafe = (s) => !s.includes('\0');

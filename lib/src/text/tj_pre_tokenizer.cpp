@@ -265,6 +265,10 @@ class ByteLevel final : public PreTokenizer {
   }
   bool ends_with_byte_level() const override { return true; }
   void leave_byte_mapping_to_model() override { map_ = false; }
+  bool set_add_prefix_space(bool on) override {
+    add_prefix_space_ = on;
+    return true;
+  }
 
  private:
   bool add_prefix_space_, use_regex_, map_ = true;

@@ -30,6 +30,10 @@ class PreTokenizer {
   // that mapping is then left to the model (Piece::bytes, Model::tokenize_bytes).
   virtual bool ends_with_byte_level() const { return false; }
   virtual void leave_byte_mapping_to_model() {}
+  // GPT2TokenizerFast's and RobertaTokenizerFast's rebuild (transformers v4.44.2): a ByteLevel
+  // step made again with another add_prefix_space. False for any other step, which has no
+  // add_prefix_space in the state transformers reads (a Sequence's ByteLevel included).
+  virtual bool set_add_prefix_space(bool) { return false; }
 };
 
 std::unique_ptr<PreTokenizer> load_pre_tokenizer(const nlohmann::json& section, const std::string& field);

@@ -13,6 +13,7 @@
 #include "embedpe/error.h"
 #include "hf_text.h"
 #include "model_files.h"
+#include "tj_auto_class.h"
 #include "tj_fields.h"
 #include "tj_normalizer.h"
 #include "tj_tokenizer.h"
@@ -389,15 +390,15 @@ constexpr const char* kFastClasses[] = {
     "XLMRobertaTokenizerFast", "MPNetTokenizerFast"};
 
 // GPT2TokenizerFast.__init__ and RobertaTokenizerFast.__init__ (v4.44.2,
-// models/gpt2/tokenization_gpt2_fast.py, models/roberta/tokenization_roberta_fast.py):
-// the pre-tokenizer is rebuilt with their add_prefix_space argument (default
-// False) when its own differs; RoBERTa's post-processor too, which changes only
-// offsets. RobertaTokenizerFast makes a mask_token given as a string
-// AddedToken(lstrip=True, rstrip=False), which matters only when the file lacks
-// it (tokens the file has are not added again). The rebuilt pre-tokenizer is not
-// followed: refused by name, never guessed.
-void check_prefix_space_classes(const std::string& class_name, const json& config, const tj::Tokenizer& tok,
-                                const std::string& config_shown) {
+// models/gpt2/tokenization_gpt2_fast.py:112-116, models/roberta/tokenization_roberta_fast.py:157-161):
+// `pre_tok_state = json.loads(backend_tokenizer.pre_tokenizer.__getstate__())`, and when its
+// add_prefix_space differs from their argument (default False) the pre-tokenizer is made again
+// with it: only a ByteLevel pre-tokenizer has one in its state (a Sequence or Split has none,
+// Metaspace's state has prepend_scheme instead), and a file without a pre-tokenizer fails there
+// (None has no __getstate__). RoBERTa's post-processor is made again too
+// (tokenization_roberta_fast.py:165-189: add_prefix_space, trim_offsets), which changes only offsets.
+void rebuild_prefix_space(const std::string& class_name, const json& config, tj::Tokenizer& tok,
+                          const std::string& shown, const std::string& config_shown) {
   if (class_name != "GPT2TokenizerFast" && class_name != "RobertaTokenizerFast") return;
   bool add_prefix_space = false;
   if (config.contains("add_prefix_space") && !config["add_prefix_space"].is_null()) {
@@ -405,12 +406,12 @@ void check_prefix_space_classes(const std::string& class_name, const json& confi
     if (!v.is_boolean()) throw UsageError(config_shown + ": add_prefix_space is " + json_value_text(v) + ", not true or false");
     add_prefix_space = v.get<bool>();
   }
-  const std::optional<bool> file = tok.pre_tokenizer_add_prefix_space();
-  if (file && *file != add_prefix_space) {
-    throw UsageError(config_shown + ": add_prefix_space is " + (add_prefix_space ? "true" : "false") +
-                     " where tokenizer.json's pre_tokenizer has " + (*file ? "true" : "false") + ": " + class_name +
-                     " then rebuilds the pre-tokenizer, which embedpe does not follow (make them agree)");
+  if (!tok.has_pre_tokenizer()) {
+    throw UsageError(shown + " has no pre_tokenizer; transformers' " + class_name +
+                     " reads the pre-tokenizer's state (add_prefix_space) and fails without one");
   }
+  const std::optional<bool> file = tok.pre_tokenizer_add_prefix_space();
+  if (file && *file != add_prefix_space) tok.set_pre_tokenizer_add_prefix_space(add_prefix_space);
 }
 
 // RobertaTokenizerFast, XLMRobertaTokenizerFast and MPNetTokenizerFast make a
@@ -466,6 +467,58 @@ std::string fast_class(const json& value, const std::string& config_shown) {
                    " (transformers raises for a class it does not have; the others change the file in their __init__)");
 }
 
+// The class AutoTokenizer.from_pretrained(DIR) of transformers v4.44.2 takes
+// when tokenizer_config.json names none (tokenization_auto.py:846-931):
+// AutoConfig.from_pretrained(DIR) reads config.json (it raises without one,
+// and for a model_type it does not know; without model_type it guesses the
+// model type from the directory's name, which embedpe does not follow), then
+// config.json's tokenizer_class, else the tokenizer of the model type
+// (TOKENIZER_MAPPING, tj_auto_class.cpp): the fast class where there is one.
+std::string class_from_config_json(ModelFiles& files, const std::string& dir_shown) {
+  const std::string shown = files.path("config.json");
+  const std::optional<json> config = files.json("config.json");
+  const std::string none = "pretrained " + dir_shown + ": " +
+                           (files.has("tokenizer_config.json") ? "tokenizer_config.json names no tokenizer_class"
+                                                                : "no tokenizer_config.json names a tokenizer_class") +
+                           " and ";
+  if (!config) {
+    throw UsageError(none + "there is no config.json to take it from (AutoTokenizer.from_pretrained raises there); "
+                     "give the tokenizer.json file itself for the file alone, or a tokenizer_class");
+  }
+  if (!config->is_object()) throw UsageError(shown + " is not a JSON object");
+  const auto type = config->find("model_type");
+  if (type == config->end() || !type->is_string()) {
+    throw UsageError(shown + ": model_type is " + (type == config->end() ? std::string("absent") : json_value_text(*type)) +
+                     ": transformers then guesses the model type from the directory's name (or raises), which embedpe "
+                     "does not follow; give tokenizer_config.json a tokenizer_class");
+  }
+  const std::string model_type = type->get<std::string>();
+  const tj::AutoClass* auto_class = tj::auto_class_of_model_type(model_type);
+  if (!auto_class) {
+    throw UsageError(shown + ": model_type " + json_value_text(*type) +
+                     " is not one transformers v4.44.2 knows (AutoConfig raises); give tokenizer_config.json a "
+                     "tokenizer_class");
+  }
+  const auto named = config->find("tokenizer_class");
+  if (named != config->end() && !named->is_null()) return fast_class(*named, shown);
+  if (model_type == "encoder-decoder") {
+    throw UsageError(shown + ": model_type \"encoder-decoder\": transformers takes the tokenizer of its encoder's "
+                     "config, which embedpe does not follow; give tokenizer_config.json a tokenizer_class");
+  }
+  if (auto_class->tokenizer_class.empty()) {
+    throw UsageError(shown + ": model_type " + json_value_text(*type) +
+                     " has no tokenizer in transformers v4.44.2 (AutoTokenizer raises); give tokenizer_config.json a "
+                     "tokenizer_class");
+  }
+  const std::string name(auto_class->tokenizer_class);
+  if (name.size() < 4 || name.compare(name.size() - 4, 4, "Fast") != 0) {
+    throw UsageError(shown + ": model_type " + json_value_text(*type) + " has only the slow " + name +
+                     " in transformers v4.44.2, which does not read tokenizer.json; give tokenizer_config.json a "
+                     "tokenizer_class");
+  }
+  return fast_class(json(name), shown + " (model_type " + model_type + ")");
+}
+
 // PreTrainedTokenizerFast.__init__ sets the core's encode_special_tokens
 // from split_special_tokens (tokenization_utils_base.py:1612, default False;
 // tokenization_utils_fast.py:173), and every encode passes it on (:525-526):
@@ -480,7 +533,6 @@ bool split_special_tokens(const json& config, const std::string& config_shown) {
 // What the class's __init__ does to the file that embedpe checks before reading it.
 void check_class_init(const std::string& class_name, const json& config, const tj::Tokenizer& tok,
                       const std::string& config_shown) {
-  check_prefix_space_classes(class_name, config, tok, config_shown);
   check_lstrip_mask(class_name, config, tok, config_shown);
   refuse_from_slow(class_name, config, config_shown);
 }
@@ -523,7 +575,8 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
       merge_special_tokens_map(config, files.json("special_tokens_map.json"), files.path("special_tokens_map.json"));
     }
     const auto cls = config.find("tokenizer_class");
-    if (cls != config.end() && !cls->is_null()) out->class_name_ = fast_class(*cls, config_shown);
+    out->class_name_ = cls != config.end() && !cls->is_null() ? fast_class(*cls, config_shown)
+                                                               : class_from_config_json(files, path);
     check_class_init(out->class_name_, config, *out->tok_, config_shown);
     out->tok_->set_encode_special_tokens(split_special_tokens(config, config_shown));
     if (!config.contains("added_tokens_decoder")) legacy_added_tokens(config, files, *out->tok_);
@@ -555,6 +608,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
     const std::vector<tj::AddedToken> added = tokens_transformers_adds(*out->tok_, all_specials, config, config_shown);
     if (!added.empty()) out->tok_->add_tokens(added, shown);
     rebuild_class_normalizer(out->class_name_, *out->tok_, config, shown, config_shown);
+    rebuild_prefix_space(out->class_name_, config, *out->tok_, shown, config_shown);
     out->token_type_ids_ = class_has_token_type_ids(out->class_name_);
     if (config.contains("model_input_names") && config["model_input_names"].is_array()) {
       out->token_type_ids_ = false;

@@ -61,6 +61,13 @@ class Tokenizer {
   // The pre_tokenizer section's own add_prefix_space (ByteLevel's), when it has one: what
   // GPT2TokenizerFast/RobertaTokenizerFast compare with their add_prefix_space argument.
   std::optional<bool> pre_tokenizer_add_prefix_space() const { return pre_add_prefix_space_; }
+  bool has_pre_tokenizer() const { return pre_ != nullptr; }
+  // Their rebuild of a ByteLevel pre_tokenizer with `on`; false (nothing changed) for any other.
+  bool set_pre_tokenizer_add_prefix_space(bool on) {
+    if (!pre_ || !pre_->set_add_prefix_space(on)) return false;
+    pre_add_prefix_space_ = on;
+    return true;
+  }
 
   std::optional<std::string_view> id_to_token(std::int32_t id) const;
   std::optional<std::int32_t> token_to_id(std::string_view token) const;
