@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clikit/values.h"
+#include "embedpe/encode_request.h"
 #include "embedpe/error.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/text_input.h"
@@ -47,10 +48,9 @@ inline constexpr const char* kPipelineGroup = "Pipeline";
 struct TokenizeFlags {
   std::string model;       // --model; empty: the embedded default
   std::string pretrained;  // --pretrained DIR: a Hugging Face directory's tokenizer
-  EncodeOptions options;   // BOS/EOS, padding and truncation
-  // --padding-side / --truncation-side as given (else the directory's, with --pretrained)
-  std::optional<Side> padding_side, truncation_side;
   PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any;  // --tokenizer
+  // BOS/EOS, padding and truncation (the sides unset: the directory's); encode's flags set the rest.
+  EncodeRequest request;
 };
 
 // ---------------------------------------------------------------- limits
@@ -77,13 +77,6 @@ CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::stri
 // (embedpe::parse_id_text); a bad value is a CLI::ValidationError naming `flag`.
 std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text);
 
-// --ids values are command-line values: an id outside the model's
-// vocabulary is a usage error (exit 2), as a malformed one is.
-void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokenizer);
-
-// (extension, format name) of every sink format: what encode and decode check outputs against.
-std::vector<std::pair<std::string, std::string>> sink_extensions();
-
 void add_text_options(CLI::App& cmd, TextSpec& options);
 // --ids IDS, repeatable: each value checked as it is parsed, and appended to `ids`.
 CLI::Option* add_ids_option(CLI::App& cmd, std::vector<std::string>& ids, const std::string& help);
@@ -102,8 +95,6 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
 // --model only (info).
 void add_model_option(CLI::App& cmd, std::string& model);
 
-// The files read for texts and tokens: each --input, and --model.
-std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& text, const std::string& model);
 Tokenizer load_tokenizer(const std::string& model);
 // --pretrained DIR's tokenizer, else --model's.
 Tokenizer load_tokenizer(const TokenizeFlags& flags);

@@ -18,6 +18,9 @@ struct LayerFlags {
   std::string scale = "sqrt";           // --scale, parsed into spec.scale by layer_spec()
   std::string pretrained;               // --pretrained DIR: the spec read from a model directory
   const CLI::App* cmd = nullptr;        // the command the flags belong to: which were given
+
+  // Whether the flag of a layer parameter was given.
+  IsGiven is_given() const;
 };
 
 // --d-model, --seed, --init, --weights, --padding-idx, --factorize, --projection.
