@@ -164,14 +164,9 @@ void add_model_option(CLI::App& cmd, std::string& model) {
       ->default_str("the embedded model");
 }
 
-CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model) {
+CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model, const std::string& help) {
   CLI::Option* option =
-      cmd.add_option("--pretrained", dir,
-                     "Hugging Face model directory (or a tokenizer.json): its tokenizer gives the ids, template "
-                     "and padding side AutoTokenizer gives (tokenizer.json, else the slow SentencePiece class)")
-          ->type_name("DIR")
-          ->check(non_empty_path())
-          ->transform(resolve_model_path, "", "");
+      cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path())->transform(resolve_model_path, "", "");
   if (model) option->excludes(model);
   return option;
 }

@@ -109,8 +109,12 @@ std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const s
                                                const std::vector<std::string>& outputs, const char* command,
                                                bool required = true,
                                                PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any);
-// --pretrained DIR (excludes --model).
-CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model);
+// --pretrained DIR, resolved as a Hub name too (excludes `model`, --model, when given).
+CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model,
+                                   const std::string& help =
+                                       "Hugging Face model directory (or a tokenizer.json): its tokenizer gives the "
+                                       "ids, template and padding side AutoTokenizer gives (tokenizer.json, else the "
+                                       "slow SentencePiece class)");
 // --tokenizer fast|slow: which of a --pretrained directory's tokenizers.
 void add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind);
 

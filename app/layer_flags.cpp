@@ -45,10 +45,6 @@ void add_table_flags(CLI::App& cmd, TableSpec& table) {
                         "Do not apply the projection found in --weights: the (vocab, E) rows as they are");
 }
 
-void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help) {
-  cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path())->transform(resolve_model_path, "", "");
-}
-
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   LayerSpec& spec = flags.spec;
   flags.cmd = &cmd;
@@ -65,7 +61,7 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
     }
     shared->description(std::string(help) + ", and its tokenizer gives the ids (--model overrides the tokenizer)");
   } else {
-    add_pretrained_option(cmd, flags.pretrained, help);
+    add_pretrained_option(cmd, flags.pretrained, nullptr, help);
   }
   add_table_flags(cmd, spec.table);
   add_scale_option(cmd, flags.scale);

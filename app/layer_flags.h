@@ -27,9 +27,6 @@ struct LayerFlags {
 void add_table_flags(CLI::App& cmd, TableSpec& table);
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
 
-// --pretrained DIR: a Hugging Face model directory (embedpe/pretrained_model.h).
-void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help);
-
 // The spec the flags describe: with --pretrained, the directory's (read
 // from `source`), each flag given overriding its own part; `dtype`, the
 // output's, is the one the model is taken to run in (pretrained_scale).

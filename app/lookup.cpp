@@ -65,7 +65,7 @@ void setup_lookup(CLI::App& app) {
   add_model_option(*sub, cmd->model);
   cmd->sub = sub;
   option_group(*sub, kEmbeddingGroup);
-  add_pretrained_option(*sub, cmd->pretrained,
+  add_pretrained_option(*sub, cmd->pretrained, nullptr,
                         "A Hugging Face model directory: its token embedding table; each table flag given overrides "
                         "its part");
   add_table_flags(*sub, cmd->table);

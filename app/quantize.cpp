@@ -89,7 +89,7 @@ void setup_quantize(CLI::App& app) {
       ->check(non_empty_path());
   cmd->sub = sub;
   option_group(*sub, kEmbeddingGroup);
-  add_pretrained_option(*sub, cmd->pretrained,
+  add_pretrained_option(*sub, cmd->pretrained, nullptr,
                         "A Hugging Face model directory: its token embedding table, and the scale its model applies "
                         "(none for most; Gemma's normalizer); --weights and --scale given override them");
   add_scale_option(*sub, cmd->scale, "Embedding scale the output error figures assume")
