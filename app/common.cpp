@@ -206,13 +206,6 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
              "--seq-len, it must be a multiple of N)");
 }
 
-Tokenizer load_tokenizer(const std::string& model) { return ModelSource(model).tokenizer(); }
-
-Tokenizer load_tokenizer(const TokenizeFlags& flags) {
-  // --model overrides the directory's tokenizer (encode: the layer is still the directory's).
-  return ModelSource(flags.model, flags.pretrained, flags.kind).tokenizer();
-}
-
 std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,
                                                const std::vector<std::string>& outputs, const char* command,
                                                bool required, PretrainedTokenizerKind kind) {

@@ -95,9 +95,6 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
 // --model only (info).
 void add_model_option(CLI::App& cmd, std::string& model);
 
-Tokenizer load_tokenizer(const std::string& model);
-// --pretrained DIR's tokenizer, else --model's.
-Tokenizer load_tokenizer(const TokenizeFlags& flags);
 // decode's and diff's tokenizer: --pretrained DIR's or --model's when given;
 // else the model the first of `outputs` that carries a config names, found
 // at the path the config gives (as given, then relative to that output's

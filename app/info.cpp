@@ -60,7 +60,7 @@ void run_info(const InfoCommand& cmd) {
   refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.weights}});
   // The default model when nothing is named.
   std::optional<Tokenizer> model;
-  if (!cmd.model.empty() || cmd.weights.empty()) model = load_tokenizer(cmd.model);
+  if (!cmd.model.empty() || cmd.weights.empty()) model = ModelSource(cmd.model).tokenizer();
   const std::shared_ptr<const WeightFile> weights = cmd.weights.empty() ? nullptr : WeightFile::open(cmd.weights);
   const std::string text = info_report(model ? &*model : nullptr, weights.get(), cmd.weights, cmd.format);
   OutputFile out("-");

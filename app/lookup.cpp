@@ -43,7 +43,7 @@ void run_lookup(const LookupCommand& cmd) {
   // A weight table is looked up on its own; the tokenizer (given, or the
   // default one for the N(0,1) table) names the pieces.
   std::optional<Tokenizer> tokenizer;
-  if (!cmd.model.empty() || spec.weights.empty()) tokenizer = load_tokenizer(cmd.model);
+  if (!cmd.model.empty() || spec.weights.empty()) tokenizer = ModelSource(cmd.model).tokenizer();
   const auto table = open_table(spec, tokenizer ? &*tokenizer : nullptr);
   std::optional<Dims> dims;
   if (cmd.dims) dims = Dims{cmd.dims->first, cmd.dims->count};

@@ -13,6 +13,7 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/model_source.h"
 #include "embedpe/threads.h"
 #include "embedpe/sink.h"
 #include "errors.h"
@@ -48,7 +49,8 @@ void run_tokenize(const TokenizeCommand& cmd) {
   refuse_outputs_over_inputs({cmd.output}, as_flags(text_inputs(cmd.text, cmd.tokenize.model)));
   const TokenizeFormat format = infer_format(cmd);
   if (format.sink && format.sink->traits.binary) refuse_binary_to_terminal(cmd.output, "." + std::string(format.sink->name));
-  const Tokenizer tokenizer = load_tokenizer(cmd.tokenize);
+  // --model overrides the directory's tokenizer.
+  const Tokenizer tokenizer = ModelSource(cmd.tokenize.model, cmd.tokenize.pretrained, cmd.tokenize.kind).tokenizer();
   check_given_ids(tokenizer, cmd.text.ids, "--ids");
   const EncodeRequest& r = cmd.tokenize.request;
   const EncodeOptions tokenize = pretrained_encode_options(tokenizer, r.tokenize, r.padding_side, r.truncation_side);
