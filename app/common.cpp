@@ -9,7 +9,6 @@
 #include "embedpe/output_file.h"
 #include "embedpe/model_source.h"
 #include "embedpe/pretrained_tokenizer.h"
-#include "embedpe/sink.h"
 #include "embedpe/text_input.h"
 #include "errors.h"
 #include "embedpe/message.h"
@@ -17,14 +16,6 @@
 #include "embedpe/weights.h"
 
 namespace embedpe::cli {
-
-std::vector<std::pair<std::string, std::string>> sink_extensions() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const SinkFormat* f : sink_formats()) {
-    for (const std::string& e : f->extensions) out.emplace_back(e, f->name);
-  }
-  return out;
-}
 
 CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help) {
   return clikit::add_word_or_number(cmd, "--scale", scale, {"sqrt", "none"}, {-1e6, 1e6}, help);
@@ -44,17 +35,6 @@ std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& 
     // "FLAG: why" → CLI11's "FLAG: why".
     const std::string what = e.what();
     throw CLI::ValidationError(flag, what.substr(what.starts_with(flag + ": ") ? flag.size() + 2 : 0));
-  }
-}
-
-void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokenizer) {
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    try {
-      const std::string origin = "--ids " + std::to_string(i + 1);
-      tokenizer.check_ids(parse_id_text(ids[i], origin), origin);
-    } catch (const Error& e) {
-      throw UsageError(e.what());
-    }
   }
 }
 
@@ -184,14 +164,9 @@ void add_model_option(CLI::App& cmd, std::string& model) {
       ->default_str("the embedded model");
 }
 
-CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model) {
+CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model, const std::string& help) {
   CLI::Option* option =
-      cmd.add_option("--pretrained", dir,
-                     "Hugging Face model directory (or a tokenizer.json): its tokenizer gives the ids, template "
-                     "and padding side AutoTokenizer gives (tokenizer.json, else the slow SentencePiece class)")
-          ->type_name("DIR")
-          ->check(non_empty_path())
-          ->transform(resolve_model_path, "", "");
+      cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path())->transform(resolve_model_path, "", "");
   if (model) option->excludes(model);
   return option;
 }
@@ -205,7 +180,7 @@ void add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind) {
 }
 
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
-  EncodeOptions& o = flags.options;
+  EncodeOptions& o = flags.request.tokenize;
   option_group(cmd, kTokenizationGroup);
   add_model_option(cmd, flags.model);
   add_pretrained_option(cmd, flags.pretrained, cmd.get_option("--model"));
@@ -217,32 +192,18 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
       ->default_str("the model's pad id, else 0");
   add_number(cmd, "--seq-len", o.seq_len, 1, kMaxSeqLen, "Pad and truncate every sequence to N tokens, keeping BOS/EOS")
       ->default_str("pad to the longest");
-  add_choice<Side>(cmd, "--padding-side", [&flags](Side s) { flags.padding_side = s; },
+  add_choice<Side>(cmd, "--padding-side", [&flags](Side s) { flags.request.padding_side = s; },
                    {{"right", Side::right}, {"left", Side::left}},
                    "Where padding goes; with left, tokens keep positions 0..n-1, as HF numbers them from the "
                    "attention mask",
                    "right; with --pretrained, the directory's");
-  add_choice<Side>(cmd, "--truncation-side", [&flags](Side s) { flags.truncation_side = s; },
+  add_choice<Side>(cmd, "--truncation-side", [&flags](Side s) { flags.request.truncation_side = s; },
                    {{"right", Side::right}, {"left", Side::left}},
                    "Which end of a text --seq-len cuts; BOS and EOS are kept either way",
                    "right; with --pretrained, the directory's");
   add_number(cmd, "--pad-to-multiple-of", o.pad_to_multiple_of, 1, kMaxSeqLen,
              "Pad the longest sequence (a record or line of its own: itself) up to a multiple of N (with "
              "--seq-len, it must be a multiple of N)");
-}
-
-std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& text, const std::string& model) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& path : text.inputs) out.emplace_back("--input", path);
-  out.emplace_back("--model", model);
-  return out;
-}
-
-Tokenizer load_tokenizer(const std::string& model) { return ModelSource(model).tokenizer(); }
-
-Tokenizer load_tokenizer(const TokenizeFlags& flags) {
-  // --model overrides the directory's tokenizer (encode: the layer is still the directory's).
-  return ModelSource(flags.model, flags.pretrained, flags.kind).tokenizer();
 }
 
 std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clikit/values.h"
+#include "embedpe/encode_request.h"
 #include "embedpe/error.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/text_input.h"
@@ -47,10 +48,9 @@ inline constexpr const char* kPipelineGroup = "Pipeline";
 struct TokenizeFlags {
   std::string model;       // --model; empty: the embedded default
   std::string pretrained;  // --pretrained DIR: a Hugging Face directory's tokenizer
-  EncodeOptions options;   // BOS/EOS, padding and truncation
-  // --padding-side / --truncation-side as given (else the directory's, with --pretrained)
-  std::optional<Side> padding_side, truncation_side;
   PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any;  // --tokenizer
+  // BOS/EOS, padding and truncation (the sides unset: the directory's); encode's flags set the rest.
+  EncodeRequest request;
 };
 
 // ---------------------------------------------------------------- limits
@@ -77,13 +77,6 @@ CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::stri
 // (embedpe::parse_id_text); a bad value is a CLI::ValidationError naming `flag`.
 std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text);
 
-// --ids values are command-line values: an id outside the model's
-// vocabulary is a usage error (exit 2), as a malformed one is.
-void check_ids_flag(const std::vector<std::string>& ids, const Tokenizer& tokenizer);
-
-// (extension, format name) of every sink format: what encode and decode check outputs against.
-std::vector<std::pair<std::string, std::string>> sink_extensions();
-
 void add_text_options(CLI::App& cmd, TextSpec& options);
 // --ids IDS, repeatable: each value checked as it is parsed, and appended to `ids`.
 CLI::Option* add_ids_option(CLI::App& cmd, std::vector<std::string>& ids, const std::string& help);
@@ -102,11 +95,6 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
 // --model only (info).
 void add_model_option(CLI::App& cmd, std::string& model);
 
-// The files read for texts and tokens: each --input, and --model.
-std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& text, const std::string& model);
-Tokenizer load_tokenizer(const std::string& model);
-// --pretrained DIR's tokenizer, else --model's.
-Tokenizer load_tokenizer(const TokenizeFlags& flags);
 // decode's and diff's tokenizer: --pretrained DIR's or --model's when given;
 // else the model the first of `outputs` that carries a config names, found
 // at the path the config gives (as given, then relative to that output's
@@ -118,8 +106,12 @@ std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const s
                                                const std::vector<std::string>& outputs, const char* command,
                                                bool required = true,
                                                PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any);
-// --pretrained DIR (excludes --model).
-CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model);
+// --pretrained DIR, resolved as a Hub name too (excludes `model`, --model, when given).
+CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model,
+                                   const std::string& help =
+                                       "Hugging Face model directory (or a tokenizer.json): its tokenizer gives the "
+                                       "ids, template and padding side AutoTokenizer gives (tokenizer.json, else the "
+                                       "slow SentencePiece class)");
 // --tokenizer fast|slow: which of a --pretrained directory's tokenizers.
 void add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind);
 

@@ -47,7 +47,7 @@ void run_decode(DecodeCommand cmd) {
   // An output's config names its model: found by path and SHA-256 when no --model is given.
   std::optional<Tokenizer> named = tokenizer_for_outputs(cmd.model, cmd.pretrained, cmd.files, "decode", true, cmd.kind);
   const Tokenizer tokenizer = named ? std::move(*named) : Tokenizer::default_model();
-  check_ids_flag(cmd.ids, tokenizer);
+  check_given_ids(tokenizer, cmd.ids, "--ids");
   if (cmd.skip_special_tokens && cmd.pretrained.empty()) {
     throw UsageError("--skip-special-tokens needs --pretrained: a SentencePiece model's decode already drops its "
                      "control pieces");

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,10 +14,9 @@
 #include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
+#include "embedpe/encode_request.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
-#include "embedpe/threads.h"
-#include "embedpe/id_rows.h"
 #include "embedpe/output_file.h"
 #include "embedpe/model_source.h"
 #include "embedpe/weights.h"
@@ -33,22 +31,14 @@ struct EncodeCommand {
   TextSpec text;
   TokenizeFlags tokenize;
   LayerFlags layer;
-  std::optional<std::size_t> rope_dim;
-  bool train = false;
-  std::optional<double> dropout;
   const SinkFormat* format = nullptr;  // --format; null: from --output's extension
-  DType dtype = DType::float32;  // of the float tensors: float32, float16 or bfloat16
   EncodeOutput output;  // --output, --output-dir, --shard-rows, --resume; its format is inferred
   std::vector<std::string> emit;
-  std::vector<std::int64_t> token_types;  // --token-type-ids
-  bool no_token_type = false;
   std::size_t batch_size = 128;
-  std::optional<std::size_t> threads;
   bool quiet = false;
   bool summary = false;
   int precision = 0;  // --precision: significant digits of floats in json/jsonl; 0: shortest round-trip
 };
-
 
 const SinkFormat& infer_format(const EncodeCommand& cmd) {
   if (cmd.format) {
@@ -85,107 +75,33 @@ void warn_unused_tensors(const LayerSpec& layer) {
                parse_tensor_spec(layer.table.weights).path.c_str(), names.c_str(), uses.c_str());
 }
 
-// Ids need no tokenizer: they index the table as given. One gives their
-// pieces and pad id where there is one to read: --model's; --pretrained's
-// when it can be read (else a note says why not); the embedded model's for a
-// generated table, whose rows are its pieces. A table from --weights alone
-// is read without one, as lookup reads it.
-std::optional<Tokenizer> ids_tokenizer(const EncodeCommand& cmd, const ModelSource& source, const LayerSpec& layer) {
-  if (!source.model_path().empty()) return source.tokenizer();
-  if (!source.pretrained_path().empty()) {
-    try {
-      return source.pretrained_tokenizer();
-    } catch (const Error& e) {
-      if (layer.table.weights.empty()) throw;
-      if (!cmd.quiet) {
-        std::fprintf(stderr, "embedpe: note: the ids are used as given, without the directory's tokenizer (%s)\n",
-                     clikit::printable_line(e.what()).c_str());
-      }
-      return std::nullopt;
-    }
-  }
-  if (layer.table.weights.empty()) return Tokenizer::default_model();
-  return std::nullopt;
-}
-
 // The model the flags name, opened once: --pretrained's gives the layer and the tokenizer, --model's
 // overrides the tokenizer.
 ModelSource model_source(const EncodeCommand& cmd) {
   return ModelSource(cmd.tokenize.model, cmd.layer.pretrained, cmd.tokenize.kind);
 }
 
-// --train's dropout: refused without an explicit --seed, and --dropout without --train.
-std::optional<Dropout> dropout_of(const EncodeCommand& cmd, const LayerSpec& layer) {
-  if (cmd.dropout && !cmd.train) throw UsageError("--dropout only applies with --train (inference never drops)");
-  if (!cmd.train) return std::nullopt;
-  if (!layer.table.seed) {
-    throw UsageError("--train needs an explicit --seed, so that the dropout mask can be reproduced");
-  }
-  return Dropout{cmd.dropout.value_or(0.1), *layer.table.seed};
-}
-
-// --threads is a request, refused if a thread cannot start; the default takes what can run.
-std::size_t thread_count(const EncodeCommand& cmd) {
-  const std::size_t threads = cmd.threads ? *cmd.threads : default_threads();
-  if (threads == 0) throw UsageError("--threads must be at least 1");
-  return threads;
-}
-
-// The encoder's spec the flags describe, for the tokenizer they load (none: ids without one).
-EncoderSpec encoder_spec(const EncodeCommand& cmd, const ModelSource& source, const LayerSpec& layer,
-                         const std::optional<Tokenizer>& tokenizer, std::vector<TensorName> emit, std::size_t threads,
-                         std::optional<Dropout> dropout) {
-  EncodeOptions options;
-  if (tokenizer) {
-    options = pretrained_encode_options(*tokenizer, cmd.tokenize.options, cmd.tokenize.padding_side,
-                                        cmd.tokenize.truncation_side);
-  } else {
-    options = cmd.tokenize.options;
-    options.padding_side = cmd.tokenize.padding_side.value_or(Side::right);
-    options.truncation_side = cmd.tokenize.truncation_side.value_or(Side::right);
-    // The directory's own pad id when there is no tokenizer to give one.
-    if (!options.pad_id && !source.pretrained_path().empty()) {
-      const std::optional<std::int64_t> pad = source.pretrained().pad_token_id;
-      if (pad && *pad >= 0 && *pad <= std::numeric_limits<int>::max()) options.pad_id = static_cast<int>(*pad);
-    }
-  }
-  EncoderSpec spec{.tokenize = options,
-                   .layer = layer,
-                   .emit = std::move(emit),
-                   .dtype = cmd.dtype,
-                   .rope_dim = cmd.rope_dim,
-                   .threads = threads,
-                   .max_line_bytes = cmd.text.reading.max_line_bytes};
-  spec.ids_input = cmd.text.ids_input();
-  spec.text_pairs = cmd.text.pairs;
-  spec.token_type_ids = cmd.token_types;
-  spec.layer.token_types = !cmd.no_token_type;
-  // --no-token-type overrides the directory's token type table (not one given by flag: build_layer refuses that).
-  if (cmd.no_token_type && !cmd.layer.pretrained.empty() && !cmd.layer.cmd->count("--token-type-weights")) {
-    spec.layer.token_type_weights.clear();
-  }
-  spec.layer.dropout = dropout;
-  return spec;
-}
-
 // The front end's way (TakeEncoder): the same checks of the flags, in the
 // same order, and the Encoder handed over; texts and outputs are its own.
 void take_encoder(const EncodeCommand& cmd, const TakeEncoder& take) {
+  const EncodeRequest& request = cmd.tokenize.request;
   const ModelSource source = model_source(cmd);
-  const LayerSpec layer = layer_spec(cmd.layer, source, cmd.dtype);
+  const LayerSpec layer = layer_spec(cmd.layer, source, request.dtype);
   std::vector<TensorName> emit = select_tensors(cmd.emit, nullptr);
-  const std::optional<Dropout> dropout = dropout_of(cmd, layer);
-  check_seq_len(layer, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
-  const std::size_t threads = thread_count(cmd);
+  const std::optional<Dropout> dropout = training_dropout(request, layer);
+  check_seq_len(layer, request.tokenize.seq_len, request.tokenize.pad_to_multiple_of);
+  const std::size_t threads = request_threads(request);
   std::optional<Tokenizer> tokenizer = source.tokenizer();
-  EncoderSpec spec = encoder_spec(cmd, source, layer, tokenizer, std::move(emit), threads, dropout);
+  EncoderSpec spec = encoder_spec(request, source, layer, tokenizer ? &*tokenizer : nullptr, cmd.text,
+                                  std::move(emit), threads, dropout, cmd.layer.is_given());
   take(Encoder(std::move(tokenizer), std::move(spec)));
 }
 
 void run_encode(const EncodeCommand& cmd) {
+  const EncodeRequest& request = cmd.tokenize.request;
   const ModelSource source = model_source(cmd);
   // --pretrained's directory is read first: a bad one is refused before anything else.
-  const LayerSpec layer = layer_spec(cmd.layer, source, cmd.dtype);
+  const LayerSpec layer = layer_spec(cmd.layer, source, request.dtype);
   // An output that would overwrite an input is the first thing refused.
   const std::vector<std::pair<std::string, std::string>> inputs =
       as_flags(encode_inputs(cmd.text, cmd.tokenize.model, layer));
@@ -205,29 +121,27 @@ void run_encode(const EncodeCommand& cmd) {
   }
   // --output-dir writes .npz parts, which hold any number of tensors.
   std::vector<TensorName> emit = select_tensors(cmd.emit, cmd.output.output_dir.empty() ? &format : nullptr);
-  check_encode_output(output, cmd.dtype, cmd.precision, !cmd.text.texts.empty() || !cmd.text.ids.empty(),
+  check_encode_output(output, request.dtype, cmd.precision, !cmd.text.texts.empty() || !cmd.text.ids.empty(),
                       cmd.text.reading.shard_seek && cmd.text.shard_given);
-  const std::optional<Dropout> dropout = dropout_of(cmd, layer);
+  const std::optional<Dropout> dropout = training_dropout(request, layer);
   if (format.traits.binary && cmd.output.output_dir.empty()) {
     refuse_binary_to_terminal(cmd.output.path, "." + std::string(format.name));
   }
-  check_seq_len(layer, cmd.tokenize.options.seq_len, cmd.tokenize.options.pad_to_multiple_of);
-  const std::size_t threads = thread_count(cmd);
+  check_seq_len(layer, request.tokenize.seq_len, request.tokenize.pad_to_multiple_of);
+  const std::size_t threads = request_threads(request);
 
-  const bool ids = cmd.text.ids_input();
-  std::optional<Tokenizer> tokenizer = ids ? ids_tokenizer(cmd, source, layer) : source.tokenizer();
+  const auto note = [&cmd](const Error& e) {
+    if (cmd.quiet) return;
+    std::fprintf(stderr, "embedpe: note: the ids are used as given, without the directory's tokenizer (%s)\n",
+                 clikit::printable_line(e.what()).c_str());
+  };
+  std::optional<Tokenizer> tokenizer = cmd.text.ids_input() ? ids_tokenizer(source, layer, note) : source.tokenizer();
   TextSource texts = open_text_source(cmd.text);
-  EncoderSpec spec = encoder_spec(cmd, source, layer, tokenizer, std::move(emit), threads, dropout);
+  EncoderSpec spec = encoder_spec(request, source, layer, tokenizer ? &*tokenizer : nullptr, cmd.text,
+                                  std::move(emit), threads, dropout, cmd.layer.is_given());
   const Encoder encoder(std::move(tokenizer), std::move(spec));
   // --ids values are command-line values: one outside the table is a usage error, as a malformed one is.
-  for (std::size_t i = 0; i < cmd.text.ids.size(); ++i) {
-    const std::string origin = "--ids " + std::to_string(i + 1);
-    try {
-      encoder.check_ids(parse_id_text(cmd.text.ids[i], origin), origin);
-    } catch (const Error& e) {
-      throw UsageError(e.what());
-    }
-  }
+  check_given_ids(encoder, cmd.text.ids, "--ids");
 
   Progress progress(cmd.quiet, cmd.summary, texts.reader());
   const EncodeRunOptions run{.batch_size = cmd.batch_size,
@@ -259,19 +173,19 @@ void setup_encode(CLI::App& app, TakeEncoder take) {
   add_tokenize_flags(*sub, cmd->tokenize);
   add_layer_flags(*sub, cmd->layer);
   sub->add_option_function<std::string>(
-         "--token-type-ids", [cmd](const std::string& v) { cmd->token_types = parse_ids("--token-type-ids", v); },
+         "--token-type-ids", [cmd](const std::string& v) { cmd->tokenize.request.token_type_ids = parse_ids("--token-type-ids", v); },
          "Token types (BERT segments): one for every sequence, one per sequence, or with --text-pair the types "
          "of the two segments")
       ->type_name("T,...")
       ->default_str("0; with --text-pair 0,1");
-  sub->add_flag("--no-token-type", cmd->no_token_type,
+  sub->add_flag("--no-token-type", cmd->tokenize.request.no_token_type,
                 "Do not add the token type embeddings found in --weights (added by default, type 0)");
-  sub->add_flag("--train", cmd->train, "Training mode: apply inverted dropout (needs --seed)");
-  add_number(*sub, "--dropout", cmd->dropout, 0.0, 1.0, "Dropout probability with --train", /*hi_open=*/true)
+  sub->add_flag("--train", cmd->tokenize.request.train, "Training mode: apply inverted dropout (needs --seed)");
+  add_number(*sub, "--dropout", cmd->tokenize.request.dropout, 0.0, 1.0, "Dropout probability with --train", /*hi_open=*/true)
       ->type_name("P")
       ->default_str("0.1");
   option_group(*sub, kRopeGroup);
-  add_number(*sub, "--rope-dim", cmd->rope_dim, 2, kMaxDModel, "Rotary dimension for --emit rope_cos,rope_sin")
+  add_number(*sub, "--rope-dim", cmd->tokenize.request.rope_dim, 2, kMaxDModel, "Rotary dimension for --emit rope_cos,rope_sin")
       ->default_str("d_model");
   option_group(*sub, kOutputGroup);
   std::vector<std::pair<std::string, const SinkFormat*>> formats;
@@ -283,7 +197,7 @@ void setup_encode(CLI::App& app, TakeEncoder take) {
   for (const SinkFormat* f : sink_formats()) {
     if (f->traits.bfloat16) bf16_formats += (bf16_formats.empty() ? "" : ", ") + std::string(f->name);
   }
-  add_choice<DType>(*sub, "--dtype", [cmd](DType d) { cmd->dtype = d; },
+  add_choice<DType>(*sub, "--dtype", [cmd](DType d) { cmd->tokenize.request.dtype = d; },
                     {{"f32", DType::float32}, {"f16", DType::float16}, {"bf16", DType::bfloat16}},
                     "Float tensors as float32, float16, or bfloat16 (bfloat16 only in " + bf16_formats + ")", "f32");
   add_output_option(*sub, cmd->output.path);
@@ -297,7 +211,7 @@ void setup_encode(CLI::App& app, TakeEncoder take) {
   add_precision_option(*sub, cmd->precision, "json and jsonl");
   option_group(*sub, kPipelineGroup);
   add_number(*sub, "--batch-size", cmd->batch_size, 1, kMaxBatchRows, "Lines encoded at a time when streaming (1 to 1048576)");
-  add_number(*sub, "--threads", cmd->threads, 1, kMaxThreads,
+  add_number(*sub, "--threads", cmd->tokenize.request.threads, 1, kMaxThreads,
              "Threads for tokenizing, embedding and JSON text (when streaming, one core is left to the writer; at "
              "most 1024)")
       ->default_str("the cores available");

@@ -1,5 +1,4 @@
 // embedpe info: what a SentencePiece model and a weight file hold.
-#include <algorithm>
 #include <cstdio>
 #include <utility>
 #include <memory>
@@ -14,6 +13,7 @@
 #include "embedpe/model_source.h"
 #include "embedpe/report.h"
 #include "embedpe/weights.h"
+#include "errors.h"
 #include "layer_flags.h"
 
 namespace embedpe::cli {
@@ -40,9 +40,7 @@ std::string shell_word(const std::string& word) {
 std::string flags_text(const std::vector<std::pair<std::string, std::string>>& parameters) {
   std::string text;
   for (const auto& [name, value] : parameters) {
-    std::string flag = "--" + name;
-    std::replace(flag.begin(), flag.end(), '_', '-');
-    text += (text.empty() ? "" : " ") + flag + (value.empty() ? "" : " " + shell_word(value));
+    text += (text.empty() ? "" : " ") + flag_for(name) + (value.empty() ? "" : " " + shell_word(value));
   }
   return text;
 }
@@ -62,7 +60,7 @@ void run_info(const InfoCommand& cmd) {
   refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.weights}});
   // The default model when nothing is named.
   std::optional<Tokenizer> model;
-  if (!cmd.model.empty() || cmd.weights.empty()) model = load_tokenizer(cmd.model);
+  if (!cmd.model.empty() || cmd.weights.empty()) model = ModelSource(cmd.model).tokenizer();
   const std::shared_ptr<const WeightFile> weights = cmd.weights.empty() ? nullptr : WeightFile::open(cmd.weights);
   const std::string text = info_report(model ? &*model : nullptr, weights.get(), cmd.weights, cmd.format);
   OutputFile out("-");
@@ -80,7 +78,7 @@ void setup_info(CLI::App& app) {
   add_model_option(*sub, cmd->model);
   sub->add_option("--weights", cmd->weights, "A .npy or .safetensors file: list its tensors")->type_name("PATH")
       ->check(non_empty_path());
-  add_pretrained_option(*sub, cmd->pretrained,
+  add_pretrained_option(*sub, cmd->pretrained, nullptr,
                         "A Hugging Face model directory: its architecture, the tensors its input layer uses, the "
                         "equivalent flags, and the tensors it does not use; or a GGUF file: its metadata, tokenizer, "
                         "tensors (type, shape, bytes) and token_embd's bits per weight");

@@ -45,10 +45,6 @@ void add_table_flags(CLI::App& cmd, TableSpec& table) {
                         "Do not apply the projection found in --weights: the (vocab, E) rows as they are");
 }
 
-void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help) {
-  cmd.add_option("--pretrained", dir, help)->type_name("DIR")->check(non_empty_path())->transform(resolve_model_path, "", "");
-}
-
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
   LayerSpec& spec = flags.spec;
   flags.cmd = &cmd;
@@ -65,7 +61,7 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
     }
     shared->description(std::string(help) + ", and its tokenizer gives the ids (--model overrides the tokenizer)");
   } else {
-    add_pretrained_option(cmd, flags.pretrained, help);
+    add_pretrained_option(cmd, flags.pretrained, nullptr, help);
   }
   add_table_flags(cmd, spec.table);
   add_scale_option(cmd, flags.scale);
@@ -126,22 +122,20 @@ void add_layer_flags(CLI::App& cmd, LayerFlags& flags) {
                "Multiply each token's output by its attention mask: padding gives zeros (DeBERTa-v2)");
 }
 
+IsGiven LayerFlags::is_given() const {
+  return [this](const char* parameter) { return cmd && cmd->count(flag_for(parameter)) > 0; };
+}
+
 LayerSpec layer_spec(const LayerFlags& flags, const ModelSource& source, DType dtype) {
   LayerSpec given = flags.spec;
   given.scale = Scale::parse(flags.scale);
-  const auto set = [&flags](const std::string& flag) { return flags.cmd && flags.cmd->count(flag) > 0; };
+  // With --pretrained, each flag given replaces its own part of the directory's layer.
+  const LayerSpec spec = flags.pretrained.empty() ? given : source.layer_spec(given, dtype, flags.is_given());
   // The LayerNorm flags apply with a LayerNorm: --layernorm's, or the directory's. Refused as the
   // parser refuses a flag that needs another, never ignored.
-  const auto check_layernorm = [&set](const LayerSpec& spec) {
-    for (const char* flag : {"--layernorm-eps", "--layernorm-weight", "--layernorm-bias"}) {
-      if (set(flag) && !spec.layernorm) throw CLI::RequiresError(flag, "--layernorm");
-    }
-  };
-  // With --pretrained, each flag given replaces its own part of the directory's layer.
-  const LayerSpec spec = flags.pretrained.empty() ? given : source.layer_spec(given, dtype, [&set](const char* parameter) {
-    return set(flag_for(parameter));
-  });
-  check_layernorm(spec);
+  for (const char* parameter : {"layernorm_eps", "layernorm_weight", "layernorm_bias"}) {
+    if (flags.is_given()(parameter) && !spec.layernorm) throw CLI::RequiresError(flag_for(parameter), "--layernorm");
+  }
   return spec;
 }
 

@@ -18,14 +18,14 @@ struct LayerFlags {
   std::string scale = "sqrt";           // --scale, parsed into spec.scale by layer_spec()
   std::string pretrained;               // --pretrained DIR: the spec read from a model directory
   const CLI::App* cmd = nullptr;        // the command the flags belong to: which were given
+
+  // Whether the flag of a layer parameter was given.
+  IsGiven is_given() const;
 };
 
 // --d-model, --seed, --init, --weights, --padding-idx, --factorize, --projection.
 void add_table_flags(CLI::App& cmd, TableSpec& table);
 void add_layer_flags(CLI::App& cmd, LayerFlags& flags);
-
-// --pretrained DIR: a Hugging Face model directory (embedpe/pretrained_model.h).
-void add_pretrained_option(CLI::App& cmd, std::string& dir, const std::string& help);
 
 // The spec the flags describe: with --pretrained, the directory's (read
 // from `source`), each flag given overriding its own part; `dtype`, the

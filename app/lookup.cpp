@@ -43,7 +43,7 @@ void run_lookup(const LookupCommand& cmd) {
   // A weight table is looked up on its own; the tokenizer (given, or the
   // default one for the N(0,1) table) names the pieces.
   std::optional<Tokenizer> tokenizer;
-  if (!cmd.model.empty() || spec.weights.empty()) tokenizer = load_tokenizer(cmd.model);
+  if (!cmd.model.empty() || spec.weights.empty()) tokenizer = ModelSource(cmd.model).tokenizer();
   const auto table = open_table(spec, tokenizer ? &*tokenizer : nullptr);
   std::optional<Dims> dims;
   if (cmd.dims) dims = Dims{cmd.dims->first, cmd.dims->count};
@@ -65,7 +65,7 @@ void setup_lookup(CLI::App& app) {
   add_model_option(*sub, cmd->model);
   cmd->sub = sub;
   option_group(*sub, kEmbeddingGroup);
-  add_pretrained_option(*sub, cmd->pretrained,
+  add_pretrained_option(*sub, cmd->pretrained, nullptr,
                         "A Hugging Face model directory: its token embedding table; each table flag given overrides "
                         "its part");
   add_table_flags(*sub, cmd->table);

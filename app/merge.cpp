@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "common.h"
 #include "embedpe/error.h"
+#include "embedpe/message.h"
 #include "embedpe/shards.h"
 #include "embedpe/sink.h"
 
@@ -38,33 +39,20 @@ void run_merge(const MergeCommand& cmd) {
   }
 }
 
-// The formats merge writes, from the sink registry (those with a shard
-// join): ".jsonl, .npy, .npz or .safetensors"; with `parts`, those that
-// also join --output-dir shards.
-std::string joined_extensions(bool parts) {
-  std::vector<std::string> all;
-  for (const SinkFormat* f : sink_formats()) {
-    if (f->join && (!parts || f->traits.joins_parts)) all.push_back(f->extensions.front());
-  }
-  std::string text;
-  for (std::size_t k = 0; k < all.size(); ++k) text += (k == 0 ? "" : k + 1 == all.size() ? " or " : ", ") + all[k];
-  return text;
-}
-
 }  // namespace
 
 void setup_merge(CLI::App& app) {
   auto cmd = std::make_shared<MergeCommand>();
   auto* sub = app.add_subcommand("merge", "Shards of encode --shard K/N → the output of one run, byte for byte");
   sub->add_option("SHARD", cmd->shards,
-                  "Shard outputs in any order: " + joined_extensions(false) +
+                  "Shard outputs in any order: " + or_list(joinable_extensions(false)) +
                       " files (with their record inside, or beside as FILE.shard.json), or --output-dir directories")
       ->type_name("SHARD")
       ->required()
       ->check(non_empty_path());
   auto* output =
       sub->add_option("--output,-o", cmd->output,
-                      "The merged output: " + joined_extensions(false) + " (directories: " + joined_extensions(true) + ")")
+                      "The merged output: " + or_list(joinable_extensions(false)) + " (directories: " + or_list(joinable_extensions(true)) + ")")
           ->type_name("PATH");
   sub->add_option("--output-dir", cmd->output_dir,
                   "Join --output-dir shards into one new (or empty) directory: their parts, renumbered, and one "

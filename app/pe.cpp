@@ -61,15 +61,7 @@ PeCommand with_pretrained(const PeCommand& given) {
   cmd.kind = &rope;
   const PretrainedRope r = pretrained_rope(given.pretrained);
   if (!cmd.d_model) cmd.d_model = r.head_dim;
-  for (const auto& [name, value] : r.parameters) {
-    if (given.args.find(name)) continue;  // given on the command line
-    for (const PeParam& p : rope.params()) {
-      if (p.name != name) continue;
-      if (p.type == PeParam::Type::integer) cmd.args.set(name, static_cast<std::uint64_t>(std::stoull(value)));
-      else if (p.type == PeParam::Type::number) cmd.args.set(name, std::stod(value));
-      else cmd.args.set(name, value);
-    }
-  }
+  cmd.args = with_values(rope, given.args, r.parameters);  // each flag given kept
   return cmd;
 }
 

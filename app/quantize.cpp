@@ -37,7 +37,7 @@ bool is_int8(const std::string& type) {
   return lower == "int8";
 }
 
-void run_quantize(QuantizeCommand cmd) {
+void run_quantize(const QuantizeCommand& cmd) {
   const bool int8 = is_int8(cmd.type);
   if (int8 && cmd.output.empty()) {
     throw UsageError("quantize needs --output OUT.safetensors for int8 (the default --type)");
@@ -46,27 +46,13 @@ void run_quantize(QuantizeCommand cmd) {
   // A model directory names its token embedding and the scale its model applies to it (none for
   // most, Gemma's normalizer in the weights' dtype): --weights and --scale, when given, override them.
   std::optional<PretrainedModel> model;
-  if (!cmd.pretrained.empty()) {
-    model = ModelSource("", cmd.pretrained).pretrained();
-    if (cmd.sub->count("--weights") == 0) cmd.weights = model->spec.table.weights;
-  } else if (cmd.weights.empty()) {
-    throw UsageError("quantize needs --weights PATH[:TENSOR] or --pretrained DIR");
-  }
-  if (!cmd.output.empty()) refuse_outputs_over_inputs({cmd.output, "-"}, {{"--weights", cmd.weights}});
-  const TensorSpec spec = parse_tensor_spec(cmd.weights);
-  auto file = WeightFile::open(spec.path);
-  const WeightTensor& tensor = select_tensor(*file, spec.tensor, kEmbeddingNames, "token embedding");
-  if (tensor.shape.size() != 2) throw Error(cmd.weights + " is not a (vocab, d_model) table");
-  const Scale model_scale = model && cmd.sub->count("--scale") == 0 ? pretrained_scale(*model, tensor.dtype)
-                                                                     : Scale::parse(cmd.scale);
-  const float scale = model_scale.factor(tensor.shape[1]);
-
-  // A factorized checkpoint's projection stays in the float file: only the table is quantized.
-  const std::string model_projection = model && cmd.sub->count("--weights") == 0 ? model->spec.table.projection : "";
-  const std::optional<Projection> projection =
-      !model_projection.empty() ? read_projection(model_projection, cmd.weights, tensor.shape[1])
-      : spec.tensor.empty()     ? read_projection("", cmd.weights, tensor.shape[1])
-                                : std::nullopt;
+  if (!cmd.pretrained.empty()) model = ModelSource("", cmd.pretrained).pretrained();
+  const PretrainedModel* m = model ? &*model : nullptr;
+  if (!cmd.output.empty()) refuse_outputs_over_inputs({cmd.output, "-"}, {{"--weights", quantize_weights(cmd.weights, m)}});
+  const std::optional<Scale> scale = cmd.sub->count("--scale") ? std::optional(Scale::parse(cmd.scale)) : std::nullopt;
+  const QuantizeTable table = open_quantize_table(cmd.weights, m, scale);
+  const WeightTensor& tensor = *table.tensor;
+  const std::optional<Projection>& projection = table.projection;
   const std::string projection_note =
       projection ? "the projection " + projection->weight_source + " is not in the output (only the table is " +
                        "quantized); encode with --weights " + cmd.output + " --projection " + projection->weight_source +
@@ -77,12 +63,12 @@ void run_quantize(QuantizeCommand cmd) {
   if (!cmd.output.empty()) out.emplace(cmd.output);
   OutputFile report("-");
   if (int8) {
-    const QuantizeReport r = quantize_table(*file, tensor, *out, scale);
-    report.write(quantize_report(r, cmd.weights, tensor, cmd.output, projection ? projection->weight_source : "",
+    const QuantizeReport r = quantize_table(*table.file, tensor, *out, table.scale);
+    report.write(quantize_report(r, table.weights, tensor, cmd.output, projection ? projection->weight_source : "",
                                  cmd.format));
   } else {
-    const GgmlQuantizeReport r = quantize_table_ggml(*file, tensor, cmd.type, out ? &*out : nullptr, scale);
-    report.write(ggml_quantize_report(r, cmd.weights, tensor, cmd.output,
+    const GgmlQuantizeReport r = quantize_table_ggml(*table.file, tensor, cmd.type, out ? &*out : nullptr, table.scale);
+    report.write(ggml_quantize_report(r, table.weights, tensor, cmd.output,
                                       projection ? projection->weight_source : "", cmd.format));
   }
   if (projection && cmd.format == ReportFormat::text) report.write("projection     " + projection_note + "\n");
@@ -103,7 +89,7 @@ void setup_quantize(CLI::App& app) {
       ->check(non_empty_path());
   cmd->sub = sub;
   option_group(*sub, kEmbeddingGroup);
-  add_pretrained_option(*sub, cmd->pretrained,
+  add_pretrained_option(*sub, cmd->pretrained, nullptr,
                         "A Hugging Face model directory: its token embedding table, and the scale its model applies "
                         "(none for most; Gemma's normalizer); --weights and --scale given override them");
   add_scale_option(*sub, cmd->scale, "Embedding scale the output error figures assume")

@@ -13,8 +13,10 @@
 #include "common.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
+#include "embedpe/model_source.h"
 #include "embedpe/threads.h"
 #include "embedpe/sink.h"
+#include "errors.h"
 
 namespace embedpe::cli {
 namespace {
@@ -44,13 +46,14 @@ TokenizeFormat infer_format(const TokenizeCommand& cmd) {
 }
 
 void run_tokenize(const TokenizeCommand& cmd) {
-  refuse_outputs_over_inputs({cmd.output}, text_inputs(cmd.text, cmd.tokenize.model));
+  refuse_outputs_over_inputs({cmd.output}, as_flags(text_inputs(cmd.text, cmd.tokenize.model)));
   const TokenizeFormat format = infer_format(cmd);
   if (format.sink && format.sink->traits.binary) refuse_binary_to_terminal(cmd.output, "." + std::string(format.sink->name));
-  const Tokenizer tokenizer = load_tokenizer(cmd.tokenize);
-  check_ids_flag(cmd.text.ids, tokenizer);
-  const EncodeOptions tokenize =
-      pretrained_encode_options(tokenizer, cmd.tokenize.options, cmd.tokenize.padding_side, cmd.tokenize.truncation_side);
+  // --model overrides the directory's tokenizer.
+  const Tokenizer tokenizer = ModelSource(cmd.tokenize.model, cmd.tokenize.pretrained, cmd.tokenize.kind).tokenizer();
+  check_given_ids(tokenizer, cmd.text.ids, "--ids");
+  const EncodeRequest& r = cmd.tokenize.request;
+  const EncodeOptions tokenize = pretrained_encode_options(tokenizer, r.tokenize, r.padding_side, r.truncation_side);
   const TokenizeRunOptions options{.tokenize = tokenize, .ids_input = cmd.text.ids_input(),
                                    .threads = default_threads(), .allow_empty = cmd.text.shard_given,
                                    .text_pairs = cmd.text.pairs,

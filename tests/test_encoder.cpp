@@ -4,9 +4,11 @@
 
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "embedpe/encode_request.h"
 #include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "errors.h"
@@ -70,6 +72,40 @@ TEST_CASE("select_tensors: defaults, 'all', canonical order, and the messages a 
     CHECK(embedpe::cli::user_message(e) == ".npy holds one tensor but --emit names 2; use --format npz for several");
   }
   CHECK_THROWS_AS(embedpe::select_tensors({"bogus"}, npz), embedpe::UsageError);
+}
+
+TEST_CASE("training_dropout: dropout needs train, train needs the table's seed; the messages a front end respells") {
+  embedpe::EncodeRequest request;
+  embedpe::LayerSpec layer;
+  CHECK_FALSE(embedpe::training_dropout(request, layer));
+  const auto message = [&] {
+    try {
+      embedpe::training_dropout(request, layer);
+    } catch (const embedpe::UsageError& e) {
+      return embedpe::cli::user_message(e);
+    }
+    return std::string("no error");
+  };
+  request.dropout = 0.2;
+  CHECK(message() == "--dropout only applies with --train (inference never drops)");
+  request.train = true;
+  CHECK(message() == "--train needs an explicit --seed, so that the dropout mask can be reproduced");
+  layer.table.seed = 7;
+  const std::optional<embedpe::Dropout> dropout = embedpe::training_dropout(request, layer);
+  REQUIRE(dropout);
+  CHECK(dropout->p == 0.2);
+  CHECK(dropout->seed == 7);
+}
+
+TEST_CASE("ids_tokenizer: the embedded model's for a generated table, none for a table of weights alone") {
+  const embedpe::ModelSource source;
+  embedpe::LayerSpec layer;
+  int notes = 0;
+  const auto note = [&notes](const embedpe::Error&) { ++notes; };
+  CHECK(embedpe::ids_tokenizer(source, layer, note));
+  layer.table.weights = "table.npy";
+  CHECK_FALSE(embedpe::ids_tokenizer(source, layer, note));
+  CHECK(notes == 0);
 }
 
 TEST_CASE("encode: the rows do not depend on the batch size, and skipped row ranges are neither computed nor written") {

@@ -20,6 +20,7 @@
 #include "embedpe/embedding.h"
 #include "embedpe/projection.h"
 #include "embedpe/encoder.h"
+#include "embedpe/encode_request.h"
 #include "embedpe/error.h"
 #include "embedpe/heatmap.h"
 #include "embedpe/heatmap_look.h"

@@ -210,6 +210,11 @@ class PeKind {
   PeKindTraits traits_;
 };
 
+// `args` with each (name, text) of `values` that `kind` takes and `args`
+// lacks, read as the parameter's type: a model's config (pretrained_rope)
+// under the values a caller gave.
+PeArgs with_values(const PeKind& kind, PeArgs args, const std::vector<std::pair<std::string, std::string>>& values);
+
 // Every kind, in the order front ends list them.
 const std::vector<const PeKind*>& pe_kinds();
 // The kind called `name`; a UsageError listing the kinds otherwise.

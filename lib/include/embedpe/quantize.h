@@ -25,7 +25,10 @@
 #include <cstddef>
 #include <string>
 
+#include "embedpe/input_layer.h"
 #include "embedpe/output_file.h"
+#include "embedpe/pretrained_model.h"
+#include "embedpe/projection.h"
 #include "embedpe/weights.h"
 
 namespace embedpe {
@@ -79,5 +82,27 @@ std::string ggml_quantize_types();
 // Refuses (UsageError naming output_path) an output that is not a file
 // named *.safetensors (in any case): what quantize_table writes.
 void check_quantize_output(const std::string& output_path);
+
+// The table quantize reads and what its model says of it.
+struct QuantizeTable {
+  std::string weights;                      // PATH[:TENSOR]: given, else the directory's token embedding
+  std::shared_ptr<const WeightFile> file;   // opened
+  const WeightTensor* tensor = nullptr;     // the (vocab, d_model) table in file
+  float scale = 1;                          // the output figures' embedding scale, for the table's width
+  // A factorized table's projection, which stays in the float file: the
+  // directory's (when its table is read), else the one beside weights
+  // (when no tensor is named).
+  std::optional<Projection> projection;
+};
+
+// Which table quantize reads: `weights` (PATH[:TENSOR]) when given, else
+// `model`'s token embedding (a UsageError naming weights and pretrained
+// when there is neither).
+std::string quantize_weights(const std::string& weights, const PretrainedModel* model);
+// That table opened (`weights` as given: "" is the model's), with its
+// scale: `scale` when given, else the model's as it runs in the table's
+// dtype (pretrained_scale), else sqrt.
+QuantizeTable open_quantize_table(const std::string& weights, const PretrainedModel* model,
+                                  const std::optional<Scale>& scale);
 
 }  // namespace embedpe

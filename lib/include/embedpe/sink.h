@@ -28,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -135,5 +136,10 @@ struct SinkFormat {
 const std::vector<const SinkFormat*>& sink_formats();
 // The format called `name`, or nullptr.
 const SinkFormat* find_sink_format(std::string_view name);
+// (extension, format name) of every format: what an output's name is checked against.
+std::vector<std::pair<std::string, std::string>> sink_extensions();
+// The first extension of each format merge joins (join); with `parts`, of
+// those that also join output_dir shards (joins_parts).
+std::vector<std::string> joinable_extensions(bool parts);
 
 }  // namespace embedpe

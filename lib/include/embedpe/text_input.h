@@ -230,6 +230,11 @@ struct TextSpec {
 // input is a terminal.
 TextSource open_text_source(const TextSpec& spec);
 
+// The files a run of `spec`'s texts reads, as (parameter, path) pairs, what
+// its output must not replace (refuse_outputs_over_inputs, weights.h): each
+// input ("input"), and the tokenizer's model ("model"; "" for none).
+std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& spec, const std::string& model);
+
 // All lines of a file ("-" reads standard input), checked as above.
 std::vector<std::string> read_lines(const std::string& path);
 

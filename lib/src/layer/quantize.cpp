@@ -201,4 +201,28 @@ GgmlQuantizeReport quantize_table_ggml(const WeightFile& file, const WeightTenso
   return report;
 }
 
+std::string quantize_weights(const std::string& weights, const PretrainedModel* model) {
+  if (!weights.empty()) return weights;
+  if (!model) throw UsageError("quantize needs weights PATH[:TENSOR] or pretrained DIR", {"weights", "pretrained"});
+  return model->spec.table.weights;
+}
+
+QuantizeTable open_quantize_table(const std::string& weights, const PretrainedModel* model,
+                                  const std::optional<Scale>& scale) {
+  QuantizeTable t{.weights = quantize_weights(weights, model)};
+  const TensorSpec spec = parse_tensor_spec(t.weights);
+  t.file = WeightFile::open(spec.path);
+  t.tensor = &select_tensor(*t.file, spec.tensor, kEmbeddingNames, "token embedding");
+  if (t.tensor->shape.size() != 2) throw Error(t.weights + " is not a (vocab, d_model) table");
+  const std::size_t width = t.tensor->shape[1];
+  t.scale = (scale ? *scale : model ? pretrained_scale(*model, t.tensor->dtype) : Scale::parse("sqrt")).factor(width);
+  // The directory's projection goes with the directory's table.
+  if (model && weights.empty() && !model->spec.table.projection.empty()) {
+    t.projection = read_projection(model->spec.table.projection, t.weights, width);
+  } else if (spec.tensor.empty()) {
+    t.projection = read_projection("", t.weights, width);
+  }
+  return t;
+}
+
 }  // namespace embedpe

@@ -88,6 +88,19 @@ const PeValue* PeArgs::find(std::string_view name) const {
   return it == values_.end() ? nullptr : &it->second;
 }
 
+PeArgs with_values(const PeKind& kind, PeArgs args, const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [name, value] : values) {
+    if (args.find(name)) continue;  // given
+    for (const PeParam& p : kind.params()) {
+      if (p.name != name) continue;
+      if (p.type == PeParam::Type::integer) args.set(name, static_cast<std::uint64_t>(std::stoull(value)));
+      else if (p.type == PeParam::Type::number) args.set(name, std::stod(value));
+      else args.set(name, value);
+    }
+  }
+  return args;
+}
+
 LayerPe PeKind::layer(const PeArgs&, const LayerPeRequest&) const {
   throw UsageError(std::string(name()) + " is not added to the input: it acts inside attention");
 }

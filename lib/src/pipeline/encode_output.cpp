@@ -15,9 +15,7 @@ namespace embedpe {
 
 std::vector<std::pair<std::string, std::string>> encode_inputs(const TextSpec& text, const std::string& model,
                                                                const LayerSpec& layer) {
-  std::vector<std::pair<std::string, std::string>> inputs;
-  for (const std::string& path : text.inputs) inputs.emplace_back("input", path);
-  inputs.emplace_back("model", model);
+  std::vector<std::pair<std::string, std::string>> inputs = text_inputs(text, model);
   for (auto& input : layer_inputs(layer)) inputs.push_back(std::move(input));
   return inputs;
 }

@@ -26,4 +26,20 @@ const SinkFormat* find_sink_format(std::string_view name) {
   return nullptr;
 }
 
+std::vector<std::pair<std::string, std::string>> sink_extensions() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const SinkFormat* f : sink_formats()) {
+    for (const std::string& e : f->extensions) out.emplace_back(e, f->name);
+  }
+  return out;
+}
+
+std::vector<std::string> joinable_extensions(bool parts) {
+  std::vector<std::string> out;
+  for (const SinkFormat* f : sink_formats()) {
+    if (f->join && (!parts || f->traits.joins_parts)) out.push_back(f->extensions.front());
+  }
+  return out;
+}
+
 }  // namespace embedpe

@@ -530,6 +530,13 @@ bool TextSpec::ids_input() const {
   return !ids.empty() || reading.format == InputFormat::ids;
 }
 
+std::vector<std::pair<std::string, std::string>> text_inputs(const TextSpec& spec, const std::string& model) {
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const std::string& path : spec.inputs) inputs.emplace_back("input", path);
+  inputs.emplace_back("model", model);
+  return inputs;
+}
+
 TextSource open_text_source(const TextSpec& spec) {
   // Options about reading files are refused where they would do nothing,
   // never ignored: N jobs with shard K/N and given texts would each write them all.
