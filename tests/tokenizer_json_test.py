@@ -252,6 +252,17 @@ class InfoTests(TokenizerJsonCase):
         j = json.loads(self.ok("info", "--pretrained", str(source), "--format", "json").stdout)
         self.assertEqual(j["tokenizer"]["format"], "tokenizer.json")
 
+    def test_info_of_a_directory_of_tokenizer_files_alone(self):
+        """A directory with tokenizer.json and tokenizer_config.json but no config.json (no layer):
+        info reports its tokenizer as tokenize reads it, where it had asked for config.json."""
+        d = self.tmp / "tokenizer_only"
+        d.mkdir()
+        shutil.copy(GOLDENS / "fx_bl_roberta" / "tokenizer.json", d / "tokenizer.json")
+        (d / "tokenizer_config.json").write_text('{"tokenizer_class": "PreTrainedTokenizerFast"}')
+        text = self.ok("info", "--pretrained", str(d)).stdout.decode()
+        self.assertIn("PreTrainedTokenizerFast", text)
+        self.assertIn("post_processor RobertaProcessing", text)
+
 
 class RecordTests(TokenizerJsonCase):
     """An output records the tokenizer.json it was made with; decode OUT finds it again, from the

@@ -145,6 +145,10 @@ std::string pretrained_report(const ModelSource& source, ReportFormat format, co
   const std::string& path = source.pretrained_path();
   if (is_gguf_file(path)) return gguf_report(path, format);
   if (is_tokenizer_json_file(path)) return tokenizer_json_report(path, "", format);  // a tokenizer.json alone: no layer
+  std::error_code ec;
+  const std::filesystem::path dir(path);
+  const auto there = [&](const char* name) { return std::filesystem::exists(std::filesystem::symlink_status(dir / name, ec)); };
+  if (!there("config.json") && there("tokenizer.json")) return tokenizer_json_report(path, "", format);  // tokenizer files alone
   std::string text = directory_report(source.pretrained(), format, flags_text);
   if (std::filesystem::exists(std::filesystem::path(path) / "tokenizer.json")) {
     text = tokenizer_json_report(path, text, format);
