@@ -865,6 +865,20 @@ class BpeTests(Case):
         r = self.ok("tokenize", "--pretrained", str(path), "--text", "Hello world", "--format", "ids")
         self.assertEqual(r.stdout.decode().split(), ["9707", "1879"])
 
+    def test_pair_gives_token_type_ids(self):
+        """A pair: each text so, the second with type id 1 (README), as a SentencePiece GGUF's
+        pairs; a single text has no token_type_ids."""
+        path = bpe_file("qwen2_5", bpe_dir())
+        out = self.tmp / "p.npz"
+        self.ok("tokenize", "--pretrained", str(path), "--text", "Hello world", "--text-pair", "Hello",
+                "-o", str(out))
+        with np.load(out) as z:
+            self.assertEqual(z["input_ids"].tolist(), [[9707, 1879, 9707]])
+            self.assertEqual(z["token_type_ids"].tolist(), [[0, 0, 1]])
+        self.ok("tokenize", "--pretrained", str(path), "--text", "Hello world", "-o", str(out))
+        with np.load(out) as z:
+            self.assertNotIn("token_type_ids", z.files)
+
     def test_info(self):
         path = bpe_file("qwen2_5", bpe_dir())
         text = self.ok("info", "--pretrained", str(path)).stdout.decode()
