@@ -25,7 +25,7 @@ std::vector<std::pair<std::string, std::string>> encode_inputs(const TextSpec& t
     for (const std::string& part : WeightFile::open(pretrained)->gguf()->part_paths()) {
       inputs.emplace_back("pretrained", part);
     }
-  } else {
+  } else if (!pretrained.empty()) {
     inputs.emplace_back("pretrained", pretrained);
   }
   for (auto& input : layer_inputs(layer)) inputs.push_back(std::move(input));
