@@ -104,7 +104,7 @@ void run_encode(const EncodeCommand& cmd) {
   const LayerSpec layer = layer_spec(cmd.layer, source, request.dtype);
   // An output that would overwrite an input is the first thing refused.
   const std::vector<std::pair<std::string, std::string>> inputs =
-      as_flags(encode_inputs(cmd.text, cmd.tokenize.model, layer));
+      as_flags(encode_inputs(cmd.text, cmd.tokenize.model, layer, cmd.layer.pretrained));
   if (cmd.output.output_dir.empty()) {
     refuse_outputs_over_inputs({cmd.output.path}, inputs);
   } else {

@@ -362,6 +362,8 @@ class LlamaCppTests(Case):
         r = run("decode", str(out))
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("has changed", r.stderr.decode())
+        self.assertIn("give it with --pretrained", r.stderr.decode())  # --model reads SentencePiece models only
+        self.assertNotIn("--model", r.stderr.decode())
 
 
 def patch_u16(data, key, value):
@@ -601,6 +603,98 @@ class BadFileTests(Case):
         self.assertIn("m-00002-of-00002.gguf is missing", r.stderr.decode())
 
 
+class SplitRecordTests(Case):
+    """A split set as llama.cpp's gguf-py writes it (tiny-split: token_embd in part 1,
+    output_norm in part 2): every part the run reads is recorded in weight_files, so that a
+    part changed between the pieces of a run (shards, a resumed output_dir) is refused, and
+    the embedding is named with the part that holds it."""
+
+    def setUp(self):
+        super().setUp()
+        self.p1, self.p2 = self.tmp / "s-00001-of-00002.gguf", self.tmp / "s-00002-of-00002.gguf"
+        for name, p in (("tiny-split-00001-of-00002", self.p1), ("tiny-split-00002-of-00002", self.p2)):
+            p.write_bytes(llamacpp(name).read_bytes())
+        self.src = self.tmp / "texts.txt"
+        self.src.write_text("ab a\nba b\naab\n" * 4, encoding="utf-8")
+
+    def change_part_two(self):
+        """output_norm.weight's first 1.0 made 2.0: the same layout, other bytes."""
+        data = self.p2.read_bytes()
+        one = struct.pack("<f", 1.0)
+        at = data.index(one * 4)
+        self.p2.write_bytes(data[:at] + struct.pack("<f", 2.0) + data[at + 4:])
+
+    def encode(self, *args):
+        return run("encode", "--pretrained", str(self.p1), "--input", str(self.src), *args)
+
+    def test_shard_records_every_part(self):
+        import hashlib
+        out = self.tmp / "s1.jsonl"
+        self.ok("encode", "--pretrained", str(self.p1), "--input", str(self.src), "--format", "jsonl",
+                "--shard", "1/2", "-o", str(out))
+        record = json.loads((self.tmp / "s1.jsonl.shard.json").read_text())
+        want = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in (self.p1, self.p2)}
+        self.assertEqual(record["config"]["weight_files"], want)
+
+    def test_merge_refuses_a_changed_part_two(self):
+        for k in (1, 2):
+            if k == 2:
+                self.change_part_two()
+            r = self.encode("--format", "jsonl", "--shard", f"{k}/2", "-o", str(self.tmp / f"s{k}.jsonl"))
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+        out = self.tmp / "all.jsonl"
+        r = run("merge", "-o", str(out), str(self.tmp / "s1.jsonl"), str(self.tmp / "s2.jsonl"))
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 1, err)  # shards of two runs, as any (scale_test)
+        self.assertIn("weight_files." + str(self.p2), err)
+        self.assertFalse(out.exists())
+
+    def test_resume_refuses_a_changed_part_two(self):
+        out = self.tmp / "parts"
+        args = ("--seq-len", "8", "--output-dir", str(out), "--shard-rows", "4")
+        r = self.encode(*args)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        (out / "part-00002.npz").unlink()
+        self.change_part_two()
+        r = self.encode(*args, "--resume")
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 2, err)
+        self.assertIn("s-00002-of-00002.gguf", err)
+        self.assertFalse((out / "part-00002.npz").exists())
+
+    def test_decode_names_the_part_that_cannot_be_read(self):
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--pretrained", str(self.p1), "--text", "ab a", "-o", str(out))
+        self.p2.write_bytes(self.p2.read_bytes()[:100])  # truncated; part 1 unchanged
+        r = run("decode", str(out))
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 2, err)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn("cannot be read now (" + str(self.p2), err)
+        self.assertIn("give it with --pretrained", err)
+
+    def test_output_over_a_part_names_pretrained(self):
+        """-o a link to part 1 or 2: refused, as the same file as --pretrained's part."""
+        for part in (self.p1, self.p2):
+            link = self.tmp / "link.gguf"
+            link.unlink(missing_ok=True)
+            link.symlink_to(part)
+            before = part.read_bytes()
+            r = run("encode", "--pretrained", str(self.p1), "--text", "ab", "-o", str(link), "--format", "npz")
+            err = r.stderr.decode()
+            self.assertEqual(r.returncode, 2, err)
+            self.assertIn("is the same file as --pretrained " + str(part), err)
+            self.assertEqual(part.read_bytes(), before)
+
+    def test_embedding_named_with_its_part(self):
+        """Our writer's split (token_embd alone in part 2): the embedding is part 2's tensor."""
+        path, _ = self.file("split-00001-of-00002")
+        out = self.tmp / "o.npz"
+        self.ok("encode", "--pretrained", str(path), "--text", "a", "-o", str(out))
+        config = json.loads(str(np.load(out)["config"]))
+        self.assertIn(str(path.parent / "split-00002-of-00002.gguf") + ":token_embd.weight", config["embedding"])
+
+
 class RefusalTests(Case):
     def test_other_tokenizer_models(self):
         for model in ("t5", "bert"):
@@ -770,6 +864,20 @@ class BpeTests(Case):
         path = bpe_file("qwen2_5", bpe_dir())
         r = self.ok("tokenize", "--pretrained", str(path), "--text", "Hello world", "--format", "ids")
         self.assertEqual(r.stdout.decode().split(), ["9707", "1879"])
+
+    def test_pair_gives_token_type_ids(self):
+        """A pair: each text so, the second with type id 1 (README), as a SentencePiece GGUF's
+        pairs; a single text has no token_type_ids."""
+        path = bpe_file("qwen2_5", bpe_dir())
+        out = self.tmp / "p.npz"
+        self.ok("tokenize", "--pretrained", str(path), "--text", "Hello world", "--text-pair", "Hello",
+                "-o", str(out))
+        with np.load(out) as z:
+            self.assertEqual(z["input_ids"].tolist(), [[9707, 1879, 9707]])
+            self.assertEqual(z["token_type_ids"].tolist(), [[0, 0, 1]])
+        self.ok("tokenize", "--pretrained", str(path), "--text", "Hello world", "-o", str(out))
+        with np.load(out) as z:
+            self.assertNotIn("token_type_ids", z.files)
 
     def test_info(self):
         path = bpe_file("qwen2_5", bpe_dir())

@@ -256,10 +256,12 @@ void check_encode_output(const EncodeOutput& output, DType dtype, int precision,
 
 // The files an encode run reads, as (parameter, PATH[:TENSOR]) pairs, what
 // its output must not replace (refuse_outputs_over_inputs, weights.h): each
-// of text's inputs ("input"), the tokenizer's model ("model") and the
-// layer's (layer_inputs). Empty ones are skipped there.
+// of text's inputs ("input"), the tokenizer's model ("model"), pretrained
+// (each part of a split GGUF) and the layer's (layer_inputs). Empty ones are
+// skipped there.
 std::vector<std::pair<std::string, std::string>> encode_inputs(const TextSpec& text, const std::string& model,
-                                                               const LayerSpec& layer);
+                                                               const LayerSpec& layer,
+                                                               const std::string& pretrained = "");
 
 // encode() into output.path, or encode_parts() into output.output_dir (whose
 // stats it returns). With `record_shard`, a reader's shard (source reads

@@ -175,7 +175,8 @@ std::vector<UnusedLayerTensor> unused_layer_tensors(const LayerSpec& spec);
 // when it reads none: of a .safetensors file whose tensors the spec all
 // names (PATH:TENSOR, as a --pretrained directory's are), its header and
 // those tensors' bytes in name order, not the rest of the checkpoint; of any
-// other file, the whole file. Hashed 4 MiB at a time, the pages given back
+// other file, the whole file; of a split GGUF, each part under its own
+// path, whichever part the spec names. Hashed 4 MiB at a time, the pages given back
 // as it goes, so memory stays bounded. A run whose pieces are joined later
 // (a resumed output_dir, the shards of a merge) records it, so that a file
 // changed between its pieces is refused; others do not pay for it.

@@ -20,6 +20,9 @@ struct PretrainedTokenizerInfo {
   bool padding_left = false;          // the directory's (or class's) padding_side
   bool truncation_left = false;
   bool token_type_ids = false;        // whether the class returns token_type_ids
+  // Whether a pair gives them though single texts do not: a GGUF file's BPE, which names no
+  // class (the second text's type id 1, as embedpe's own pairs).
+  bool pair_token_type_ids = false;
   std::optional<std::size_t> model_max_length;
   // A tokenizer.json's: "tokenizer.json (model BPE, normalizer NFC, pre_tokenizer ...)"; else "".
   std::string description;

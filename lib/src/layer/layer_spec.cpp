@@ -12,6 +12,7 @@
 
 #include "embedpe/error.h"
 #include "embedpe/weights.h"
+#include "gguf.h"
 #include "json_writer.h"
 #include "sha256.h"
 #include "weight_files_in_use.h"
@@ -280,6 +281,17 @@ nlohmann::ordered_json weight_file_hashes(const LayerSpec& spec) {
   for (const std::string& path : paths) {
     std::shared_ptr<const WeightFile> file = weight_file_in_use(path);
     if (!file) file = WeightFile::open(path);
+    // A split GGUF: every part is read (metadata, tensor infos, tensors), so
+    // each is recorded under its own name, whichever part the spec names.
+    if (const gguf::File* g = file->gguf(); g && g->part_paths().size() > 1) {
+      for (std::size_t k = 0; k < g->part_paths().size(); ++k) {
+        const std::string_view part = g->part_bytes(k);
+        Sha256 h;
+        hash_mapped(h, part.data(), part.size());
+        hashes[g->part_paths()[k]] = h.hex();
+      }
+      continue;
+    }
     const std::string_view bytes = file->bytes();
     const std::set<std::string>& tensors = named[path];
     // A .safetensors file whose tensors are all named: its header and those tensors, what the

@@ -198,14 +198,16 @@ RecordedModel model_recorded_in(const std::vector<std::string>& outputs) {
     if (!named->source.empty() && named->source[0] != '/' && slash != std::string::npos) {
       places.push_back(output.substr(0, slash + 1) + named->source);
     }
+    std::string unreadable;  // why a model that is there cannot be read now (a split GGUF's part 2 truncated)
     for (const std::string& place : places) {
       struct stat st;
       if (::stat(place.c_str(), &st) != 0) continue;
       std::optional<Tokenizer> at;
       try {
         at = tokenizer_at(place);
-      } catch (const Error&) {
-        continue;  // not a model now: said below as not found
+      } catch (const Error& e) {
+        if (unreadable.empty()) unreadable = e.what();
+        continue;  // not a model now: said below
       }
       if (at->sha256() != named->sha256) continue;
       found.tokenizer = std::move(at);
@@ -213,12 +215,20 @@ RecordedModel model_recorded_in(const std::vector<std::string>& outputs) {
       found.output = output;
       return found;
     }
+    // A GGUF file is given with pretrained only (model reads a SentencePiece model).
+    const bool gguf = is_gguf_file(named->source);
     Message m;
     m << Verbatim{output} << Verbatim{" was made with another model ("} << Verbatim{named->source}
-      << Verbatim{", SHA-256 " + named->sha256.substr(0, 12) + "...), which is not there now, or has changed: give it with "}
-      << "model" << (named->pretrained ? " or pretrained" : "");
-    found.missing = m.usage_error(named->pretrained ? std::vector<std::string>{"model", "pretrained"}
-                                                    : std::vector<std::string>{"model"});
+      << Verbatim{", SHA-256 " + named->sha256.substr(0, 12) + "...), which "}
+      << Verbatim{unreadable.empty() ? "is not there now, or has changed" : "cannot be read now (" + unreadable + ")"}
+      << Verbatim{": give it with "};
+    if (gguf) {
+      m << "pretrained";
+    } else {
+      m << "model" << (named->pretrained ? " or pretrained" : "");
+    }
+    found.missing = m.usage_error(gguf || named->pretrained ? std::vector<std::string>{"model", "pretrained"}
+                                                            : std::vector<std::string>{"model"});
     return found;
   }
   return found;

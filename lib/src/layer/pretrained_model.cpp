@@ -371,7 +371,8 @@ PretrainedModel read_gguf_model(const std::string& path) {
   }
   if (const auto p = g.integer_value("tokenizer.ggml.padding_token_id")) m.pad_token_id = *p;
   LayerSpec& s = m.spec;
-  s.table.weights = path + ":token_embd.weight";
+  // The part of a split that holds it (any part opens the set).
+  s.table.weights = g.part_paths()[t->part] + ":token_embd.weight";
   s.pe = &find_pe_kind("none");
   s.scale = Scale{ScaleKind::none};
   m.description = "word (positions are RoPE, inside attention)";

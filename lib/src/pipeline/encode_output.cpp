@@ -9,13 +9,23 @@
 #include "embedpe/output_file.h"
 #include "embedpe/shards.h"
 #include "embedpe/message.h"
+#include "embedpe/weights.h"
+#include "gguf.h"
 #include "test_pause.h"
 
 namespace embedpe {
 
 std::vector<std::pair<std::string, std::string>> encode_inputs(const TextSpec& text, const std::string& model,
-                                                               const LayerSpec& layer) {
+                                                               const LayerSpec& layer, const std::string& pretrained) {
   std::vector<std::pair<std::string, std::string>> inputs = text_inputs(text, model);
+  // Before the layer's: its files are pretrained's, as the user gave them (every part of a split GGUF).
+  if (!pretrained.empty() && is_gguf_file(pretrained)) {
+    for (const std::string& part : WeightFile::open(pretrained)->gguf()->part_paths()) {
+      inputs.emplace_back("pretrained", part);
+    }
+  } else if (!pretrained.empty()) {
+    inputs.emplace_back("pretrained", pretrained);
+  }
   for (auto& input : layer_inputs(layer)) inputs.push_back(std::move(input));
   return inputs;
 }

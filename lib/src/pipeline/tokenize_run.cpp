@@ -63,7 +63,8 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
   std::vector<TextLine> lines = first_token_lines(source, whole, options);
   const auto& pretrained = tokenizer.info().pretrained;
   // A pretrained tokenizer's class says whether it gives token types (HF's model_input_names).
-  const bool types = pretrained ? pretrained->token_type_ids : !options.text_pairs.empty();
+  const bool pairs = !options.text_pairs.empty();
+  const bool types = pretrained ? pretrained->token_type_ids || (pairs && pretrained->pair_token_type_ids) : pairs;
   if (whole) {  // input_ids, and attention_mask and token_type_ids where the format holds them: int64 each
     const int tensors = format.traits.one_tensor ? 1 : types ? 3 : 2;
     check_document_bytes(format, lines.size(), options.tokenize.seq_len, 8.0L * tensors, "");

@@ -315,6 +315,7 @@ class GgufBpeEncoder final : public detail::PretrainedEncoder {
     return id >= 0 ? std::optional<int>(id) : std::nullopt;
   }
   bool has_token_type_ids() const override { return false; }
+  bool has_pair_token_type_ids() const override { return true; }
   int pad_token_type_id() const override { return 0; }
   bool padding_left() const override { return false; }
   bool truncation_left() const override { return false; }

@@ -67,7 +67,10 @@ LoadedEncoder load_gguf_bpe(const gguf::File& file, const std::string& path) {
   set_specials(g, info);
   info.gguf_model = "gpt2";
   info.pretrained = PretrainedTokenizerInfo{
-      .directory = path, .tokenizer_class = bpe->class_name(), .description = bpe->description()};
+      .directory = path,
+      .tokenizer_class = bpe->class_name(),
+      .pair_token_type_ids = bpe->has_pair_token_type_ids(),
+      .description = bpe->description()};
   out.encoder = pretrained_token_encoder(std::move(bpe), path);
   return out;
 }

@@ -43,6 +43,8 @@ class PretrainedEncoder {
   std::optional<int> pad_id() const { return special_id("pad_token"); }
   virtual std::optional<int> special_id(const std::string& attribute) const = 0;  // "bos_token", ...
   virtual bool has_token_type_ids() const = 0;
+  // Whether a pair's types are given though single texts' are not (PretrainedTokenizerInfo).
+  virtual bool has_pair_token_type_ids() const { return false; }
   virtual int pad_token_type_id() const = 0;
   virtual bool padding_left() const = 0;
   virtual bool truncation_left() const = 0;

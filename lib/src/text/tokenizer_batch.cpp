@@ -383,7 +383,7 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   batch.input_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
   batch.attention_mask = xt::zeros<std::int64_t>({n, seq_len});
   batch.input_ids.fill(pad);
-  const bool types = hf.has_token_type_ids();
+  const bool types = hf.has_token_type_ids() || (pair && hf.has_pair_token_type_ids());
   if (types) {
     batch.token_type_ids = xt::xtensor<std::int64_t, 2>::from_shape({n, seq_len});
     batch.token_type_ids.fill(hf.pad_token_type_id());
