@@ -51,10 +51,13 @@ nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
 
 // The same reader for JSON whose refusal its caller words (decode's JSON and
 // JSON Lines input; the records and manifests an embedpe run wrote and reads
-// back, their keys in the order written): nullopt for text that is not JSON,
-// nests more than kMaxModelJsonDepth levels or gives a key twice in one object.
-std::optional<nlohmann::json> parse_json(std::string_view text);
-std::optional<nlohmann::ordered_json> parse_json_ordered(std::string_view text);
+// back, their keys in the order written: Json = nlohmann::ordered_json):
+// nullopt for text that is not JSON, nests more than kMaxModelJsonDepth levels
+// or gives a key twice in one object.
+template <class Json = nlohmann::json>
+std::optional<Json> parse_json(std::string_view text);
+extern template std::optional<nlohmann::json> parse_json(std::string_view text);
+extern template std::optional<nlohmann::ordered_json> parse_json(std::string_view text);
 
 // The input file at `path`, whole, read as ModelFiles::read reads a model's
 // file: InFile's policy (a regular file only, never waited on; noted as an
