@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <utility>
@@ -186,6 +187,17 @@ std::string ModelFiles::path(const std::string& name) const {
 bool ModelFiles::has(const std::string& name) const {
   struct stat st;
   return ::lstat(path(name).c_str(), &st) == 0;
+}
+
+std::string ModelFiles::names_text(std::size_t shown) const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::string text;
+  for (std::size_t i = 0; i < names.size() && i < shown; ++i) text += (i ? ", " : "") + names[i];
+  if (names.size() > shown) text += " and " + std::to_string(names.size() - shown) + " more";
+  return text;
 }
 
 namespace {

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,6 +76,10 @@ class ModelFiles {
   std::string path(const std::string& name) const;
   // Whether something (a file, a link, anything) is at DIR/NAME.
   bool has(const std::string& name) const;
+  // What DIR holds, as messages list it: its names sorted, joined by ", ",
+  // at most `shown` of them and then "and N more"; "" when it holds nothing
+  // (or cannot be listed).
+  std::string names_text(std::size_t shown = std::numeric_limits<std::size_t>::max()) const;
 
   // NAME's bytes, or nullopt when nothing is at DIR/NAME. Refused
   // (UsageError): not a regular file, unreadable, more than `max_bytes`
