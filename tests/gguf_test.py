@@ -437,23 +437,24 @@ class UpstreamBadFileTests(Case):
         p2.write_bytes(b"")
         self.refused(p1, "s-00002-of-00002.gguf: not a valid GGUF file: it is empty")
 
-    def test_invalid_vocabulary(self):
-        """Two tokens with one text (llama.cpp asserts on it): a bad file, not a runtime error."""
+    def tiny_retokened(self, name, text):
+        """llama.cpp's tiny.gguf with its token 5 ("b") spelled `text`, written at `name`."""
         d = llamacpp("tiny").read_bytes()
         b = struct.pack("<Q", 1) + b"b"
         self.assertEqual(d.count(b), 1)
-        path = self.tmp / "dup.gguf"
-        path.write_bytes(d.replace(b, struct.pack("<Q", 1) + b"a"))
+        path = self.tmp / name
+        path.write_bytes(d.replace(b, struct.pack("<Q", 1) + text))
+        return path
+
+    def test_invalid_vocabulary(self):
+        """Two tokens with one text (llama.cpp asserts on it): a bad file, not a runtime error."""
+        path = self.tiny_retokened("dup.gguf", b"a")
         self.refused(path, "token 5 (a)", commands=("tokenize", "encode", "decode"))
 
     def test_token_that_is_not_utf8(self):
         """A SentencePiece vocabulary's token with bytes that are not UTF-8 (a token's text goes into
         JSON and messages): refused at load, exit 2, as a byte-level BPE file's is, never an internal error."""
-        d = llamacpp("tiny").read_bytes()
-        b = struct.pack("<Q", 1) + b"b"
-        self.assertEqual(d.count(b), 1)
-        path = self.tmp / "badutf8.gguf"
-        path.write_bytes(d.replace(b, struct.pack("<Q", 1) + b"\xff"))
+        path = self.tiny_retokened("badutf8.gguf", b"\xff")
         self.refused(path, "token 5 is not valid UTF-8 (tokenizer.ggml.tokens)", commands=("tokenize", "encode", "decode"))
         for fmt in ("json", "jsonl"):
             r = run("tokenize", "--pretrained", str(path), "--ids", "5", "--format", fmt)

@@ -192,38 +192,6 @@ TEST_CASE("the names of a split's parts") {
   CHECK(gguf::split_paths("m-0001-of-0003.gguf").empty());
 }
 
-TEST_CASE("a tokenizer rebuilt from tokenizer.ggml.*: SentencePiece BPE by score, BOS added, EOS not") {
-  Writer w;
-  w.header(3, 0, 4).kv_str("tokenizer.ggml.model", "llama");
-  const std::vector<std::string> pieces = {"<unk>", "<s>", "</s>", "\xE2\x96\x81", "a", "b", "\xE2\x96\x81" "a", "ab"};
-  w.str("tokenizer.ggml.tokens").put<std::uint32_t>(9).put<std::uint32_t>(8).put<std::uint64_t>(pieces.size());
-  for (const auto& p : pieces) w.str(p);
-  w.str("tokenizer.ggml.scores").put<std::uint32_t>(9).put<std::uint32_t>(6).put<std::uint64_t>(8);
-  for (float s : {0.0f, 0.0f, 0.0f, -1.0f, -2.0f, -3.0f, -0.5f, -0.4f}) w.put(s);
-  w.str("tokenizer.ggml.token_type").put<std::uint32_t>(9).put<std::uint32_t>(5).put<std::uint64_t>(8);
-  for (std::int32_t t : {2, 3, 3, 1, 1, 1, 1, 1}) w.put(t);
-  const std::string path = test::temp_path("tok.gguf");
-  {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    REQUIRE(f);
-    std::fwrite(w.b.data(), 1, w.b.size(), f);
-    std::fclose(f);
-  }
-  const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(path));
-  CHECK(g.bos_id == 1);
-  CHECK(g.eos_id == 2);
-  CHECK(g.add_bos);
-  CHECK_FALSE(g.add_eos);
-  const Tokenizer tok = load_pretrained_tokenizer(path);
-  // "▁ab": ab (-0.4) merges before ▁a (-0.5): ▁ ab
-  CHECK(tok.encode("ab").ids == std::vector<int>{3, 7});
-  EncodeOptions opt;
-  const Batch b = tok.encode_batch({"ab"}, opt);
-  CHECK(b.input_ids(0, 0) == 1);
-  CHECK(b.seq_len() == 3);  // <s> ▁ ab, no </s>
-  std::remove(path.c_str());
-}
-
 namespace {
 
 // A vocabulary-only file: pieces, scores and types (llama_token_type numbers), and more keys.
@@ -247,6 +215,24 @@ std::string vocab_file(const std::vector<std::string>& pieces, const std::vector
 }
 
 }  // namespace
+
+TEST_CASE("a tokenizer rebuilt from tokenizer.ggml.*: SentencePiece BPE by score, BOS added, EOS not") {
+  const std::string path = vocab_file({"<unk>", "<s>", "</s>", "\xE2\x96\x81", "a", "b", "\xE2\x96\x81" "a", "ab"},
+                                      {0.0f, 0.0f, 0.0f, -1.0f, -2.0f, -3.0f, -0.5f, -0.4f}, {2, 3, 3, 1, 1, 1, 1, 1});
+  const GgufSentencePiece g = gguf_sentencepiece(*gguf::File::open(path));
+  CHECK(g.bos_id == 1);
+  CHECK(g.eos_id == 2);
+  CHECK(g.add_bos);
+  CHECK_FALSE(g.add_eos);
+  const Tokenizer tok = load_pretrained_tokenizer(path);
+  // "▁ab": ab (-0.4) merges before ▁a (-0.5): ▁ ab
+  CHECK(tok.encode("ab").ids == std::vector<int>{3, 7});
+  EncodeOptions opt;
+  const Batch b = tok.encode_batch({"ab"}, opt);
+  CHECK(b.input_ids(0, 0) == 1);
+  CHECK(b.seq_len() == 3);  // <s> ▁ ab, no </s>
+  std::remove(path.c_str());
+}
 
 TEST_CASE("a GGUF vocabulary as convert_hf_to_gguf.py types it: <unk> CONTROL, added tokens USER_DEFINED, fillers UNUSED") {
   // llama.cpp's llm_tokenizer_spm over these: pairs merge into any piece of the highest score;

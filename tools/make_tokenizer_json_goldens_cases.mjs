@@ -137,6 +137,17 @@ const tj = (o) => ({
   version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null, pre_tokenizer: null,
   post_processor: null, decoder: null, ...o,
 });
+// BertTokenizerFast's tokenizer.json over the trained WordPiece vocabulary: BertNormalizer
+// (lowercasing; `normalizer` overrides its settings), BertPreTokenizer, BertProcessing, the
+// WordPiece decoder.
+const bertFile = (HF, normalizer = {}) => tj({
+  added_tokens: bertSpecials(),
+  normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true, ...normalizer },
+  pre_tokenizer: { type: 'BertPreTokenizer' },
+  post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+  decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+  model: wordpieceModel(HF),
+});
 const byteLevel = (addPrefix = false, useRegex = true, trim = true) => ({ type: 'ByteLevel', add_prefix_space: addPrefix, trim_offsets: trim, use_regex: useRegex });
 const split = (regex, behavior = 'Isolated', invert = false) => ({ type: 'Split', pattern: { Regex: regex }, behavior, invert });
 const splitStr = (s, behavior = 'Isolated', invert = false) => ({ type: 'Split', pattern: { String: s }, behavior, invert });
@@ -698,14 +709,7 @@ CASES.push({ name: 'fx_dir_bert_normalizer_rebuilt', kind: 'fixture', texts: com
   // tokenizer_config.json says do_lower_case false: BertTokenizerFast rebuilds the file's
   // (lowercasing) BertNormalizer with lowercase=False.
   extraFiles: { 'tokenizer_config.json': { tokenizer_class: 'BertTokenizer', do_lower_case: false, strip_accents: null, tokenize_chinese_chars: true } },
-  build: ({ HF }) => tj({
-    added_tokens: bertSpecials(),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
-    pre_tokenizer: { type: 'BertPreTokenizer' },
-    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
-    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: wordpieceModel(HF),
-  }) });
+  build: ({ HF }) => bertFile(HF) });
 CASES.push({ name: 'fx_dir_special_tokens_map_legacy', kind: 'fixture', texts: compTexts,
   // transformers' legacy branch (R9 in make_tokenizer_json_goldens_transformers.mjs): no
   // added_tokens_decoder, so special_tokens_map.json is read and wins over tokenizer_config.json:
@@ -822,14 +826,7 @@ CASES.push({ name: 'fx_dir_split_special_tokens_llamafast', kind: 'fixture', tex
 // lowercasing BertNormalizer with do_lower_case false (R8).
 CASES.push({ name: 'fx_dir_class_from_model_type', kind: 'fixture', texts: compTexts,
   extraFiles: { 'tokenizer_config.json': { do_lower_case: false }, 'config.json': { model_type: 'bert', vocab_size: 1000 } },
-  build: ({ HF }) => tj({
-    added_tokens: bertSpecials(),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
-    pre_tokenizer: { type: 'BertPreTokenizer' },
-    post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
-    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: wordpieceModel(HF),
-  }) });
+  build: ({ HF }) => bertFile(HF) });
 // add_prefix_space rebuilt (R11): RoBERTa's file has ByteLevel(add_prefix_space=true) and
 // RobertaTokenizerFast's default is False; GPT-2's has false and tokenizer_config.json says true.
 CASES.push({ name: 'fx_dir_roberta_prefix_space', kind: 'fixture', texts: compTexts,

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <utility>
@@ -64,9 +65,10 @@ class Builder : public nlohmann::json_sax<Json> {
   bool start_array(std::size_t) override { return open(Json::array()); }
   bool end_array() override { return close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    error_ = shown_ + " is not valid JSON (" + e.what() + ")";
+    not_json(e);
     return false;
   }
+  void not_json(const nlohmann::detail::exception& e) { error_ = shown_ + " is not valid JSON (" + e.what() + ")"; }
 
   Json root;
   std::string error_;
@@ -136,7 +138,8 @@ bool build(std::string_view text, Builder<Json>& builder) {
   try {
     return Json::sax_parse(text.begin(), text.end(), &builder, nlohmann::json::input_format_t::json, true) &&
            builder.error_.empty();
-  } catch (const nlohmann::json::exception&) {
+  } catch (const nlohmann::json::exception& e) {
+    builder.not_json(e);
     return false;
   }
 }
@@ -162,33 +165,20 @@ std::string byte_size_text(std::size_t bytes) {
 nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
                                 const std::function<bool(const std::string&)>& keep) {
   Builder<json> builder(shown, keep);
-  bool ok = false;
-  try {
-    ok = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, true);
-  } catch (const json::exception& e) {
-    throw UsageError(shown + " is not valid JSON (" + e.what() + ")");
-  }
-  if (!ok || !builder.error_.empty()) {
-    throw UsageError(builder.error_.empty() ? shown + " is not valid JSON" : builder.error_);
-  }
+  if (!build(text, builder)) throw UsageError(builder.error_.empty() ? shown + " is not valid JSON" : builder.error_);
   return std::move(builder.root);
 }
 
-std::optional<nlohmann::json> parse_json(std::string_view text) {
+template <class Json>
+std::optional<Json> parse_json(std::string_view text) {
   const std::string shown;
   const std::function<bool(const std::string&)> keep_all;  // the builder holds references to both
-  Builder<nlohmann::json> builder(shown, keep_all);
+  Builder<Json> builder(shown, keep_all);
   if (!build(text, builder)) return std::nullopt;
   return std::move(builder.root);
 }
-
-std::optional<nlohmann::ordered_json> parse_json_ordered(std::string_view text) {
-  const std::string shown;
-  const std::function<bool(const std::string&)> keep_all;  // the builder holds references to both
-  Builder<nlohmann::ordered_json> builder(shown, keep_all);
-  if (!build(text, builder)) return std::nullopt;
-  return std::move(builder.root);
-}
+template std::optional<nlohmann::json> parse_json(std::string_view text);
+template std::optional<nlohmann::ordered_json> parse_json(std::string_view text);
 
 std::string ModelFiles::path(const std::string& name) const {
   return dir_.empty() || dir_.back() == '/' ? dir_ + name : dir_ + "/" + name;
@@ -197,6 +187,17 @@ std::string ModelFiles::path(const std::string& name) const {
 bool ModelFiles::has(const std::string& name) const {
   struct stat st;
   return ::lstat(path(name).c_str(), &st) == 0;
+}
+
+std::string ModelFiles::names_text(std::size_t shown) const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::string text;
+  for (std::size_t i = 0; i < names.size() && i < shown; ++i) text += (i ? ", " : "") + names[i];
+  if (names.size() > shown) text += " and " + std::to_string(names.size() - shown) + " more";
+  return text;
 }
 
 namespace {

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,10 +52,13 @@ nlohmann::json parse_model_json(std::string_view text, const std::string& shown,
 
 // The same reader for JSON whose refusal its caller words (decode's JSON and
 // JSON Lines input; the records and manifests an embedpe run wrote and reads
-// back, their keys in the order written): nullopt for text that is not JSON,
-// nests more than kMaxModelJsonDepth levels or gives a key twice in one object.
-std::optional<nlohmann::json> parse_json(std::string_view text);
-std::optional<nlohmann::ordered_json> parse_json_ordered(std::string_view text);
+// back, their keys in the order written: Json = nlohmann::ordered_json):
+// nullopt for text that is not JSON, nests more than kMaxModelJsonDepth levels
+// or gives a key twice in one object.
+template <class Json = nlohmann::json>
+std::optional<Json> parse_json(std::string_view text);
+extern template std::optional<nlohmann::json> parse_json(std::string_view text);
+extern template std::optional<nlohmann::ordered_json> parse_json(std::string_view text);
 
 // The input file at `path`, whole, read as ModelFiles::read reads a model's
 // file: InFile's policy (a regular file only, never waited on; noted as an
@@ -72,6 +76,10 @@ class ModelFiles {
   std::string path(const std::string& name) const;
   // Whether something (a file, a link, anything) is at DIR/NAME.
   bool has(const std::string& name) const;
+  // What DIR holds, as messages list it: its names sorted, joined by ", ",
+  // at most `shown` of them and then "and N more"; "" when it holds nothing
+  // (or cannot be listed).
+  std::string names_text(std::size_t shown = std::numeric_limits<std::size_t>::max()) const;
 
   // NAME's bytes, or nullopt when nothing is at DIR/NAME. Refused
   // (UsageError): not a regular file, unreadable, more than `max_bytes`

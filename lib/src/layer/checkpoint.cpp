@@ -13,16 +13,8 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 std::string holdings(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  if (names.empty()) return "nothing";
-  constexpr std::size_t kShown = 12;
-  std::string text;
-  for (std::size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + names[i];
-  if (names.size() > kShown) text += " and " + std::to_string(names.size() - kShown) + " more";
-  return text;
+  const std::string text = ModelFiles(dir).names_text(12);
+  return text.empty() ? "nothing" : text;
 }
 
 std::string join_path(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }

@@ -256,7 +256,7 @@ Manifest load_manifest(const std::string& dir, const std::string& at, const std:
   const Schema schema(manifest_path, advice);
   const std::string text =
       read_small_file(in + "/" + kManifest, manifest_path, "manifest", kMaxManifestBytes).value_or("");
-  const std::optional<Json> doc = parse_json_ordered(text);
+  const std::optional<Json> doc = parse_json<Json>(text);
   if (!doc) schema.fail("not JSON");
   Manifest m = schema.manifest(*doc);
   const std::optional<std::string> journal =
@@ -269,7 +269,7 @@ Manifest load_manifest(const std::string& dir, const std::string& at, const std:
     if (end == std::string::npos) break;  // cut short while being written
     ++number;
     const std::string where = "line " + std::to_string(number);
-    const std::optional<Json> line = parse_json_ordered(std::string_view(*journal).substr(begin, end - begin));
+    const std::optional<Json> line = parse_json<Json>(std::string_view(*journal).substr(begin, end - begin));
     if (!line) jschema.fail(where + " is not JSON");
     PartRecord p = jschema.part(*line, where);
     std::size_t index = 0;

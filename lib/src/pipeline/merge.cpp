@@ -157,7 +157,7 @@ Json read_json(const std::string& path, const std::string& shard, const std::str
   }
   const InFile f(path);
   if (f.size() > kMaxRecordBytes) refuse_shard(shard, "its " + what + " " + path + " is too large to be one embedpe wrote");
-  std::optional<Json> doc = parse_json_ordered(f.all());
+  std::optional<Json> doc = parse_json<Json>(f.all());
   if (!doc) refuse_shard(shard, "its " + what + " " + path + " is not valid JSON (corrupt?); run that shard again");
   return std::move(*doc);
 }
@@ -199,7 +199,7 @@ std::optional<std::pair<Json, Piece>> record_inside(const std::string& path, con
   const std::string_view bytes = f.map();
   const std::optional<std::string> text = format.read_record(bytes, path);
   if (!text) return std::nullopt;
-  std::optional<Json> rec = parse_json_ordered(*text);
+  std::optional<Json> rec = parse_json<Json>(*text);
   if (!rec) refuse_shard(path, "its shard record is not valid JSON (corrupt?); run that shard again");
   return std::pair{std::move(*rec), Piece{path, bytes.size(), "", Crc32().add(bytes).hex()}};
 }

@@ -39,6 +39,7 @@
 #include "gguf_tokenizer.h"
 #include "pretrained_encoder.h"
 #include "tj_model.h"
+#include "tj_pretrained.h"
 #include "tj_tokenizer.h"
 
 namespace embedpe {
@@ -270,18 +271,10 @@ namespace {
 // The rebuilt tokenizer.json behind embedpe::Tokenizer: the text through the
 // engine, BOS/EOS as the file's add_bos_token/add_eos_token say (a pair: each
 // text so, the second with type id 1, as LlamaTokenizerFast's template).
-class GgufBpeEncoder final : public detail::PretrainedEncoder {
+class GgufBpeEncoder final : public detail::TjEncoder {
  public:
-  GgufBpeEncoder(GgufBpe g, std::unique_ptr<tj::Tokenizer> tok) : g_(std::move(g)), tok_(std::move(tok)) {
+  GgufBpeEncoder(GgufBpe g, std::unique_ptr<tj::Tokenizer> tok) : TjEncoder(std::move(tok)), g_(std::move(g)) {
     class_name_ = "GGUF BPE (pre " + g_.pre + ")";
-  }
-  Sequence encode(std::string_view text) const override {
-    tj::Encoded e = tok_->encode_one(text, 0);
-    return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), std::move(e.tokens)};
-  }
-  Sequence encode_ids(std::string_view text) const override {
-    tj::Encoded e = tok_->encode_one(text, 0, false);
-    return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), {}};
   }
   Built build_sequences(const Sequence& a, const Sequence* b, bool add_prefix, bool add_suffix) const override {
     Built out;
@@ -305,7 +298,6 @@ class GgufBpeEncoder final : public detail::PretrainedEncoder {
   }
   const std::string& class_name() const override { return class_name_; }
   std::size_t size() const override { return g_.vocab_size; }
-  std::string_view piece(int id) const override { return tok_->id_to_token(id).value_or(std::string_view()); }
   std::optional<int> special_id(const std::string& attribute) const override {
     const int id = attribute == "bos_token"   ? g_.bos_id
                    : attribute == "eos_token" ? g_.eos_id
@@ -331,12 +323,9 @@ class GgufBpeEncoder final : public detail::PretrainedEncoder {
     return tok_->decode(kept, skip_special_tokens);
   }
   std::string description() const override { return "GGUF BPE, pre " + g_.pre + " (" + g_.components + ")"; }
-  bool pairs_without_special_tokens() const override { return true; }
-  PairCut pair_cut() const override { return PairCut::halves; }
 
  private:
   GgufBpe g_;
-  std::unique_ptr<tj::Tokenizer> tok_;
   std::string class_name_, digest_;
 };
 

@@ -98,14 +98,8 @@ std::unordered_map<std::string, int> read_vocab(std::string_view text, const std
 }
 
 std::string listing(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  if (names.empty()) return "it is empty";
-  std::string out = "it holds ";
-  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
-  return out;
+  const std::string text = ModelFiles(dir).names_text();
+  return text.empty() ? "it is empty" : "it holds " + text;
 }
 
 std::optional<Special> special_from(const json& v, bool from_map) {

@@ -161,13 +161,13 @@ class Bpe final : public VocabModel {
                    std::int32_t& pending_unk, std::uint32_t& pending_len) const;
   void merge_all(std::vector<Symbol>& symbols) const;
   void encode(std::string_view word, std::vector<std::int32_t>& ids) const;
+  void encode_bytes(std::string_view raw, std::vector<std::int32_t>& ids) const;  // tokenize_bytes, uncached
   static void add(std::vector<Symbol>& symbols, std::int32_t id, std::uint32_t len) {
     const auto n = static_cast<std::int32_t>(symbols.size());
     if (n > 0) symbols.back().next = n;
     symbols.push_back(Symbol{id, n - 1, -1, len});
   }
 
-  std::string shown_;
   MergeMap merges_;
   std::string unk_token_;
   bool has_unk_token_ = false;
@@ -181,7 +181,6 @@ class Bpe final : public VocabModel {
   // tokenize_bytes may build symbols from bytes: no prefix or suffix, and
   // every byte's ByteLevel character is a token.
   bool raw_symbols_ = false;
-  std::uint64_t serial_ = next_model_serial();
 };
 
 void Bpe::add_unknown(std::string_view piece, std::uint32_t byte_len, std::vector<Symbol>& symbols,
@@ -340,21 +339,17 @@ void Bpe::tokenize(std::string_view word, std::vector<std::int32_t>& ids) const 
       return;
     }
   }
-  WordCache& cache = thread_word_cache(serial_);
-  if (cache.find(word, 0, hash, ids)) return;
-  const std::size_t before = ids.size();
-  encode(word, ids);
-  cache.insert(word, 0, hash, ids.data() + before, ids.size() - before);
+  cached(word, 0, hash, ids, [&] { encode(word, ids); });
 }
 
 void Bpe::tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids) const {
   if (raw.empty()) return;
   // Cached by the raw bytes (kind 1: apart from tokenize's mapped words), so
   // that a word met before is never mapped.
-  const std::uint64_t hash = hash_bytes(raw);
-  WordCache& cache = thread_word_cache(serial_);
-  if (cache.find(raw, 1, hash, ids)) return;
-  const std::size_t before = ids.size();
+  cached(raw, 1, hash_bytes(raw), ids, [&] { encode_bytes(raw, ids); });
+}
+
+void Bpe::encode_bytes(std::string_view raw, std::vector<std::int32_t>& ids) const {
   thread_local std::string mapped;
   if (!raw_symbols_ || ignore_merges_) {
     mapped.clear();
@@ -375,7 +370,6 @@ void Bpe::tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids) c
     for (const Symbol& sym : symbols)
       if (sym.len != 0) ids.push_back(sym.id);
   }
-  cache.insert(raw, 1, hash, ids.data() + before, ids.size() - before);
 }
 
 void Bpe::resolve_merges(JsonReader& r, MergeBatch& batch) {
@@ -486,7 +480,6 @@ std::unique_ptr<Model> Bpe::load(JsonReader& r) {
   auto bpe = std::make_unique<Bpe>();
   Bpe& m = *bpe;
   m.shown_ = r.shown();
-  const std::size_t base = r.path_size();
   bool have_vocab = false, have_merges = false;
   // Merges read before the vocabulary wait here (pairs of strings in an
   // arena, with their index in the array); HF writes the vocabulary first.
@@ -517,13 +510,8 @@ std::unique_ptr<Model> Bpe::load(JsonReader& r) {
   // as they are read only once it is known too (HF writes it before both).
   bool have_prefix_field = false;
 
-  r.begin_object();
-  while (auto key_view = r.next_key()) {
-    const std::string key(*key_view);
-    r.push("." + key);
-    if (key == "type") {
-      if (r.peek() != JsonReader::Kind::string || r.string() != "BPE") r.fail("expected \"BPE\"");
-    } else if (key == "dropout") {
+  read_fields(r, "BPE", [&](const std::string& key) {
+    if (key == "dropout") {
       if (!r.at_null()) {
         if (r.peek() != JsonReader::Kind::number) r.fail("expected a number or null");
         const double p = r.number();
@@ -575,10 +563,10 @@ std::unique_ptr<Model> Bpe::load(JsonReader& r) {
       }
       m.resolve_merges(r, batch);
     } else {
-      r.skip();  // HF ignores other fields
+      return false;
     }
-    r.pop(base);
-  }
+    return true;
+  });
   if (!have_vocab) r.fail("no 'vocab'");
   if (!have_merges) r.fail("no 'merges'");
   if (!pending.empty()) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tj_json.h"
 #include "tj_model.h"
@@ -35,8 +36,40 @@ class VocabModel : public Model {
   }
 
  protected:
+  // `word`'s ids from the calling thread's cache of this model (kind: which
+  // of the model's ways of reading words), else appended by encode() and kept.
+  template <class Encode>
+  void cached(std::string_view word, std::uint8_t kind, std::uint64_t hash, std::vector<std::int32_t>& ids,
+              Encode encode) const {
+    WordCache& cache = thread_word_cache(serial_);
+    if (cache.find(word, kind, hash, ids)) return;
+    const std::size_t before = ids.size();
+    encode();
+    cache.insert(word, kind, hash, ids.data() + before, ids.size() - before);
+  }
+  // The model object's members (`r` before it), as HF's serde reads them:
+  // "type", if given, must be `type`; field(key) reads the value of a key it
+  // knows and returns true; any other key is skipped, as HF ignores it.
+  template <class Field>
+  static void read_fields(JsonReader& r, const char* type, Field field) {
+    const std::size_t base = r.path_size();
+    r.begin_object();
+    while (auto key_view = r.next_key()) {
+      const std::string key(*key_view);
+      r.push("." + key);
+      if (key == "type") {
+        if (r.peek() != JsonReader::Kind::string || r.string() != type) r.fail("expected \"" + std::string(type) + "\"");
+      } else if (!field(key)) {
+        r.skip();
+      }
+      r.pop(base);
+    }
+  }
+
   Vocab vocab_;
   std::int32_t unk_id_ = -1;
+  std::string shown_;  // the file, as messages name it
+  std::uint64_t serial_ = next_model_serial();  // which WordCache is this model's
 };
 
 }  // namespace embedpe::tj

@@ -302,16 +302,9 @@ void legacy_added_tokens(json& config, ModelFiles& files, const tj::Tokenizer& t
   config["added_tokens_decoder"] = std::move(decoder);
 }
 
-class TjPretrained final : public PretrainedEncoder {
+class TjPretrained final : public TjEncoder {
  public:
-  Sequence encode(std::string_view text) const override {
-    tj::Encoded e = tok_->encode_one(text, 0);
-    return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), std::move(e.tokens)};
-  }
-  Sequence encode_ids(std::string_view text) const override {
-    tj::Encoded e = tok_->encode_one(text, 0, false);
-    return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), {}};
-  }
+  using TjEncoder::TjEncoder;
   Built build_sequences(const Sequence& a, const Sequence* b, bool add_prefix, bool add_suffix) const override {
     check_all_or_nothing(add_prefix, add_suffix);
     auto encoded = [](const Sequence& s, int type) {
@@ -330,7 +323,6 @@ class TjPretrained final : public PretrainedEncoder {
   }
   const std::string& class_name() const override { return class_name_; }
   std::size_t size() const override { return tok_->id_bound(); }
-  std::string_view piece(int id) const override { return tok_->id_to_token(id).value_or(std::string_view()); }
   std::optional<int> special_id(const std::string& attribute) const override {
     const auto it = specials_.find(attribute);
     if (it == specials_.end()) return std::nullopt;
@@ -355,12 +347,9 @@ class TjPretrained final : public PretrainedEncoder {
     }
     return text;
   }
-  bool pairs_without_special_tokens() const override { return true; }
-  PairCut pair_cut() const override { return PairCut::halves; }
   bool template_whole() const override { return true; }
   std::string description() const override { return "tokenizer.json (" + tok_->components() + ")"; }
 
-  std::unique_ptr<tj::Tokenizer> tok_;
   std::string class_name_ = "PreTrainedTokenizerFast", digest_;
   std::map<std::string, std::string> specials_;  // "bos_token" -> its content
   bool token_type_ids_ = true, padding_left_ = false, truncation_left_ = false;
@@ -551,6 +540,21 @@ bool class_has_token_type_ids(const std::string& name) {
 
 }  // namespace
 
+TjEncoder::TjEncoder(std::unique_ptr<tj::Tokenizer> tok) : tok_(std::move(tok)) {}
+TjEncoder::~TjEncoder() = default;
+
+PretrainedEncoder::Sequence TjEncoder::encode(std::string_view text) const {
+  tj::Encoded e = tok_->encode_one(text, 0);
+  return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), std::move(e.tokens)};
+}
+
+PretrainedEncoder::Sequence TjEncoder::encode_ids(std::string_view text) const {
+  tj::Encoded e = tok_->encode_one(text, 0, false);
+  return Sequence{std::vector<int>(e.ids.begin(), e.ids.end()), {}};
+}
+
+std::string_view TjEncoder::piece(int id) const { return tok_->id_to_token(id).value_or(std::string_view()); }
+
 std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) {
   struct stat st;
   const bool directory = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -564,8 +568,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
   const std::string shown = directory ? files.path(name) : path;
   const std::optional<std::string> text = files.read(name, kMaxModelVocabBytes, "a tokenizer.json");
   if (!text) throw UsageError("pretrained " + path + " has no tokenizer.json");
-  auto out = std::make_unique<TjPretrained>();
-  out->tok_ = tj::Tokenizer::load(*text, shown);
+  auto out = std::make_unique<TjPretrained>(tj::Tokenizer::load(*text, shown));
   if (directory) {
     files.note_model_files();  // config.json, the weights: no output replaces them either
     const std::string config_shown = files.path("tokenizer_config.json");

@@ -12,10 +12,33 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "pretrained_encoder.h"
 
+namespace embedpe::tj {
+class Tokenizer;
+}
+
 namespace embedpe::detail {
+
+// What every encoder over a tj::Tokenizer shares (the tokenizer.json of a
+// directory or file, and the one gguf_bpe.h rebuilds from a GGUF): a text's
+// ids and tokens through the engine (added-token split, normalizer,
+// pre-tokenizer, model; no template), the ids' tokens, and how a pair goes
+// (HF tokenizers' core: the template may be left out, longest_first cuts halves).
+class TjEncoder : public PretrainedEncoder {
+ public:
+  explicit TjEncoder(std::unique_ptr<tj::Tokenizer> tok);
+  ~TjEncoder() override;
+  Sequence encode(std::string_view text) const override;
+  Sequence encode_ids(std::string_view text) const override;
+  std::string_view piece(int id) const override;
+  bool pairs_without_special_tokens() const override { return true; }
+  PairCut pair_cut() const override { return PairCut::halves; }
+
+  std::unique_ptr<tj::Tokenizer> tok_;
+};
 
 // `path`: a directory holding tokenizer.json, or a tokenizer.json file.
 std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path);

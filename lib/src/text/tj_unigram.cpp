@@ -47,7 +47,6 @@ class Unigram final : public VocabModel {
   // else the token's id (the last of its ids, as HF's token_to_ids).
   std::int32_t find_prefix(std::string_view bytes) const;
 
-  std::string shown_;
   std::vector<double> scores_;  // (vocab_size)
   double min_score_ = std::numeric_limits<double>::infinity();
   bool byte_fallback_ = false;
@@ -63,7 +62,6 @@ class Unigram final : public VocabModel {
   std::vector<Slot> prefixes_ = std::vector<Slot>(16);
   std::uint64_t prefix_mask_ = 15;
   std::size_t prefix_count_ = 0;
-  std::uint64_t serial_ = next_model_serial();
 };
 
 std::int32_t Unigram::find_prefix(std::string_view bytes) const {
@@ -186,29 +184,17 @@ void Unigram::encode(std::string_view word, std::vector<std::int32_t>& ids) cons
 }
 
 void Unigram::tokenize(std::string_view word, std::vector<std::int32_t>& ids) const {
-  if (word.empty()) return;
-  const std::uint64_t hash = hash_bytes(word);
-  WordCache& cache = thread_word_cache(serial_);
-  if (cache.find(word, 0, hash, ids)) return;
-  const std::size_t before = ids.size();
-  encode(word, ids);
-  cache.insert(word, 0, hash, ids.data() + before, ids.size() - before);
+  if (!word.empty()) cached(word, 0, hash_bytes(word), ids, [&] { encode(word, ids); });
 }
 
 std::unique_ptr<Model> Unigram::load(JsonReader& r) {
   auto model = std::make_unique<Unigram>();
   Unigram& m = *model;
   m.shown_ = r.shown();
-  const std::size_t base = r.path_size();
   bool have_vocab = false;
   std::int64_t unk_id = -1;  // none
-  r.begin_object();
-  while (auto key_view = r.next_key()) {
-    const std::string key(*key_view);
-    r.push("." + key);
-    if (key == "type") {
-      if (r.peek() != JsonReader::Kind::string || r.string() != "Unigram") r.fail("expected \"Unigram\"");
-    } else if (key == "unk_id") {
+  read_fields(r, "Unigram", [&](const std::string& key) {
+    if (key == "unk_id") {
       unk_id = -1;
       if (!r.at_null()) {
         if (r.peek() != JsonReader::Kind::number) r.fail("expected a non-negative integer or null");
@@ -244,10 +230,10 @@ std::unique_ptr<Model> Unigram::load(JsonReader& r) {
         r.pop(at);
       }
     } else {
-      r.skip();  // HF ignores other fields
+      return false;
     }
-    r.pop(base);
-  }
+    return true;
+  });
   if (!have_vocab) r.fail("no 'vocab'");
   if (unk_id >= 0) {
     if (m.scores_.empty()) r.fail("the vocabulary is empty, but unk_id needs it");

@@ -31,11 +31,9 @@ class WordPiece final : public VocabModel {
   void encode(std::string_view word, std::vector<std::int32_t>& ids) const;
   std::int32_t unknown(std::string_view word) const;
 
-  std::string shown_;
   std::string unk_token_;
   std::string prefix_;
   std::uint64_t max_chars_ = 100;
-  std::uint64_t serial_ = next_model_serial();
 };
 
 std::int32_t WordPiece::unknown(std::string_view word) const {
@@ -92,29 +90,17 @@ void WordPiece::encode(std::string_view word, std::vector<std::int32_t>& ids) co
 }
 
 void WordPiece::tokenize(std::string_view word, std::vector<std::int32_t>& ids) const {
-  if (word.empty()) return;
-  const std::uint64_t hash = hash_bytes(word);
-  WordCache& cache = thread_word_cache(serial_);
-  if (cache.find(word, 0, hash, ids)) return;
-  const std::size_t before = ids.size();
-  encode(word, ids);
-  cache.insert(word, 0, hash, ids.data() + before, ids.size() - before);
+  if (!word.empty()) cached(word, 0, hash_bytes(word), ids, [&] { encode(word, ids); });
 }
 
 std::unique_ptr<Model> WordPiece::load(JsonReader& r) {
   auto model = std::make_unique<WordPiece>();
   WordPiece& m = *model;
   m.shown_ = r.shown();
-  const std::size_t base = r.path_size();
   // HF requires all four (only "type" may be left out).
   bool have_unk = false, have_prefix = false, have_max = false, have_vocab = false;
-  r.begin_object();
-  while (auto key_view = r.next_key()) {
-    const std::string key(*key_view);
-    r.push("." + key);
-    if (key == "type") {
-      if (r.peek() != JsonReader::Kind::string || r.string() != "WordPiece") r.fail("expected \"WordPiece\"");
-    } else if (key == "unk_token") {
+  read_fields(r, "WordPiece", [&](const std::string& key) {
+    if (key == "unk_token") {
       if (r.peek() != JsonReader::Kind::string) r.fail("expected a string");
       m.unk_token_ = r.string();
       have_unk = true;
@@ -134,10 +120,10 @@ std::unique_ptr<Model> WordPiece::load(JsonReader& r) {
       m.vocab_ = read_vocab_object(r);
       have_vocab = true;
     } else {
-      r.skip();  // HF ignores other fields
+      return false;
     }
-    r.pop(base);
-  }
+    return true;
+  });
   if (!have_unk) r.fail("no 'unk_token'");
   if (!have_prefix) r.fail("no 'continuing_subword_prefix'");
   if (!have_max) r.fail("no 'max_input_chars_per_word'");

@@ -27,7 +27,6 @@ namespace embedpe {
 namespace {
 
 using pe_support::fmt;
-using pe_support::yes_no;
 using Type = PeParam::Type;
 using Use = PeParam::Use;
 
@@ -122,10 +121,7 @@ class Block final : public PeKind {
         const std::size_t block_count = (first + r.count + pe->block_size() - 1) / pe->block_size() - first / pe->block_size();
         for (const auto& [term, table, count] : {std::tuple{"within", &pe->within(), within_count},
                                                  std::tuple{"block", &pe->blocks(), block_count}}) {
-          for (const auto& s : frequency_stats(*table, count)) {
-            rec.rows.push_back({term, std::to_string(s.pair), std::to_string(s.sin_dim), std::to_string(s.cos_dim),
-                                fmt(s.frequency), fmt(s.wavelength), yes_no(s.aliases), yes_no(s.incomplete)});
-          }
+          for (const auto& s : frequency_stats(*table, count)) rec.rows.push_back(pe_support::frequency_cells(s, {term}));
         }
         v.records = std::move(rec);
         v.title = "block PE d=" + std::to_string(d) + " (" + params +
@@ -135,10 +131,7 @@ class Block final : public PeKind {
         return v;
       }
       case PeViewKind::similarity:
-        v.matrix = PeMatrix{similarity(pe->rows(first, r.count)), "position", "position", r.first, r.first};
-        v.matrix->look.scale = ColourScale::sequential;
-        v.title = "PE.PE^T similarity, block PE d=" + std::to_string(d) + " " + params;
-        v.matrix_name = "similarity";
+        pe_support::similarity_view(v, pe->rows(first, r.count), r, "block PE d=" + std::to_string(d) + " " + params);
         return v;
       default: break;
     }

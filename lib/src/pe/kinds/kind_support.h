@@ -1,15 +1,18 @@
 // What the positional-encoding kinds in this folder share: number text for
-// their record views and the position fields of a layer's description.
+// their record views, the similarity view and the position fields of a
+// layer's description.
 #pragma once
 
 #include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "embedpe/pe_analysis.h"
 #include "embedpe/pe_kind.h"
 #include "memory.h"
 
@@ -54,6 +57,27 @@ inline void sin_cos_panels(PeMatrix& m, std::size_t dims_first, const std::funct
   HeatmapPanel sins{"sin", {}}, coss{"cos", {}};
   for (std::size_t c = 0; c < m.values.shape()[1]; ++c) (is_sin(dims_first + c) ? sins : coss).columns.push_back(c);
   if (!sins.columns.empty() && !coss.columns.empty()) m.look.panels = {std::move(sins), std::move(coss)};
+}
+
+// One pair's cells of a stats record: pair, sin_dim, cos_dim, frequency,
+// wavelength, aliases, incomplete (after the columns `before` gives).
+inline std::vector<std::string> frequency_cells(const FrequencyStat& s, std::vector<std::string> before = {}) {
+  for (std::string cell : {std::to_string(s.pair), std::to_string(s.sin_dim), std::to_string(s.cos_dim), fmt(s.frequency),
+                           fmt(s.wavelength), std::string(yes_no(s.aliases)), std::string(yes_no(s.incomplete))}) {
+    before.push_back(std::move(cell));
+  }
+  return before;
+}
+
+// The similarity view: PE.PE^T of the rows shown (`rows`, positions r.first..),
+// on a sequential scale (similarities are not centred on zero: it spends its
+// colours on the range they take), titled "PE.PE^T similarity, `what`".
+inline void similarity_view(PeInspection& v, const xt::xtensor<float, 2>& rows, const PeInspectRequest& r,
+                            const std::string& what) {
+  v.matrix = PeMatrix{similarity(rows), "position", "position", r.first, r.first};
+  v.matrix->look.scale = ColourScale::sequential;
+  v.title = "PE.PE^T similarity, " + what;
+  v.matrix_name = "similarity";
 }
 
 // Head h of a (heads, n, n) bias: (n, n).

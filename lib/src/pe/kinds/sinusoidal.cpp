@@ -46,7 +46,6 @@ nlohmann::ordered_json to_json(const SinusoidalOptions& o) {
 namespace {
 
 using pe_support::fmt;
-using pe_support::yes_no;
 using Type = PeParam::Type;
 using Use = PeParam::Use;
 
@@ -126,10 +125,7 @@ class Sinusoidal final : public PeKind {
     switch (r.view) {
       case PeViewKind::stats: {
         PeRecords rec{{"pair", "sin_dim", "cos_dim", "frequency", "wavelength", "aliases", "incomplete"}, {}, "pairs"};
-        for (const auto& s : frequency_stats(pe, r.count)) {
-          rec.rows.push_back({std::to_string(s.pair), std::to_string(s.sin_dim), std::to_string(s.cos_dim),
-                              fmt(s.frequency), fmt(s.wavelength), yes_no(s.aliases), yes_no(s.incomplete)});
-        }
+        for (const auto& s : frequency_stats(pe, r.count)) rec.rows.push_back(pe_support::frequency_cells(s));
         v.records = std::move(rec);
         v.title = "sinusoidal PE d=" + std::to_string(d) + " (" + params +
                   "): frequency in radians/position, wavelength in positions; aliases: wavelength < 2; "
@@ -162,11 +158,7 @@ class Sinusoidal final : public PeKind {
         return v;
       }
       case PeViewKind::similarity:
-        v.matrix = PeMatrix{similarity(pe.rows(first, r.count)), "position", "position", r.first, r.first};
-        // Similarities are not centred on zero: a sequential scale spends its colours on the range they take.
-        v.matrix->look.scale = ColourScale::sequential;
-        v.title = "PE.PE^T similarity, d=" + std::to_string(d) + " " + params;
-        v.matrix_name = "similarity";
+        pe_support::similarity_view(v, pe.rows(first, r.count), r, "d=" + std::to_string(d) + " " + params);
         return v;
       case PeViewKind::table: break;
     }
