@@ -113,7 +113,7 @@ void AddedVocabulary::split(Piece piece, const Trie& trie, std::vector<Piece>& o
   }
   std::size_t start_offset = 0;
   auto emit_text = [&](std::size_t b, std::size_t e) {
-    if (b < e) out.push_back(Piece{s.substr(b, e - b), -1, piece.at_start && b == 0, false});
+    if (b < e) out.push_back(Piece{s.substr(b, e - b), -1, lead_after(piece.lead, b), false});
   };
   for (const Found& f : found) {
     std::size_t start = f.begin, stop = f.end;
@@ -142,15 +142,22 @@ void AddedVocabulary::split(Piece piece, const Trie& trie, std::vector<Piece>& o
       }
     }
     emit_text(start_offset, start);
-    out.push_back(Piece{s.substr(start, stop - start), t.id, piece.at_start && start == 0, false});
+    out.push_back(Piece{s.substr(start, stop - start), t.id, lead_after(piece.lead, start), false});
     start_offset = stop;
   }
   emit_text(start_offset, s.size());
 }
 
-std::vector<Piece> AddedVocabulary::extract_and_normalize(std::string_view text, const Normalizer* normalizer) const {
+std::vector<Piece> AddedVocabulary::extract_and_normalize(std::string_view text, const Normalizer* normalizer,
+                                                          bool lead) const {
   std::vector<Piece> first;
-  split(Piece{std::string(text), -1, true, false}, raw_, first);
+  std::uint32_t first_char = 0;  // the original's first character is aligned with offset 0
+  if (lead && !text.empty()) {
+    std::size_t i = 0;
+    next_char(text, i);
+    first_char = static_cast<std::uint32_t>(i);
+  }
+  split(Piece{std::string(text), -1, first_char, false}, raw_, first);
   std::vector<Piece> out;
   out.reserve(first.size());
   for (Piece& p : first) {
@@ -158,7 +165,13 @@ std::vector<Piece> AddedVocabulary::extract_and_normalize(std::string_view text,
       out.push_back(std::move(p));
       continue;
     }
-    if (normalizer) normalizer->normalize(p.text);
+    if (normalizer) {
+      if (lead) {
+        normalizer->normalize_lead(p.text, p.lead);
+      } else {
+        normalizer->normalize(p.text);
+      }
+    }
     split(std::move(p), normalized_, out);
   }
   return out;

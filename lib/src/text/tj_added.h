@@ -34,8 +34,9 @@ class AddedVocabulary {
   AddedVocabulary(std::vector<AddedToken> order, std::unordered_map<std::int32_t, AddedToken> by_id,
                   std::set<std::string> special, const Normalizer* normalizer);
 
-  // extract_and_normalize: the text cut into added tokens and normalized pieces.
-  std::vector<Piece> extract_and_normalize(std::string_view text, const Normalizer* normalizer) const;
+  // extract_and_normalize: the text cut into added tokens and normalized pieces; with `lead`,
+  // each piece's Piece::lead kept (else 0).
+  std::vector<Piece> extract_and_normalize(std::string_view text, const Normalizer* normalizer, bool lead) const;
 
   const AddedToken* by_id(std::int32_t id) const;
   const std::unordered_map<std::int32_t, AddedToken>& tokens_by_id() const { return by_id_; }

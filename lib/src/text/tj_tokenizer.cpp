@@ -219,7 +219,7 @@ void Tokenizer::set_encode_special_tokens(bool value) {
 }
 
 Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id, bool tokens) const {
-  std::vector<Piece> pieces = added_->extract_and_normalize(text, normalizer_.get());
+  std::vector<Piece> pieces = added_->extract_and_normalize(text, normalizer_.get(), pre_ && pre_->needs_lead());
   if (pre_) pre_->pre_tokenize(pieces);
   Encoded e;
   std::vector<std::int32_t> ids;
