@@ -333,6 +333,16 @@ class BadFileTests(CliCase):
                               "normalized": False, "special": True}]
         self.check(j, "added_tokens[0].id: id 2147483648 is beyond int32")
 
+    def test_added_token_normalized_to_nothing_is_refused(self):
+        # HF builds its normalized-token matcher with the empty pattern, which matches at every byte:
+        # the Rust core splits every text into bytes and panics ("AddedVocabulary bad split") on a
+        # non-ASCII one (@anush008/tokenizers 0.6.0: 'é' aborts the process). Nothing to follow.
+        j = self.base()
+        j["normalizer"] = {"type": "Strip", "strip_left": True, "strip_right": True}
+        j["added_tokens"].append({"id": 2300, "content": "  ", "single_word": False, "lstrip": False, "rstrip": False,
+                                  "normalized": True, "special": False})
+        self.check(j, 'tokenizer.json: added_tokens: the token "  " (normalized: true) is "" once normalized')
+
     def test_added_token_ids_are_ids_though_hf_does_not_use_them(self):
         # HF gives added tokens ids by its own rule (fx_vocab_holes_collision: two with one id in
         # the file, accepted as HF accepts them); an id that is not one is still refused.

@@ -1,5 +1,9 @@
 #include "tj_added.h"
 
+#include <nlohmann/json.hpp>
+
+#include "model_files.h"
+#include "tj_fields.h"
 #include "tj_normalizer.h"
 #include "tj_unicode.h"
 
@@ -24,7 +28,7 @@ void AddedVocabulary::Trie::add(std::string_view pattern, std::int32_t token) {
 }
 
 AddedVocabulary::AddedVocabulary(std::vector<AddedToken> order, std::unordered_map<std::int32_t, AddedToken> by_id,
-                                 std::set<std::string> special, const Normalizer* normalizer)
+                                 std::set<std::string> special, const Normalizer* normalizer, const std::string& field)
     : order_(std::move(order)), by_id_(std::move(by_id)), special_(special.begin(), special.end()) {
   for (const auto& [id, t] : by_id_) by_content_[t.content] = id;
   for (const AddedToken& t : order_) {
@@ -34,6 +38,14 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> order, std::unordered_m
     } else {
       std::string pattern = t.content;
       if (normalizer) normalizer->normalize(pattern);
+      // HF's aho-corasick then holds the empty pattern, which matches at every byte: the text is
+      // split into single bytes and a split inside a character panics ("AddedVocabulary bad
+      // split"), so HF aborts on any text with a non-ASCII character there. No tokenizer to follow.
+      if (pattern.empty()) {
+        refuse(field, "the token " + json_value_text(nlohmann::json(t.content)) +
+                                   " (normalized: true) is \"\" once normalized; HF tokenizers 0.22 would split every "
+                                   "text at each byte and panic on any non-ASCII character");
+      }
       normalized_.add(pattern, t.id);
     }
   }
