@@ -343,6 +343,25 @@ class BadFileTests(CliCase):
                                   "normalized": True, "special": False})
         self.check(j, 'tokenizer.json: added_tokens: the token "  " (normalized: true) is "" once normalized')
 
+    def test_strip_decoder_where_hf_panics_fails_that_decode_alone(self):
+        # decoders/strip.rs on a token of its content character alone, fewer than min(start, len) +
+        # stop: "slice index starts at 1 but ends at 0" (start 1, stop 1) and "index out of bounds"
+        # (stop 2) in the Rust core, @anush008/tokenizers 0.6.0, decoding [220] ("Ġ"). Other tokens decode.
+        for decoder in ({"type": "Sequence", "decoders": [{"type": "Strip", "content": "Ġ", "start": 1, "stop": 1}]},
+                        {"type": "Strip", "content": "Ġ", "start": 0, "stop": 2}):
+            j = self.base()
+            j["decoder"] = decoder
+            path = self.write(j)
+            out = self.tmp / "d.txt"
+            out.unlink(missing_ok=True)
+            with self.subTest(decoder=decoder):
+                self.fails(1, "(Strip, start %d, stop %d): the token \"Ġ\" is its content character alone"
+                           % (decoder.get("start", 1), decoder.get("stop", 1)),
+                           "decode", "--pretrained", str(path), "--ids", "64,220", "-o", str(out), output=out)
+                got = run("decode", "--pretrained", str(path), "--ids", "64", "-o", str(out))
+                self.assertEqual(got.returncode, 0, got.stderr.decode())
+                self.assertEqual(out.read_text(), "a\n")
+
     def test_added_token_ids_are_ids_though_hf_does_not_use_them(self):
         # HF gives added tokens ids by its own rule (fx_vocab_holes_collision: two with one id in
         # the file, accepted as HF accepts them); an id that is not one is still refused.
