@@ -9,7 +9,6 @@
 #include "charsmap.h"
 #include "model_files.h"
 #include "tj_fields.h"
-#include "tj_pre_tokenizer.h"
 #include "tj_regex.h"
 #include "tj_unicode.h"
 
@@ -116,7 +115,9 @@ void strip(std::string& text, bool left, bool right, std::uint32_t* lead = nullp
     }
   }
   text = text.substr(begin, end - begin);
-  if (lead) *lead = static_cast<std::uint32_t>(std::min<std::size_t>(lead_after(*lead, begin), text.size()));
+  if (lead) {  // the kept characters keep their alignments
+    *lead = static_cast<std::uint32_t>(std::min<std::size_t>(begin < *lead ? *lead - begin : 0, text.size()));
+  }
 }
 
 class Strip final : public Normalizer {
