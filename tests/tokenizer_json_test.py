@@ -333,6 +333,35 @@ class BadFileTests(CliCase):
                               "normalized": False, "special": True}]
         self.check(j, "added_tokens[0].id: id 2147483648 is beyond int32")
 
+    def test_added_token_normalized_to_nothing_is_refused(self):
+        # HF builds its normalized-token matcher with the empty pattern, which matches at every byte:
+        # the Rust core splits every text into bytes and panics ("AddedVocabulary bad split") on a
+        # non-ASCII one (@anush008/tokenizers 0.6.0: 'é' aborts the process). Nothing to follow.
+        j = self.base()
+        j["normalizer"] = {"type": "Strip", "strip_left": True, "strip_right": True}
+        j["added_tokens"].append({"id": 2300, "content": "  ", "single_word": False, "lstrip": False, "rstrip": False,
+                                  "normalized": True, "special": False})
+        self.check(j, 'tokenizer.json: added_tokens: the token "  " (normalized: true) is "" once normalized')
+
+    def test_strip_decoder_where_hf_panics_fails_that_decode_alone(self):
+        # decoders/strip.rs on a token of its content character alone, fewer than min(start, len) +
+        # stop: "slice index starts at 1 but ends at 0" (start 1, stop 1) and "index out of bounds"
+        # (stop 2) in the Rust core, @anush008/tokenizers 0.6.0, decoding [220] ("Ġ"). Other tokens decode.
+        for decoder in ({"type": "Sequence", "decoders": [{"type": "Strip", "content": "Ġ", "start": 1, "stop": 1}]},
+                        {"type": "Strip", "content": "Ġ", "start": 0, "stop": 2}):
+            j = self.base()
+            j["decoder"] = decoder
+            path = self.write(j)
+            out = self.tmp / "d.txt"
+            out.unlink(missing_ok=True)
+            with self.subTest(decoder=decoder):
+                self.fails(1, "(Strip, start %d, stop %d): the token \"Ġ\" is its content character alone"
+                           % (decoder.get("start", 1), decoder.get("stop", 1)),
+                           "decode", "--pretrained", str(path), "--ids", "64,220", "-o", str(out), output=out)
+                got = run("decode", "--pretrained", str(path), "--ids", "64", "-o", str(out))
+                self.assertEqual(got.returncode, 0, got.stderr.decode())
+                self.assertEqual(out.read_text(), "a\n")
+
     def test_added_token_ids_are_ids_though_hf_does_not_use_them(self):
         # HF gives added tokens ids by its own rule (fx_vocab_holes_collision: two with one id in
         # the file, accepted as HF accepts them); an id that is not one is still refused.

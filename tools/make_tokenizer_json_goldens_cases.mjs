@@ -454,6 +454,45 @@ for (const scheme of ['always', 'first', 'never']) {
     }) });
   }
 }
+// prepend_scheme "first" asks NormalizedString::offsets_original().0 == 0 (metaspace.rs): a piece
+// gets the prefix when its first normalized byte's alignment starts at original offset 0. A
+// normalizer that removes the first characters (Strip, Replace with "", Bert's clean_text, Nmt,
+// Precompiled) moves that start; one that inserts (Prepend, Replace, NFKC's ligatures, Lowercase's
+// İ) gives the inserted characters the alignment of a neighbour, so a later split can start two
+// pieces at offset 0, or none; a non-normalized added token at the start moves the rest off 0.
+const FIRST_TEXTS = [' a b', '  a', 'ab cd', 'abab', '\u200bx y', '\u200b\u200b x', '\u0001x y', '\u00adx', '\ufeffx y',
+  'ﬁx fy', 'ﬁ', 'x', '-x', '--x', 'e\u0301x', 'İx y', '\u3000x', 'x\u200b y', '<s>x y', ' <s> x', 'xyz', '  xyz', 'xy',
+  'xy<s>', '\u2581x', ' \u2581x'];
+const msFirst = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: true };
+const FIRST_NORMALIZERS = {
+  strip: [{ type: 'Strip', strip_left: true, strip_right: true }, null],
+  replace_ab: [{ type: 'Replace', pattern: { String: 'ab' }, content: 'c' }, null],
+  replace_a_long: [{ type: 'Replace', pattern: { String: 'a' }, content: 'xyz' }, splitStr('y')],
+  replace_delete: [{ type: 'Replace', pattern: { Regex: '[\u200b\u00ad\ufeff]' }, content: '' }, null],
+  prepend_punct: [{ type: 'Prepend', prepend: '-' }, { type: 'Punctuation', behavior: 'Isolated' }],
+  strip_prepend: [seqNorm({ type: 'Strip', strip_left: true, strip_right: false }, { type: 'Prepend', prepend: '-' }), { type: 'Punctuation', behavior: 'Isolated' }],
+  nfkc_split: [{ type: 'NFKC' }, splitStr('f')],
+  nfc: [{ type: 'NFC' }, null],
+  lowercase_split: [{ type: 'Lowercase' }, splitStr('\u0307')],
+  bert_clean: [{ type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true }, null],
+  nmt: [{ type: 'Nmt' }, null],
+  precompiled_albert: ['albert', splitStr('f')],
+};
+for (const [name, [norm, pre]] of Object.entries(FIRST_NORMALIZERS)) {
+  CASES.push({ name: `fx_pre_metaspace_first_after_${name}`, kind: 'fixture', texts: () => FIRST_TEXTS.map((text) => ({ group: 'case', text, pair: null })), build: ({ HF }) => {
+    const model = bpeSpmModel(HF, true, 'bpe_spm_tiny');
+    const next = Object.keys(model.vocab).length;
+    const C = process.env.CORPORA_DIR || '/work/shared/corpora';
+    return tj({
+      // <s> as written (not normalized); "xy" a normalized added token.
+      added_tokens: [...spmSpecials(), added(next, 'xy', { special: false, normalized: true })],
+      normalizer: norm === 'albert' ? { type: 'Precompiled', precompiled_charsmap: spmProto(path.join(C, 'albert-spiece.model')).charsmap } : norm,
+      pre_tokenizer: pre ? seqPre(pre, msFirst) : msFirst,
+      decoder: seqDec(msFirst, { type: 'ByteFallback' }, { type: 'Fuse' }),
+      model,
+    });
+  } });
+}
 // ByteFallback reads a token "<0x..>" with u8::from_str_radix(_, 16): lower-case hex and a leading
 // '+' are bytes too ("<0x+A>" is 10), "<0x-1>" and "<0xzz>" are not; non-special added tokens
 // reach the decoder as any token does.

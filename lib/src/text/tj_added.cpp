@@ -1,5 +1,9 @@
 #include "tj_added.h"
 
+#include <nlohmann/json.hpp>
+
+#include "model_files.h"
+#include "tj_fields.h"
 #include "tj_normalizer.h"
 #include "tj_unicode.h"
 
@@ -24,7 +28,7 @@ void AddedVocabulary::Trie::add(std::string_view pattern, std::int32_t token) {
 }
 
 AddedVocabulary::AddedVocabulary(std::vector<AddedToken> order, std::unordered_map<std::int32_t, AddedToken> by_id,
-                                 std::set<std::string> special, const Normalizer* normalizer)
+                                 std::set<std::string> special, const Normalizer* normalizer, const std::string& field)
     : order_(std::move(order)), by_id_(std::move(by_id)), special_(special.begin(), special.end()) {
   for (const auto& [id, t] : by_id_) by_content_[t.content] = id;
   for (const AddedToken& t : order_) {
@@ -34,6 +38,14 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> order, std::unordered_m
     } else {
       std::string pattern = t.content;
       if (normalizer) normalizer->normalize(pattern);
+      // HF's aho-corasick then holds the empty pattern, which matches at every byte: the text is
+      // split into single bytes and a split inside a character panics ("AddedVocabulary bad
+      // split"), so HF aborts on any text with a non-ASCII character there. No tokenizer to follow.
+      if (pattern.empty()) {
+        refuse(field, "the token " + json_value_text(nlohmann::json(t.content)) +
+                                   " (normalized: true) is \"\" once normalized; HF tokenizers 0.22 would split every "
+                                   "text at each byte and panic on any non-ASCII character");
+      }
       normalized_.add(pattern, t.id);
     }
   }
@@ -113,7 +125,7 @@ void AddedVocabulary::split(Piece piece, const Trie& trie, std::vector<Piece>& o
   }
   std::size_t start_offset = 0;
   auto emit_text = [&](std::size_t b, std::size_t e) {
-    if (b < e) out.push_back(Piece{s.substr(b, e - b), -1, piece.at_start && b == 0, false});
+    if (b < e) out.push_back(Piece{s.substr(b, e - b), -1, lead_after(piece.lead, b), false});
   };
   for (const Found& f : found) {
     std::size_t start = f.begin, stop = f.end;
@@ -142,15 +154,22 @@ void AddedVocabulary::split(Piece piece, const Trie& trie, std::vector<Piece>& o
       }
     }
     emit_text(start_offset, start);
-    out.push_back(Piece{s.substr(start, stop - start), t.id, piece.at_start && start == 0, false});
+    out.push_back(Piece{s.substr(start, stop - start), t.id, lead_after(piece.lead, start), false});
     start_offset = stop;
   }
   emit_text(start_offset, s.size());
 }
 
-std::vector<Piece> AddedVocabulary::extract_and_normalize(std::string_view text, const Normalizer* normalizer) const {
+std::vector<Piece> AddedVocabulary::extract_and_normalize(std::string_view text, const Normalizer* normalizer,
+                                                          bool lead) const {
   std::vector<Piece> first;
-  split(Piece{std::string(text), -1, true, false}, raw_, first);
+  std::uint32_t first_char = 0;  // the original's first character is aligned with offset 0
+  if (lead && !text.empty()) {
+    std::size_t i = 0;
+    next_char(text, i);
+    first_char = static_cast<std::uint32_t>(i);
+  }
+  split(Piece{std::string(text), -1, first_char, false}, raw_, first);
   std::vector<Piece> out;
   out.reserve(first.size());
   for (Piece& p : first) {
@@ -158,7 +177,13 @@ std::vector<Piece> AddedVocabulary::extract_and_normalize(std::string_view text,
       out.push_back(std::move(p));
       continue;
     }
-    if (normalizer) normalizer->normalize(p.text);
+    if (normalizer) {
+      if (lead) {
+        normalizer->normalize_lead(p.text, p.lead);
+      } else {
+        normalizer->normalize(p.text);
+      }
+    }
     split(std::move(p), normalized_, out);
   }
   return out;

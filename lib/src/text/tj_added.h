@@ -30,12 +30,14 @@ class AddedVocabulary {
   // `order`: the patterns in HF's order (special tokens, then the others), each
   // with its id; `by_id`: the token each id names (whose flags a match of it
   // follows); `special`: the contents of the special tokens. The normalized
-  // ones' patterns are their content through `normalizer`.
+  // ones' patterns are their content through `normalizer`; one that normalizes to "" is refused
+  // (UsageError naming `field`).
   AddedVocabulary(std::vector<AddedToken> order, std::unordered_map<std::int32_t, AddedToken> by_id,
-                  std::set<std::string> special, const Normalizer* normalizer);
+                  std::set<std::string> special, const Normalizer* normalizer, const std::string& field);
 
-  // extract_and_normalize: the text cut into added tokens and normalized pieces.
-  std::vector<Piece> extract_and_normalize(std::string_view text, const Normalizer* normalizer) const;
+  // extract_and_normalize: the text cut into added tokens and normalized pieces; with `lead`,
+  // each piece's Piece::lead kept (else 0).
+  std::vector<Piece> extract_and_normalize(std::string_view text, const Normalizer* normalizer, bool lead) const;
 
   const AddedToken* by_id(std::int32_t id) const;
   const std::unordered_map<std::int32_t, AddedToken>& tokens_by_id() const { return by_id_; }

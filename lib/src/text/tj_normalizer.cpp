@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -13,7 +14,53 @@
 
 namespace embedpe::tj {
 
+void Normalizer::normalize_lead(std::string& text, std::uint32_t& lead) const {
+  if (lead == 0) {  // no character of the result starts at offset 0: none is inserted before the first
+    normalize(text);
+    return;
+  }
+  std::string head = text.substr(0, lead);
+  normalize(text);
+  normalize(head);
+  lead = static_cast<std::uint32_t>(std::min(head.size(), text.size()));
+}
+
 namespace {
+
+std::size_t count_chars(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// NormalizedString::transform's alignments of the first bytes, fed one (char, change) at a time
+// (change: 0 replaces the next character of the input, -n replaces it and drops n more, 1 is
+// inserted and takes the alignment of the byte before). Counts the bytes of the result aligned
+// with offset 0 while they last: the input's first `lead` bytes are.
+class LeadOfTransform {
+ public:
+  LeadOfTransform(std::string_view input, std::uint32_t lead) : input_(input), lead_(lead) {}
+  // False once a character is not aligned with offset 0 (no later one is: offsets only grow).
+  bool feed(std::size_t char_bytes, long change) {
+    if (!open_) return false;
+    const bool zero = change > 0 ? (pos_ < 1 || pos_ - 1 < lead_) : pos_ < lead_;
+    if (!zero) return open_ = false;
+    out_ += char_bytes;
+    if (change <= 0) skip(1);
+    if (change < 0) skip(static_cast<std::size_t>(-change));
+    return true;
+  }
+  std::uint32_t lead() const { return static_cast<std::uint32_t>(out_); }
+  bool open() const { return open_; }
+
+ private:
+  void skip(std::size_t chars) {
+    for (; chars > 0 && pos_ < input_.size(); --chars) next_char(input_, pos_);
+  }
+  std::string_view input_;
+  std::size_t lead_, pos_ = 0, out_ = 0;
+  bool open_ = true;
+};
 
 class Unicode final : public Normalizer {
  public:
@@ -49,7 +96,7 @@ class StripAccents final : public Normalizer {
 };
 
 // NormalizedString::lstrip/rstrip: char::is_whitespace.
-void strip(std::string& text, bool left, bool right) {
+void strip(std::string& text, bool left, bool right, std::uint32_t* lead = nullptr) {
   std::size_t begin = 0, end = text.size();
   if (left) {
     while (begin < end) {
@@ -68,12 +115,16 @@ void strip(std::string& text, bool left, bool right) {
     }
   }
   text = text.substr(begin, end - begin);
+  if (lead) {  // the kept characters keep their alignments
+    *lead = static_cast<std::uint32_t>(std::min<std::size_t>(begin < *lead ? *lead - begin : 0, text.size()));
+  }
 }
 
 class Strip final : public Normalizer {
  public:
   Strip(bool left, bool right) : left_(left), right_(right) {}
   void normalize(std::string& text) const override { strip(text, left_, right_); }
+  void normalize_lead(std::string& text, std::uint32_t& lead) const override { strip(text, left_, right_, &lead); }
 
  private:
   bool left_, right_;
@@ -149,6 +200,7 @@ class Replace final : public Normalizer {
  public:
   Replace(Regex regex, std::string content) : regex_(std::move(regex)), content_(std::move(content)) {}
   void normalize(std::string& text) const override { regex_.replace_all(text, content_); }
+  void normalize_lead(std::string& text, std::uint32_t& lead) const override { regex_.replace_all(text, content_, &lead); }
 
  private:
   Regex regex_;
@@ -160,6 +212,12 @@ class Prepend final : public Normalizer {
   explicit Prepend(std::string prefix) : prefix_(std::move(prefix)) {}
   void normalize(std::string& text) const override {
     if (!text.empty()) prepend(text, prefix_);
+  }
+  // NormalizedString::prepend: the new characters take the alignment of the first one.
+  void normalize_lead(std::string& text, std::uint32_t& lead) const override {
+    if (text.empty()) return;
+    prepend(text, prefix_);
+    if (lead > 0) lead += static_cast<std::uint32_t>(prefix_.size());
   }
 
  private:
@@ -237,6 +295,63 @@ class Precompiled final : public Normalizer {
     }
     if (modified) text = std::move(out);
   }
+  // precompiled.rs's transformations, fed to LeadOfTransform as they are made: replace() gives a
+  // chunk's new characters change 0, the ones beyond the old count 1, and folds a shortfall into
+  // the last transformation made so far (an earlier chunk's; none at the start, where HF then
+  // aligns what follows with the dropped characters), so the last one is held back.
+  void normalize_lead(std::string& text, std::uint32_t& lead) const override {
+    LeadOfTransform t(text, lead);
+    struct Change {
+      std::size_t bytes;
+      long change;
+    };
+    std::vector<Change> pending;
+    std::string form;
+    const auto replace = [&](std::string_view old_part, std::string_view new_part) {
+      const long old_count = static_cast<long>(count_chars(old_part)), new_count = static_cast<long>(count_chars(new_part));
+      for (std::size_t k = 0; k < new_part.size();) {
+        const std::size_t at = k;
+        next_char(new_part, k);
+        pending.push_back({k - at, 0});
+      }
+      if (new_count > old_count) {
+        for (std::size_t k = pending.size() - static_cast<std::size_t>(new_count - old_count); k < pending.size(); ++k) pending[k].change = 1;
+      } else if (new_count < old_count && !pending.empty()) {
+        pending.back().change += new_count - old_count;
+      }
+    };
+    const auto flush = [&](bool all) {  // feeds every pending transformation but the last
+      const std::size_t n = all ? pending.size() : (pending.empty() ? 0 : pending.size() - 1);
+      for (std::size_t k = 0; k < n; ++k) t.feed(pending[k].bytes, pending[k].change);
+      pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
+    };
+    for (std::size_t i = 0; i < text.size();) {
+      const std::size_t end = grapheme_end(text, i);
+      const std::string_view grapheme = std::string_view(text).substr(i, end - i);
+      i = end;
+      form.clear();
+      if (grapheme.size() < 6 && transform(grapheme, form)) {
+        replace(grapheme, form);
+      } else {
+        for (std::size_t k = 0; k < grapheme.size();) {
+          const std::size_t at = k;
+          next_char(grapheme, k);
+          const std::string_view part = grapheme.substr(at, k - at);
+          form.clear();
+          if (transform(part, form)) {
+            replace(part, form);
+          } else {
+            pending.push_back({part.size(), 0});
+          }
+        }
+      }
+      flush(false);
+      if (!t.open()) break;
+    }
+    flush(true);
+    lead = t.lead();
+    normalize(text);
+  }
 
  private:
   // Appends the chunk's form and answers true, or false when no key starts it.
@@ -261,6 +376,9 @@ class Sequence final : public Normalizer {
   explicit Sequence(std::vector<std::unique_ptr<Normalizer>> parts) : parts_(std::move(parts)) {}
   void normalize(std::string& text) const override {
     for (const auto& p : parts_) p->normalize(text);
+  }
+  void normalize_lead(std::string& text, std::uint32_t& lead) const override {
+    for (const auto& p : parts_) p->normalize_lead(text, lead);
   }
 
  private:

@@ -2,10 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
 #include "byte_piece.h"
+#include "embedpe/error.h"
 #include "model_files.h"
 #include "tj_fields.h"
 #include "tj_model.h"
@@ -403,11 +405,23 @@ class FuseDecoder final : public Decoder {
 
 class StripDecoder final : public Decoder {
  public:
-  StripDecoder(char32_t content, std::size_t start, std::size_t stop) : content_(content), start_(start), stop_(stop) {}
+  StripDecoder(char32_t content, std::size_t start, std::size_t stop, std::string field)
+      : content_(content), start_(start), stop_(stop), field_(std::move(field)) {}
   void decode_chain(std::vector<std::string>& tokens) const override {
     for (std::string& t : tokens) {
       std::vector<char32_t> chars;
       for (std::size_t i = 0; i < t.size();) chars.push_back(next_char(t, i));
+      // decoders/strip.rs cuts from the end with `chars.len() - i - 1` and slices
+      // chars[start_cut..stop_cut]: a token of content characters alone (or empty) fewer than
+      // min(start, len) + stop makes the index go below 0 or the slice run backwards, and HF
+      // panics. No answer to copy: this decode fails.
+      if (std::all_of(chars.begin(), chars.end(), [this](char32_t c) { return c == content_; }) &&
+          std::min(start_, chars.size()) + stop_ > chars.size()) {
+        throw Error(field_ + " (Strip, start " + std::to_string(start_) + ", stop " + std::to_string(stop_) +
+                    "): the token " + json_value_text(nlohmann::json(t)) +
+                    " is its content character alone, too few of them to strip; HF tokenizers 0.22 panics there, "
+                    "so there is no decode to give");
+      }
       std::size_t start_cut = 0;
       for (std::size_t i = 0; i < std::min(start_, chars.size()); ++i) {
         if (chars[i] != content_) break;
@@ -428,6 +442,7 @@ class StripDecoder final : public Decoder {
  private:
   char32_t content_;
   std::size_t start_, stop_;
+  std::string field_;
 };
 
 class ReplaceDecoder final : public Decoder {
@@ -523,7 +538,7 @@ std::unique_ptr<Decoder> load_decoder(const nlohmann::json& section, const std::
       const std::uint64_t v = unsigned_number(member(section, key, field), field + "." + key);
       return static_cast<std::size_t>(v);
     };
-    return std::make_unique<StripDecoder>(one_char(section, "content", field), count("start"), count("stop"));
+    return std::make_unique<StripDecoder>(one_char(section, "content", field), count("start"), count("stop"), field);
   }
   if (type == "Replace") return std::make_unique<ReplaceDecoder>(load_pattern(section, field), string(section, "content", field));
   if (type == "Sequence") {

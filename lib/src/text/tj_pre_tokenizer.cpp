@@ -123,7 +123,7 @@ void split_piece(const Piece& piece, std::vector<Span>& spans, Behavior behavior
   }
   for (const Span& s : kept) {
     if (s.match || s.begin == s.end) continue;
-    out.push_back(Piece{piece.text.substr(s.begin, s.end - s.begin), -1, piece.at_start && s.begin == 0, piece.bytes});
+    out.push_back(Piece{piece.text.substr(s.begin, s.end - s.begin), -1, lead_after(piece.lead, s.begin), piece.bytes});
   }
 }
 
@@ -221,7 +221,7 @@ class WhitespacePre final : public PreTokenizer {
           if (word ? !is_word(d) : (is_word(d) || is_whitespace(d))) break;
           i = n;
         }
-        out.push_back(Piece{t.substr(begin, i - begin), -1, p.at_start && begin == 0, p.bytes});
+        out.push_back(Piece{t.substr(begin, i - begin), -1, lead_after(p.lead, begin), p.bytes});
       }
     });
   }
@@ -246,7 +246,10 @@ class ByteLevel final : public PreTokenizer {
     std::vector<Regex::Match> scratch;
     std::vector<Span> spans;
     split_each(pieces, [&](Piece& p, std::vector<Piece>& out) {
-      if (add_prefix_space_ && (p.text.empty() || p.text[0] != ' ')) prepend(p.text, " ");
+      if (add_prefix_space_ && (p.text.empty() || p.text[0] != ' ')) {
+        prepend(p.text, " ");  // NormalizedString::prepend: the new bytes take the next one's alignment
+        if (p.lead > 0) ++p.lead;
+      }
       if (!use_regex_) {
         if (!p.text.empty()) out.push_back(std::move(p));
         return;
@@ -257,6 +260,10 @@ class ByteLevel final : public PreTokenizer {
     for (Piece& p : pieces) {
       if (p.id >= 0) continue;
       if (map_) {
+        if (p.lead > 0) {  // each byte's characters take its alignment
+          const std::size_t n = std::min<std::size_t>(p.lead, p.text.size());
+          p.lead = static_cast<std::uint32_t>(byte_level_map_impl(std::string_view(p.text).substr(0, n)).size());
+        }
         p.text = byte_level_map_impl(p.text);
       } else {
         p.bytes = true;
@@ -282,20 +289,27 @@ class Metaspace final : public PreTokenizer {
     append_utf8(replacement_, replacement);
     replacement_char_ = replacement;
   }
+  bool needs_lead() const override { return scheme_ == Scheme::first; }
   void pre_tokenize(std::vector<Piece>& pieces) const override {
     std::vector<Span> spans;
     split_each(pieces, [&](Piece& p, std::vector<Piece>& out) {
       std::string t;
       t.reserve(p.text.size() + replacement_.size());
-      for (char c : p.text) {
-        if (c == ' ') {
+      std::size_t lead = p.lead;  // a space's replacement takes the space's alignment
+      for (std::size_t i = 0; i < p.text.size(); ++i) {
+        if (p.text[i] == ' ') {
           t += replacement_;
+          if (i < p.lead) lead += replacement_.size() - 1;
         } else {
-          t += c;
+          t += p.text[i];
         }
       }
       const bool starts = t.compare(0, replacement_.size(), replacement_) == 0;
-      if (!starts && (scheme_ == Scheme::always || (scheme_ == Scheme::first && p.at_start))) prepend(t, replacement_);
+      if (!starts && (scheme_ == Scheme::always || (scheme_ == Scheme::first && lead > 0))) {
+        prepend(t, replacement_);
+        if (lead > 0) lead += replacement_.size();
+      }
+      p.lead = static_cast<std::uint32_t>(std::min(lead, t.size()));
       p.text = std::move(t);
       if (!split_) {
         if (!p.text.empty()) out.push_back(std::move(p));
@@ -319,6 +333,9 @@ class SequencePre final : public PreTokenizer {
   explicit SequencePre(std::vector<std::unique_ptr<PreTokenizer>> parts) : parts_(std::move(parts)) {}
   void pre_tokenize(std::vector<Piece>& pieces) const override {
     for (const auto& p : parts_) p->pre_tokenize(pieces);
+  }
+  bool needs_lead() const override {
+    return std::any_of(parts_.begin(), parts_.end(), [](const auto& p) { return p->needs_lead(); });
   }
   bool ends_with_byte_level() const override { return !parts_.empty() && parts_.back()->ends_with_byte_level(); }
   void leave_byte_mapping_to_model() override {

@@ -18,14 +18,25 @@ namespace embedpe::tj {
 struct Piece {
   std::string text;
   std::int32_t id = -1;   // an added token's id; -1: text the model tokenizes
-  bool at_start = false;  // begins at offset 0 of the original text (Metaspace's prepend_scheme "first")
+  // How many of the first bytes of `text` HF aligns with offset 0 of the original text (see
+  // lead_after; Metaspace's prepend_scheme "first" asks NormalizedString::offsets_original().0 == 0
+  // of a piece, that is whether `lead` > 0). Kept only when a step asks it (needs_lead), else 0.
+  std::uint32_t lead = 0;
   bool bytes = false;     // raw bytes ByteLevel has yet to map to its characters (see ByteLevel)
 };
+
+// The lead of the piece that begins at byte `begin` of a piece with `lead`: a slice keeps the
+// alignments of its bytes (NormalizedString::slice).
+inline std::uint32_t lead_after(std::uint32_t lead, std::size_t begin) {
+  return begin < lead ? lead - static_cast<std::uint32_t>(begin) : 0;
+}
 
 class PreTokenizer {
  public:
   virtual ~PreTokenizer() = default;
   virtual void pre_tokenize(std::vector<Piece>& pieces) const = 0;
+  // Whether a step asks where the original text begins (Piece::lead): Metaspace "first".
+  virtual bool needs_lead() const { return false; }
   // Whether this step ends with ByteLevel's mapping of bytes to characters;
   // that mapping is then left to the model (Piece::bytes, Model::tokenize_bytes).
   virtual bool ends_with_byte_level() const { return false; }

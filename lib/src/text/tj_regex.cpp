@@ -2,6 +2,7 @@
 
 #include <oniguruma.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "embedpe/error.h"
@@ -65,11 +66,39 @@ void Regex::find_all(std::string_view text, std::vector<Match>& out) const {
   }
 }
 
-void Regex::replace_all(std::string& text, std::string_view content) const {
+void Regex::replace_all(std::string& text, std::string_view content, std::uint32_t* lead) const {
   if (text.empty()) return;
   thread_local std::vector<Match> matches;
   find_all(text, matches);
   if (matches.empty()) return;
+  if (lead) {
+    const std::size_t in = *lead;
+    std::size_t out = 0, last = 0;
+    bool open = true;
+    for (const Match& m : matches) {
+      if (m.begin > last) {  // the text between keeps its alignments
+        if (last >= in) {
+          open = false;
+          break;
+        }
+        out += std::min(m.begin, in) - last;
+        if (m.begin > in) {
+          open = false;
+          break;
+        }
+      }
+      if (!content.empty()) {
+        if (m.end > in) {
+          open = false;
+          break;
+        }
+        out += content.size();
+      }
+      last = m.end;
+    }
+    if (open && last < in) out += std::min(text.size(), in) - last;
+    *lead = static_cast<std::uint32_t>(out);
+  }
   std::string out;
   std::size_t last = 0;
   for (const Match& m : matches) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -40,7 +41,11 @@ class Regex {
   // Replace's normalizer and decoder (normalizers/replace.rs): each match of text becomes
   // `content`. An empty text is left as it is: HF's find_matches has no match in "" even for a
   // pattern that matches the empty string (utils/onig.rs).
-  void replace_all(std::string& text, std::string_view content) const;
+  // With `lead` (the first bytes of text aligned with original offset 0, see tj::Piece::lead):
+  // made the result's, as NormalizedString::replace aligns it (the text before a match keeps its
+  // alignments; `content` takes the alignment of the match's last byte, (0, 0) after an empty
+  // match at 0).
+  void replace_all(std::string& text, std::string_view content, std::uint32_t* lead = nullptr) const;
   // Oniguruma alone, never a fast path: what the fuzz target and tests compare with.
   void find_all_oniguruma(std::string_view text, std::vector<Match>& out) const;
   const std::string& pattern() const { return pattern_; }

@@ -104,7 +104,8 @@ void Tokenizer::AddedState::add(const std::vector<AddedToken>& tokens, const Mod
 
 // refresh_added_tokens: special tokens then the others, each with its id and
 // matched with the flags of the token that id now names.
-std::unique_ptr<AddedVocabulary> Tokenizer::AddedState::build(const Model& model, const Normalizer* normalizer) const {
+std::unique_ptr<AddedVocabulary> Tokenizer::AddedState::build(const Model& model, const Normalizer* normalizer,
+                                                               const std::string& shown) const {
   std::vector<AddedToken> order;
   for (const std::vector<AddedToken>* group : {&specials, &others}) {
     for (AddedToken t : *group) {
@@ -115,7 +116,7 @@ std::unique_ptr<AddedVocabulary> Tokenizer::AddedState::build(const Model& model
   }
   return std::make_unique<AddedVocabulary>(std::move(order),
                                            std::unordered_map<std::int32_t, AddedToken>(by_id.begin(), by_id.end()),
-                                           special_set, normalizer);
+                                           special_set, normalizer, shown + ": added_tokens");
 }
 
 namespace {
@@ -186,7 +187,7 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
   std::vector<std::string> fields;
   const std::vector<AddedToken> file_tokens = read_added(added, shown, fields);
   tok->added_state_.add(file_tokens, *tok->model_, fields);
-  tok->refresh_added();
+  tok->refresh_added(shown);
   if (const auto it = members.find("normalizer"); it != members.end()) tok->normalizer_text_ = it->second;
   if (tok->pre_ && tok->pre_->ends_with_byte_level()) {
     tok->pre_->leave_byte_mapping_to_model();
@@ -201,12 +202,12 @@ std::unique_ptr<Tokenizer> Tokenizer::load(std::string_view json, const std::str
 
 void Tokenizer::add_tokens(const std::vector<AddedToken>& tokens, const std::string& shown) {
   added_state_.add(tokens, *model_, std::vector<std::string>(tokens.size(), shown));
-  refresh_added();
+  refresh_added(shown);
   components_ = components_.substr(0, components_.rfind(", ") + 2) + std::to_string(added_->size()) + " added tokens";
 }
 
-void Tokenizer::refresh_added() {
-  added_ = added_state_.build(*model_, normalizer_.get());
+void Tokenizer::refresh_added(const std::string& shown) {
+  added_ = added_state_.build(*model_, normalizer_.get(), shown);
   added_->set_encode_special_tokens(encode_special_tokens_);
   id_bound_ = model_->id_bound();
   if (!added_state_.by_id.empty())
@@ -219,7 +220,7 @@ void Tokenizer::set_encode_special_tokens(bool value) {
 }
 
 Encoded Tokenizer::encode_one(std::string_view text, std::int32_t type_id, bool tokens) const {
-  std::vector<Piece> pieces = added_->extract_and_normalize(text, normalizer_.get());
+  std::vector<Piece> pieces = added_->extract_and_normalize(text, normalizer_.get(), pre_ && pre_->needs_lead());
   if (pre_) pre_->pre_tokenize(pieces);
   Encoded e;
   std::vector<std::int32_t> ids;

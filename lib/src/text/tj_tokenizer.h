@@ -98,11 +98,11 @@ class Tokenizer {
     std::set<std::string> special_set;
     // `fields[i]` names tokens[i] in messages.
     void add(const std::vector<AddedToken>& tokens, const Model& model, const std::vector<std::string>& fields);
-    std::unique_ptr<AddedVocabulary> build(const Model& model, const Normalizer* normalizer) const;
+    std::unique_ptr<AddedVocabulary> build(const Model& model, const Normalizer* normalizer, const std::string& shown) const;
   };
   AddedState added_state_;
   bool encode_special_tokens_ = false;
-  void refresh_added();
+  void refresh_added(const std::string& shown);  // `shown`: the file, as messages name it
   void unknown_spans(std::string_view word, const std::vector<std::int32_t>& ids, std::vector<std::string>& tokens,
                      std::size_t first) const;
   std::optional<std::int32_t> unigram_unk_;  // a Unigram model's unk id: its tokens are the text they stand for
