@@ -26,12 +26,12 @@ namespace embedpe::cli {
 // The value checks every command shares (clikit/values.h).
 using clikit::add_choice;
 using clikit::add_number;
+using clikit::add_span;
 using clikit::format_from_extension;
 using clikit::non_empty_path;
 using clikit::number_text;
 using clikit::NumberRange;
 using clikit::option_group;
-using clikit::parse_span;
 using clikit::refuse_contradicting_extension;
 using clikit::Span;
 

@@ -174,18 +174,17 @@ void setup_encode(CLI::App& app, TakeEncoder take) {
   add_tokenize_flags(*sub, cmd->tokenize);
   add_layer_flags(*sub, cmd->layer);
   EncodeRequest& request = cmd->tokenize.request;
-  const ParamHooks hooks = {{"token_type_ids", [sub, &request](const std::string&) {
-                               return sub
-                                   ->add_option_function<std::string>(
-                                       "--token-type-ids",
-                                       [&request](const std::string& v) {
-                                         request.token_type_ids = parse_ids("--token-type-ids", v);
-                                       },
-                                       "Token types (BERT segments): one for every sequence, one per sequence, or "
-                                       "with --text-pair the types of the two segments")
-                                   ->type_name("T,...")
-                                   ->default_str("0; with --text-pair 0,1");
-                             }}};
+  const ParamHooks hooks = {
+      {"token_type_ids", [sub, &request](const std::string&) {
+         return sub
+             ->add_option_function<std::string>(
+                 "--token-type-ids",
+                 [&request](const std::string& v) { request.token_type_ids = parse_ids("--token-type-ids", v); },
+                 "Token types (BERT segments): one for every sequence, one per sequence, or "
+                 "with --text-pair the types of the two segments")
+             ->type_name("T,...")
+             ->default_str("0; with --text-pair 0,1");
+       }}};
   add_params(*sub, request_params(request), hooks);
   option_group(*sub, kOutputGroup);
   std::vector<std::pair<std::string, const SinkFormat*>> formats;

@@ -1,7 +1,7 @@
 // The parameters of the library's specs as data: each one a snake_case name,
 // the field of a caller's spec it sets, the values it accepts, its help and
 // help group. A front end turns a table into its own options (the CLI:
-// --kebab-case flags, app/params.cpp), in the table's order, so that what a
+// --kebab-case flags, app/pe_flags.cpp), in the table's order, so that what a
 // parameter means and accepts is said once, here.
 //
 //   TableSpec table;
@@ -71,11 +71,12 @@ struct unique_variant<std::variant<Vs...>, T, Ts...>
 }  // namespace detail
 
 // What a parameter sets; std::monostate: nothing here (the front end's own).
-using ParamTarget = typename detail::unique_variant<
-    std::variant<std::monostate>, std::string*, std::vector<std::string>*, ParamSwitch, ParamChoice,
-    ParamNumber<std::size_t>, ParamNumber<double>, ParamNumber<std::optional<std::size_t>>,
-    ParamNumber<std::optional<std::uint64_t>>, ParamNumber<std::optional<std::int64_t>>,
-    ParamNumber<std::optional<int>>, ParamNumber<std::optional<double>>>::type;
+using ParamTarget =
+    typename detail::unique_variant<std::variant<std::monostate>, std::string*, std::vector<std::string>*, ParamSwitch,
+                                    ParamChoice, ParamNumber<std::size_t>, ParamNumber<double>,
+                                    ParamNumber<std::optional<std::size_t>>, ParamNumber<std::optional<std::uint64_t>>,
+                                    ParamNumber<std::optional<std::int64_t>>, ParamNumber<std::optional<int>>,
+                                    ParamNumber<std::optional<double>>>::type;
 
 struct Param {
   std::string name;  // snake_case: "padding_idx"

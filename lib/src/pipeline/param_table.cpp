@@ -18,11 +18,11 @@ std::vector<Param> table_params(TableSpec& table) {
        .group = g,
        .default_text = "0"},
       {.name = "init",
-       .target = param_choice(&table.init, std::vector<std::pair<std::string, Init>>{
-                                               {"normal", Init::normal},
-                                               {"scaled-normal", Init::scaled_normal},
-                                               {"xavier-uniform", Init::xavier_uniform},
-                                               {"uniform", Init::uniform}}),
+       .target =
+           param_choice(&table.init, std::vector<std::pair<std::string, Init>>{{"normal", Init::normal},
+                                                                               {"scaled-normal", Init::scaled_normal},
+                                                                               {"xavier-uniform", Init::xavier_uniform},
+                                                                               {"uniform", Init::uniform}}),
        .help = "The generated table: N(0,1) as nn.Embedding; N(0, std 1/sqrt(d_model)); U(±sqrt(6/(vocab+d_model))) as "
                "xavier_uniform_; U(±R) with {init_range}",
        .group = g,
@@ -97,21 +97,23 @@ std::vector<Param> layer_params(LayerSpec& spec) {
        .group = p,
        .default_text = "their own column's, or 0 with {padding_side} left"},
       {.name = "position_ids",
-       .target = param_choice(&spec.position_ids, std::vector<std::pair<std::string, PositionIds>>{
-                                                      {"auto", PositionIds::automatic},
-                                                      {"column", PositionIds::column},
-                                                      {"mask", PositionIds::mask},
-                                                      {"padding-idx", PositionIds::padding_idx}}),
+       .target =
+           param_choice(&spec.position_ids,
+                        std::vector<std::pair<std::string, PositionIds>>{{"auto", PositionIds::automatic},
+                                                                         {"column", PositionIds::column},
+                                                                         {"mask", PositionIds::mask},
+                                                                         {"padding-idx", PositionIds::padding_idx}}),
        .help = "Token positions: column, l whatever the padding (BART, ALBERT); mask, counted over the attention "
                "mask; padding-idx, counted over ids other than {padding_idx}, which sit at {pad_position} (RoBERTa, "
                "M2M100); auto, column, or mask with {padding_side} left",
        .group = p,
        .default_text = "auto"},
       {.name = "projection_order",
-       .target = param_choice(&spec.projection_order, std::vector<std::pair<std::string, ProjectionOrder>>{
-                                                          {"first", ProjectionOrder::first},
-                                                          {"albert", ProjectionOrder::albert},
-                                                          {"deberta", ProjectionOrder::deberta}}),
+       .target =
+           param_choice(&spec.projection_order,
+                        std::vector<std::pair<std::string, ProjectionOrder>>{{"first", ProjectionOrder::first},
+                                                                             {"albert", ProjectionOrder::albert},
+                                                                             {"deberta", ProjectionOrder::deberta}}),
        .help = "Where a factorized table's projection applies: first, (E[ids]·P+b)×scale+PE; albert, after the sum "
                "and LayerNorm in E dimensions, as ALBERT; deberta, after the sum in E dimensions and before "
                "LayerNorm, as DeBERTa-v2's embed_proj",
@@ -160,7 +162,10 @@ std::vector<Param> text_params(TextSpec& spec) {
   const char* g = kInputGroup;
   InputOptions& reading = spec.reading;
   return {
-      {.name = "text", .target = &spec.texts, .help = "Text to process (repeat for a batch)", .group = g,
+      {.name = "text",
+       .target = &spec.texts,
+       .help = "Text to process (repeat for a batch)",
+       .group = g,
        .type_name = "TEXT"},
       {.name = "input",
        .target = &spec.inputs,
@@ -177,17 +182,20 @@ std::vector<Param> text_params(TextSpec& spec) {
        .group = g,
        .type_name = "TEXT"},
       {.name = "input_format",
-       .target = param_choice(&reading.format, std::vector<std::pair<std::string, InputFormat>>{
-                                                   {"lines", InputFormat::lines},
-                                                   {"jsonl", InputFormat::jsonl},
-                                                   {"ids", InputFormat::ids}}),
+       .target =
+           param_choice(&reading.format,
+                        std::vector<std::pair<std::string, InputFormat>>{
+                            {"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}, {"ids", InputFormat::ids}}),
        .help = "lines: one text per line; jsonl: one JSON object per line, text in {field}; ids: one sequence of "
                "token ids per line (spaces or commas), or a JSON object with input_ids and optionally "
                "attention_mask (0: padding) and token_type_ids, as HF dumps them; used as given: no BOS/EOS, "
                "checked against the embedding table's rows",
        .group = g,
        .default_text = "lines"},
-      {.name = "field", .target = &reading.field, .help = "JSONL member holding the text", .group = g,
+      {.name = "field",
+       .target = &reading.field,
+       .help = "JSONL member holding the text",
+       .group = g,
        .type_name = "NAME"},
       {.name = "skip_empty",
        .target = ParamSwitch{&reading.skip_empty},
@@ -217,10 +225,8 @@ std::vector<Param> tokenize_params(EncodeRequest& request) {
       {.name = "model", .group = g},
       {.name = "pretrained", .group = g},
       {.name = "tokenizer", .group = g},
-      {.name = "no_bos", .target = ParamSwitch{&o.add_bos, false}, .help = "Do not add the model's BOS id",
-       .group = g},
-      {.name = "no_eos", .target = ParamSwitch{&o.add_eos, false}, .help = "Do not add the model's EOS id",
-       .group = g},
+      {.name = "no_bos", .target = ParamSwitch{&o.add_bos, false}, .help = "Do not add the model's BOS id", .group = g},
+      {.name = "no_eos", .target = ParamSwitch{&o.add_eos, false}, .help = "Do not add the model's EOS id", .group = g},
       {.name = "pad_id",
        .target = ParamNumber<std::optional<int>>{&o.pad_id, 0, std::numeric_limits<int>::max()},
        .help = "Padding id",
