@@ -14,6 +14,7 @@
 #include "embedpe/message.h"
 #include "clikit/usage.h"
 #include "embedpe/weights.h"
+#include "pe_flags.h"
 
 namespace embedpe::cli {
 
@@ -53,67 +54,46 @@ CLI::Option* add_ids_option(CLI::App& cmd, std::vector<std::string>& ids, const 
 }
 
 void add_text_options(CLI::App& cmd, TextSpec& options) {
-  option_group(cmd, kInputGroup);
   options.texts_label = "--text";  // origins read "--text 2"
   options.ids_label = "--ids";
-  auto* text = cmd.add_option("--text", options.texts, "Text to process (repeat for a batch)")
-                   ->type_name("TEXT")
-                   ->allow_extra_args(false);
-  auto* input = cmd.add_option("--input", options.inputs,
-                               "File with one text per line (UTF-8; - reads stdin); repeat to read several in order")
-                    ->type_name("PATH|-")
-                    ->allow_extra_args(false)
-                    ->check(non_empty_path());
+  ParamHooks hooks;
   // FILE... as positional arguments, like --input (after any --input files).
-  auto* files = cmd.add_option_function<std::vector<std::string>>(
-                       "FILE",
-                       [&options](const std::vector<std::string>& paths) {
-                         options.inputs.insert(options.inputs.end(), paths.begin(), paths.end());
-                       },
-                       "Input files, as --input (none, and no --text: standard input when it is not a terminal)")
-                   ->type_name("FILE")
-                   ->check(non_empty_path());
-  auto* ids = add_ids_option(
-      cmd, options.ids, "One sequence of token ids, e.g. 1,262,2 (repeat for a batch): no tokenizer, no BOS/EOS");
-  cmd.add_option("--text-pair", options.pairs,
-                 "Second text of a pair, one per --text: [CLS] A [SEP] B [SEP], token types 0 and 1 "
-                 "(BERT-style models)")
-      ->type_name("TEXT")
-      ->allow_extra_args(false);
-  text->excludes(input);
-  text->excludes(files);
+  hooks["FILE"] = [&cmd, &options](const std::string&) {
+    return cmd
+        .add_option_function<std::vector<std::string>>(
+            "FILE",
+            [&options](const std::vector<std::string>& paths) {
+              options.inputs.insert(options.inputs.end(), paths.begin(), paths.end());
+            },
+            "Input files, as --input (none, and no --text: standard input when it is not a terminal)")
+        ->type_name("FILE")
+        ->check(non_empty_path());
+  };
+  hooks["ids"] = [&cmd, &options](const std::string&) {
+    return add_ids_option(cmd, options.ids,
+                          "One sequence of token ids, e.g. 1,262,2 (repeat for a batch): no tokenizer, no BOS/EOS");
+  };
+  hooks["shard"] = [&cmd, &options](const std::string&) {
+    return cmd
+        .add_option_function<std::string>(
+            "--shard",
+            [&options](const std::string& v) {
+              const clikit::Part part = clikit::parse_part("--shard", v, kMaxShards);
+              options.reading.shard_index = part.index;
+              options.reading.shard_count = part.count;
+              options.shard_given = true;
+            },
+            "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")
+        ->type_name("K/N");
+  };
+  add_params(cmd, text_params(options), hooks);
+  CLI::Option* text = cmd.get_option("--text");
+  CLI::Option* ids = cmd.get_option("--ids");
+  text->excludes(cmd.get_option("--input"));
+  text->excludes(cmd.get_option("FILE"));
   ids->excludes(text);
-  ids->excludes(input);
-  ids->excludes(files);
-  add_choice<InputFormat>(cmd, "--input-format", [&options](InputFormat f) { options.reading.format = f; },
-                          {{"lines", InputFormat::lines}, {"jsonl", InputFormat::jsonl}, {"ids", InputFormat::ids}},
-                          "lines: one text per line; jsonl: one JSON object per line, text in --field; "
-                          "ids: one sequence of token ids per line (spaces or commas), or a JSON object with "
-                          "input_ids and optionally attention_mask (0: padding) and token_type_ids, as HF dumps "
-                          "them; used as given: no BOS/EOS, checked against the embedding table's rows",
-                          "lines");
-  cmd.add_option("--field", options.reading.field, "JSONL member holding the text")
-      ->type_name("NAME")
-      ->capture_default_str();
-  cmd.add_flag("--skip-empty", options.reading.skip_empty,
-               "Drop empty lines and lines of Unicode White_Space only (default: keep them as empty sequences)");
-  add_number(cmd, "--max-line-bytes", options.reading.max_line_bytes, 1, std::numeric_limits<std::size_t>::max(),
-             "Longest input line accepted, in bytes; a longer line is an error naming it, so memory stays bounded "
-             "(tokenizing a line takes up to ~300 bytes of memory per byte)")
-      ->default_str("4 MiB");
-  cmd.add_option_function<std::string>(
-         "--shard",
-         [&options](const std::string& v) {
-           const clikit::Part part = clikit::parse_part("--shard", v, kMaxShards);
-           options.reading.shard_index = part.index;
-           options.reading.shard_count = part.count;
-           options.shard_given = true;
-         },
-         "Process only the K-th of N parts of the (seekable) input; line numbers stay the file's")
-      ->type_name("K/N");
-  cmd.add_flag("--shard-seek", options.reading.shard_seek,
-               "With --shard: start at the part's byte offset without counting the lines before it (O(1) for any "
-               "K); line numbers then count from the part's first line, and embedpe merge turns them into the file's");
+  ids->excludes(cmd.get_option("--input"));
+  ids->excludes(cmd.get_option("FILE"));
 }
 
 void add_output_option(CLI::App& cmd, std::string& output) {
@@ -155,10 +135,10 @@ void refuse_binary_to_terminal(const std::string& output, const std::string& wha
   }
 }
 
-void add_model_option(CLI::App& cmd, std::string& model) {
+CLI::Option* add_model_option(CLI::App& cmd, std::string& model) {
   // A missing file is Tokenizer::from_file's runtime error (exit 1), like
   // every other unreadable input, not a usage error: no CLI::ExistingFile.
-  cmd.add_option("--model", model, "SentencePiece .model file")
+  return cmd.add_option("--model", model, "SentencePiece .model file")
       ->type_name("PATH")
       ->check(non_empty_path())
       ->default_str("the embedded model");
@@ -171,8 +151,8 @@ CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option*
   return option;
 }
 
-void add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind) {
-  add_choice<PretrainedTokenizerKind>(cmd, "--tokenizer", [&kind](PretrainedTokenizerKind k) { kind = k; },
+CLI::Option* add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind) {
+  return add_choice<PretrainedTokenizerKind>(cmd, "--tokenizer", [&kind](PretrainedTokenizerKind k) { kind = k; },
                                       {{"fast", PretrainedTokenizerKind::fast_if_any}, {"slow", PretrainedTokenizerKind::slow}},
                                       "With --pretrained: fast reads the directory's tokenizer.json where there is one "
                                       "(AutoTokenizer's default); slow its SentencePiece class (use_fast=False)",
@@ -180,30 +160,14 @@ void add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind) {
 }
 
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
-  EncodeOptions& o = flags.request.tokenize;
-  option_group(cmd, kTokenizationGroup);
-  add_model_option(cmd, flags.model);
-  add_pretrained_option(cmd, flags.pretrained, cmd.get_option("--model"));
-  add_tokenizer_kind_option(cmd, flags.kind);
-  cmd.add_flag_callback("--no-bos", [&o] { o.add_bos = false; }, "Do not add the model's BOS id");
-  cmd.add_flag_callback("--no-eos", [&o] { o.add_eos = false; }, "Do not add the model's EOS id");
-  add_number(cmd, "--pad-id", o.pad_id, 0, std::numeric_limits<int>::max(),
-             "Padding id")
-      ->default_str("the model's pad id, else 0");
-  add_number(cmd, "--seq-len", o.seq_len, 1, kMaxSeqLen, "Pad and truncate every sequence to N tokens, keeping BOS/EOS")
-      ->default_str("pad to the longest");
-  add_choice<Side>(cmd, "--padding-side", [&flags](Side s) { flags.request.padding_side = s; },
-                   {{"right", Side::right}, {"left", Side::left}},
-                   "Where padding goes; with left, tokens keep positions 0..n-1, as HF numbers them from the "
-                   "attention mask",
-                   "right; with --pretrained, the directory's");
-  add_choice<Side>(cmd, "--truncation-side", [&flags](Side s) { flags.request.truncation_side = s; },
-                   {{"right", Side::right}, {"left", Side::left}},
-                   "Which end of a text --seq-len cuts; BOS and EOS are kept either way",
-                   "right; with --pretrained, the directory's");
-  add_number(cmd, "--pad-to-multiple-of", o.pad_to_multiple_of, 1, kMaxSeqLen,
-             "Pad the longest sequence (a record or line of its own: itself) up to a multiple of N (with "
-             "--seq-len, it must be a multiple of N)");
+  const ParamHooks hooks = {
+      {"model", [&cmd, &flags](const std::string&) { return add_model_option(cmd, flags.model); }},
+      {"pretrained",
+       [&cmd, &flags](const std::string&) {
+         return add_pretrained_option(cmd, flags.pretrained, cmd.get_option("--model"));
+       }},
+      {"tokenizer", [&cmd, &flags](const std::string&) { return add_tokenizer_kind_option(cmd, flags.kind); }}};
+  add_params(cmd, tokenize_params(flags.request), hooks);
 }
 
 std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,

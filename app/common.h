@@ -15,6 +15,7 @@
 #include "clikit/values.h"
 #include "embedpe/encode_request.h"
 #include "embedpe/error.h"
+#include "embedpe/param_table.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/text_input.h"
 #include "embedpe/tokenizer.h"
@@ -25,22 +26,17 @@ namespace embedpe::cli {
 // The value checks every command shares (clikit/values.h).
 using clikit::add_choice;
 using clikit::add_number;
+using clikit::add_span;
 using clikit::format_from_extension;
 using clikit::non_empty_path;
 using clikit::number_text;
 using clikit::NumberRange;
 using clikit::option_group;
-using clikit::parse_span;
 using clikit::refuse_contradicting_extension;
 using clikit::Span;
 
-// The help groups, in the order --help and the man page list them
-// (main.cpp gives the order); a command shows only those its options use.
-inline constexpr const char* kInputGroup = "Input";
-inline constexpr const char* kTokenizationGroup = "Tokenization";
-inline constexpr const char* kEmbeddingGroup = "Embedding";
-inline constexpr const char* kPositionalGroup = "Positional encoding";
-inline constexpr const char* kRopeGroup = "RoPE";
+// The help groups beyond the library's (embedpe/param_table.h), whose order
+// main.cpp gives; a command shows only those its options use.
 inline constexpr const char* kToleranceGroup = "Tolerance";  // diff's
 inline constexpr const char* kOutputGroup = "Output";
 inline constexpr const char* kPipelineGroup = "Pipeline";
@@ -56,13 +52,10 @@ struct TokenizeFlags {
 // ---------------------------------------------------------------- limits
 //
 // Every numeric option is added with clikit::add_number (a bad value is one
-// line naming the flag and the accepted range); these are embedpe's ranges.
-// Positions stay below the library's kMaxPePosition (2^53).
-inline constexpr std::size_t kMaxThreads = 1024;
+// line naming the flag and the accepted range); these are embedpe's ranges
+// beyond the library's (kMaxDModel, kMaxSeqLen, kMaxThreads, kMaxShards:
+// embedpe/param_table.h). Positions stay below kMaxPePosition (2^53).
 inline constexpr std::size_t kMaxBatchRows = std::size_t(1) << 20;  // --batch-size, --shard-rows
-inline constexpr std::size_t kMaxDModel = 2147483647;
-inline constexpr std::size_t kMaxSeqLen = 2147483647;
-inline constexpr std::size_t kMaxShards = 1000000;
 
 // --precision N: significant digits of floats in the text formats `where`
 // ("json and jsonl"); 0, the default, is the shortest text that reads back
@@ -93,7 +86,7 @@ void add_no_clobber(CLI::App& app);
 void refuse_binary_to_terminal(const std::string& output, const std::string& what);
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
 // --model only (info).
-void add_model_option(CLI::App& cmd, std::string& model);
+CLI::Option* add_model_option(CLI::App& cmd, std::string& model);
 
 // decode's and diff's tokenizer: --pretrained DIR's or --model's when given;
 // else the model the first of `outputs` that carries a config names, found
@@ -113,6 +106,6 @@ CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option*
                                        "ids, template and padding side AutoTokenizer gives (tokenizer.json, else the "
                                        "slow SentencePiece class)");
 // --tokenizer fast|slow: which of a --pretrained directory's tokenizers.
-void add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind);
+CLI::Option* add_tokenizer_kind_option(CLI::App& cmd, PretrainedTokenizerKind& kind);
 
 }  // namespace embedpe::cli

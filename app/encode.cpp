@@ -22,6 +22,7 @@
 #include "embedpe/weights.h"
 #include "errors.h"
 #include "layer_flags.h"
+#include "pe_flags.h"
 #include "progress.h"
 
 namespace embedpe::cli {
@@ -172,21 +173,19 @@ void setup_encode(CLI::App& app, TakeEncoder take) {
   add_text_options(*sub, cmd->text);
   add_tokenize_flags(*sub, cmd->tokenize);
   add_layer_flags(*sub, cmd->layer);
-  sub->add_option_function<std::string>(
-         "--token-type-ids", [cmd](const std::string& v) { cmd->tokenize.request.token_type_ids = parse_ids("--token-type-ids", v); },
-         "Token types (BERT segments): one for every sequence, one per sequence, or with --text-pair the types "
-         "of the two segments")
-      ->type_name("T,...")
-      ->default_str("0; with --text-pair 0,1");
-  sub->add_flag("--no-token-type", cmd->tokenize.request.no_token_type,
-                "Do not add the token type embeddings found in --weights (added by default, type 0)");
-  sub->add_flag("--train", cmd->tokenize.request.train, "Training mode: apply inverted dropout (needs --seed)");
-  add_number(*sub, "--dropout", cmd->tokenize.request.dropout, 0.0, 1.0, "Dropout probability with --train", /*hi_open=*/true)
-      ->type_name("P")
-      ->default_str("0.1");
-  option_group(*sub, kRopeGroup);
-  add_number(*sub, "--rope-dim", cmd->tokenize.request.rope_dim, 2, kMaxDModel, "Rotary dimension for --emit rope_cos,rope_sin")
-      ->default_str("d_model");
+  EncodeRequest& request = cmd->tokenize.request;
+  const ParamHooks hooks = {
+      {"token_type_ids", [sub, &request](const std::string&) {
+         return sub
+             ->add_option_function<std::string>(
+                 "--token-type-ids",
+                 [&request](const std::string& v) { request.token_type_ids = parse_ids("--token-type-ids", v); },
+                 "Token types (BERT segments): one for every sequence, one per sequence, or "
+                 "with --text-pair the types of the two segments")
+             ->type_name("T,...")
+             ->default_str("0; with --text-pair 0,1");
+       }}};
+  add_params(*sub, request_params(request), hooks);
   option_group(*sub, kOutputGroup);
   std::vector<std::pair<std::string, const SinkFormat*>> formats;
   for (const SinkFormat* f : sink_formats()) formats.emplace_back(f->name, f);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "clikit/respell.h"
 #include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
@@ -26,32 +27,15 @@ struct InfoCommand {
   ReportFormat format = ReportFormat::text;
 };
 
-// A word of a command line as a POSIX shell reads it back.
-std::string shell_word(const std::string& word) {
-  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789_-+=.,:/@%") == std::string::npos;
-  if (plain) return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-// The flags of parameters (snake_case) as the command line spells them.
-std::string flags_text(const std::vector<std::pair<std::string, std::string>>& parameters) {
-  std::string text;
-  for (const auto& [name, value] : parameters) {
-    text += (text.empty() ? "" : " ") + flag_for(name) + (value.empty() ? "" : " " + shell_word(value));
-  }
-  return text;
-}
-
 void run_info(const InfoCommand& cmd) {
   if (!cmd.pretrained.empty()) {
     if (!cmd.model.empty() || !cmd.weights.empty()) {
       throw UsageError("--pretrained describes a model directory; --model and --weights describe single files: "
                        "give one or the other");
     }
-    const std::string text = pretrained_report(ModelSource("", cmd.pretrained), cmd.format, flags_text);
+    const std::string text = pretrained_report(ModelSource("", cmd.pretrained), cmd.format, [](const auto& parameters) {
+      return clikit::command_line(parameters, flag_for);
+    });
     OutputFile out("-");
     out.write(text);
     out.commit();

@@ -70,10 +70,7 @@ void setup_lookup(CLI::App& app) {
                         "its part");
   add_table_flags(*sub, cmd->table);
   option_group(*sub, kOutputGroup);
-  sub->add_option_function<std::string>(
-         "--dims", [cmd](const std::string& v) { cmd->dims = parse_span("--dims", v, kMaxDModel); },
-         "Dimensions shown: A..B-1 (B excluded, as pe's --dims)")
-      ->type_name("A:B")
+  add_span(*sub, "--dims", cmd->dims, kMaxDModel, "Dimensions shown: A..B-1 (B excluded, as pe's --dims)")
       ->default_str("all");
   add_choice<ReportFormat>(*sub, "--format", [cmd](ReportFormat f) { cmd->format = f; },
                            {{"table", ReportFormat::text}, {"json", ReportFormat::json}},

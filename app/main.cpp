@@ -65,8 +65,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", embedpe::build_info(), "Print the version, git commit, SentencePiece version, compiler and build type");
   app.require_subcommand(1);
   // Before the commands: they share it.
-  app.formatter(clikit::help_formatter({cli::kInputGroup, cli::kTokenizationGroup, cli::kEmbeddingGroup,
-                                        cli::kPositionalGroup, cli::kRopeGroup, cli::kToleranceGroup, cli::kOutputGroup, cli::kPipelineGroup}));
+  app.formatter(clikit::help_formatter({embedpe::kInputGroup, embedpe::kTokenizationGroup, embedpe::kEmbeddingGroup,
+                                        embedpe::kPositionalGroup, embedpe::kRopeGroup, cli::kToleranceGroup,
+                                        cli::kOutputGroup, cli::kPipelineGroup}));
   app.fallthrough(false);
   cli::setup_encode(app);
   cli::setup_tokenize(app);

@@ -111,14 +111,9 @@ void setup_pe(CLI::App& app, TakePeInspection take) {
   add_number(*sub, "--max-len", cmd->max_len, 1, kMaxPePosition,
              "Positions shown: 0..N-1 (encode's --max-len is the size of its PE table)")
       ->default_str("50");
-  sub->add_option_function<std::string>(
-         "--positions", [cmd](const std::string& v) { cmd->positions = parse_span("--positions", v, kMaxPePosition); },
-         "Positions shown: A..B-1 (B excluded), e.g. 999990:1000000; instead of --max-len")
-      ->type_name("A:B");
-  sub->add_option_function<std::string>(
-         "--dims", [cmd](const std::string& v) { cmd->dims = parse_span("--dims", v, kMaxDModel); },
-         "Dimensions shown: A..B-1 (B excluded)")
-      ->type_name("A:B")
+  add_span(*sub, "--positions", cmd->positions, kMaxPePosition,
+           "Positions shown: A..B-1 (B excluded), e.g. 999990:1000000; instead of --max-len");
+  add_span(*sub, "--dims", cmd->dims, kMaxDModel, "Dimensions shown: A..B-1 (B excluded)")
       ->default_str("0:8 in a table, else all");
   add_number(*sub, "--position-offset", cmd->position_offset, 0, kMaxPePosition - 1, "Row l shows position l+K")
       ->type_name("K");

@@ -1,6 +1,7 @@
 #include "pe_flags.h"
 
 #include <algorithm>
+#include <string_view>
 #include <variant>
 #include <utility>
 #include <vector>
@@ -59,7 +60,51 @@ CLI::Option* add_param(CLI::App& cmd, PeArgs& args, const PeParam& p) {
   return opt;
 }
 
+// A library text with each {parameter} spelled as its flag.
+std::string spell_flags(std::string text) {
+  for (std::size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open)) {
+    const std::size_t close = text.find('}', open);
+    if (close == std::string::npos) break;
+    const std::string flag = flag_for(std::string_view(text).substr(open + 1, close - open - 1));
+    text.replace(open, close + 1 - open, flag);
+  }
+  return text;
+}
+
 }  // namespace
+
+void add_params(CLI::App& cmd, const std::vector<Param>& params, const ParamHooks& hooks) {
+  for (const Param& p : params) {
+    option_group(cmd, p.group);
+    const std::string flag = flag_for(p.name);
+    const std::string help = spell_flags(p.help);
+    CLI::Option* opt = std::visit(
+        [&](auto target) -> CLI::Option* {
+          using T = decltype(target);
+          if constexpr (std::is_same_v<T, std::monostate>) {
+            return hooks.at(p.name)(help);
+          } else if constexpr (std::is_same_v<T, std::string*>) {
+            return cmd.add_option(flag, *target, help)->capture_default_str();
+          } else if constexpr (std::is_same_v<T, std::vector<std::string>*>) {
+            return cmd.add_option(flag, *target, help)->allow_extra_args(false);
+          } else if constexpr (std::is_same_v<T, ParamSwitch>) {
+            if (target.value) return cmd.add_flag(flag, *target.target, help);
+            return cmd.add_flag_callback(flag, [target] { *target.target = target.value; }, help);
+          } else if constexpr (std::is_same_v<T, ParamChoice>) {
+            std::vector<std::pair<std::string, std::size_t>> choices;
+            for (const std::string& word : target.words) choices.emplace_back(word, choices.size());
+            return add_choice<std::size_t>(cmd, flag, target.set, choices, help);
+          } else {
+            return add_number(cmd, flag, *target.target, target.lo, target.hi, help, target.hi_open);
+          }
+        },
+        p.target);
+    if (!opt) continue;
+    if (!p.type_name.empty()) opt->type_name(p.type_name);
+    if (p.path) opt->check(non_empty_path());
+    if (!p.default_text.empty()) opt->default_str(spell_flags(p.default_text));
+  }
+}
 
 void add_pe_params(CLI::App& cmd, PeArgs& args, PeParam::Use use, const std::function<bool(const PeKind&)>& offered) {
   // Kinds may share a parameter (head): it is offered once, the first kind's

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "clikit/respell.h"
 #include "clikit/usage.h"
 #include "clikit/values.h"
 
@@ -93,6 +94,31 @@ TEST_CASE("spans and formats by extension") {
   CHECK_NOTHROW(clikit::refuse_contradicting_extension("out.a", "a", names));
   CHECK_NOTHROW(clikit::refuse_contradicting_extension("out.txt", "a", names));
   CHECK_THROWS_AS(clikit::refuse_contradicting_extension("out.b", "a", names), clikit::UsageError);
+}
+
+TEST_CASE("add_span: A:B into an optional span, its placeholder A:B; a bad one names the flag") {
+  CLI::App app{"spans"};
+  app.name("spans");
+  CLI::App* run = app.add_subcommand("run", "Run");
+  std::optional<clikit::Span> dims;
+  CHECK(clikit::add_span(*run, "--dims", dims, 8, "Dimensions")->get_type_name() == "A:B");
+  CHECK(error_line(app, {"run", "--dims", "2:5"}) == "");
+  REQUIRE(dims);
+  CHECK(dims->first == 2);
+  CHECK(dims->count == 3);
+  const std::string bad = error_line(app, {"run", "--dims", "5:2"});
+  INFO(bad);
+  CHECK(bad.find("--dims: expected A:B with whole numbers 0 <= A < B <= 8") != std::string::npos);
+}
+
+TEST_CASE("command_line: each parameter as its flag, values quoted only where a shell needs it") {
+  CHECK(clikit::command_line({{"d_model", "768"}, {"layernorm", ""}, {"weights", "my dir/it's.npy"}},
+                             clikit::kebab_flag) == "--d-model 768 --layernorm --weights 'my dir/it'\\''s.npy'");
+  CHECK(clikit::command_line({{"pe", "learned"}, {"scale", ""}}, [](std::string_view p) {
+          return "-" + std::string(p);
+        }) == "-pe learned -scale");
+  CHECK(clikit::command_line({{"field", ""}}, clikit::kebab_flag) == "--field");
+  CHECK(clikit::command_line({{"text", "a\"b"}}, clikit::kebab_flag) == "--text 'a\"b'");
 }
 
 TEST_CASE("values reach the options, and bad ones are one line naming the flag") {

@@ -59,4 +59,27 @@ std::string respell(const std::string& text, const std::vector<std::string>& par
   return out;
 }
 
+namespace {
+
+// A word of a command line as a POSIX shell reads it back.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_-+=.,:/@%") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace
+
+std::string command_line(const std::vector<std::pair<std::string, std::string>>& parameters,
+                         const std::function<std::string(std::string_view)>& flag_for) {
+  std::string text;
+  for (const auto& [name, value] : parameters) {
+    text += (text.empty() ? "" : " ") + flag_for(name) + (value.empty() ? "" : " " + shell_word(value));
+  }
+  return text;
+}
+
 }  // namespace clikit

@@ -29,4 +29,10 @@ std::string respell(const std::string& text, const std::vector<std::string>& par
                     const std::vector<std::pair<std::size_t, std::size_t>>& verbatim,
                     const std::function<std::string(std::string_view)>& flag_for);
 
+// (parameter, value) pairs as a command line spells them: each flag_for(name),
+// then its value (none for a switch) as a POSIX shell reads it back, quoted
+// where it has to be: "--d-model 768 --weights 'my dir/model.safetensors'".
+std::string command_line(const std::vector<std::pair<std::string, std::string>>& parameters,
+                         const std::function<std::string(std::string_view)>& flag_for);
+
 }  // namespace clikit

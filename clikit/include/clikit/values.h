@@ -193,6 +193,9 @@ struct Span {
   std::size_t first = 0, count = 0;
 };
 Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi);
+// An option taking "A:B" (parse_span) into `target`; its placeholder is A:B.
+CLI::Option* add_span(CLI::App& cmd, const std::string& flag, std::optional<Span>& target, std::uint64_t hi,
+                      const std::string& help);
 
 // "K/N", the K-th of N parts, with 1 <= K <= N <= hi; a CLI::ValidationError otherwise.
 struct Part {

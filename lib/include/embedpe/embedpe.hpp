@@ -34,6 +34,7 @@
 #include "embedpe/pretrained_model.h"
 #include "embedpe/pretrained_tensor.h"
 #include "embedpe/output_file.h"
+#include "embedpe/param_table.h"
 #include "embedpe/parts_dir.h"
 #include "embedpe/shards.h"
 #include "embedpe/pe_analysis.h"
