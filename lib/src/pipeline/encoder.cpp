@@ -309,7 +309,7 @@ Encoder::Encoder(std::optional<Tokenizer> tokenizer, EncoderSpec spec)
 nlohmann::ordered_json Encoder::joinable_config() const {
   nlohmann::ordered_json config = config_;
   if (nlohmann::ordered_json hashes = weight_file_hashes(spec_.layer); !hashes.is_null()) {
-    config["weight_files"] = std::move(hashes);
+    config[kWeightFilesKey] = std::move(hashes);
   }
   return config;
 }
