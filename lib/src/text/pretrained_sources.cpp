@@ -59,9 +59,14 @@ LoadedEncoder pretrained_encoder(std::unique_ptr<PretrainedEncoder> p, const std
   info.eos_id = p->special_id("eos_token").value_or(-1);
   info.unk_id = p->special_id("unk_token").value_or(-1);
   // What the template puts around one text (the config records what is done): BOS when the
-  // BOS token comes before the text, EOS when the EOS token comes after it. -1 marks the text.
-  const PretrainedEncoder::Built around = p->build_sequences({{-1}, {""}}, nullptr, true, true);
-  const auto text_at = std::find(around.ids.begin(), around.ids.end(), -1);
+  // BOS token comes before the text, EOS when the EOS token comes after it. The text is one
+  // id the template itself does not hold.
+  const std::vector<int> bare = p->build_sequences({}, nullptr, true, true).ids;
+  int text_id = 0;
+  while (std::find(bare.begin(), bare.end(), text_id) != bare.end()) ++text_id;
+  const PretrainedEncoder::Built around =
+      p->build_sequences({{text_id}, {std::string(p->piece(text_id))}}, nullptr, true, true);
+  const auto text_at = std::find(around.ids.begin(), around.ids.end(), text_id);
   info.adds_bos = info.bos_id >= 0 && std::find(around.ids.begin(), text_at, info.bos_id) != text_at;
   info.adds_eos = info.eos_id >= 0 && text_at != around.ids.end() &&
                   std::find(text_at + 1, around.ids.end(), info.eos_id) != around.ids.end();
