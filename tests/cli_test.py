@@ -2168,7 +2168,7 @@ class StreamTests(CliCase):
         model = self.tmp / "model"
         model.mkdir()
         (model / "config.json").write_text("{}")
-        self.fails(2, f"output_dir {model} is not empty (it holds config.json)", "encode", "--input", str(src),
+        self.fails(2, f"--output-dir {model} is not empty (it holds config.json)", "encode", "--input", str(src),
                    "--output-dir", str(model))
         self.assertEqual([p.name for p in model.iterdir()], ["config.json"])  # not even a lock left
         self.fails(2, "is not empty", "encode", "--input", str(src), "--output-dir", str(model), "--resume")

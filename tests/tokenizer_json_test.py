@@ -334,15 +334,20 @@ class BadFileTests(CliCase):
         shutil.copytree(HERE / "models" / "hf_layer" / "gpt2", model)
         shutil.copy(path, model / "tokenizer.json")
         (model / "tokenizer_config.json").write_text('{"tokenizer_class": "PreTrainedTokenizerFast"}')
+        import numpy as np  # a table with a row for each of the tokenizer's ids
+        weights = self.tmp / "wte.npy"
+        d_model = json.loads((model / "config.json").read_text())["n_embd"]
+        np.save(weights, np.zeros((len(j["model"]["vocab"]) + len(j["added_tokens"]), d_model), np.float32))
         out = self.tmp / "o.npz"
         said = "model.unk_token: '<nope>' is not in the vocabulary, and the text needs it"
         for named, args in ((f"{src}:2: ", ["tokenize", "--pretrained", str(path), "--input", str(src)]),
                             (f"{src}:2: ", ["tokenize", "--pretrained", str(path), "--input", str(src),
                                             "--seq-len", "8"]),
                             ("--text 2: ", ["tokenize", "--pretrained", str(path), "--text", "a", "--text", "\u2603"]),
-                            (f"{src}:2: ", ["encode", "--pretrained", str(model), "--input", str(src)]),
-                            (f"{src}:2: ", ["encode", "--pretrained", str(model), "--input", str(src),
-                                            "--batch-size", "1", "--threads", "2"])):
+                            (f"{src}:2: ", ["encode", "--pretrained", str(model), "--weights", str(weights),
+                                            "--input", str(src)]),
+                            (f"{src}:2: ", ["encode", "--pretrained", str(model), "--weights", str(weights),
+                                            "--input", str(src), "--batch-size", "1", "--threads", "2"])):
             with self.subTest(args=args):
                 err = self.fails(2, said, *args, "-o", str(out), output=out)
                 self.assertIn("embedpe: " + named, err)
