@@ -1,5 +1,6 @@
 // embedpe lookup: rows of the embedding table, E[ids]: nn.Embedding is a
 // lookup table (PyTorch documentation).
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,21 +30,28 @@ struct LookupCommand {
 };
 
 // The table the flags name: with --pretrained, the directory's, each table flag given overriding its part.
-TableSpec lookup_table(const LookupCommand& cmd) {
+TableSpec lookup_table(const LookupCommand& cmd, const ModelSource& source) {
   if (cmd.pretrained.empty()) return cmd.table;
   // Each table flag given replaces its own part of the directory's table.
-  return override_table_spec(ModelSource("", cmd.pretrained).pretrained().spec.table, cmd.table,
+  return override_table_spec(source.pretrained().spec.table, cmd.table,
                              [&cmd](const char* parameter) { return cmd.sub->count(flag_for(parameter)) > 0; });
 }
 
 void run_lookup(const LookupCommand& cmd) {
-  const TableSpec spec = lookup_table(cmd);
+  const ModelSource source(cmd.model, cmd.pretrained);
+  const TableSpec spec = lookup_table(cmd, source);
   refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", spec.weights},
                                      {"--projection", spec.projection}});
-  // A weight table is looked up on its own; the tokenizer (given, or the
-  // default one for the N(0,1) table) names the pieces.
-  std::optional<Tokenizer> tokenizer;
-  if (!cmd.model.empty() || spec.weights.empty()) tokenizer = ModelSource(cmd.model).tokenizer();
+  // The tokenizer names the pieces: --model's, the --pretrained directory's (a
+  // note without one), or the default one for the N(0,1) table; a --weights
+  // table given alone is looked up without one, as encode takes ids.
+  LayerSpec layer;
+  layer.table = spec;
+  const auto note = [](const Error& e) {
+    std::fprintf(stderr, "embedpe: note: no piece column, without the directory's tokenizer (%s)\n",
+                 clikit::printable_line(e.what()).c_str());
+  };
+  std::optional<Tokenizer> tokenizer = ids_tokenizer(source, layer, note);
   const auto table = open_table(spec, tokenizer ? &*tokenizer : nullptr);
   std::optional<Dims> dims;
   if (cmd.dims) dims = Dims{cmd.dims->first, cmd.dims->count};
@@ -66,8 +74,8 @@ void setup_lookup(CLI::App& app) {
   cmd->sub = sub;
   option_group(*sub, kEmbeddingGroup);
   add_pretrained_option(*sub, cmd->pretrained, nullptr,
-                        "A Hugging Face model directory: its token embedding table; each table flag given overrides "
-                        "its part");
+                        "A Hugging Face model directory: its token embedding table, and its tokenizer names the "
+                        "pieces; each table flag given overrides its part");
   add_table_flags(*sub, cmd->table);
   option_group(*sub, kOutputGroup);
   add_span(*sub, "--dims", cmd->dims, kMaxDModel, "Dimensions shown: A..B-1 (B excluded, as pe's --dims)")

@@ -2162,6 +2162,25 @@ class StreamTests(CliCase):
         self.fails(2, "was written with config d_model 8, this run has config d_model 16", "encode", "--input", str(src), "--seq-len", "10", "--d-model",
                    "16", "--output-dir", str(out), "--shard-rows", "10", "--resume")
 
+    def test_output_dir_is_new_or_empty(self):
+        """A run writes into a new or empty directory, never beside a model's (or anyone's) files."""
+        src = self.corpus(["one", "two"])
+        model = self.tmp / "model"
+        model.mkdir()
+        (model / "config.json").write_text("{}")
+        self.fails(2, f"--output-dir {model} is not empty (it holds config.json)", "encode", "--input", str(src),
+                   "--output-dir", str(model))
+        self.assertEqual([p.name for p in model.iterdir()], ["config.json"])  # not even a lock left
+        self.fails(2, "is not empty", "encode", "--input", str(src), "--output-dir", str(model), "--resume")
+        empty = self.tmp / "empty"
+        empty.mkdir()
+        self.ok("encode", "--input", str(src), "--output-dir", str(empty))
+        self.assertEqual(sorted(p.name for p in empty.iterdir()), [".lock", "manifest.json", "part-00000.npz"])
+        # a run killed before its manifest leaves only its lock: that directory is taken again
+        (empty / "manifest.json").unlink()
+        (empty / "part-00000.npz").unlink()
+        self.ok("encode", "--input", str(src), "--output-dir", str(empty))
+
     def test_resume_after_deleting_one_part_redoes_only_that_part(self):
         # Issue 13: --resume after deleting only part-00002.npz re-encoded
         # parts 2-4. Only parts missing or failing their recorded SHA-256 are

@@ -192,9 +192,27 @@ class PretrainedLayerTests(CliCase):
         d = MODELS / "t5-base-tarjimon"
         g = np.load(GOLDENS / "t5-base-tarjimon.npz")
         ids = [int(i) for i in g["ids_right"][0][:3]]
+        r = run("lookup", "--pretrained", str(d), "--ids", ",".join(map(str, ids)), "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        doc = json.loads(r.stdout)
+        np.testing.assert_array_equal(np.array(doc["rows"], dtype=np.float32), g["out_right"][0][:3])
+        # This directory holds no tokenizer: said in a note, and no piece column.
+        self.assertRegex(r.stderr.decode(), r"^embedpe: note: no piece column, without the directory's tokenizer "
+                                             r"\(.*spiece.model, which is missing.*\)\n$")
+        self.assertNotIn("pieces", doc)
+
+    def test_lookup_names_the_pieces_by_the_directorys_tokenizer(self):
+        d = self.tmp / "mistral"
+        shutil.copytree(MODELS / "mistral-7b-instruct-v0.3", d)
+        shutil.copy(SPM, d / "tokenizer.model")
+        out = json.loads(self.ok("tokenize", "--pretrained", str(d), "--text", "Hello world, again.",
+                                 "--format", "json").stdout)
+        ids, tokens = out["input_ids"][0], out["tokens"][0]
         doc = json.loads(self.ok("lookup", "--pretrained", str(d), "--ids", ",".join(map(str, ids)),
                                  "--format", "json").stdout)
-        np.testing.assert_array_equal(np.array(doc["rows"], dtype=np.float32), g["out_right"][0][:3])
+        self.assertEqual(doc["pieces"], tokens)
+        table = self.ok("lookup", "--pretrained", str(d), "--ids", ",".join(map(str, ids))).stdout.decode()
+        self.assertEqual([l.split("\t")[1] for l in table.splitlines() if not l.startswith("#")], tokens)
 
 
 def readme_recipe_rows():

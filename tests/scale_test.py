@@ -231,6 +231,23 @@ class MergeTests(ScaleCase):
         self.assertEqual([json.loads(l)["input_ids"] for l in ids.splitlines()], [r["input_ids"] for r in records])
         big.unlink()
 
+    def test_output_dirs_with_weights_merge_into_the_single_runs_file(self):
+        """A parts directory's manifest records the weight files' SHA-256 (weight_files), which resume and
+        merge check; a file merged from such directories holds one run's config, without it."""
+        src = self.corpus(corpus_lines()[:60])
+        weights = self.tmp / "w.npy"
+        numpy.save(weights, numpy.random.default_rng(5).standard_normal((32000, 16)).astype(numpy.float32))
+        args = ["encode", "--input", str(src), *LAYER, "--weights", str(weights)]
+        dirs = []
+        for k in (1, 2):
+            dirs.append(str(self.tmp / f"parts-{k}"))
+            self.ok(*args, "--shard", f"{k}/2", "--output-dir", dirs[-1], "--shard-rows", "7")
+            self.assertIn("weight_files", json.loads((pathlib.Path(dirs[-1]) / "manifest.json").read_text())["config"])
+        single, merged = self.tmp / "single.npz", self.tmp / "merged.npz"
+        self.ok(*args, "-o", str(single))
+        self.ok("merge", "-o", str(merged), *dirs)
+        self.same_bytes(merged, single)
+
     def test_output_dirs_merge_into_one_directory(self):
         """merge --output-dir: the shards' parts in order, renumbered, one manifest in the file's lines; it
         merges on into the single run's .npz and .npy."""

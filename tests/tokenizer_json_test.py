@@ -203,7 +203,7 @@ class DirectoryTests(TokenizerJsonCase):
     def test_directory_settings_equal_transformers(self):
         """The class AutoTokenizer picks (tokenizer_config.json's tokenizer_class, else config.json's
         tokenizer_class or model_type), its pad token and padding side: transformers.json of every case."""
-        ran = []
+        ran, templates = [], []
         for case in cases():
             if not (GOLDENS / case / "transformers.json").exists() or case in REFUSED:
                 continue
@@ -216,8 +216,20 @@ class DirectoryTests(TokenizerJsonCase):
                 self.assertEqual(out["config"]["model"]["tokenizer_class"], want["class"])
                 self.assertEqual(out["config"]["model"]["pad_id"], -1 if want["pad_token_id"] is None else want["pad_token_id"])
                 self.assertEqual(out["config"]["padding_side"], want["padding_side"])
+                # The config records what the template did, as transformers' tokens show it: BOS when
+                # the BOS token comes first, EOS when the EOS token comes last.
+                if (GOLDENS / case / "transformers.jsonl").exists():
+                    rec = next(r for r in records(case, "transformers.jsonl")
+                               if r["pair"] is None and r["add_special_tokens"] and r["tokens"])
+                    content = lambda t: t["content"] if isinstance(t, dict) else t
+                    bos, eos = content(want["bos_token"]), content(want["eos_token"])
+                    self.assertEqual(out["config"]["add_bos"], bos is not None and rec["tokens"][0] == bos)
+                    self.assertEqual(out["config"]["add_eos"], eos is not None and rec["tokens"][-1] == eos)
+                    templates.append(f"{case} {int(out['config']['add_bos'])}{int(out['config']['add_eos'])}")
             ran.append(case)
         print("\ndirectory settings: " + ", ".join(ran))
+        print("add_bos/add_eos recorded: " + ", ".join(templates))
+        self.assertTrue(any(t.endswith(" 11") for t in templates) and any(t.endswith(" 00") for t in templates))
         self.assertIn("bert_base_uncased", ran)
 
     def test_directories_equal_transformers(self):
@@ -307,6 +319,57 @@ class BadFileTests(CliCase):
 
     def test_malformed_json(self):
         self.check('{"model": ', "tokenizer.json")
+
+    def test_an_error_on_one_text_names_its_line(self):
+        """A text the model cannot tokenize (its unk_token is not in the vocabulary) is named as the
+        input names it: FILE:LINE, or --text N, whatever the batch, the command and the output."""
+        j = json.loads((GOLDENS / "fx_bpe_llama2_style" / "tokenizer.json").read_text())
+        j["model"]["unk_token"] = "<nope>"
+        j["model"]["byte_fallback"] = False
+        path = self.write(j)
+        src = self.tmp / "in.txt"
+        src.write_text("hello\nsnow \u2603 man\n")
+        # encode: the same tokenizer in a model directory with an input layer
+        model = self.tmp / "model"
+        shutil.copytree(HERE / "models" / "hf_layer" / "gpt2", model)
+        shutil.copy(path, model / "tokenizer.json")
+        (model / "tokenizer_config.json").write_text('{"tokenizer_class": "PreTrainedTokenizerFast"}')
+        import numpy as np  # a table with a row for each of the tokenizer's ids
+        weights = self.tmp / "wte.npy"
+        d_model = json.loads((model / "config.json").read_text())["n_embd"]
+        np.save(weights, np.zeros((len(j["model"]["vocab"]) + len(j["added_tokens"]), d_model), np.float32))
+        out = self.tmp / "o.npz"
+        said = "model.unk_token: '<nope>' is not in the vocabulary, and the text needs it"
+        for named, args in ((f"{src}:2: ", ["tokenize", "--pretrained", str(path), "--input", str(src)]),
+                            (f"{src}:2: ", ["tokenize", "--pretrained", str(path), "--input", str(src),
+                                            "--seq-len", "8"]),
+                            ("--text 2: ", ["tokenize", "--pretrained", str(path), "--text", "a", "--text", "\u2603"]),
+                            (f"{src}:2: ", ["encode", "--pretrained", str(model), "--weights", str(weights),
+                                            "--input", str(src)]),
+                            (f"{src}:2: ", ["encode", "--pretrained", str(model), "--weights", str(weights),
+                                            "--input", str(src), "--batch-size", "1", "--threads", "2"])):
+            with self.subTest(args=args):
+                err = self.fails(2, said, *args, "-o", str(out), output=out)
+                self.assertIn("embedpe: " + named, err)
+
+    def test_parser_words_never_reach_the_user(self):
+        """What the JSON parser found, in words (no "[json.exception...]" tag); a path that is not there
+        said so, whichever command reads it."""
+        d = self.tmp / "dir"
+        d.mkdir()
+        shutil.copy(GOLDENS / "fx_bl_gpt2_small" / "tokenizer.json", d / "tokenizer.json")
+        for content, said in (('{"model_max_length": 1e400}', "the number 1e400 is out of range"),
+                              ('{"model_max_length": 5,}', "not valid JSON")):
+            (d / "tokenizer_config.json").write_text(content)
+            err = self.fails(2, said, "tokenize", "--pretrained", str(d), "--text", "a")
+            self.assertIn("tokenizer_config.json", err)
+            self.assertNotIn("json.exception", err)
+        missing = self.tmp / "nonexistent" / "x.json"
+        for command in (["tokenize", "--text", "a"], ["decode", "--ids", "1"], ["encode", "--text", "a"],
+                        ["info"]):
+            with self.subTest(command=command[0]):
+                err = self.fails(2, "does not exist", command[0], "--pretrained", str(missing), *command[1:])
+                self.assertNotIn("not a directory", err)
 
     def test_unknown_pre_tokenizer_is_named(self):
         j = self.base()

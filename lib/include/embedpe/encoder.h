@@ -92,6 +92,10 @@ struct EncodedBatch {
   xt::xtensor<float, 2> rope_cos, rope_sin;  // (seq_len, rope_dim), when emitted
 };
 
+// The member of a joinable config (Encoder::joinable_config) that config()
+// lacks: a merged output's config, as one run's, is without it.
+inline constexpr const char* kWeightFilesKey = "weight_files";
+
 class Encoder {
  public:
   // Builds the layer (reading the files its spec names) and the RoPE
@@ -130,7 +134,7 @@ class Encoder {
   // Everything needed to reproduce the run's rows: model, tokenization,
   // layer, RoPE, training, dtype, emit.
   const nlohmann::ordered_json& config() const { return config_; }
-  // config() with "weight_files", the SHA-256 of each weight file the layer
+  // config() with kWeightFilesKey ("weight_files"), the SHA-256 of each weight file the layer
   // reads (weight_file_hashes), when it reads any: the identity of a run whose
   // pieces are joined later (a resumed output_dir, shards to merge).
   nlohmann::ordered_json joinable_config() const;

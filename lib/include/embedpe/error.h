@@ -80,6 +80,34 @@ class UsageError : public Error {
   int exit_code() const noexcept override { return 2; }
 };
 
+// An error about one text of a batch, named by its place there: "text N:
+// REASON" (N from 1). A caller that knows the text by another name (a file
+// and line) says that instead: named(NAME) is "NAME: REASON". The exit status
+// and parameters are the reason's; NAME is verbatim (a path is no parameter).
+class TextError : public Error {
+ public:
+  TextError(std::size_t index, const Error& reason)
+      : TextError(index, "text " + std::to_string(index + 1), reason, reason.exit_code()) {}
+  std::size_t index() const noexcept { return index_; }
+  TextError named(const std::string& name) const { return TextError(index_, name, reason_, exit_code_); }
+  int exit_code() const noexcept override { return exit_code_; }
+
+ private:
+  TextError(std::size_t index, const std::string& name, const Error& reason, int exit_code)
+      : Error(name + ": " + reason.what(), reason.parameters(), shifted(name.size(), reason.verbatim())),
+        index_(index),
+        exit_code_(exit_code),
+        reason_(reason) {}
+  static std::vector<TextSpan> shifted(std::size_t name_size, const std::vector<TextSpan>& spans) {
+    std::vector<TextSpan> out = {{0, name_size}};
+    for (const TextSpan& s : spans) out.push_back({s.begin + name_size + 2, s.size});
+    return out;
+  }
+  std::size_t index_;
+  int exit_code_;
+  Error reason_;  // sliced to its message, parameters and spans: exit_code_ keeps its status
+};
+
 // A broken invariant inside embedpe: a bug, never the user's input. Its exit
 // status is 70 (EX_SOFTWARE in sysexits.h), so that a script can tell a bug
 // from bad input (1) and bad usage (2).

@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "embedpe/error.h"
+#include "embedpe/message.h"
 #include "embedpe/output_file.h"
 #include "in_file.h"
 #include "sha256.h"
@@ -64,11 +66,13 @@ class Builder : public nlohmann::json_sax<Json> {
   }
   bool start_array(std::size_t) override { return open(Json::array()); }
   bool end_array() override { return close(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    not_json(e);
+  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) override {
+    not_json(e, " (at byte " + std::to_string(byte) + ")");
     return false;
   }
-  void not_json(const nlohmann::detail::exception& e) { error_ = shown_ + " is not valid JSON (" + e.what() + ")"; }
+  void not_json(const nlohmann::detail::exception& e, const std::string& where = "") {
+    error_ = shown_ + " is not valid JSON: " + json_parse_reason(e) + where;
+  }
 
   Json root;
   std::string error_;
@@ -146,6 +150,34 @@ bool build(std::string_view text, Builder<Json>& builder) {
 
 }  // namespace
 
+std::optional<std::string> json_overflowing_number(const std::exception& e) {
+  if (!dynamic_cast<const json::out_of_range*>(&e)) return std::nullopt;
+  // "number overflow parsing '1e999999'": the number is digits, signs and e,
+  // so it is safe to repeat, but may be long.
+  const std::string what = e.what();
+  const std::size_t quote = what.find('\'');
+  std::string number = quote == std::string::npos ? std::string() : what.substr(quote + 1);
+  if (!number.empty() && number.back() == '\'') number.pop_back();
+  if (number.size() > 24) number = number.substr(0, 24) + "... (" + std::to_string(number.size()) + " characters)";
+  return number;
+}
+
+std::string json_parse_reason(const std::exception& e) {
+  if (const auto number = json_overflowing_number(e)) {
+    return "the number " + *number + " is out of range: it overflows a double (at most about 1.8e308)";
+  }
+  // "[json.exception.parse_error.101] parse error at line 1, column 8: syntax
+  // error while parsing value - invalid string: ...; last read: '...'": the
+  // reason, without the bytes last read (they may be anything).
+  const std::string what = e.what();
+  const std::size_t dash = what.find(" - ");
+  std::string reason = dash == std::string::npos ? what : what.substr(dash + 3);
+  if (dash == std::string::npos && reason.starts_with("[json.exception.")) {
+    reason = reason.substr(std::min(reason.size(), reason.find("] ") + 2));
+  }
+  return reason.substr(0, reason.find("; last read:"));
+}
+
 std::string json_value_text(const nlohmann::json& value) {
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
   if (text.size() > 60) text = text.substr(0, 56) + " ...";
@@ -179,6 +211,14 @@ std::optional<Json> parse_json(std::string_view text) {
 }
 template std::optional<nlohmann::json> parse_json(std::string_view text);
 template std::optional<nlohmann::ordered_json> parse_json(std::string_view text);
+
+void refuse_missing_pretrained(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 || errno != ENOENT) return;
+  throw (Message() << "pretrained " << Verbatim{path}
+                   << " does not exist; give a Hugging Face model directory, a tokenizer.json or a .gguf file")
+      .usage_error({"pretrained"});
+}
 
 std::string ModelFiles::path(const std::string& name) const {
   return dir_.empty() || dir_.back() == '/' ? dir_ + name : dir_ + "/" + name;

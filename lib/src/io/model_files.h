@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <map>
 #include <limits>
@@ -43,6 +44,14 @@ std::string byte_size_text(std::size_t bytes);
 // A JSON value as a message quotes it: compact, at most 60 characters.
 std::string json_value_text(const nlohmann::json& value);
 
+// What nlohmann's parser found, as a message says it: the parser's reason
+// without its "[json.exception...]" tag and without the bytes it last read
+// (they may be anything); a number that overflows a double said so.
+std::string json_parse_reason(const std::exception& e);
+// The number (shortened past 24 characters) when `e` is nlohmann's
+// "number overflow" error, else nullopt.
+std::optional<std::string> json_overflowing_number(const std::exception& e);
+
 // Parses `text`, the file `shown`, as JSON. Only the top-level keys for
 // which `keep` is true are kept when `keep` is given (the rest is parsed,
 // checked and dropped). UsageError naming the file: not JSON, nested more
@@ -67,6 +76,10 @@ extern template std::optional<nlohmann::ordered_json> parse_json(std::string_vie
 std::string read_input_file(const std::string& path, std::size_t max_bytes, const std::string& what);
 // The same file parsed by parse_model_json: the one reader of a JSON file.
 nlohmann::json read_json_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+
+// Refuses a pretrained path (a directory, tokenizer.json or .gguf file) that
+// is not there, naming it: a UsageError.
+void refuse_missing_pretrained(const std::string& path);
 
 class ModelFiles {
  public:

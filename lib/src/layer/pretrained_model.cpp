@@ -29,7 +29,7 @@ using checkpoint::read_json;
 
 json read_config(const std::string& dir) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) throw UsageError("model directory " + dir + " does not exist");
+  refuse_missing_pretrained(dir);
   // A tokenizer alone (a tokenizer.json, or a directory of tokenizer files) has no input layer:
   // its ids come from tokenize, and go to encode with the model's weights.
   const std::string tokenizer_only = " holds a tokenizer but no input layer (config.json and the weights): "

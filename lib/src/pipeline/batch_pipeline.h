@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "embedpe/error.h"
 #include "embedpe/sink.h"
 #include "parallel.h"
 
@@ -119,6 +120,9 @@ inline constexpr const char* kPairsConfig = "[CLS] A [SEP] B [SEP], token types 
 // each before any work, when they reach it (encoder.cpp).
 void check_document_bytes(const SinkFormat& format, std::size_t rows, std::optional<std::size_t> seq_len,
                           long double token_bytes, const std::string& layer);
+
+// A tokenizer's error about one text, the text named by its origin ("FILE:LINE") (encoder.cpp).
+[[noreturn]] void throw_at_origin(const TextError& e, const std::vector<std::string>& origins);
 
 // Out of memory while tokenizing `texts`: an Error blaming the longest line (encoder.cpp).
 [[noreturn]] void out_of_memory_tokenizing(const std::vector<std::string>& texts, const std::vector<std::string>& origins,

@@ -132,6 +132,11 @@ nlohmann::ordered_json tokenization_config(const Tokenizer* tokenizer, const Enc
   };
 }
 
+void throw_at_origin(const TextError& e, const std::vector<std::string>& origins) {
+  if (e.index() < origins.size()) throw e.named(origins[e.index()]);
+  throw e;
+}
+
 // Tokenizing costs memory in proportion to the text: blame the longest
 // line (not seq_len, which only truncates afterwards, nor d_model).
 [[noreturn]] void out_of_memory_tokenizing(const std::vector<std::string>& texts,
@@ -309,7 +314,7 @@ Encoder::Encoder(std::optional<Tokenizer> tokenizer, EncoderSpec spec)
 nlohmann::ordered_json Encoder::joinable_config() const {
   nlohmann::ordered_json config = config_;
   if (nlohmann::ordered_json hashes = weight_file_hashes(spec_.layer); !hashes.is_null()) {
-    config["weight_files"] = std::move(hashes);
+    config[kWeightFilesKey] = std::move(hashes);
   }
   return config;
 }
@@ -404,6 +409,8 @@ void Encoder::compute(const std::vector<std::string>& texts, const std::vector<s
     }
   } catch (const std::bad_alloc&) {
     out_of_memory_tokenizing(texts, origins, spec_.max_line_bytes);
+  } catch (const TextError& e) {
+    throw_at_origin(e, origins);
   }
   set_token_types(out.batch, first_row);
   // Before any tensor is made, whether or not the layer's are emitted.

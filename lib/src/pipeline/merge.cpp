@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "embedpe/dtype.h"
+#include "embedpe/encoder.h"
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/parts_dir.h"
@@ -624,6 +625,8 @@ MergeStats merge_shards(const MergeOptions& options) {
   out.commit_with(without_stale_shard_record(options.output));  // it described an earlier shard written there
   // The files in order, each read through read_verified: what is copied is what was checked.
   ShardJoin join{.parts = kind == nullptr, .config = shards.front().config};
+  // Parts hold no config: theirs is the manifest's joinable config, and the output holds one run's.
+  if (join.parts) join.config.erase(kWeightFilesKey);
   std::size_t lines_before = 0;  // what a shard_seek shard's own line numbers are raised by
   for (const Shard& s : shards) {
     for (const Piece& p : s.pieces) {

@@ -80,6 +80,42 @@ std::vector<PartFile> part_files_in(const std::string& dir, const std::string& a
   return out;
 }
 
+// The temporary of a run's manifest or part (OutputFile's ".NAME.embedpe-XXXXXX").
+bool is_run_temporary(std::string_view name) {
+  static constexpr std::string_view kSuffix = ".embedpe-";
+  if (name.size() < 1 + kSuffix.size() + 6 || name[0] != '.') return false;
+  const std::size_t at = name.size() - 6 - kSuffix.size();
+  if (name.substr(at, kSuffix.size()) != kSuffix) return false;
+  const std::string target(name.substr(1, at - 1));
+  return target == kManifest || is_part_name(target);
+}
+
+// A run's own file: its lock, manifest, journal, parts, or their temporaries.
+bool is_run_file(std::string_view name) {
+  return name == kLock || name == kManifest || name == kJournal || is_part_name(std::string(name)) ||
+         is_run_temporary(name);
+}
+
+// The first entry of the held directory that is not a run's own file; "" if
+// there is none.
+std::string first_foreign_entry(const HeldDirectory& held) {
+  DIR* d = ::opendir(held.at(".").c_str());
+  if (!d) {
+    throw(Message() << "cannot list output_dir " << Verbatim{held.path()} << ": " << std::strerror(errno))
+        .error({"output_dir"});
+  }
+  std::string found;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    if (name != "." && name != ".." && !is_run_file(name)) {
+      found = name;
+      break;
+    }
+  }
+  ::closedir(d);
+  return found;
+}
+
 // Removes the temporaries (OutputFile's ".NAME.embedpe-XXXXXX") of the
 // manifest and parts that a run killed by SIGKILL or a crash left in `dir`:
 // only a run holding the lock writes there, so none is in use.
@@ -90,14 +126,8 @@ void remove_stale_temporaries(const HeldDirectory& held) {
     throw(Message() << "cannot list output_dir " << Verbatim{dir} << ": " << std::strerror(errno))
         .error({"output_dir"});
   std::vector<std::string> stale;
-  static constexpr std::string_view kSuffix = ".embedpe-";
   while (const dirent* e = ::readdir(d)) {
-    const std::string_view name = e->d_name;
-    if (name.size() < 1 + kSuffix.size() + 6 || name[0] != '.') continue;
-    const std::size_t at = name.size() - 6 - kSuffix.size();
-    if (name.substr(at, kSuffix.size()) != kSuffix) continue;
-    const std::string target(name.substr(1, at - 1));
-    if (target == kManifest || is_part_name(target)) stale.emplace_back(name);
+    if (is_run_temporary(e->d_name)) stale.emplace_back(e->d_name);
   }
   ::closedir(d);
   for (const std::string& name : stale) {
@@ -451,6 +481,18 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   const std::string& dir = s.dir;
   s.created = make_directory(dir, s.options.resume);
   s.held.emplace(dir);
+  // A new run writes into a new or empty directory, never beside a model's
+  // or anyone's files; what a run writes itself is judged once it holds the
+  // lock (resumed, or refused naming it). Checked before the lock is made.
+  struct stat st;
+  if (!s.created && ::lstat(s.held->at(kManifest).c_str(), &st) != 0) {
+    if (const std::string other = first_foreign_entry(*s.held); !other.empty()) {
+      Message m;
+      m << "output_dir " << Verbatim{dir} << " is not empty (it holds " << Verbatim{other}
+        << "); give a new directory (or an empty one)";
+      throw m.usage_error({"output_dir"});
+    }
+  }
   s.lock.emplace(*s.held);
   remove_stale_temporaries(*s.held);
   s.manifest_path = dir + "/" + kManifest;
@@ -466,9 +508,9 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
                  shard_label(o.shard_index, o.shard_count), o.shard_seek && o.shard_count > 1};
   for (const auto& path : reader.paths()) {
     InputRecord in{path, std::nullopt, std::nullopt};
-    struct stat st;
-    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      in.bytes = static_cast<std::size_t>(st.st_size);
+    struct stat input;
+    if (path != "-" && ::stat(path.c_str(), &input) == 0 && S_ISREG(input.st_mode)) {
+      in.bytes = static_cast<std::size_t>(input.st_size);
     }
     run.inputs.push_back(std::move(in));
   }
@@ -478,7 +520,6 @@ void PartsDirSink::begin(const SinkRun& sink_run) {
   // known to be the same. Standard input cannot be read twice: its parts are
   // compared as they are read instead.
   s.stdin_input = std::find(reader.paths().begin(), reader.paths().end(), "-") != reader.paths().end();
-  struct stat st;
   if (::lstat(s.held->at(kManifest).c_str(), &st) == 0) {
     if (!s.options.resume) {
       Message m;

@@ -40,6 +40,8 @@ Batch token_batch(const Tokenizer& tokenizer, TextSource& source, std::vector<Te
     return tokenizer.encode_batch(texts, options.tokenize, options.threads);
   } catch (const std::bad_alloc&) {
     out_of_memory_tokenizing(texts, origins, options.max_line_bytes);
+  } catch (const TextError& e) {
+    throw_at_origin(e, origins);
   }
 }
 
@@ -116,6 +118,8 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
                                      text == TokenText::ids ? Pieces::drop : Pieces::keep);
       } catch (const std::bad_alloc&) {
         out_of_memory_tokenizing(texts, origins, options.max_line_bytes);
+      } catch (const TextError& e) {
+        throw_at_origin(e, origins);
       }
       const std::string_view pad_piece = tokenizer.id_to_piece(pad);  // checked by encode_each
       // Padding an option asks for is refused before it is written, as the padded batch refuses it.

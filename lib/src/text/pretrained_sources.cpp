@@ -4,9 +4,13 @@
 // source format of a path (a GGUF file: gguf_encoder.cpp).
 #include <sys/stat.h>
 
+#include <algorithm>
+
+#include "embedpe/error.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/weights.h"
 #include "hf_tokenizer.h"
+#include "model_files.h"
 #include "pretrained_encoder.h"
 #include "tj_pretrained.h"
 #include "tokenizer_impl.h"
@@ -54,6 +58,18 @@ LoadedEncoder pretrained_encoder(std::unique_ptr<PretrainedEncoder> p, const std
   info.bos_id = p->special_id("bos_token").value_or(-1);
   info.eos_id = p->special_id("eos_token").value_or(-1);
   info.unk_id = p->special_id("unk_token").value_or(-1);
+  // What the template puts around one text (the config records what is done): BOS when the
+  // BOS token comes before the text, EOS when the EOS token comes after it. The text is one
+  // id the template itself does not hold.
+  const std::vector<int> bare = p->build_sequences({}, nullptr, true, true).ids;
+  int text_id = 0;
+  while (std::find(bare.begin(), bare.end(), text_id) != bare.end()) ++text_id;
+  const PretrainedEncoder::Built around =
+      p->build_sequences({{text_id}, {std::string(p->piece(text_id))}}, nullptr, true, true);
+  const auto text_at = std::find(around.ids.begin(), around.ids.end(), text_id);
+  info.adds_bos = info.bos_id >= 0 && std::find(around.ids.begin(), text_at, info.bos_id) != text_at;
+  info.adds_eos = info.eos_id >= 0 && text_at != around.ids.end() &&
+                  std::find(text_at + 1, around.ids.end(), info.eos_id) != around.ids.end();
   info.pretrained = PretrainedTokenizerInfo{.directory = dir,
                                             .tokenizer_class = p->class_name(),
                                             .padding_left = p->padding_left(),
@@ -100,6 +116,7 @@ std::unique_ptr<TokenEncoder> pretrained_token_encoder(std::unique_ptr<Pretraine
 }  // namespace detail
 
 Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind) {
+  refuse_missing_pretrained(dir);
   detail::LoadedEncoder loaded = is_gguf_file(dir) ? detail::load_gguf_encoder(dir)
                                  : kind == PretrainedTokenizerKind::fast_if_any && detail::is_tokenizer_json(dir)
                                      ? detail::load_fast(dir)

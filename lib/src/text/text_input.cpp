@@ -19,6 +19,7 @@
 #include "embedpe/error.h"
 #include "embedpe/output_file.h"
 #include "embedpe/message.h"
+#include "model_files.h"
 #include "sha256.h"
 #include "utf8.h"
 
@@ -99,22 +100,10 @@ std::string json_error_text(std::string_view line, const std::string& member, co
   if (auto bad = find_invalid_utf8(line)) {
     return "invalid UTF-8 at byte " + std::to_string(*bad + 1) + in + "; convert the text to UTF-8 (e.g. with iconv)";
   }
-  std::string what = e.what();
-  if (dynamic_cast<const nlohmann::json::out_of_range*>(&e)) {
-    // "number overflow parsing '1e999999'": the number is digits, signs and
-    // e, so it is safe to repeat, but may be long.
-    const std::size_t quote = what.find('\'');
-    std::string number = quote == std::string::npos ? std::string() : what.substr(quote + 1);
-    if (!number.empty() && number.back() == '\'') number.pop_back();
-    if (number.size() > 24) number = number.substr(0, 24) + "... (" + std::to_string(number.size()) + " characters)";
-    return "the number " + number + in + " is out of range: it overflows a double (at most about 1.8e308)";
+  if (const auto number = json_overflowing_number(e)) {
+    return "the number " + *number + in + " is out of range: it overflows a double (at most about 1.8e308)";
   }
-  // "[json.exception.parse_error.101] parse error at line 1, column 8: syntax
-  // error while parsing value - invalid string: ...; last read: '...'": the
-  // reason, without the bytes last read (they may be anything).
-  const std::size_t dash = what.find(" - ");
-  std::string reason = dash == std::string::npos ? what : what.substr(dash + 3);
-  reason = reason.substr(0, reason.find("; last read:"));
+  std::string reason = json_parse_reason(e);
   const std::string at = " at byte " + std::to_string(byte) + in;
   if (reason.find("surrogate U+D800..U+DBFF") != std::string::npos) {
     return "a lone surrogate escape (\\uD800 to \\uDBFF not followed by \\uDC00 to \\uDFFF)" + at +

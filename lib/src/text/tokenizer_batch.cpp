@@ -16,6 +16,18 @@ namespace embedpe {
 
 namespace {
 
+// Runs `encode` for text `i` of a batch: an error it raises names the text (TextError).
+template <class F>
+void encode_text(std::size_t i, F&& encode) {
+  try {
+    encode();
+  } catch (const TextError&) {
+    throw;
+  } catch (const Error& e) {
+    throw TextError(i, e);
+  }
+}
+
 // The checks of options that need no text: the pad id in the vocabulary,
 // room for BOS/EOS, a seq_len that is a multiple of pad_to_multiple_of.
 void check_options(const ModelInfo& info, const EncodeOptions& options, int pad, std::size_t specials) {
@@ -109,7 +121,7 @@ std::vector<Encoding> Tokenizer::encode_texts(const std::vector<std::string>& te
   parallel_for(texts.size(), threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       check_text(texts[i], "text " + std::to_string(i + 1));
-      encoded[i] = encode(texts[i], pieces);
+      encode_text(i, [&] { encoded[i] = encode(texts[i], pieces); });
     }
   });
   return encoded;
@@ -196,8 +208,10 @@ Batch Tokenizer::encode_pair_batch(const std::vector<std::string>& a, const std:
     for (std::size_t i = begin; i < end; ++i) {
       check_text(a[i], "text " + std::to_string(i + 1));
       check_text(b[i], "text pair " + std::to_string(i + 1));
-      first[i] = encode(a[i]);
-      second[i] = encode(b[i]);
+      encode_text(i, [&] {
+        first[i] = encode(a[i]);
+        second[i] = encode(b[i]);
+      });
     }
   });
   std::vector<std::vector<int>> contents(a.size());
@@ -309,10 +323,10 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   parallel_for(n, threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       check_text(a[i], "text " + std::to_string(i + 1));
-      first[i] = pieces == Pieces::keep ? hf.encode(a[i]) : hf.encode_ids(a[i]);
+      encode_text(i, [&] { first[i] = pieces == Pieces::keep ? hf.encode(a[i]) : hf.encode_ids(a[i]); });
       if (pair) {
         check_text((*b)[i], "text pair " + std::to_string(i + 1));
-        second[i] = hf.encode((*b)[i]);
+        encode_text(i, [&] { second[i] = hf.encode((*b)[i]); });
       }
     }
   });
