@@ -195,7 +195,7 @@ class CodeLlamaTests(CliCase):
 
 class BadDirectoryTests(CliCase):
     def test_missing_directory(self):
-        self.fails(2, "is not a directory", "tokenize", "--pretrained", str(self.tmp / "none"), "--text", "a")
+        self.fails(2, "does not exist", "tokenize", "--pretrained", str(self.tmp / "none"), "--text", "a")
 
     def test_missing_sentencepiece_file_names_what_is_there(self):
         d = self.tmp / "m"

@@ -60,7 +60,7 @@ TEST_CASE("issue 45 – a model's JSON nested deeper than the cap is refused; a 
   const auto kept = parse_model_json(R"({"model": {"vocab": {"a": 1}}, "added_tokens": [{"id": 5}]})", "f",
                                      [](const std::string& k) { return k == "added_tokens"; });
   CHECK(kept == nlohmann::json::parse(R"({"added_tokens": [{"id": 5}]})"));
-  CHECK(message_of([] { parse_model_json("{not json", "f"); }).starts_with("f is not valid JSON ("));
+  CHECK(message_of([] { parse_model_json("{not json", "f"); }).starts_with("f is not valid JSON: "));
 }
 
 TEST_CASE("issue 45 – ModelFiles reads regular files under a cap, notes them as inputs and hashes them") {

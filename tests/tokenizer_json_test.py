@@ -352,6 +352,18 @@ class BadFileTests(CliCase):
                 err = self.fails(2, said, *args, "-o", str(out), output=out)
                 self.assertIn("embedpe: " + named, err)
 
+    def test_model_type_given_twice(self):
+        """HF reads model.type as serde's internal tag, which refuses it twice, the same value or not
+        (the Rust core 0.22.2: "data did not match any variant of untagged enum ModelUntagged"); another
+        field of the model given twice it reads (BPE's visitor takes the last)."""
+        base = (GOLDENS / "fx_bl_gpt2_small" / "tokenizer.json").read_text()
+        at = base.index("{", base.index('"model"')) + 1
+        for first in ('"type": "BPE", ', '"type": "WordPiece", '):
+            with self.subTest(first=first):
+                self.check(base[:at] + first + base[at:], "model.type: the key is given twice")
+        path = self.write(base[:at] + '"dropout": null, "unknown": 1, "unknown": 2, ' + base[at:])
+        self.ok("tokenize", "--pretrained", str(path), "--text", "a")
+
     def test_parser_words_never_reach_the_user(self):
         """What the JSON parser found, in words (no "[json.exception...]" tag); a path that is not there
         said so, whichever command reads it."""

@@ -53,12 +53,17 @@ class VocabModel : public Model {
   template <class Field>
   static void read_fields(JsonReader& r, const char* type, Field field) {
     const std::size_t base = r.path_size();
+    bool typed = false;
     r.begin_object();
     while (auto key_view = r.next_key()) {
       const std::string key(*key_view);
       r.push("." + key);
       if (key == "type") {
+        // HF reads "type" as serde's internal tag, which refuses it twice (the Rust core 0.22.2
+        // refuses such a file, the two the same or not).
+        if (typed) r.fail("the key is given twice");
         if (r.peek() != JsonReader::Kind::string || r.string() != type) r.fail("expected \"" + std::string(type) + "\"");
+        typed = true;
       } else if (!field(key)) {
         r.skip();
       }
