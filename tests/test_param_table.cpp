@@ -89,9 +89,11 @@ TEST_CASE("a parameter's target is the field of the spec the table was made for"
   CHECK(std::get<ParamNumber<std::optional<std::int64_t>>>(find(params, "padding_idx").target).hi == 2147483647);
 
   EncodeRequest request;
-  const auto& no_bos = std::get<ParamSwitch>(find(tokenize_params(request), "no_bos").target);
+  const auto tokenize = tokenize_params(request);  // held: the entries below refer into it
+  const auto& no_bos = std::get<ParamSwitch>(find(tokenize, "no_bos").target);
   CHECK(no_bos.target == &request.tokenize.add_bos);
   CHECK_FALSE(no_bos.value);
-  const auto& dropout = std::get<ParamNumber<std::optional<double>>>(find(request_params(request), "dropout").target);
+  const auto request_table = request_params(request);
+  const auto& dropout = std::get<ParamNumber<std::optional<double>>>(find(request_table, "dropout").target);
   CHECK(dropout.hi_open);
 }
