@@ -493,6 +493,38 @@ for (const [name, [norm, pre]] of Object.entries(FIRST_NORMALIZERS)) {
     });
   } });
 }
+// A combining sequence straddling the text's start once Prepend or Replace lengthened it: the
+// composing and case-mapping normalizers then work on characters aligned with original offset 0
+// and with later ones at once, and the prefix goes where HF's alignments say.
+const STRADDLE_TEXTS = ['\u0301x', ' \u0301x', 'x\u0301 y', '\u0301 x', '\u0301\u0301', 'x', ' x', '\u0301', 'a\u0301 b',
+  '\u1161\u11a8 z', '\u0130x', 'I\u0307 x', '  \u0301 x ', 'x\u0301\u0301 x\u0301', '\u0001\u0301 x', '\u200b\u0301 a'];
+const STRADDLE_NORMALIZERS = {
+  replace_nfc: [{ type: 'Replace', pattern: { String: ' ' }, content: 'e' }, { type: 'NFC' }],
+  replace_long_nfc: [{ type: 'Replace', pattern: { String: 'x' }, content: 'e\u0301' }, { type: 'NFC' }],
+  prepend_nfc: [{ type: 'Prepend', prepend: 'e' }, { type: 'NFC' }],
+  prepend_hangul_nfc: [{ type: 'Prepend', prepend: '\u1100' }, { type: 'NFC' }],
+  prepend_nfkd_strip: [{ type: 'Prepend', prepend: '\u0301' }, { type: 'NFKD' }, { type: 'StripAccents' }],
+  prepend_lowercase: [{ type: 'Prepend', prepend: 'I' }, { type: 'Lowercase' }],
+  prepend_bert: [{ type: 'Prepend', prepend: '\u0301' }, { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true }],
+  prepend_nmt: [{ type: 'Prepend', prepend: '\u0001' }, { type: 'Nmt' }],
+};
+// Byte fallback alone (every piece spelled as its bytes, "▁" one token): the ids show the normalized text.
+const bytesOnlyModel = () => {
+  const vocab = { '<unk>': 0 };
+  for (let b = 0; b < 256; ++b) vocab[`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`] = b + 1;
+  vocab['▁'] = 257;
+  return { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null,
+    fuse_unk: false, byte_fallback: true, ignore_merges: false, vocab, merges: [] };
+};
+for (const [name, norms] of Object.entries(STRADDLE_NORMALIZERS)) {
+  for (const splitOn of [true, false]) {
+    const ms = { ...msFirst, split: splitOn };
+    CASES.push({ name: `fx_pre_metaspace_first_straddle_${name}${splitOn ? '' : '_nosplit'}`, kind: 'fixture',
+      texts: () => STRADDLE_TEXTS.map((text) => ({ group: 'case', text, pair: null })), build: () => tj({
+        normalizer: seqNorm(...norms), pre_tokenizer: ms, decoder: seqDec(ms, { type: 'ByteFallback' }, { type: 'Fuse' }),
+        model: bytesOnlyModel() }) });
+  }
+}
 // ByteFallback reads a token "<0x..>" with u8::from_str_radix(_, 16): lower-case hex and a leading
 // '+' are bytes too ("<0x+A>" is 10), "<0x-1>" and "<0xzz>" are not; non-special added tokens
 // reach the decoder as any token does.
