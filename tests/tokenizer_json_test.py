@@ -254,6 +254,26 @@ class DirectoryTests(TokenizerJsonCase):
         print("\ndirectories: " + ", ".join(ran))
         self.assertTrue(ran)
 
+    def test_no_bos_or_no_eos_rebuild_the_llama_template(self):
+        """LlamaTokenizerFast: --no-bos (--no-eos) on a directory whose config adds both gives what
+        transformers gives with add_bos_token (add_eos_token) false: fx_dir_llamafast_eos_only's
+        (bos_only's) transformers.jsonl, the same file; another class's template stays whole."""
+        directory = self.directory_of("fx_dir_llamafast_bos_eos")
+        self.assertEqual((directory / "tokenizer.json").read_bytes(),
+                         (GOLDENS / "fx_dir_llamafast_eos_only" / "tokenizer.json").read_bytes())
+        for flag, case in (("--no-bos", "fx_dir_llamafast_eos_only"), ("--no-eos", "fx_dir_llamafast_bos_only")):
+            recs = [r for r in records(case, "transformers.jsonl") if r["add_special_tokens"] and r["pair"] is None]
+            self.assertEqual(len(recs), 8, case)
+            args = ["tokenize", "--pretrained", str(directory), flag, "--format", "jsonl"]
+            for r in recs:
+                args += ["--text", r["text"]]
+            rows = [json.loads(line) for line in self.ok(*args).stdout.decode().splitlines()]
+            with self.subTest(flag=flag):
+                self.assertEqual([row["input_ids"] for row in rows], [r["ids"] for r in recs])
+        err = self.fails(2, "whole or not at all", "tokenize", "--pretrained", str(GOLDENS / "gpt2" / "tokenizer.json"),
+                         "--no-bos", "--text", "a")
+        self.assertIn("--no-bos", err)
+
 
 class InfoTests(TokenizerJsonCase):
     def test_info_names_the_model_and_components(self):

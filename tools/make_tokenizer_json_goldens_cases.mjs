@@ -756,14 +756,23 @@ CASES.push({ name: 'fx_dec_sequence_replace_strip_fuse', kind: 'fixture', texts:
 // ---------------------------------------------------------------------------------------------
 // Model directories (tokenizer.json + tokenizer_config.json) where transformers v4.44.2 adds
 // something on top of the file: the committed counterparts of DeepSeek-V3's directory.
+const llamaFastConfig = (bos, eos) => ({
+  tokenizer_class: 'LlamaTokenizerFast', add_bos_token: bos, add_eos_token: eos, legacy: true,
+  bos_token: '<|begin_of_text|>', eos_token: '<|end_of_text|>', unk_token: null, pad_token: null,
+  clean_up_tokenization_spaces: false, model_max_length: 131072,
+});
+const llamaFastFile = () => bl({ added_tokens: [added(50256, '<|endoftext|>'), ...llama3Specials()],
+  pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)), post_processor: byteLevel(true, true, false) }, SMALL);
 CASES.push({ name: 'fx_dir_llamafast_bos_eos', kind: 'fixture', texts: compTexts,
-  extraFiles: { 'tokenizer_config.json': {
-    tokenizer_class: 'LlamaTokenizerFast', add_bos_token: true, add_eos_token: true, legacy: true,
-    bos_token: '<|begin_of_text|>', eos_token: '<|end_of_text|>', unk_token: null, pad_token: null,
-    clean_up_tokenization_spaces: false, model_max_length: 131072,
-  } },
-  build: () => bl({ added_tokens: [added(50256, '<|endoftext|>'), ...llama3Specials()],
-    pre_tokenizer: seqPre(split(REGEX.llama3), byteLevel(false, false)), post_processor: byteLevel(true, true, false) }, SMALL) });
+  extraFiles: { 'tokenizer_config.json': llamaFastConfig(true, true) }, build: llamaFastFile });
+// The same file with add_bos_token or add_eos_token false: what `--no-bos` or `--no-eos` on
+// fx_dir_llamafast_bos_eos must give (from_pretrained(DIR, add_bos_token=False) changes the
+// template as the config's key does).
+const LLAMA_FAST_TEXTS = ['Hello world', ' leading space', 'two\nlines', '<|begin_of_text|>inside', 'end<|end_of_text|>', '', '  ', 'ünïcödé 123'];
+for (const [name, bos, eos] of [['bos_only', true, false], ['eos_only', false, true]]) {
+  CASES.push({ name: `fx_dir_llamafast_${name}`, kind: 'fixture', texts: () => LLAMA_FAST_TEXTS.map((text) => ({ group: 'case', text, pair: null })),
+    extraFiles: { 'tokenizer_config.json': llamaFastConfig(bos, eos) }, build: llamaFastFile });
+}
 CASES.push({ name: 'fx_dir_llamafast_defaults', kind: 'fixture', texts: compTexts,
   // add_bos_token/add_eos_token absent: the class defaults (True, False); unk_token absent: the
   // class default "<unk>", which the file lacks, so transformers adds it as a special token.

@@ -306,19 +306,20 @@ class TjPretrained final : public TjEncoder {
  public:
   using TjEncoder::TjEncoder;
   Built build_sequences(const Sequence& a, const Sequence* b, bool add_prefix, bool add_suffix) const override {
-    check_all_or_nothing(add_prefix, add_suffix);
+    const tj::PostProcessor* post = template_for(add_prefix, add_suffix);
     auto encoded = [](const Sequence& s, int type) {
       return tj::Encoded{std::vector<std::int32_t>(s.ids.begin(), s.ids.end()), s.tokens,
                          std::vector<std::int32_t>(s.ids.size(), type)};
     };
     std::optional<tj::Encoded> second;
     if (b) second = encoded(*b, 1);
-    tj::Encoded e = tok_->post_process(encoded(a, 0), std::move(second), add_prefix);
+    tj::Encoded e = post ? tj::Tokenizer::post_process_with(post, encoded(a, 0), std::move(second), true)
+                         : tok_->post_process(encoded(a, 0), std::move(second), add_prefix);
     return Built{std::vector<int>(e.ids.begin(), e.ids.end()), std::vector<int>(e.types.begin(), e.types.end()),
                  std::move(e.tokens)};
   }
   std::size_t num_special_tokens_to_add(bool pair, bool add_prefix, bool add_suffix) const override {
-    check_all_or_nothing(add_prefix, add_suffix);
+    if (const tj::PostProcessor* post = template_for(add_prefix, add_suffix)) return post->added_tokens(pair);
     return add_prefix ? tok_->added_tokens(pair) : 0;
   }
   const std::string& class_name() const override { return class_name_; }
@@ -355,14 +356,20 @@ class TjPretrained final : public TjEncoder {
   bool token_type_ids_ = true, padding_left_ = false, truncation_left_ = false;
   bool clean_up_ = false;  // a directory's clean_up_tokenization_spaces (a bare file: the core's decode only)
   std::optional<std::size_t> model_max_length_;
+  // LlamaTokenizerFast/GemmaTokenizerFast: update_post_processor's template for each
+  // [add_bos_token][add_eos_token] a call leaves (add_bos=false/add_eos=false clear one, as
+  // from_pretrained(..., add_bos_token=False) does); empty for the other classes.
+  std::unique_ptr<tj::PostProcessor> llama_templates_[2][2];
 
  private:
-  void check_all_or_nothing(bool add_prefix, bool add_suffix) const {
-    if (add_prefix != add_suffix) {
-      throw UsageError("add_bos=false/add_eos=false: a tokenizer.json's template (" + class_name_ +
-                           ") is added whole or not at all; give both or neither",
-                       {"add_bos=false", "add_eos=false"});
-    }
+  // The template of a call that leaves out only BOS or only EOS (LlamaTokenizerFast/
+  // GemmaTokenizerFast), else nullptr: the file's template, whole or not at all.
+  const tj::PostProcessor* template_for(bool add_prefix, bool add_suffix) const {
+    if (add_prefix == add_suffix) return nullptr;
+    if (const tj::PostProcessor* post = llama_templates_[add_prefix][add_suffix].get()) return post;
+    throw UsageError("add_bos=false/add_eos=false: a tokenizer.json's template (" + class_name_ +
+                         ") is added whole or not at all; give both or neither",
+                     {"add_bos=false", "add_eos=false"});
   }
 };
 
@@ -538,6 +545,45 @@ bool class_has_token_type_ids(const std::string& name) {
   return true;
 }
 
+// LlamaTokenizerFast/GemmaTokenizerFast: update_post_processor from add_bos_token/add_eos_token,
+// and the templates of a call that leaves out BOS or EOS.
+void rebuild_llama_template(TjPretrained& tok, const json& config, const std::string& config_shown) {
+  // update_post_processor: "<bos>:0 $A:0 <eos>:0" and "... <bos>:1 $B:1 <eos>:1".
+  const auto flag = [&](const char* key, bool fallback) {
+    if (!config.contains(key) || config[key].is_null()) return fallback;
+    if (!config[key].is_boolean()) throw UsageError(config_shown + ": " + key + " is not true or false");
+    return config[key].get<bool>();
+  };
+  const bool bos = flag("add_bos_token", true), eos = flag("add_eos_token", false);
+  const auto make = [&](bool with_bos, bool with_eos) {
+    json single = json::array(), pair = json::array(), specials = json::object();
+    auto special = [&](const char* key, int type) {
+      const auto it = tok.specials_.find(key);
+      if (it == tok.specials_.end()) {
+        throw UsageError(config_shown + ": add_" + std::string(key) + " = True but " + key + " = None");
+      }
+      const auto id = tok.tok_->token_to_id(it->second);
+      specials[it->second] = {{"id", it->second}, {"ids", json::array({id ? json(*id) : json(nullptr)})}, {"tokens", {it->second}}};
+      if (!id) throw UsageError(config_shown + ": " + key + " " + it->second + " is not in the vocabulary");
+      return json{{"SpecialToken", {{"id", it->second}, {"type_id", type}}}};
+    };
+    for (int type = 0; type < 2; ++type) {
+      json& t = type == 0 ? single : pair;
+      if (type == 1) t = single;
+      if (with_bos) t.push_back(special("bos_token", type));
+      t.push_back({{"Sequence", {{"id", type == 0 ? "A" : "B"}, {"type_id", type}}}});
+      if (with_eos) t.push_back(special("eos_token", type));
+    }
+    return tj::load_post_processor(
+        json{{"type", "TemplateProcessing"}, {"single", single}, {"pair", pair}, {"special_tokens", specials}},
+        config_shown + " (add_bos_token/add_eos_token)");
+  };
+  tok.tok_->set_post_processor(make(bos, eos));
+  for (int b = 0; b < 2; ++b) {
+    for (int e = 0; e < 2; ++e) tok.llama_templates_[b][e] = make(bos && b, eos && e);
+  }
+}
+
 }  // namespace
 
 TjEncoder::TjEncoder(std::unique_ptr<tj::Tokenizer> tok) : tok_(std::move(tok)) {}
@@ -640,36 +686,7 @@ std::unique_ptr<PretrainedEncoder> load_tokenizer_json(const std::string& path) 
       const auto m = config["model_max_length"].get<std::uint64_t>();
       if (m < (std::uint64_t(1) << 40)) out->model_max_length_ = static_cast<std::size_t>(m);
     }
-    if (llama_like) {
-      // update_post_processor: "<bos>:0 $A:0 <eos>:0" and "... <bos>:1 $B:1 <eos>:1".
-      const auto flag = [&](const char* key, bool fallback) {
-        if (!config.contains(key) || config[key].is_null()) return fallback;
-        if (!config[key].is_boolean()) throw UsageError(config_shown + ": " + key + " is not true or false");
-        return config[key].get<bool>();
-      };
-      const bool bos = flag("add_bos_token", true), eos = flag("add_eos_token", false);
-      json single = json::array(), pair = json::array(), specials = json::object();
-      auto special = [&](const char* key, int type) {
-        const auto it = out->specials_.find(key);
-        if (it == out->specials_.end()) {
-          throw UsageError(config_shown + ": add_" + std::string(key) + " = True but " + key + " = None");
-        }
-        const auto id = out->tok_->token_to_id(it->second);
-        specials[it->second] = {{"id", it->second}, {"ids", json::array({id ? json(*id) : json(nullptr)})}, {"tokens", {it->second}}};
-        if (!id) throw UsageError(config_shown + ": " + key + " " + it->second + " is not in the vocabulary");
-        return json{{"SpecialToken", {{"id", it->second}, {"type_id", type}}}};
-      };
-      for (int type = 0; type < 2; ++type) {
-        json& t = type == 0 ? single : pair;
-        if (type == 1) t = single;
-        if (bos) t.push_back(special("bos_token", type));
-        t.push_back({{"Sequence", {{"id", type == 0 ? "A" : "B"}, {"type_id", type}}}});
-        if (eos) t.push_back(special("eos_token", type));
-      }
-      out->tok_->set_post_processor(tj::load_post_processor(
-          json{{"type", "TemplateProcessing"}, {"single", single}, {"pair", pair}, {"special_tokens", specials}},
-          config_shown + " (add_bos_token/add_eos_token)"));
-    }
+    if (llama_like) rebuild_llama_template(*out, config, config_shown);
   }
   out->digest_ = files.digest();
   return out;

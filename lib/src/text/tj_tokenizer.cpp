@@ -289,13 +289,14 @@ void Tokenizer::unknown_spans(std::string_view word, const std::vector<std::int3
   }
 }
 
-Encoded Tokenizer::post_process(Encoded a, std::optional<Encoded> b, bool add_special_tokens) const {
+Encoded Tokenizer::post_process_with(const PostProcessor* post, Encoded a, std::optional<Encoded> b,
+                                     bool add_special_tokens) {
   std::vector<Encoded> parts;
   parts.push_back(std::move(a));
   if (b) parts.push_back(std::move(*b));
-  if (post_) {
+  if (post) {
     for (std::size_t i = 0; i < parts.size(); ++i) parts[i].types.assign(parts[i].ids.size(), static_cast<std::int32_t>(i));
-    post_->process(parts, add_special_tokens);
+    post->process(parts, add_special_tokens);
   }
   Encoded out;
   for (Encoded& p : parts) {

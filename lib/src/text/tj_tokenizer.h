@@ -40,7 +40,11 @@ class Tokenizer {
   // without `tokens`, Encoded::tokens is left empty (cheaper, for ids alone).
   Encoded encode_one(std::string_view text, std::int32_t type_id, bool tokens = true) const;
   // The post-processor (or, without one, the default: the sequences as they are).
-  Encoded post_process(Encoded a, std::optional<Encoded> b, bool add_special_tokens) const;
+  Encoded post_process(Encoded a, std::optional<Encoded> b, bool add_special_tokens) const {
+    return post_process_with(post_.get(), std::move(a), std::move(b), add_special_tokens);
+  }
+  // The same through another post-processor (nullptr: none).
+  static Encoded post_process_with(const PostProcessor* post, Encoded a, std::optional<Encoded> b, bool add_special_tokens);
   Encoded encode(std::string_view text, const std::string_view* pair, bool add_special_tokens) const;
   std::size_t added_tokens(bool pair) const { return post_ ? post_->added_tokens(pair) : 0; }
   bool has_post_processor() const { return post_ != nullptr; }
