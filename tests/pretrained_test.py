@@ -170,6 +170,15 @@ class FlagTests(CliCase):
         self.assertEqual(with_eos[:-1], without)
         self.assertEqual(with_eos[-1], b"1")
 
+    def test_seq_len_at_or_below_the_template(self):
+        """transformers' slow classes leave a text they cannot cut longer than max_length (truncate_sequences
+        logs an error): refused, naming the text; an empty one fits a max_length equal to the template
+        (the golden "empty text at max_length N"); a shorter max_length is refused before any text."""
+        albert = str(MODELS / "albert-base-v2")
+        self.fails(2, "cannot hold text 2", "tokenize", "--pretrained", albert, "--seq-len", "2", "--text", "", "--text", "Hello")
+        self.fails(2, "is shorter than the 2 special tokens of AlbertTokenizer's template", "tokenize", "--pretrained", albert,
+                   "--seq-len", "1", "--text", "")
+
     def test_model_and_pretrained_exclude_each_other(self):
         self.fails(2, "--pretrained", "tokenize", "--model", "x.model", "--pretrained", str(MODELS / "albert-base-v2"),
                    "--text", "a")

@@ -792,27 +792,33 @@ class UnicodeTests(TokenizerJsonCase):
 
 
 class TruncationTests(TokenizerJsonCase):
-    """Pairs cut to --seq-len as HF tokenizers' longest_first cuts them (truncation.jsonl: the Rust
-    core with setTruncation, tools/make_tokenizer_json_truncation_goldens.mjs): both halves, the
-    longer keeping an odd budget's extra token, either side."""
+    """Pairs and single texts cut to --seq-len as HF tokenizers' longest_first cuts them
+    (truncation.jsonl: the Rust core with setTruncation, tools/make_tokenizer_json_truncation_goldens.mjs):
+    both halves, the longer keeping an odd budget's extra token, either side; a --seq-len equal to the
+    template's size gives the template alone, a shorter one is refused (HF returns the template longer)."""
 
     def test_pairs_truncated_as_hf_tokenizers(self):
-        ran = 0
+        ran = at_template = refused = 0
         for case in sorted(p.parent.name for p in GOLDENS.glob("*/truncation.jsonl")):
             groups = {}
             for line in (GOLDENS / case / "truncation.jsonl").read_text().splitlines():
                 r = json.loads(line)
-                groups.setdefault((r["max_length"], r["direction"]), []).append(r)
-            for (max_length, direction), recs in sorted(groups.items()):
+                groups.setdefault((r["max_length"], r["direction"], r["pair"] is None), []).append(r)
+            for (max_length, direction, single), recs in sorted(groups.items()):
                 args = ["tokenize", "--pretrained", str(GOLDENS / case / "tokenizer.json"), "--format", "jsonl",
                         "--seq-len", str(max_length), "--truncation-side", direction]
                 for r in recs:
-                    args += ["--text", r["text"], "--text-pair", r["pair"]]
+                    args += ["--text", r["text"]] + ([] if single else ["--text-pair", r["pair"]])
                 got = run(*args)
-                if got.returncode == 2 and b"leaves no room" in got.stderr:
-                    # max_length no longer than the template: HF cuts the texts to nothing, embedpe refuses
-                    self.assertTrue(all(len(r["ids"]) >= max_length for r in recs), case)
+                if any(len(r["ids"]) > max_length for r in recs):
+                    # max_length shorter than the template: HF returns the template, longer; embedpe refuses
+                    self.assertEqual(got.returncode, 2, got.stderr.decode()[:300])
+                    self.assertIn(b"special tokens of", got.stderr)
+                    refused += 1
                     continue
+                # max_length equal to the template: the texts cut to nothing, as HF cuts them
+                template = len(next(r for r in groups[(17, direction, True)] if not r["text"])["ids"])
+                at_template += sum(1 for r in recs if single and r["text"] and max_length == template)
                 self.assertEqual(got.returncode, 0, got.stderr.decode()[:300])
                 rows = [json.loads(line) for line in got.stdout.decode().splitlines()]
                 self.assertEqual(len(rows), len(recs))
@@ -820,7 +826,10 @@ class TruncationTests(TokenizerJsonCase):
                     n = sum(row["attention_mask"])
                     with self.subTest(case=case, max_length=max_length, direction=direction, text=r["text"], pair=r["pair"]):
                         self.assertEqual(row["input_ids"][:n], r["ids"])
-                        self.assertEqual(row["token_type_ids"][:n], r["type_ids"])
+                        if not single:
+                            self.assertEqual(row["token_type_ids"][:n], r["type_ids"])
                     ran += 1
-        print(f"\n{ran} pairs")
+        print(f"\n{ran} texts and pairs; {at_template} texts cut to nothing (the template alone); {refused} refused (max_length shorter)")
         self.assertGreater(ran, 1000)
+        self.assertGreater(at_template, 0)
+        self.assertGreater(refused, 0)

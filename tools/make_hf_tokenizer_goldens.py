@@ -164,6 +164,11 @@ def goldens_for(directory):
         add(f"pairs max_length {n}", a, b, padding="max_length", max_length=n)
     add("pairs max_length 10 left trunc", a, b, padding="max_length", max_length=10, truncation_side="left")
     add("pairs max_length 10 left pad", a, b, padding="max_length", max_length=10, padding_side="left")
+    # max_length equal to the template's size: an empty text fits it exactly (a longer one HF leaves
+    # longer than max_length, which embedpe refuses, tests/pretrained_test.py)
+    template = len(tok("")["input_ids"])
+    if template > 0:
+        add(f"empty text at max_length {template}", [""], padding="max_length", max_length=template)
 
     def decoded(row):
         ids = [i for i, m in zip(row["input_ids"], row["attention_mask"]) if m]

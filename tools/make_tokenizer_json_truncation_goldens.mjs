@@ -1,4 +1,4 @@
-// Pair truncation goldens (longest_first), beside tools/make_tokenizer_json_goldens.mjs's: for a few
+// Truncation goldens (longest_first; pairs, and single texts), beside tools/make_tokenizer_json_goldens.mjs's: for a few
 // cases, HF tokenizers 0.22.2's Rust core (@anush008/tokenizers@0.6.0) with
 // setTruncation(max_length, { strategy: 'LongestFirst', direction }) on pairs of lengths that make
 // every branch of tokenizers/src/utils/truncation.rs truncate_encodings run (the shorter whole, both
@@ -25,15 +25,19 @@ const WORDS = 'one two three four five six seven eight nine ten eleven twelve'.s
 const words = (n, from = 0) => WORDS.slice(from, from + n).join(' ');
 const PAIRS = [[1, 8], [8, 1], [3, 3], [5, 6], [6, 5], [2, 9], [9, 9], [12, 4], [4, 12], [0, 5]]
   .map(([a, b]) => [words(a), words(b, 3)]);
+// Single texts too, and max_length from 1: at and below the template's size the core cuts the
+// texts to nothing (max_length equal to the template: the template alone) or, below it, returns
+// the template longer than max_length (max_length - n_added_tokens wraps in a release build).
+const SINGLES = [[words(0), null], [words(1), null], [words(7), null]];
 
 for (const name of CASES) {
   const tok = Tokenizer.fromFile(path.join(GOLDENS, name, 'tokenizer.json'));
   tok.disablePadding();
   const lines = [];
   for (const direction of ['right', 'left']) {
-    for (let max = 6; max <= 17; ++max) {
+    for (let max = 1; max <= 17; ++max) {
       tok.setTruncation(max, { strategy: 'LongestFirst', direction });
-      for (const [text, pair] of PAIRS) {
+      for (const [text, pair] of [...PAIRS, ...SINGLES]) {
         const e = await tok.encode(text, pair, { addSpecialTokens: true });
         lines.push(JSON.stringify({ text, pair, max_length: max, direction, ids: Array.from(e.getIds()), type_ids: Array.from(e.getTypeIds()) }));
       }

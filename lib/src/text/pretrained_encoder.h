@@ -58,12 +58,15 @@ class PretrainedEncoder {
   virtual bool pairs_without_special_tokens() const { return false; }
   // Whether the template is added whole or not at all (add_bos and add_eos both, or neither).
   virtual bool template_whole() const { return false; }
-  // How longest_first shares max_length between a pair: transformers' slow classes take one token
-  // at a time from the longer (the second on a tie, tokenization_utils_base.py truncate_sequences);
-  // HF tokenizers' core cuts both to halves, the longer keeping the odd one
-  // (tokenizers/src/utils/truncation.rs truncate_encodings).
-  enum class PairCut { one_at_a_time, halves };
-  virtual PairCut pair_cut() const { return PairCut::one_at_a_time; }
+  // Whose truncation to max_length this is.
+  //   slow: transformers' slow classes (tokenization_utils_base.py truncate_sequences): a pair's
+  //     longest_first takes one token at a time from the longer (the second on a tie); a single
+  //     text that cannot be cut enough is left longer than max_length (an error is logged).
+  //   core: HF tokenizers' core (tokenizers/src/utils/truncation.rs truncate_encodings): a pair is
+  //     cut to halves, the longer keeping the odd one; a text may be cut to nothing, so a max_length
+  //     equal to the template's size gives the template alone.
+  enum class Truncation { slow, core };
+  virtual Truncation truncation() const { return Truncation::slow; }
 };
 
 }  // namespace embedpe::detail

@@ -35,7 +35,7 @@ class TjEncoder : public PretrainedEncoder {
   Sequence encode_ids(std::string_view text) const override;
   std::string_view piece(int id) const override;
   bool pairs_without_special_tokens() const override { return true; }
-  PairCut pair_cut() const override { return PairCut::halves; }
+  Truncation truncation() const override { return Truncation::core; }
 
   std::unique_ptr<tj::Tokenizer> tok_;
 };

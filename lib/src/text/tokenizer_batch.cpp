@@ -308,10 +308,14 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
                      {"add_bos=false", "add_eos=false"});
   }
   const std::size_t specials = hf.num_special_tokens_to_add(pair, options.add_bos, options.add_eos);
-  if (options.seq_len && *options.seq_len <= specials && (specials > 0 || *options.seq_len == 0)) {
-    throw UsageError("seq_len " + std::to_string(*options.seq_len) + " leaves no room for a text next to the " +
-                         std::to_string(specials) + " special tokens of " + hf.class_name() + "'s template; use at least " +
-                         std::to_string(specials + 1) +
+  const bool core = hf.truncation() == detail::PretrainedEncoder::Truncation::core;
+  // HF leaves the template longer than a shorter max_length; the core's template alone fills an
+  // equal one, a slow class's only with empty texts (checked text by text below).
+  if (options.seq_len && (*options.seq_len < specials || *options.seq_len == 0)) {
+    const std::string why = specials == 0 ? " leaves no room for a text"
+                                          : " is shorter than the " + std::to_string(specials) + " special tokens of " +
+                                                hf.class_name() + "'s template (HF would return them all, longer than it)";
+    throw UsageError("seq_len " + std::to_string(*options.seq_len) + why + "; use at least " + std::to_string(specials + 1) +
                          (hf.template_whole() ? ", or add_bos=false with add_eos=false (the template goes whole)"
                                               : ", or add_bos=false/add_eos=false"),
                      {"seq_len", "add_bos=false", "add_eos=false"});
@@ -354,8 +358,9 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
     if (options.seq_len && total > *options.seq_len) {
       std::size_t remove = total - *options.seq_len;
       if (!y) {
-        // HF leaves a text it cannot cut enough longer than max_length; embedpe cannot pad it.
-        if (x.size() <= remove) {
+        // A slow class leaves a text it cannot cut enough longer than max_length; embedpe cannot
+        // pad it. The core cuts it to nothing.
+        if (!core && x.size() <= remove) {
           throw UsageError("seq_len " + std::to_string(*options.seq_len) + " cannot hold text " + std::to_string(i + 1) +
                                ": its " + std::to_string(specials) + " special tokens and at least one of its " +
                                std::to_string(x.size()) + " tokens need more (HF would leave it longer than max_length)",
@@ -364,7 +369,7 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
         cut(first[i], remove);
       } else {
         std::size_t lx = x.size(), ly = y->size();
-        if (hf.pair_cut() == detail::PretrainedEncoder::PairCut::halves) {
+        if (core) {
           halve_pair(lx, ly, *options.seq_len - specials);
         } else {
           // longest_first: the longer loses a token at a time, the second on a tie
