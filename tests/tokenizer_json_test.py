@@ -391,7 +391,8 @@ class BadFileTests(CliCase):
         d.mkdir()
         shutil.copy(GOLDENS / "fx_bl_gpt2_small" / "tokenizer.json", d / "tokenizer.json")
         for content, said in (('{"model_max_length": 1e400}', "the number 1e400 is out of range"),
-                              ('{"model_max_length": 5,}', "not valid JSON")):
+                              ('{"model_max_length": 5,}', "not valid JSON"),
+                              ('\ufeff{"model_max_length": 5}', "starts with a UTF-8 byte order mark")):
             (d / "tokenizer_config.json").write_text(content)
             err = self.fails(2, said, "tokenize", "--pretrained", str(d), "--text", "a")
             self.assertIn("tokenizer_config.json", err)

@@ -74,6 +74,8 @@ class Builder : public nlohmann::json_sax<Json> {
     error_ = shown_ + " is not valid JSON: " + json_parse_reason(e) + where;
   }
 
+  const std::string& shown() const { return shown_; }
+
   Json root;
   std::string error_;
 
@@ -139,6 +141,12 @@ class Builder : public nlohmann::json_sax<Json> {
 // `text` through a Builder; false with the builder's error_ (or none) when it is refused.
 template <class Json>
 bool build(std::string_view text, Builder<Json>& builder) {
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    // nlohmann skips it; Python's json (transformers' reader) refuses it: "Unexpected UTF-8 BOM".
+    builder.error_ = builder.shown() + " starts with a UTF-8 byte order mark, which transformers' reader "
+                                       "(Python's json.load) refuses";
+    return false;
+  }
   try {
     return Json::sax_parse(text.begin(), text.end(), &builder, nlohmann::json::input_format_t::json, true) &&
            builder.error_.empty();
