@@ -33,8 +33,9 @@ void check_text(std::string_view text, const std::string& what) {
                 "; convert the text to UTF-8 (e.g. with iconv)");
   }
   if (auto nul = text.find('\0'); nul != std::string_view::npos) {
-    throw Error(what + ": NUL byte at byte " + std::to_string(nul + 1) +
-                "; this looks like a binary file, not text");
+    // A NUL byte in a text file, or a \u0000 escape in a JSON string: the text holds U+0000.
+    throw Error(what + ": NUL byte (U+0000) at byte " + std::to_string(nul + 1) +
+                " of the text; texts may not hold it (a binary file, or a \\u0000 in JSON?)");
   }
 }
 
