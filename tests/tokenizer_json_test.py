@@ -372,6 +372,21 @@ class BadFileTests(CliCase):
                 err = self.fails(2, said, *args, "-o", str(out), output=out)
                 self.assertIn("embedpe: " + named, err)
 
+    def test_a_tokenizer_json_by_its_extension_in_any_case(self):
+        """A file named *.json in any case is a tokenizer.json (tokenize and info alike); another name is
+        refused saying what --pretrained takes; --tokenizer slow on such a file says why."""
+        src = GOLDENS / "fx_bl_gpt2_small" / "tokenizer.json"
+        want = self.ok("tokenize", "--pretrained", str(src), "--text", "hi", "--format", "ids").stdout
+        upper = self.tmp / "tok.JSON"
+        shutil.copy(src, upper)
+        self.assertEqual(self.ok("tokenize", "--pretrained", str(upper), "--text", "hi", "--format", "ids").stdout, want)
+        self.assertIn(b"tokenizer.json: ", self.ok("info", "--pretrained", str(upper)).stdout)
+        bare = self.tmp / "tokenizer"
+        shutil.copy(src, bare)
+        self.fails(2, "a tokenizer.json file (named *.json)", "tokenize", "--pretrained", str(bare), "--text", "hi")
+        self.fails(2, "--tokenizer slow reads a model directory's SentencePiece files", "tokenize", "--pretrained",
+                   str(upper), "--tokenizer", "slow", "--text", "hi")
+
     def test_model_type_given_twice(self):
         """HF reads model.type as serde's internal tag, which refuses it twice, the same value or not
         (the Rust core 0.22.2: "data did not match any variant of untagged enum ModelUntagged"); another

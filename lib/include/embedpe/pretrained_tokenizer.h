@@ -32,6 +32,11 @@ namespace embedpe {
 Tokenizer load_pretrained_tokenizer(const std::string& dir,
                                     PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any);
 
+// Whether `path` names a tokenizer.json file as `--pretrained` takes one: anything but a
+// directory whose name ends in ".json", in any case (its reader refuses what is not a
+// regular file, naming it).
+bool is_tokenizer_json_file(const std::string& path);
+
 // EncodeOptions with the directory's defaults: its padding_side and truncation_side.
 EncodeOptions pretrained_encode_options(const Tokenizer& tokenizer);
 // `given` with the sides a front end left unset taken from those defaults,

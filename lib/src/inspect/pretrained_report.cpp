@@ -117,11 +117,6 @@ std::string directory_report(const PretrainedModel& m, ReportFormat format, cons
   return text;
 }
 
-bool is_tokenizer_json_file(const std::string& path) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(path, ec) && path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-}
-
 // The tokenizer.json of `path` (a file, or a directory's): its model and components,
 // after `report` (a directory's own report, "" for a file).
 std::string tokenizer_json_report(const std::string& path, std::string report, ReportFormat format) {

@@ -53,9 +53,8 @@ Tokenizer tokenizer_at(const std::string& path) {
   struct stat st;
   const bool directory = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
   // A tokenizer.json file is a pretrained tokenizer as `--pretrained FILE.json` reads it.
-  const bool tokenizer_json = path.ends_with(".json");
-  return directory || tokenizer_json || is_gguf_file(path) ? load_pretrained_tokenizer(path)
-                                                           : Tokenizer::from_file(path);
+  return directory || is_tokenizer_json_file(path) || is_gguf_file(path) ? load_pretrained_tokenizer(path)
+                                                                         : Tokenizer::from_file(path);
 }
 
 namespace {

@@ -373,7 +373,8 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   const fs::path dir(dir_name);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw UsageError("pretrained " + dir_name + " is not a directory; give a Hugging Face model directory or a .gguf file");
+    throw UsageError("pretrained " + dir_name + " is not a directory; give a Hugging Face model directory, a tokenizer.json "
+                     "file (named *.json) or a .gguf file");
   }
   // Every file read goes through one reader (model_files.h): a regular file under a size cap,
   // noted as an input, hashed into the digest that identifies the tokenizer.

@@ -9,6 +9,7 @@
 #include "embedpe/error.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/weights.h"
+#include "file_name.h"
 #include "hf_tokenizer.h"
 #include "model_files.h"
 #include "pretrained_encoder.h"
@@ -86,7 +87,7 @@ bool is_tokenizer_json(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0) return false;
   // Anything there, a link to nothing too: its reader names what is wrong with it.
   if (S_ISDIR(st.st_mode)) return ::lstat((path + "/tokenizer.json").c_str(), &st) == 0;
-  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  return is_tokenizer_json_file(path);
 }
 
 // The fast tokenizer: AutoTokenizer.from_pretrained(DIR) with tokenizer.json there.
@@ -115,8 +116,18 @@ std::unique_ptr<TokenEncoder> pretrained_token_encoder(std::unique_ptr<Pretraine
 
 }  // namespace detail
 
+bool is_tokenizer_json_file(const std::string& path) {
+  struct stat st;
+  return lower_extension(path) == ".json" && !(::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+}
+
 Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind) {
   refuse_missing_pretrained(dir);
+  if (kind == PretrainedTokenizerKind::slow && is_tokenizer_json_file(dir)) {
+    throw UsageError("tokenizer slow reads a model directory's SentencePiece files; " + dir +
+                         " is a tokenizer.json file (the fast class reads it: leave the default)",
+                     {"tokenizer"});
+  }
   detail::LoadedEncoder loaded = is_gguf_file(dir) ? detail::load_gguf_encoder(dir)
                                  : kind == PretrainedTokenizerKind::fast_if_any && detail::is_tokenizer_json(dir)
                                      ? detail::load_fast(dir)
