@@ -372,6 +372,18 @@ class BadFileTests(CliCase):
                 err = self.fails(2, said, *args, "-o", str(out), output=out)
                 self.assertIn("embedpe: " + named, err)
 
+    def test_pieces_with_white_space_keep_one_line_per_text(self):
+        """--format pieces: a token holding a space, tab, CR, LF or backslash (an added token here) is
+        written with \\x20, \\t, \\r, \\n, \\\\, so each text stays one line of space-separated pieces."""
+        doc = json.loads((GOLDENS / "fx_bl_gpt2_small" / "tokenizer.json").read_text())
+        doc["added_tokens"].append({"id": 5000, "content": "x y\tz\r\n\\", "single_word": False, "lstrip": False,
+                                    "rstrip": False, "normalized": False, "special": False})
+        path = self.write(json.dumps(doc))
+        lines = self.ok("tokenize", "--pretrained", str(path), "--format", "pieces", "--text", "ax y\tz\r\n\\",
+                        "--text", "b").stdout.decode().split("\n")
+        self.assertEqual(len(lines), 3, lines)  # two texts, and the end of the last line
+        self.assertEqual(lines[0].split(" ")[-1], "x\\x20y\\tz\\r\\n\\\\")
+
     def test_a_tokenizer_json_by_its_extension_in_any_case(self):
         """A file named *.json in any case is a tokenizer.json (tokenize and info alike); another name is
         refused saying what --pretrained takes; --tokenizer slow on such a file says why."""

@@ -215,6 +215,7 @@ void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& 
 // output): one line per text, its ids or pieces space-separated, as the
 // embedding takes them (BOS/EOS, truncation), padded only to a length the
 // options ask for (seq_len, pad_to_multiple_of), as JSON Lines records are.
+// A piece's space, tab, CR, LF and backslash are written \x20, \t, \r, \n, \\.
 enum class TokenText { ids, pieces };
 void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText text, const std::string& output,
                       const TokenizeRunOptions& options);

@@ -55,6 +55,26 @@ std::vector<TextLine> first_token_lines(TextSource& source, bool whole, const To
   return lines;
 }
 
+// A piece as the pieces format writes it: as it is, unless it holds what would break a line of
+// space-separated pieces (a space, tab, CR or LF: HF's tokens may, e.g. Gemma's "\n\n") or a
+// backslash, which are then written \x20, \t, \r, \n and \\.
+void append_piece(std::string& out, std::string_view piece) {
+  if (piece.find_first_of(" \t\r\n\\") == std::string_view::npos) {
+    out += piece;
+    return;
+  }
+  for (const char c : piece) {
+    switch (c) {
+      case ' ': out += "\\x20"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\n': out += "\\n"; break;
+      case '\\': out += "\\\\"; break;
+      default: out += c;
+    }
+  }
+}
+
 }  // namespace
 
 void tokenize(const Tokenizer& tokenizer, TextSource& source, const SinkFormat& format, TensorSink& sink,
@@ -140,7 +160,7 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
             const auto r = std::to_chars(digits, digits + sizeof digits, is_pad ? pad : e.ids[token]);
             buffer.append(digits, r.ptr);
           } else {
-            buffer += is_pad ? pad_piece : e.pieces[token];
+            append_piece(buffer, is_pad ? pad_piece : std::string_view(e.pieces[token]));
           }
         }
         buffer += '\n';
@@ -163,7 +183,7 @@ void tokenize_to_text(const Tokenizer& tokenizer, TextSource& source, TokenText 
           buffer += std::to_string(batch.input_ids(b, l));
         } else {
           const std::size_t token = l - std::min(l, batch.first_token(b));
-          buffer += batch.attention_mask(b, l) != 0 ? batch.pieces[b][token] : pad_piece;
+          append_piece(buffer, batch.attention_mask(b, l) != 0 ? std::string_view(batch.pieces[b][token]) : pad_piece);
         }
       }
       buffer += '\n';
