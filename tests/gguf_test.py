@@ -362,7 +362,7 @@ class LlamaCppTests(Case):
         r = run("decode", str(out))
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("has changed", r.stderr.decode())
-        self.assertIn("give it with --pretrained", r.stderr.decode())  # --model reads SentencePiece models only
+        self.assertIn("its files unchanged, with --pretrained", r.stderr.decode())  # --model reads SentencePiece models only
         self.assertNotIn("--model", r.stderr.decode())
 
 
@@ -672,7 +672,7 @@ class SplitRecordTests(Case):
         self.assertEqual(r.returncode, 2, err)
         self.assertEqual(err.count("\n"), 1, err)
         self.assertIn("cannot be read now (" + str(self.p2), err)
-        self.assertIn("give it with --pretrained", err)
+        self.assertIn("its files unchanged, with --pretrained", err)
 
     def test_output_over_a_part_names_pretrained(self):
         """-o a link to part 1 or 2: refused, as the same file as --pretrained's part."""

@@ -172,7 +172,7 @@ class DecodeTests(CliCase):
         # a model changed at that path, or gone: refused, naming it
         shutil.copy(other, work / "m.model")
         err = self.fails(2, "was made with another model (m.model", "decode", str(work / "o.npz"))
-        self.assertIn("give it with --model", err)
+        self.assertIn("its files unchanged, with --model", err)
         (work / "m.model").unlink()
         self.fails(2, "which is not there now", "decode", str(work / "o.safetensors"))
         # diff still compares, without pieces, and says why

@@ -220,7 +220,7 @@ RecordedModel model_recorded_in(const std::vector<std::string>& outputs) {
     m << Verbatim{output} << Verbatim{" was made with another model ("} << Verbatim{named->source}
       << Verbatim{", SHA-256 " + named->sha256.substr(0, 12) + "...), which "}
       << Verbatim{unreadable.empty() ? "is not there now, or has changed" : "cannot be read now (" + unreadable + ")"}
-      << Verbatim{": give it with "};
+      << Verbatim{": give that model, its files unchanged, with "};
     if (gguf) {
       m << "pretrained";
     } else {
