@@ -86,6 +86,15 @@ const ops = {
   id_to_token: ({ h, id }) => get(h).idToToken(id),
   no_truncation: ({ h }) => { get(h).disableTruncation(); return null; },
   no_padding: ({ h }) => { get(h).disablePadding(); return null; },
+  enable_truncation: ({ h, max_length, stride, strategy, direction }) => {
+    get(h).setTruncation(max_length, { stride, strategy, direction });
+    return null;
+  },
+  enable_padding: ({ h, direction, pad_id, pad_type_id, pad_token, length, pad_to_multiple_of }) => {
+    get(h).setPadding({ direction, padId: pad_id, padTypeId: pad_type_id, padToken: pad_token,
+      maxLength: length ?? undefined, padToMultipleOf: pad_to_multiple_of ?? undefined });
+    return null;
+  },
   encode: async ({ h, text, pair, add_special_tokens }) =>
     encoding(await get(h).encode(text, pair ?? null, { addSpecialTokens: add_special_tokens })),
   decode: async ({ h, ids, skip_special_tokens }) => get(h).decode(ids, skip_special_tokens),
@@ -112,7 +121,15 @@ const ops = {
 };
 
 const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+// Answers go to the pipe whose descriptor TOKENIZERS_SHIM_FD names, not stdout: the core may print
+// (Rust println!) on stdout, which must not mix with the answers.
+const OUT_FD = Number(process.env.TOKENIZERS_SHIM_FD);
+if (!Number.isInteger(OUT_FD) || OUT_FD < 3) throw new Error('TOKENIZERS_SHIM_FD: the answer pipe is not set');
+const out = (o) => {
+  const buf = Buffer.from(JSON.stringify(o) + '\n', 'utf8');
+  for (let off = 0; off < buf.length;) off += fs.writeSync(OUT_FD, buf, off);
+};
+process.stdout.on('error', () => {});
 // One request at a time, in order (the client waits for each answer).
 let chain = Promise.resolve();
 rl.on('line', (line) => {

@@ -161,6 +161,8 @@ class Tokenizer:
         t = object.__new__(cls)
         t._h = handle
         t._encode_special_tokens = False
+        t._json = None  # the core's to_str(), kept until a change (every change goes through this object)
+        t._parsed = None
         return t
 
     @classmethod
@@ -180,7 +182,21 @@ class Tokenizer:
         _unsupported("Tokenizer.from_pretrained (no network)")
 
     def to_str(self, pretty=False):
-        return _core("to_str", h=self._h, pretty=bool(pretty))
+        if pretty:
+            return _core("to_str", h=self._h, pretty=True)
+        if self._json is None:
+            self._json = _core("to_str", h=self._h, pretty=False)
+        return self._json
+
+    def _changed(self):
+        self._json = None
+        self._parsed = None
+
+    def _state(self):
+        """The core's JSON, parsed (cached with it)."""
+        if self._json is None or self._parsed is None:
+            self._parsed = _json.loads(self.to_str())
+        return self._parsed
 
     def save(self, path, pretty=True):
         with open(path, "w", encoding="utf-8") as f:
@@ -192,6 +208,8 @@ class Tokenizer:
     def __setstate__(self, state):
         self._h = _core("from_str", json=bytes(state).decode("utf-8"))
         self._encode_special_tokens = False
+        self._json = None
+        self._parsed = None
 
     def __deepcopy__(self, memo):
         # the Python binding deep-copies through its JSON state (pickle); encode_special_tokens is not in it
@@ -213,6 +231,7 @@ class Tokenizer:
         if not isinstance(value, _COMPONENT_CLASS[kind]):
             raise TypeError(f"{kind} must be a {_COMPONENT_CLASS[kind].__name__}")
         _core("set_component", h=self._h, kind=kind, c=value._c)
+        self._changed()
 
     normalizer = property(lambda self: self._get_component("normalizer"), lambda self, v: self._set_component("normalizer", v))
     pre_tokenizer = property(lambda self: self._get_component("pre_tokenizer"), lambda self, v: self._set_component("pre_tokenizer", v))
@@ -225,7 +244,7 @@ class Tokenizer:
 
     # -- truncation / padding: the core's settings, read from its JSON --
     def _section(self, name):
-        return _json.loads(self.to_str())[name]
+        return self._state()[name]
 
     @property
     def truncation(self):
@@ -249,15 +268,31 @@ class Tokenizer:
 
     def no_truncation(self):
         _core("no_truncation", h=self._h)
+        self._changed()
 
     def no_padding(self):
         _core("no_padding", h=self._h)
+        self._changed()
 
-    def enable_truncation(self, *args, **kwargs):
-        _unsupported("Tokenizer.enable_truncation (transformers calls it only with truncation on)")
+    def enable_truncation(self, max_length, stride=0, strategy="longest_first", direction="right"):
+        # PyTokenizer.enable_truncation (0.22.2): the same names and checks
+        strategies = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_second": "OnlySecond"}
+        if strategy not in strategies:
+            raise ValueError("Unknown `strategy`: `{}`. Use one of `longest_first`, `only_first`, `only_second`".format(strategy))
+        if direction not in ("left", "right"):
+            raise ValueError("Unknown `direction`: `{}`. Use one of `left` or `right`.".format(direction))
+        _core("enable_truncation", h=self._h, max_length=int(max_length), stride=int(stride),
+              strategy=strategies[strategy], direction=direction)
+        self._changed()
 
-    def enable_padding(self, *args, **kwargs):
-        _unsupported("Tokenizer.enable_padding (transformers calls it only with padding on)")
+    def enable_padding(self, direction="right", pad_id=0, pad_type_id=0, pad_token="[PAD]", length=None,
+                       pad_to_multiple_of=None):
+        if direction not in ("left", "right"):
+            raise ValueError("Unknown `direction`: `{}`. Use one of `left` or `right`".format(direction))
+        _core("enable_padding", h=self._h, direction=direction, pad_id=int(pad_id), pad_type_id=int(pad_type_id),
+              pad_token=str(pad_token), length=None if length is None else int(length),
+              pad_to_multiple_of=None if pad_to_multiple_of is None else int(pad_to_multiple_of))
+        self._changed()
 
     # -- vocabulary --
     def get_vocab(self, with_added_tokens=True):
@@ -277,7 +312,7 @@ class Tokenizer:
     def get_added_tokens_decoder(self):
         # the core's added vocabulary, from its JSON (ids, contents and the 5 flags as the core keeps them)
         out = {}
-        for t in _json.loads(self.to_str())["added_tokens"]:
+        for t in self._state()["added_tokens"]:
             out[t["id"]] = AddedToken._from_core(t)
         return dict(sorted(out.items()))
 
@@ -296,7 +331,9 @@ class Tokenizer:
                 raise TypeError("Input must be a List[Union[str, AddedToken]]")
         # tk Tokenizer::add_special_tokens and add_tokens are the same call in the core
         # (AddedVocabulary::add_special_tokens = add_tokens), which the add-on's addAddedTokens makes
-        return _core("add_tokens", h=self._h, tokens=wire)
+        n = _core("add_tokens", h=self._h, tokens=wire)
+        self._changed()
+        return n
 
     def add_tokens(self, tokens):
         return self._add(tokens, False)

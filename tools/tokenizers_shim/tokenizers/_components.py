@@ -14,8 +14,8 @@ class _Component:
         return obj
 
     @classmethod
-    def _build(cls, type_name, **args):
-        return cls._wrap(core("new_component", kind=cls._kind, type=type_name, args=args))
+    def _build(klass, type_name, **args):
+        return klass._wrap(core("new_component", kind=klass._kind, type=type_name, args=args))
 
     @classmethod
     def _from_state(cls, state):
