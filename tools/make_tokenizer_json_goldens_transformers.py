@@ -181,6 +181,9 @@ def main():
                             diffs.append(f"{case}: text {r['text'][:60]!r} pair {r['pair']!r} add_special_tokens {r['add_special_tokens']}: "
                                          f"{k}: JS rules {o.get(k)!r:.300} transformers {r[k]!r:.300}")
             if not args.check:
+                if same != want_meta["records_same_as_expected"]:
+                    want_meta["records_same_as_expected"] = same  # the JS generator's spelling (indent 2)
+                    (d / "transformers.json").write_text(json.dumps(want_meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
                 if same:
                     f.unlink(missing_ok=True)
                 else:
