@@ -17,8 +17,11 @@ DirectoryTests.directory_of builds it (tokenizer.json committed, xz, or the @len
 source.json's path; tokenizer_config.json, special_tokens_map.json, config.json), and each of the
 case's texts (tools/tj_case_texts.mjs: the texts of expected.jsonl without the 10 KB runs) is
 encoded with add_special_tokens true then false:
-  tok(text, pair, add_special_tokens=...) -> ids, tokens (encodings[0].tokens), type_ids,
-  attention_mask; tok.decode(ids, skip_special_tokens=False / True).
+  tok([text], [pair], add_special_tokens=...) -> ids, tokens (encodings[0].tokens), type_ids,
+  attention_mask; tok.decode(ids, skip_special_tokens=False / True). A batch of one, as embedpe
+  models a call (tok(texts, pairs, ...)): the single call tok(text, "") encodes the text alone
+  (tokenization_utils_fast.py _encode_plus: `[(text, text_pair)] if text_pair else [text]`), the
+  batch call applies the pair template to an empty pair, as the core does.
 transformers.jsonl is written where some record differs from the bare file's (expected.jsonl);
 otherwise it is removed. transformers.json's settings (class, pad token and side, ...) are checked
 against the tokenizer's attributes; a difference is an error.
@@ -28,14 +31,10 @@ against the tokenizer's attributes; a difference is an error.
 --check writes nothing: it reports every record and setting that differs from the committed files
 (exit 1 if any).
 
-Status: the committed transformers.jsonl/transformers.json are still those of the JS rules
-(tools/make_tokenizer_json_goldens_transformers.mjs, run by make_tokenizer_json_goldens.mjs). This
-script agrees with them on every setting and every record but one: where text_pair is "" (the text
-'empty second'), transformers v4.44.2 encodes the text alone (tokenization_utils_fast.py
-_encode_plus: `[(text, text_pair)] if text_pair else [text]`), the JS rules apply the pair template,
-and so does embedpe. Written without --check, the files differ from the committed ones in exactly
-those 12 lines, plus transformers.jsonl for gemma3 and llama2, whose only record unlike
-expected.jsonl is that one: to become the generator of record once embedpe drops an empty pair."""
+Status: the committed transformers.jsonl/transformers.json are written by the JS rules
+(tools/make_tokenizer_json_goldens_transformers.mjs, run by make_tokenizer_json_goldens.mjs), and this
+script, transformers itself, writes them byte-identical (--check: 0 differences over every case);
+run it after the JS generator."""
 import argparse
 import hashlib
 import json
@@ -110,11 +109,15 @@ def directory_of(case, tmp):
 
 
 def record(tok, text, pair, add_special):
-    enc = tok(text, pair, add_special_tokens=add_special, return_token_type_ids=True, return_attention_mask=True)
-    ids = enc["input_ids"]
+    # A batch of one, as embedpe's model of a call is tok(texts, pairs, ...) (README): a single call
+    # tok(text, "") would drop an empty pair (_encode_plus: `[(text, text_pair)] if text_pair else
+    # [text]`), a batch keeps it (_batch_encode_plus: encode_batch of the (text, pair) tuples).
+    enc = tok([text], None if pair is None else [pair], add_special_tokens=add_special, return_token_type_ids=True,
+              return_attention_mask=True)
+    ids = enc["input_ids"][0]
     return {
         "text": text, "pair": pair, "add_special_tokens": add_special, "ids": ids,
-        "tokens": enc.tokens(), "type_ids": enc["token_type_ids"], "attention_mask": enc["attention_mask"],
+        "tokens": enc.tokens(0), "type_ids": enc["token_type_ids"][0], "attention_mask": enc["attention_mask"][0],
         "decode": tok.decode(ids, skip_special_tokens=False),
         "decode_skip_special": tok.decode(ids, skip_special_tokens=True),
     }
