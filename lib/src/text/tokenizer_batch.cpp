@@ -295,6 +295,23 @@ void halve_pair(std::size_t& a, std::size_t& b, std::size_t max_length) {
 
 }  // namespace
 
+namespace {
+
+// HF leaves the template longer than a shorter max_length; the core's template alone fills an
+// equal one, a slow class's only with empty texts (checked text by text in hf_batch).
+void check_room_for_template(const detail::PretrainedEncoder& hf, const EncodeOptions& options, std::size_t specials) {
+  if (!options.seq_len || (*options.seq_len >= specials && *options.seq_len > 0)) return;
+  const std::string why = specials == 0 ? " leaves no room for a text"
+                                        : " is shorter than the " + std::to_string(specials) + " special tokens of " +
+                                              hf.class_name() + "'s template (HF would return them all, longer than it)";
+  throw UsageError("seq_len " + std::to_string(*options.seq_len) + why + "; use at least " + std::to_string(specials + 1) +
+                       (hf.template_whole() ? ", or add_bos=false with add_eos=false (the template goes whole)"
+                                            : ", or add_bos=false/add_eos=false"),
+                   {"seq_len", "add_bos=false", "add_eos=false"});
+}
+
+}  // namespace
+
 // prepare_for_model (longest_first truncation to max_length = seq_len), then _pad.
 Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<std::string>* b,
                           const EncodeOptions& options, std::size_t threads, std::vector<Encoding>* each,
@@ -309,17 +326,7 @@ Batch Tokenizer::hf_batch(const std::vector<std::string>& a, const std::vector<s
   }
   const std::size_t specials = hf.num_special_tokens_to_add(pair, options.add_bos, options.add_eos);
   const bool core = hf.truncation() == detail::PretrainedEncoder::Truncation::core;
-  // HF leaves the template longer than a shorter max_length; the core's template alone fills an
-  // equal one, a slow class's only with empty texts (checked text by text below).
-  if (options.seq_len && (*options.seq_len < specials || *options.seq_len == 0)) {
-    const std::string why = specials == 0 ? " leaves no room for a text"
-                                          : " is shorter than the " + std::to_string(specials) + " special tokens of " +
-                                                hf.class_name() + "'s template (HF would return them all, longer than it)";
-    throw UsageError("seq_len " + std::to_string(*options.seq_len) + why + "; use at least " + std::to_string(specials + 1) +
-                         (hf.template_whole() ? ", or add_bos=false with add_eos=false (the template goes whole)"
-                                              : ", or add_bos=false/add_eos=false"),
-                     {"seq_len", "add_bos=false", "add_eos=false"});
-  }
+  check_room_for_template(hf, options, specials);
   const int pad = pad_id(options);
   check_options(info, options, pad, 0);
   const std::size_t n = a.size();
