@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "embedpe/sink.h"
+
 namespace embedpe {
 
 std::vector<Param> table_params(TableSpec& table) {
@@ -279,6 +281,79 @@ std::vector<Param> request_params(EncodeRequest& request) {
        .help = "Rotary dimension for {emit} rope_cos,rope_sin",
        .group = kRopeGroup,
        .default_text = "d_model"},
+  };
+}
+
+std::vector<Param> encode_output_params(EncodeCommand& cmd, EncodeRequest& request) {
+  const char* o = kOutputGroup;
+  const char* p = kPipelineGroup;
+  ParamChoice formats{.set = [&cmd](std::size_t i) { cmd.output.format = sink_formats()[i]; }};
+  std::string bf16_formats;  // the formats that can hold it
+  for (const SinkFormat* f : sink_formats()) {
+    formats.words.emplace_back(f->name);
+    if (f->traits.bfloat16) bf16_formats += (bf16_formats.empty() ? "" : ", ") + std::string(f->name);
+  }
+  return {
+      {.name = "format",
+       .target = std::move(formats),
+       .help = "Output format",
+       .group = o,
+       .default_text = "from {output_path}'s extension; else a summary on a terminal, json when piped"},
+      {.name = "dtype",
+       .target = param_choice(&request.dtype, std::vector<std::pair<std::string, DType>>{{"f32", DType::float32},
+                                                                                        {"f16", DType::float16},
+                                                                                        {"bf16", DType::bfloat16}}),
+       .help = "Float tensors as float32, float16, or bfloat16 (bfloat16 only in " + bf16_formats + ")",
+       .group = o,
+       .default_text = "f32"},
+      {.name = "output_path",
+       .target = &cmd.output.path,
+       .help = "Output path (- for standard output)",
+       .group = o,
+       .type_name = "PATH",
+       .short_name = 'o'},
+      {.name = "emit",
+       .help = "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all; also "
+               "rope_cos, rope_sin, token_type_ids",
+       .group = o,
+       .default_text = "output for npy; input_ids,attention_mask,output otherwise",
+       .type_name = "NAME,..."},
+      {.name = "precision",
+       .target = ParamNumber<int>{&cmd.precision, 1, 9},
+       .help = "Significant digits of floats in json and jsonl",
+       .group = o,
+       .default_text = "the shortest that reads back exactly"},
+      {.name = "batch_size",
+       .target = ParamNumber<std::size_t>{&cmd.batch_size, 1, kMaxBatchRows},
+       .help = "Lines encoded at a time when streaming (1 to 1048576)",
+       .group = p},
+      {.name = "threads",
+       .target = ParamNumber<std::optional<std::size_t>>{&request.threads, 1, kMaxThreads},
+       .help = "Threads for tokenizing, embedding and JSON text (when streaming, one core is left to the writer; at "
+               "most 1024)",
+       .group = p,
+       .default_text = "the cores available"},
+      {.name = "output_dir",
+       .target = &cmd.output.output_dir,
+       .help = "Write part-00000.npz, ... of {shard_rows} sequences each, plus manifest.json",
+       .group = p,
+       .type_name = "DIR",
+       .path = true},
+      {.name = "shard_rows",
+       .target = ParamNumber<std::size_t>{&cmd.output.shard_rows, 1, kMaxBatchRows},
+       .help = "Sequences per part with {output_dir} (1 to 1048576)",
+       .group = p},
+      {.name = "resume",
+       .target = ParamSwitch{&cmd.output.resume},
+       .help = "With {output_dir}: continue a run; refused unless the options, model and input are the same; keeps "
+               "the parts that still match the manifest, does the rest",
+       .group = p},
+      {.name = "quiet", .target = ParamSwitch{&cmd.quiet}, .help = "No progress line on a terminal", .group = p,
+       .short_name = 'q'},
+      {.name = "summary",
+       .target = ParamSwitch{&cmd.summary},
+       .help = "Print the closing summary to stderr even when it is not a terminal",
+       .group = p},
   };
 }
 
