@@ -1,10 +1,26 @@
 #include "embedpe/param_table.h"
 
 #include <limits>
+#include <utility>
 
 #include "embedpe/sink.h"
 
 namespace embedpe {
+namespace {
+
+// A weight file's tensor, PATH[:TENSOR]: an empty value is refused.
+Param tensor_param(std::string name, std::string* target, std::string help, const char* group,
+                   std::string default_text = "") {
+  return {.name = std::move(name),
+          .target = target,
+          .help = std::move(help),
+          .group = group,
+          .default_text = std::move(default_text),
+          .type_name = "PATH[:TENSOR]",
+          .path = true};
+}
+
+}  // namespace
 
 std::vector<Param> table_params(TableSpec& table) {
   const char* g = kEmbeddingGroup;
@@ -34,13 +50,10 @@ std::vector<Param> table_params(TableSpec& table) {
        .help = "The bound R of {init} uniform: U(-R, R)",
        .group = g,
        .type_name = "R"},
-      {.name = "weights",
-       .target = &table.weights,
-       .help = "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from embedpe "
-               "quantize)",
-       .group = g,
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
+      tensor_param("weights", &table.weights,
+                   "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from "
+                   "embedpe quantize)",
+                   g),
       {.name = "padding_idx",
        .target = ParamNumber<std::optional<std::int64_t>>{&table.padding_idx, 0, std::numeric_limits<int>::max()},
        .help = "This row of a generated table is zeros (nn.Embedding padding_idx; a {weights} table's stored row is "
@@ -51,14 +64,10 @@ std::vector<Param> table_params(TableSpec& table) {
        .help = "Factorized table (ALBERT): generated (vocab, E) rows and a generated projection to {d_model}",
        .group = g,
        .type_name = "E"},
-      {.name = "projection",
-       .target = &table.projection,
-       .help = "Projection of a factorized {weights} table to d_model: (d_model, E) as nn.Linear stores it, or "
-               "(E, d_model); its bias is the NAME.bias beside it",
-       .group = g,
-       .default_text = "found in {weights} (encoder.embedding_hidden_mapping_in.weight)",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
+      tensor_param("projection", &table.projection,
+                   "Projection of a factorized {weights} table to d_model: (d_model, E) as nn.Linear stores it, or "
+                   "(E, d_model); its bias is the NAME.bias beside it",
+                   g, "found in {weights} (encoder.embedding_hidden_mapping_in.weight)"),
       // use_projection = false: a switch that counts (the front end's).
       {.name = "no_projection",
        .help = "Do not apply the projection found in {weights}: the (vocab, E) rows as they are",
@@ -80,13 +89,9 @@ std::vector<Param> layer_params(LayerSpec& spec) {
        .default_text = std::to_string(LayerSpec::kDefaultMaxLen)},
       {.name = "pe", .group = p},
       {.name = "pe_params", .group = p},
-      {.name = "pe_weights",
-       .target = &spec.pe_weights,
-       .help = "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings",
-       .group = p,
-       .default_text = "found in {weights}",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
+      tensor_param("pe_weights", &spec.pe_weights,
+                   "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings", p,
+                   "found in {weights}"),
       {.name = "position_offset",
        .target = ParamNumber<std::optional<std::size_t>>{&spec.position_offset, 0, kMaxPePosition - 1},
        .help = "Token l is at position l+K (BART: 2; fairseq/RoBERTa: padding_idx+1)",
@@ -130,27 +135,10 @@ std::vector<Param> layer_params(LayerSpec& spec) {
        .target = ParamNumber<double>{&spec.layernorm_eps, 1e-30, 1.0},
        .help = "LayerNorm epsilon (BERT: 1e-12)",
        .group = e},
-      {.name = "layernorm_weight",
-       .target = &spec.layernorm_weight,
-       .help = "LayerNorm gamma",
-       .group = e,
-       .default_text = "found in {weights}, else 1",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
-      {.name = "layernorm_bias",
-       .target = &spec.layernorm_bias,
-       .help = "LayerNorm beta",
-       .group = e,
-       .default_text = "found in {weights}, else 0",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
-      {.name = "token_type_weights",
-       .target = &spec.token_type_weights,
-       .help = "Token type table (types, d_model)",
-       .group = e,
-       .default_text = "found in {weights}",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
+      tensor_param("layernorm_weight", &spec.layernorm_weight, "LayerNorm gamma", e, "found in {weights}, else 1"),
+      tensor_param("layernorm_bias", &spec.layernorm_bias, "LayerNorm beta", e, "found in {weights}, else 0"),
+      tensor_param("token_type_weights", &spec.token_type_weights, "Token type table (types, d_model)", e,
+                   "found in {weights}"),
       {.name = "mask_output",
        .target = ParamSwitch{&spec.mask_output},
        .help = "Multiply each token's output by its attention mask: padding gives zeros (DeBERTa-v2)",
