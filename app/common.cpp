@@ -1,7 +1,5 @@
 #include "common.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "embedpe/error.h"
@@ -20,11 +18,6 @@ namespace embedpe::cli {
 
 CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help) {
   return clikit::add_word_or_number(cmd, "--scale", scale, {"sqrt", "none"}, {-1e6, 1e6}, help);
-}
-
-CLI::Option* add_precision_option(CLI::App& cmd, int& precision, const std::string& where) {
-  return add_number(cmd, "--precision", precision, 1, 9, "Significant digits of floats in " + where)
-      ->default_str("the shortest that reads back exactly");
 }
 
 std::vector<std::int64_t> parse_ids(const std::string& flag, const std::string& text) {
@@ -128,11 +121,9 @@ void add_no_clobber(CLI::App& app) {
   });
 }
 
-void refuse_binary_to_terminal(const std::string& output, const std::string& what) {
-  if (output == "-" && ::isatty(STDOUT_FILENO)) {
-    throw UsageError("refusing to write binary " + what + " to a terminal; give --output FILE or redirect standard "
-                     "output");
-  }
+void note_without_tokenizer(const char* what, const Error& why) {
+  std::fprintf(stderr, "embedpe: note: %s, without the directory's tokenizer (%s)\n", what,
+               clikit::printable_line(user_message(why)).c_str());
 }
 
 CLI::Option* add_model_option(CLI::App& cmd, std::string& model) {
@@ -170,20 +161,10 @@ void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags) {
   add_params(cmd, tokenize_params(flags.request), hooks);
 }
 
-std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,
-                                               const std::vector<std::string>& outputs, const char* command,
-                                               bool required, PretrainedTokenizerKind kind) {
-  if (!model.empty() || !pretrained.empty()) return ModelSource(model, pretrained, kind).tokenizer();
-  RecordedModel recorded = model_recorded_in(outputs);
-  if (recorded.missing) {
-    if (required) throw *recorded.missing;
-    std::fprintf(stderr, "embedpe %s: %s; token pieces left out\n", command,
-                 clikit::printable_line(user_message(*recorded.missing)).c_str());
-  } else if (!recorded.place.empty()) {
-    std::fprintf(stderr, "embedpe %s: using the model %s that %s names (its SHA-256 matches)\n", command,
-                 clikit::printable_line(recorded.place).c_str(), clikit::printable_line(recorded.output).c_str());
-  }
-  return std::move(recorded.tokenizer);
+std::function<void(const Error&)> command_note(const char* command) {
+  return [command](const Error& note) {
+    std::fprintf(stderr, "embedpe %s: %s\n", command, clikit::printable_line(user_message(note)).c_str());
+  };
 }
 
 }  // namespace embedpe::cli

@@ -3,14 +3,11 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <optional>
+#include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "clikit/values.h"
 #include "embedpe/encode_request.h"
@@ -35,12 +32,6 @@ using clikit::option_group;
 using clikit::refuse_contradicting_extension;
 using clikit::Span;
 
-// The help groups beyond the library's (embedpe/param_table.h), whose order
-// main.cpp gives; a command shows only those its options use.
-inline constexpr const char* kToleranceGroup = "Tolerance";  // diff's
-inline constexpr const char* kOutputGroup = "Output";
-inline constexpr const char* kPipelineGroup = "Pipeline";
-
 struct TokenizeFlags {
   std::string model;       // --model; empty: the embedded default
   std::string pretrained;  // --pretrained DIR: a Hugging Face directory's tokenizer
@@ -49,18 +40,10 @@ struct TokenizeFlags {
   EncodeRequest request;
 };
 
-// ---------------------------------------------------------------- limits
-//
 // Every numeric option is added with clikit::add_number (a bad value is one
-// line naming the flag and the accepted range); these are embedpe's ranges
-// beyond the library's (kMaxDModel, kMaxSeqLen, kMaxThreads, kMaxShards:
+// line naming the flag and the accepted range), within the library's limits
+// (kMaxDModel, kMaxSeqLen, kMaxThreads, kMaxShards, kMaxBatchRows:
 // embedpe/param_table.h). Positions stay below kMaxPePosition (2^53).
-inline constexpr std::size_t kMaxBatchRows = std::size_t(1) << 20;  // --batch-size, --shard-rows
-
-// --precision N: significant digits of floats in the text formats `where`
-// ("json and jsonl"); 0, the default, is the shortest text that reads back
-// as the same float32.
-CLI::Option* add_precision_option(CLI::App& cmd, int& precision, const std::string& where);
 
 // --scale sqrt|none|X: X a number from -1e6 to 1e6.
 CLI::Option* add_scale_option(CLI::App& cmd, std::string& scale, const std::string& help =
@@ -82,23 +65,17 @@ void add_output_option(CLI::App& cmd, std::string& output);
 // refuses an existing --output / --output-dir before the command starts
 // (--output-dir with --resume continues the run there: not refused).
 void add_no_clobber(CLI::App& app);
-// Throws UsageError if binary `what` (".npy") would go to a terminal.
-void refuse_binary_to_terminal(const std::string& output, const std::string& what);
+// "embedpe: note: WHAT, without the directory's tokenizer (WHY)": given ids
+// (encode) or rows (lookup) go without --pretrained's tokenizer, which could
+// not be read (`why`, respelled as flags).
+void note_without_tokenizer(const char* what, const Error& why);
 void add_tokenize_flags(CLI::App& cmd, TokenizeFlags& flags);
 // --model only (info).
 CLI::Option* add_model_option(CLI::App& cmd, std::string& model);
 
-// decode's and diff's tokenizer: --pretrained DIR's or --model's when given;
-// else the model the first of `outputs` that carries a config names, found
-// at the path the config gives (as given, then relative to that output's
-// directory) and checked by its SHA-256, said on stderr ("embedpe COMMAND:
-// using ..."); else nullopt. A named model found nowhere, or changed, is a
-// UsageError naming it (give --model), or with `required` false a line on
-// stderr saying so, and nullopt.
-std::optional<Tokenizer> tokenizer_for_outputs(const std::string& model, const std::string& pretrained,
-                                               const std::vector<std::string>& outputs, const char* command,
-                                               bool required = true,
-                                               PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any);
+// "embedpe COMMAND: NOTE" on stderr, the note's parameters respelled as
+// flags: what output_tokenizer says of the model an output names.
+std::function<void(const Error&)> command_note(const char* command);
 // --pretrained DIR, resolved as a Hub name too (excludes `model`, --model, when given).
 CLI::Option* add_pretrained_option(CLI::App& cmd, std::string& dir, CLI::Option* model,
                                    const std::string& help =

@@ -14,22 +14,12 @@
 #include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
+#include "embedpe/encode_command.h"
 #include "embedpe/error.h"
-#include "embedpe/id_rows.h"
-#include "embedpe/pretrained_tokenizer.h"
+#include "embedpe/sink.h"
 
 namespace embedpe::cli {
 namespace {
-
-struct DecodeCommand {
-  std::vector<std::string> ids;    // --ids, repeatable
-  std::vector<std::string> files;  // FILE...; "-" is standard input
-  std::string model;
-  std::string pretrained;  // --pretrained DIR
-  PretrainedTokenizerKind kind = PretrainedTokenizerKind::fast_if_any;  // --tokenizer
-  bool skip_special_tokens = false;
-  std::string output = "-";
-};
 
 void run_decode(DecodeCommand cmd) {
   if (cmd.ids.empty() && cmd.files.empty()) {
@@ -45,20 +35,14 @@ void run_decode(DecodeCommand cmd) {
   // Decode writes text lines: an output named .npz, .json, ... would not be what its name says.
   refuse_contradicting_extension(cmd.output, "", sink_extensions(), "decode writes lines of text");
   // An output's config names its model: found by path and SHA-256 when no --model is given.
-  std::optional<Tokenizer> named = tokenizer_for_outputs(cmd.model, cmd.pretrained, cmd.files, "decode", true, cmd.kind);
-  const Tokenizer tokenizer = named ? std::move(*named) : Tokenizer::default_model();
-  check_given_ids(tokenizer, cmd.ids, "--ids");
-  if (cmd.skip_special_tokens && cmd.pretrained.empty()) {
-    throw UsageError("--skip-special-tokens needs --pretrained: a SentencePiece model's decode already drops its "
-                     "control pieces");
-  }
-  decode_to(tokenizer, cmd.ids, "--ids", cmd.files, cmd.output, cmd.skip_special_tokens);
+  embedpe::run_decode(cmd, command_note("decode"));
 }
 
 }  // namespace
 
 void setup_decode(CLI::App& app) {
   auto cmd = std::make_shared<DecodeCommand>();
+  cmd->ids_label = "--ids";
   auto* sub = app.add_subcommand("decode", "Token ids → text with the same model (the inverse of tokenize)");
   option_group(*sub, kInputGroup);
   CLI::Option* files = sub->add_option("FILE", cmd->files,

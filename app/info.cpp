@@ -1,58 +1,14 @@
 // embedpe info: what a SentencePiece model and a weight file hold.
-#include <cstdio>
-#include <utility>
 #include <memory>
-#include <optional>
-#include <string>
 
 #include "clikit/respell.h"
 #include "clikit/usage.h"
 #include "commands.h"
 #include "common.h"
-#include "embedpe/error.h"
-#include "embedpe/output_file.h"
-#include "embedpe/model_source.h"
-#include "embedpe/report.h"
-#include "embedpe/weights.h"
+#include "embedpe/report_commands.h"
 #include "errors.h"
-#include "layer_flags.h"
 
 namespace embedpe::cli {
-namespace {
-
-struct InfoCommand {
-  std::string model;
-  std::string weights;
-  std::string pretrained;
-  ReportFormat format = ReportFormat::text;
-};
-
-void run_info(const InfoCommand& cmd) {
-  if (!cmd.pretrained.empty()) {
-    if (!cmd.model.empty() || !cmd.weights.empty()) {
-      throw UsageError("--pretrained describes a model directory; --model and --weights describe single files: "
-                       "give one or the other");
-    }
-    const std::string text = pretrained_report(ModelSource("", cmd.pretrained), cmd.format, [](const auto& parameters) {
-      return clikit::command_line(parameters, flag_for);
-    });
-    OutputFile out("-");
-    out.write(text);
-    out.commit();
-    return;
-  }
-  refuse_outputs_over_inputs({"-"}, {{"--model", cmd.model}, {"--weights", cmd.weights}});
-  // The default model when nothing is named.
-  std::optional<Tokenizer> model;
-  if (!cmd.model.empty() || cmd.weights.empty()) model = ModelSource(cmd.model).tokenizer();
-  const std::shared_ptr<const WeightFile> weights = cmd.weights.empty() ? nullptr : WeightFile::open(cmd.weights);
-  const std::string text = info_report(model ? &*model : nullptr, weights.get(), cmd.weights, cmd.format);
-  OutputFile out("-");
-  out.write(text);
-  out.commit();
-}
-
-}  // namespace
 
 void setup_info(CLI::App& app) {
   auto cmd = std::make_shared<InfoCommand>();
@@ -75,7 +31,10 @@ void setup_info(CLI::App& app) {
                        "embedpe info --weights model.safetensors",
                        "embedpe info --pretrained xlm-roberta-base",
                        "embedpe info --pretrained llama-2-7b.Q4_K_M.gguf --format json"});
-  sub->callback([cmd] { run_info(*cmd); });
+  sub->callback([cmd] {
+    const auto command_line = [](const auto& parameters) { return clikit::command_line(parameters, flag_for); };
+    run_info(*cmd, flag_for, command_line);
+  });
 }
 
 }  // namespace embedpe::cli

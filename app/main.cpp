@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // Before the commands: they share it.
   app.formatter(clikit::help_formatter({embedpe::kInputGroup, embedpe::kTokenizationGroup, embedpe::kEmbeddingGroup,
-                                        embedpe::kPositionalGroup, embedpe::kRopeGroup, cli::kToleranceGroup,
-                                        cli::kOutputGroup, cli::kPipelineGroup}));
+                                        embedpe::kPositionalGroup, embedpe::kRopeGroup, embedpe::kToleranceGroup,
+                                        embedpe::kOutputGroup, embedpe::kPipelineGroup}));
   app.fallthrough(false);
   cli::setup_encode(app);
   cli::setup_tokenize(app);

@@ -76,7 +76,7 @@ std::string spell_flags(std::string text) {
 void add_params(CLI::App& cmd, const std::vector<Param>& params, const ParamHooks& hooks) {
   for (const Param& p : params) {
     option_group(cmd, p.group);
-    const std::string flag = flag_for(p.name);
+    const std::string flag = flag_for(p.name) + (p.short_name ? std::string(",-") + p.short_name : "");
     const std::string help = spell_flags(p.help);
     CLI::Option* opt = std::visit(
         [&](auto target) -> CLI::Option* {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "embedpe/param_table.h"
+#include "embedpe/pe_command.h"
+#include "embedpe/sink.h"
 
 using namespace embedpe;
 
@@ -70,6 +72,10 @@ TEST_CASE("every table: names once, snake_case, help without flags, placeholders
   check_table(text_params(text));
   check_table(tokenize_params(request));
   check_table(request_params(request));
+  EncodeCommand encode;
+  check_table(encode_output_params(encode, request));
+  PeCommand pe;
+  check_table(pe_params(pe));
 }
 
 TEST_CASE("a parameter's target is the field of the spec the table was made for") {
@@ -96,4 +102,35 @@ TEST_CASE("a parameter's target is the field of the spec the table was made for"
   const auto request_table = request_params(request);
   const auto& dropout = std::get<ParamNumber<std::optional<double>>>(find(request_table, "dropout").target);
   CHECK(dropout.hi_open);
+}
+
+TEST_CASE("the commands' tables: encode's output and pipeline, pe's views and output") {
+  EncodeCommand encode;
+  EncodeRequest request;
+  const auto output = encode_output_params(encode, request);
+  CHECK(std::get<std::string*>(find(output, "output_path").target) == &encode.output.path);
+  CHECK(find(output, "output_path").short_name == 'o');
+  CHECK(find(output, "quiet").short_name == 'q');
+  CHECK(std::get<ParamNumber<std::optional<std::size_t>>>(find(output, "threads").target).target == &request.threads);
+  CHECK(std::get<ParamNumber<int>>(find(output, "precision").target).hi == 9);
+  // format's words are the sinks', in their order; the word given sets the output's format.
+  const auto& format = std::get<ParamChoice>(find(output, "format").target);
+  REQUIRE(format.words.size() == sink_formats().size());
+  format.set(1);
+  CHECK(encode.output.format == sink_formats()[1]);
+  std::get<ParamChoice>(find(output, "dtype").target).set(2);
+  CHECK(request.dtype == DType::bfloat16);
+  CHECK(std::holds_alternative<std::monostate>(find(output, "emit").target));  // a list: the front end's
+
+  PeCommand pe;
+  const auto params = pe_params(pe);
+  const auto& formats = std::get<ParamChoice>(find(params, "format").target);
+  CHECK(formats.words.front() == "table");
+  formats.set(formats.words.size() - 1);
+  REQUIRE(pe.format);
+  CHECK(pe.format->name == formats.words.back());
+  CHECK(std::get<ParamSwitch>(find(params, "audit").target).target == &pe.audit);
+  for (const char* own : {"kind", "positions", "dims", "pe_params"}) {
+    CHECK_MESSAGE(std::holds_alternative<std::monostate>(find(params, own).target), own);
+  }
 }

@@ -38,14 +38,6 @@ Span parse_span(const std::string& flag, const std::string& text, std::uint64_t 
   return {ab->first, ab->second - ab->first};
 }
 
-CLI::Option* add_span(CLI::App& cmd, const std::string& flag, std::optional<Span>& target, std::uint64_t hi,
-                      const std::string& help) {
-  return cmd
-      .add_option_function<std::string>(
-          flag, [&target, flag, hi](const std::string& text) { target = parse_span(flag, text, hi); }, help)
-      ->type_name("A:B");
-}
-
 Part parse_part(const std::string& flag, const std::string& text, std::uint64_t hi) {
   const auto kn = number_pair(text, '/', 1, hi);
   if (!kn || kn->first > kn->second) {

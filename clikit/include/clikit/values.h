@@ -193,9 +193,17 @@ struct Span {
   std::size_t first = 0, count = 0;
 };
 Span parse_span(const std::string& flag, const std::string& text, std::uint64_t hi);
-// An option taking "A:B" (parse_span) into `target`; its placeholder is A:B.
-CLI::Option* add_span(CLI::App& cmd, const std::string& flag, std::optional<Span>& target, std::uint64_t hi,
-                      const std::string& help);
+// An option taking "A:B" (parse_span) into `target`, a Span or any struct
+// of first and count; its placeholder is A:B.
+template <class S = Span>
+CLI::Option* add_span(CLI::App& cmd, const std::string& flag, std::optional<S>& target, std::uint64_t hi,
+                      const std::string& help) {
+  const auto set = [&target, flag, hi](const std::string& text) {
+    const Span span = parse_span(flag, text, hi);
+    target = S{span.first, span.count};
+  };
+  return cmd.add_option_function<std::string>(flag, set, help)->type_name("A:B");
+}
 
 // "K/N", the K-th of N parts, with 1 <= K <= N <= hi; a CLI::ValidationError otherwise.
 struct Part {

@@ -43,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedpe/dtype.h"
+#include "embedpe/tokenizer.h"
 
 namespace embedpe {
 
@@ -106,5 +107,23 @@ nlohmann::ordered_json diff_json(const DiffReport& report, const PieceFn& piece)
 
 // A short table for a terminal: a line per tensor, then a verdict line.
 std::string diff_table(const DiffReport& report, const PieceFn& piece);
+
+// diff's run as a command asks for it (src/inspect/diff_command.cpp).
+struct DiffCommand {
+  std::vector<std::string> args;     // A B [A_NAME=B_NAME...]
+  std::vector<std::string> tensors;  // compared under their own names
+  DiffOptions options;               // its pairs: those of args, then of tensors
+  bool json = false;                 // diff_json, else diff_table
+};
+struct DiffOutcome {
+  std::string text;  // the report
+  bool differs = false;
+};
+// A and B compared and the report written, each id named by the piece of
+// the tokenizer `tokenizer()` gives, asked after the comparison. Every
+// failure is a UsageError (trouble, as cmp's exit status 2 says), an
+// unreadable file and one too big for memory included; a pair that is not
+// A_NAME=B_NAME too.
+DiffOutcome run_diff(const DiffCommand& cmd, const std::function<std::optional<Tokenizer>()>& tokenizer);
 
 }  // namespace embedpe

@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "embedpe/encode_command.h"
 #include "embedpe/encode_request.h"
 #include "embedpe/layer_spec.h"
 #include "embedpe/text_input.h"
@@ -73,7 +74,7 @@ struct unique_variant<std::variant<Vs...>, T, Ts...>
 // What a parameter sets; std::monostate: nothing here (the front end's own).
 using ParamTarget =
     typename detail::unique_variant<std::variant<std::monostate>, std::string*, std::vector<std::string>*, ParamSwitch,
-                                    ParamChoice, ParamNumber<std::size_t>, ParamNumber<double>,
+                                    ParamChoice, ParamNumber<std::size_t>, ParamNumber<double>, ParamNumber<int>,
                                     ParamNumber<std::optional<std::size_t>>, ParamNumber<std::optional<std::uint64_t>>,
                                     ParamNumber<std::optional<std::int64_t>>, ParamNumber<std::optional<int>>,
                                     ParamNumber<std::optional<double>>>::type;
@@ -86,6 +87,7 @@ struct Param {
   std::string default_text;  // as help shows the default; empty: a plain target's value
   std::string type_name;     // what the value is called in help ("E"); empty: by kind
   bool path = false;         // names a file: an empty value is refused
+  char short_name = 0;       // a one-letter form a front end may offer too ('o')
 };
 
 // A choice setting `*target` (an enum, or an optional one) to the value of the word given.
@@ -103,12 +105,16 @@ inline constexpr const char* kTokenizationGroup = "Tokenization";
 inline constexpr const char* kEmbeddingGroup = "Embedding";
 inline constexpr const char* kPositionalGroup = "Positional encoding";
 inline constexpr const char* kRopeGroup = "RoPE";
+inline constexpr const char* kToleranceGroup = "Tolerance";  // diff's
+inline constexpr const char* kOutputGroup = "Output";
+inline constexpr const char* kPipelineGroup = "Pipeline";
 
 // The limits of the specs' sizes, beyond what any model needs.
 inline constexpr std::size_t kMaxThreads = 1024;
 inline constexpr std::size_t kMaxDModel = 2147483647;
 inline constexpr std::size_t kMaxSeqLen = 2147483647;
 inline constexpr std::size_t kMaxShards = 1000000;
+inline constexpr std::size_t kMaxBatchRows = std::size_t(1) << 20;  // batch_size, shard_rows
 
 // The embedding table's parameters, from d_model to no_projection.
 std::vector<Param> table_params(TableSpec& table);
@@ -125,5 +131,9 @@ std::vector<Param> tokenize_params(EncodeRequest& request);
 // encode's beyond the layer's: token types, train, dropout, rope_dim;
 // without target: token_type_ids (a list of ids).
 std::vector<Param> request_params(EncodeRequest& request);
+// encode's output and pipeline: format, dtype, output_path, emit, precision,
+// batch_size, threads, output_dir, shard_rows, resume, quiet, summary (dtype
+// and threads set in `request`); without target: emit (a list of tensor words).
+std::vector<Param> encode_output_params(EncodeCommand& cmd, EncodeRequest& request);
 
 }  // namespace embedpe

@@ -1,8 +1,26 @@
 #include "embedpe/param_table.h"
 
 #include <limits>
+#include <utility>
+
+#include "embedpe/sink.h"
 
 namespace embedpe {
+namespace {
+
+// A weight file's tensor, PATH[:TENSOR]: an empty value is refused.
+Param tensor_param(std::string name, std::string* target, std::string help, const char* group,
+                   std::string default_text = "") {
+  return {.name = std::move(name),
+          .target = target,
+          .help = std::move(help),
+          .group = group,
+          .default_text = std::move(default_text),
+          .type_name = "PATH[:TENSOR]",
+          .path = true};
+}
+
+}  // namespace
 
 std::vector<Param> table_params(TableSpec& table) {
   const char* g = kEmbeddingGroup;
@@ -32,13 +50,10 @@ std::vector<Param> table_params(TableSpec& table) {
        .help = "The bound R of {init} uniform: U(-R, R)",
        .group = g,
        .type_name = "R"},
-      {.name = "weights",
-       .target = &table.weights,
-       .help = "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from embedpe "
-               "quantize)",
-       .group = g,
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
+      tensor_param("weights", &table.weights,
+                   "Embedding table: .npy (vocab, d_model) or .safetensors[:TENSOR] (F32/F16/BF16, or int8 from "
+                   "embedpe quantize)",
+                   g),
       {.name = "padding_idx",
        .target = ParamNumber<std::optional<std::int64_t>>{&table.padding_idx, 0, std::numeric_limits<int>::max()},
        .help = "This row of a generated table is zeros (nn.Embedding padding_idx; a {weights} table's stored row is "
@@ -49,14 +64,10 @@ std::vector<Param> table_params(TableSpec& table) {
        .help = "Factorized table (ALBERT): generated (vocab, E) rows and a generated projection to {d_model}",
        .group = g,
        .type_name = "E"},
-      {.name = "projection",
-       .target = &table.projection,
-       .help = "Projection of a factorized {weights} table to d_model: (d_model, E) as nn.Linear stores it, or "
-               "(E, d_model); its bias is the NAME.bias beside it",
-       .group = g,
-       .default_text = "found in {weights} (encoder.embedding_hidden_mapping_in.weight)",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
+      tensor_param("projection", &table.projection,
+                   "Projection of a factorized {weights} table to d_model: (d_model, E) as nn.Linear stores it, or "
+                   "(E, d_model); its bias is the NAME.bias beside it",
+                   g, "found in {weights} (encoder.embedding_hidden_mapping_in.weight)"),
       // use_projection = false: a switch that counts (the front end's).
       {.name = "no_projection",
        .help = "Do not apply the projection found in {weights}: the (vocab, E) rows as they are",
@@ -78,13 +89,9 @@ std::vector<Param> layer_params(LayerSpec& spec) {
        .default_text = std::to_string(LayerSpec::kDefaultMaxLen)},
       {.name = "pe", .group = p},
       {.name = "pe_params", .group = p},
-      {.name = "pe_weights",
-       .target = &spec.pe_weights,
-       .help = "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings",
-       .group = p,
-       .default_text = "found in {weights}",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
+      tensor_param("pe_weights", &spec.pe_weights,
+                   "Learned position table (max_len, d_model), e.g. GPT-2 wpe or BERT position_embeddings", p,
+                   "found in {weights}"),
       {.name = "position_offset",
        .target = ParamNumber<std::optional<std::size_t>>{&spec.position_offset, 0, kMaxPePosition - 1},
        .help = "Token l is at position l+K (BART: 2; fairseq/RoBERTa: padding_idx+1)",
@@ -128,27 +135,10 @@ std::vector<Param> layer_params(LayerSpec& spec) {
        .target = ParamNumber<double>{&spec.layernorm_eps, 1e-30, 1.0},
        .help = "LayerNorm epsilon (BERT: 1e-12)",
        .group = e},
-      {.name = "layernorm_weight",
-       .target = &spec.layernorm_weight,
-       .help = "LayerNorm gamma",
-       .group = e,
-       .default_text = "found in {weights}, else 1",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
-      {.name = "layernorm_bias",
-       .target = &spec.layernorm_bias,
-       .help = "LayerNorm beta",
-       .group = e,
-       .default_text = "found in {weights}, else 0",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
-      {.name = "token_type_weights",
-       .target = &spec.token_type_weights,
-       .help = "Token type table (types, d_model)",
-       .group = e,
-       .default_text = "found in {weights}",
-       .type_name = "PATH[:TENSOR]",
-       .path = true},
+      tensor_param("layernorm_weight", &spec.layernorm_weight, "LayerNorm gamma", e, "found in {weights}, else 1"),
+      tensor_param("layernorm_bias", &spec.layernorm_bias, "LayerNorm beta", e, "found in {weights}, else 0"),
+      tensor_param("token_type_weights", &spec.token_type_weights, "Token type table (types, d_model)", e,
+                   "found in {weights}"),
       {.name = "mask_output",
        .target = ParamSwitch{&spec.mask_output},
        .help = "Multiply each token's output by its attention mask: padding gives zeros (DeBERTa-v2)",
@@ -279,6 +269,79 @@ std::vector<Param> request_params(EncodeRequest& request) {
        .help = "Rotary dimension for {emit} rope_cos,rope_sin",
        .group = kRopeGroup,
        .default_text = "d_model"},
+  };
+}
+
+std::vector<Param> encode_output_params(EncodeCommand& cmd, EncodeRequest& request) {
+  const char* o = kOutputGroup;
+  const char* p = kPipelineGroup;
+  ParamChoice formats{.set = [&cmd](std::size_t i) { cmd.output.format = sink_formats()[i]; }};
+  std::string bf16_formats;  // the formats that can hold it
+  for (const SinkFormat* f : sink_formats()) {
+    formats.words.emplace_back(f->name);
+    if (f->traits.bfloat16) bf16_formats += (bf16_formats.empty() ? "" : ", ") + std::string(f->name);
+  }
+  return {
+      {.name = "format",
+       .target = std::move(formats),
+       .help = "Output format",
+       .group = o,
+       .default_text = "from {output_path}'s extension; else a summary on a terminal, json when piped"},
+      {.name = "dtype",
+       .target = param_choice(&request.dtype, std::vector<std::pair<std::string, DType>>{{"f32", DType::float32},
+                                                                                        {"f16", DType::float16},
+                                                                                        {"bf16", DType::bfloat16}}),
+       .help = "Float tensors as float32, float16, or bfloat16 (bfloat16 only in " + bf16_formats + ")",
+       .group = o,
+       .default_text = "f32"},
+      {.name = "output_path",
+       .target = &cmd.output.path,
+       .help = "Output path (- for standard output)",
+       .group = o,
+       .type_name = "PATH",
+       .short_name = 'o'},
+      {.name = "emit",
+       .help = "Tensors to write: input_ids, attention_mask, token_embeddings, positional_encoding, output, all; also "
+               "rope_cos, rope_sin, token_type_ids",
+       .group = o,
+       .default_text = "output for npy; input_ids,attention_mask,output otherwise",
+       .type_name = "NAME,..."},
+      {.name = "precision",
+       .target = ParamNumber<int>{&cmd.precision, 1, 9},
+       .help = "Significant digits of floats in json and jsonl",
+       .group = o,
+       .default_text = "the shortest that reads back exactly"},
+      {.name = "batch_size",
+       .target = ParamNumber<std::size_t>{&cmd.batch_size, 1, kMaxBatchRows},
+       .help = "Lines encoded at a time when streaming (1 to 1048576)",
+       .group = p},
+      {.name = "threads",
+       .target = ParamNumber<std::optional<std::size_t>>{&request.threads, 1, kMaxThreads},
+       .help = "Threads for tokenizing, embedding and JSON text (when streaming, one core is left to the writer; at "
+               "most 1024)",
+       .group = p,
+       .default_text = "the cores available"},
+      {.name = "output_dir",
+       .target = &cmd.output.output_dir,
+       .help = "Write part-00000.npz, ... of {shard_rows} sequences each, plus manifest.json",
+       .group = p,
+       .type_name = "DIR",
+       .path = true},
+      {.name = "shard_rows",
+       .target = ParamNumber<std::size_t>{&cmd.output.shard_rows, 1, kMaxBatchRows},
+       .help = "Sequences per part with {output_dir} (1 to 1048576)",
+       .group = p},
+      {.name = "resume",
+       .target = ParamSwitch{&cmd.output.resume},
+       .help = "With {output_dir}: continue a run; refused unless the options, model and input are the same; keeps "
+               "the parts that still match the manifest, does the rest",
+       .group = p},
+      {.name = "quiet", .target = ParamSwitch{&cmd.quiet}, .help = "No progress line on a terminal", .group = p,
+       .short_name = 'q'},
+      {.name = "summary",
+       .target = ParamSwitch{&cmd.summary},
+       .help = "Print the closing summary to stderr even when it is not a terminal",
+       .group = p},
   };
 }
 
