@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 #include <oniguruma.h>
-#include <unicode/uchar.h>
 
 #include <cstdint>
 #include <string>
@@ -28,7 +27,11 @@ using embedpe::tj::Regex;
 
 std::string splits(const std::vector<Regex::Match>& m, std::string_view text) {
   std::string out;
-  for (const Regex::Match& x : m) out += "[" + std::string(text.substr(x.begin, x.end - x.begin)) + "]";
+  for (const Regex::Match& x : m) {
+    out += '[';
+    out.append(text.substr(x.begin, x.end - x.begin));
+    out += ']';
+  }
   return out;
 }
 
@@ -134,8 +137,9 @@ std::vector<char32_t> covered(const Regex& regex, const std::string& text) {
   return out;
 }
 
-// Code points whose properties Unicode 15.0-16.0 changed (none known yet).
-bool changed_since_14(char32_t) { return false; }
+// Code points whose properties Unicode 15.0-16.0 changed: U+1171E AHOM CONSONANT SIGN MEDIAL RA,
+// Mn until 15.1, Mc in 16.0.
+bool changed_since_14(char32_t c) { return c == 0x1171E; }
 
 // The pattern compiled as written, by Debian's Oniguruma (Unicode 14.0), searched as
 // Regex::find_all_oniguruma searches.
@@ -184,9 +188,8 @@ const std::string& unicode14_characters() {
     std::string t;
     for (char32_t c = 0; c < 0x110000; ++c) {
       if (c >= 0xD800 && c <= 0xDFFF) continue;
-      UVersionInfo age;
-      u_charAge(static_cast<UChar32>(c), age);
-      const bool old = age[0] != 0 && age[0] <= 14;
+      const unsigned age = embedpe::tj::unicode_age(c);
+      const bool old = age != 0 && age <= 14;
       if ((old || embedpe::tj::ucd::category(c) == embedpe::tj::ucd::Cn) && !changed_since_14(c))
         embedpe::tj::append_utf8(t, c);
     }
@@ -196,6 +199,16 @@ const std::string& unicode14_characters() {
 }
 
 std::string rewrite(std::string_view p) { return embedpe::tj::rewrite_unicode_classes(p); }
+
+// a + b + ... (operator+ on a literal trips GCC 12's -Wstringop-overflow at -O3).
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::size_t n = 0;
+  for (std::string_view x : parts) n += x.size();
+  std::string out;
+  out.reserve(n);
+  for (std::string_view x : parts) out.append(x);
+  return out;
+}
 
 }  // namespace
 
@@ -231,14 +244,14 @@ TEST_CASE("tj_regex: rewrite_unicode_classes spells out what it knows and leaves
   CHECK(letters.rfind("[\\x{41}-\\x{5A}\\x{61}-\\x{7A}", 0) == 0);
   CHECK(letters.back() == ']');
   CHECK(rewrite("\\p{ l_etter }") == letters);                       // Oniguruma's name matching
-  CHECK(rewrite("[\\p{L}]") == "[" + letters + "]");                 // a nested class, a union
+  CHECK(rewrite("[\\p{L}]") == cat({"[", letters, "]"}));                 // a nested class, a union
   CHECK(rewrite("\\P{^L}") == letters);                              // two negations
   CHECK(rewrite("\\\\p{L}") == "\\\\p{L}");                          // an escaped backslash, then "p{L}"
-  CHECK(rewrite("\\\\\\p{L}") == "\\\\" + letters);
+  CHECK(rewrite("\\\\\\p{L}") == cat({"\\\\", letters}));
   CHECK(rewrite("(?i)\\p{Lu}") == "(?i)\\p{Lu}");                    // case folding: left to Oniguruma
-  CHECK(rewrite("(?i:[\\p{Lu}])\\p{L}") == "(?i:[\\p{Lu}])" + letters);  // ... to the group's end
-  CHECK(rewrite("((?i)\\p{Lu})\\p{L}") == "((?i)\\p{Lu})" + letters);
-  CHECK(rewrite("(?m:\\p{L})") == "(?m:" + letters + ")");
+  CHECK(rewrite("(?i:[\\p{Lu}])\\p{L}") == cat({"(?i:[\\p{Lu}])", letters}));  // ... to the group's end
+  CHECK(rewrite("((?i)\\p{Lu})\\p{L}") == cat({"((?i)\\p{Lu})", letters}));
+  CHECK(rewrite("(?m:\\p{L})") == cat({"(?m:", letters, ")"}));
   CHECK(rewrite("(?W)\\w") == "(?W)\\w");                            // ASCII \w
   CHECK(rewrite("[\\p{L}-z]") == "[\\p{L}-z]");                       // a range's end: Oniguruma refuses it
   CHECK(rewrite("[a-\\p{L}]") == "[a-\\p{L}]");
@@ -246,9 +259,10 @@ TEST_CASE("tj_regex: rewrite_unicode_classes spells out what it knows and leaves
   CHECK(rewrite("(?x)\\p{L} # [") == "(?x)\\p{L} # [");             // extended syntax: not followed, whole
   CHECK(rewrite("\\c[\\p{L}") == "\\c[\\p{L}");
   CHECK(rewrite("[[:foo:]]\\p{L}") == "[[:foo:]]\\p{L}");
-  CHECK(rewrite("(?#[)\\p{L}") == "(?#[)" + letters);                // a comment's '[' opens no class
-  CHECK(rewrite("[]\\p{L}]") == "[]" + letters + "]");               // ']' first in a class is a literal
-  CHECK(rewrite("[[:punct:][:alpha:]]").rfind("[[:punct:][", 0) == 0);
+  CHECK(rewrite("(?#[)\\p{L}") == cat({"(?#[)", letters}));                // a comment's '[' opens no class
+  CHECK(rewrite("[]\\p{L}]") == cat({"[]", letters, "]"}));               // ']' first in a class is a literal
+  CHECK(rewrite("[[:punct:][:digit:]]").rfind("[[:punct:][", 0) == 0);
+  CHECK(rewrite("[[:alpha:]]\\w") == "[[:alpha:]]\\w");                   // Oniguruma's own definitions: left
 }
 
 TEST_CASE("tj_regex: rewritten patterns match as the original on Unicode 14.0's characters, as 16.0 on the rest") {
@@ -273,7 +287,7 @@ TEST_CASE("tj_regex: rewritten patterns match as the original on Unicode 14.0's 
       "Other_Punctuation", "Open_Punctuation", "Symbol", "Currency_Symbol", "Modifier_Symbol", "Math_Symbol",
       "Other_Symbol", "Separator", "Line_Separator", "Paragraph_Separator", "Space_Separator"};
   std::vector<std::string> all = patterns;
-  for (const std::string& c : categories) all.push_back("\\p{" + c + "}+");
+  for (const std::string& c : categories) all.push_back(cat({"\\p{", c, "}+"}));
   const std::string& text = unicode14_characters();
   for (const std::string& pattern : all) {
     CAPTURE(pattern);
@@ -284,7 +298,14 @@ TEST_CASE("tj_regex: rewritten patterns match as the original on Unicode 14.0's 
     std::vector<Regex::Match> ours, theirs;
     regex.find_all_oniguruma(text, ours);
     OnigRegexTest::find_all(pattern, text, theirs);
-    CHECK(splits(ours, text) == splits(theirs, text));
+    std::size_t k = 0;
+    while (k < ours.size() && k < theirs.size() && ours[k].begin == theirs[k].begin && ours[k].end == theirs[k].end) ++k;
+    std::size_t at = k < ours.size() ? ours[k].begin : text.size();
+    if (k < theirs.size()) at = std::min(at, theirs[k].begin);
+    const unsigned first_difference = at < text.size() ? static_cast<unsigned>(embedpe::tj::next_char(text, at)) : 0;
+    CAPTURE(first_difference);
+    CHECK(ours.size() == theirs.size());
+    CHECK(k == ours.size());
   }
   // On Unicode 16.0's new characters: 16.0's answers.
   std::vector<Regex::Match> m;
@@ -292,10 +313,10 @@ TEST_CASE("tj_regex: rewritten patterns match as the original on Unicode 14.0's 
   REQUIRE(m.size() == 1);
   CHECK(m[0].begin == 1);
   CHECK(m[0].end == 9);
-  Regex("[[:alpha:]]+", "test").find_all("\xF0\x90\xB5\x8A", m);  // U+10D4A GARAY VOWEL SIGN A (Lo, 16.0)
+  Regex("[[:graph:]]+", "test").find_all("\xF0\x90\xB5\x8A", m);  // U+10D4A GARAY VOWEL SIGN A (Lo, 16.0)
   CHECK(m.size() == 1);
-  Regex("\\w", "test").find_all("\xF0\x90\xB5\x8A", m);
-  CHECK(m.size() == 1);
+  Regex("\\w", "test").find_all("\xF0\x90\xB5\x8A", m);  // \w: left to Oniguruma 6.9.8, Unicode 14.0
+  CHECK(m.empty());
   Regex("(?i)\\p{L}", "test").find_all("\xF0\x90\xB5\x8A", m);  // left to Oniguruma 6.9.8: Unicode 14.0
   CHECK(m.empty());
 }

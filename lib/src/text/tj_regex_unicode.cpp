@@ -1,6 +1,6 @@
 // Patterns rewritten so that Debian's Oniguruma (6.9.8, Unicode 14.0) answers their Unicode
-// classes as HF tokenizers' Oniguruma (6.9.10, Unicode 16.0) does: each class construct becomes an
-// explicit class of Unicode 16.0 code point ranges (tj_ucd.h). See tj_regex.h.
+// classes as HF tokenizers' Oniguruma (6.9.10, Unicode 16.0) does: each class construct it knows
+// becomes an explicit class of Unicode 16.0 code point ranges (tj_ucd.h). See tj_regex.h.
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
@@ -79,12 +79,6 @@ std::optional<std::uint32_t> category_mask(std::string_view n) {
   return std::nullopt;
 }
 
-RangeSet word() {
-  return ucd::set_union(ucd::set_union(ucd::ranges(ucd::kAlphabetic, ucd::kAlphabeticCount),
-                                       ucd::ranges(ucd::kJoinControl, ucd::kJoinControlCount)),
-                        ucd::categories(bits({ucd::Mc, ucd::Me, ucd::Mn, ucd::Nd, ucd::Pc})));
-}
-
 }  // namespace
 
 std::optional<std::vector<std::pair<char32_t, char32_t>>> unicode16_property(std::string_view raw) {
@@ -97,18 +91,10 @@ std::optional<std::vector<std::pair<char32_t, char32_t>>> unicode16_property(std
   RangeSet set;
   if (const auto mask = category_mask(n)) {
     set = ucd::categories(*mask);
-  } else if (n == "alpha" || n == "alphabetic") {
-    set = ucd::ranges(ucd::kAlphabetic, ucd::kAlphabeticCount);
   } else if (n == "upper" || n == "uppercase") {
     set = ucd::ranges(ucd::kUppercase, ucd::kUppercaseCount);
-  } else if (n == "lower" || n == "lowercase") {
-    set = ucd::ranges(ucd::kLowercase, ucd::kLowercaseCount);
   } else if (n == "digit") {
     set = ucd::categories(bits({ucd::Nd}));
-  } else if (n == "alnum") {
-    set = ucd::set_union(ucd::ranges(ucd::kAlphabetic, ucd::kAlphabeticCount), ucd::categories(bits({ucd::Nd})));
-  } else if (n == "word") {
-    set = word();
   } else if (n == "cntrl") {
     set = ucd::categories(bits({ucd::Cc}));
   } else if (n == "graph" || n == "print") {
@@ -197,8 +183,8 @@ std::string rewrite_unicode_classes(std::string_view p) {
         i = close + 1;
         continue;
       }
-      if (d == 'w' || d == 'W' || d == 'd' || d == 'D') {
-        put(i, i + 2, unicode16_property(d == 'w' || d == 'W' ? "word" : "digit"), d == 'W' || d == 'D');
+      if (d == 'd' || d == 'D') {
+        put(i, i + 2, unicode16_property("digit"), d == 'D');
         i += 2;
         continue;
       }
@@ -223,8 +209,10 @@ std::string rewrite_unicode_classes(std::string_view p) {
                            name == "punct" || name == "space" || name == "upper" || name == "xdigit" ||
                            name == "word" || name == "ascii";
         if (!known) return unchanged;  // Oniguruma refuses it
-        // punct (Oniguruma's own mix of P and S), space, xdigit, ascii and blank are left to Oniguruma.
-        const bool ours = name != "punct" && name != "space" && name != "xdigit" && name != "ascii" && name != "blank";
+        // Only these are spelled out (their Oniguruma definitions checked by test_tj_regex.cpp); the
+        // rest are left to Oniguruma: alpha, alnum, word, lower (Oniguruma's own definitions),
+        // punct, space, xdigit, ascii, blank.
+        const bool ours = name == "digit" || name == "cntrl" || name == "graph" || name == "print" || name == "upper";
         put(i, j + 2, ours ? unicode16_property(name) : std::nullopt, negated);
         i = j + 2;
         continue;

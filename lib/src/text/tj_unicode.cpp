@@ -171,6 +171,16 @@ bool assigned_by(char32_t c, std::uint8_t major) {
 }
 // Po in Unicode 8.0 and 9.0: U+166D CANADIAN SYLLABICS CHI SIGN (So since 12.0),
 // U+111C9 SHARADA SANDHI MARK (Mn since 11.0).
+}  // namespace
+
+unsigned unicode_age(char32_t c) {
+  UVersionInfo age;
+  u_charAge(static_cast<UChar32>(c), age);
+  return age[0];
+}
+
+namespace {
+
 bool was_po(char32_t c) { return c == 0x166D || c == 0x111C9; }
 // Mc in Unicode 9.0: U+1CF2, U+1CF3 VEDIC SIGN (ROTATED) ARDHAVISARGA (Lo since 10.0).
 bool was_mc(char32_t c) { return c == 0x1CF2 || c == 0x1CF3; }

@@ -27,6 +27,9 @@ bool is_mark(char32_t c);         // M* (unicode-normalization's is_combining_ma
 bool is_mark_nonspacing(char32_t c);  // Mn
 bool is_other(char32_t c);        // Cc, Cf, Cs, Co (not Cn: see the .cpp)
 
+// The Unicode version that assigned c, major number, ICU's (0: unassigned in Unicode 15.0; tests).
+unsigned unicode_age(char32_t c);
+
 // The general category groups of c, Unicode 16.0's (Oniguruma 6.9.10's), one bit each.
 enum CategoryGroup : unsigned { kLetter = 1, kNumber = 2, kPunctuation = 4, kSymbol = 8, kMark = 16 };
 unsigned category_groups(char32_t c);
