@@ -140,153 +140,177 @@ bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 
 }  // namespace
 
-std::string rewrite_unicode_classes(std::string_view p) {
-  const std::string unchanged(p);
-  std::string out;
-  out.reserve(p.size());
-  std::vector<bool> groups;  // each open group's `plain` outside it
-  bool plain = true;         // no option but m is on here: the classes mean what the tables say
-  int depth = 0;             // character class nesting
-  bool class_start = false;  // right after '[' or "[^": a ']' is a literal
-  bool after_dash = false;   // in a class, right after an unescaped '-'
-  // A construct p[i, end) in the current context: its class, or itself when it cannot be rewritten.
-  const auto put = [&](std::size_t i, std::size_t end, const std::optional<std::vector<std::pair<char32_t, char32_t>>>& set,
-                       bool negated) {
-    // In a class, a construct next to '-' is a range's end: Oniguruma refuses it; keep it so.
-    const bool dash = depth > 0 && (after_dash || (end < p.size() && p[end] == '-'));
-    std::string cls = set && plain && !dash ? class_of(*set, negated) : "";
-    if (cls.empty()) {
-      out.append(p.substr(i, end - i));
-    } else {
-      out += cls;
-    }
-    class_start = false;
-    after_dash = false;
-  };
-  for (std::size_t i = 0; i < p.size();) {
-    const char c = p[i];
-    if (c == '\\') {
-      if (i + 1 >= p.size()) return unchanged;
-      const char d = p[i + 1];
-      // \cX, \C-X, \M-X take the character after them as theirs: not followed here.
-      if (d == 'c' || d == 'C' || d == 'M') return unchanged;
-      if ((d == 'p' || d == 'P') && i + 2 < p.size() && p[i + 2] == '{') {
-        const std::size_t close = p.find('}', i + 3);
-        if (close == std::string_view::npos) return unchanged;
-        std::string_view name = p.substr(i + 3, close - i - 3);
-        bool negated = d == 'P';
-        if (!name.empty() && name[0] == '^') {
-          negated = !negated;
-          name.remove_prefix(1);
+namespace {
+
+// One pass over a pattern: the state rewrite_unicode_classes follows.
+class Rewriter {
+ public:
+  explicit Rewriter(std::string_view p) : p_(p) { out_.reserve(p.size()); }
+
+  // The rewritten pattern, or nullopt when the pattern is not followed.
+  std::optional<std::string> run() {
+    for (std::size_t i = 0; i < p_.size();) {
+      const char c = p_[i];
+      std::optional<std::size_t> next;
+      if (c == '\\') {
+        next = escape(i);
+      } else if (depth_ > 0) {
+        next = in_class(i);
+      } else if (c == '[') {
+        depth_ = 1;
+        next = open_class(i);
+      } else if (c == '(') {
+        next = group(i);
+      } else {
+        if (c == ')' && !groups_.empty()) {
+          plain_ = groups_.back();
+          groups_.pop_back();
         }
-        put(i, close + 1, unicode16_property(name), negated);
-        i = close + 1;
-        continue;
+        out_ += c;
+        next = i + 1;
       }
-      if (d == 'd' || d == 'D') {
-        put(i, i + 2, unicode16_property("digit"), d == 'D');
-        i += 2;
-        continue;
-      }
-      out.append(p.substr(i, 2));  // any other escape: itself (a multibyte character's tail bytes follow as they are)
-      i += 2;
-      class_start = false;
-      after_dash = false;
-      continue;
+      if (!next) return std::nullopt;
+      i = *next;
     }
-    if (depth > 0) {
-      if (c == '[' && i + 1 < p.size() && p[i + 1] == ':') {
-        // A POSIX bracket [:name:] or [:^name:].
-        std::size_t j = i + 2;
-        const bool negated = j < p.size() && p[j] == '^';
-        if (negated) ++j;
-        const std::size_t start = j;
-        while (j < p.size() && p[j] >= 'a' && p[j] <= 'z') ++j;
-        if (j + 1 >= p.size() || p[j] != ':' || p[j + 1] != ']' || j == start) return unchanged;
-        const std::string_view name = p.substr(start, j - start);
-        const bool known = name == "alnum" || name == "alpha" || name == "blank" || name == "cntrl" ||
-                           name == "digit" || name == "graph" || name == "lower" || name == "print" ||
-                           name == "punct" || name == "space" || name == "upper" || name == "xdigit" ||
-                           name == "word" || name == "ascii";
-        if (!known) return unchanged;  // Oniguruma refuses it
-        // Only these are spelled out (their Oniguruma definitions checked by test_tj_regex.cpp); the
-        // rest are left to Oniguruma: alpha, alnum, word, lower (Oniguruma's own definitions),
-        // punct, space, xdigit, ascii, blank.
-        const bool ours = name == "digit" || name == "cntrl" || name == "graph" || name == "print" || name == "upper";
-        put(i, j + 2, ours ? unicode16_property(name) : std::nullopt, negated);
-        i = j + 2;
-        continue;
-      }
-      if (c == '[') {
-        ++depth;
-        out += c;
-        ++i;
-        class_start = true;
-        after_dash = false;
-        if (i < p.size() && p[i] == '^') out += p[i++];
-        continue;
-      }
-      if (c == ']' && !class_start) {
-        --depth;
-      }
-      out += c;
-      after_dash = c == '-' && !class_start;
-      class_start = false;
-      ++i;
-      continue;
-    }
-    if (c == '[') {
-      depth = 1;
-      out += c;
-      ++i;
-      class_start = true;
-      after_dash = false;
-      if (i < p.size() && p[i] == '^') out += p[i++];
-      continue;
-    }
-    if (c == '(') {
-      if (i + 1 < p.size() && p[i + 1] == '?') {
-        if (i + 2 < p.size() && p[i + 2] == '#') {  // a comment, to its ')'
-          const std::size_t close = p.find(')', i + 3);
-          if (close == std::string_view::npos) return unchanged;
-          if (p.substr(i, close - i).find('\\') != std::string_view::npos) return unchanged;
-          out.append(p.substr(i, close + 1 - i));
-          i = close + 1;
-          continue;
-        }
-        std::size_t j = i + 2;
-        bool on = true, turns_on = false;
-        while (j < p.size() && (is_letter(p[j]) || p[j] == '-')) {
-          if (p[j] == '-') {
-            on = false;
-          } else if (on) {
-            if (p[j] == 'x') return unchanged;  // extended syntax: spaces and # comments are not followed here
-            if (p[j] != 'm') turns_on = true;
-          }
-          ++j;
-        }
-        if (j > i + 2) {  // options
-          if (j >= p.size() || (p[j] != ')' && p[j] != ':')) return unchanged;
-          if (p[j] == ':') groups.push_back(plain);
-          if (turns_on) plain = false;  // to the end of the group (':' form: of the new one)
-          out.append(p.substr(i, j + 1 - i));
-          i = j + 1;
-          continue;
-        }
-      }
-      groups.push_back(plain);
-      out += c;
-      ++i;
-      continue;
-    }
-    if (c == ')' && !groups.empty()) {
-      plain = groups.back();
-      groups.pop_back();
-    }
-    out += c;
-    ++i;
+    return out_;
   }
-  return out;
+
+ private:
+  using Ranges = std::optional<std::vector<std::pair<char32_t, char32_t>>>;
+
+  // The construct p[i, end): its class, or itself when it cannot be rewritten.
+  void put(std::size_t i, std::size_t end, const Ranges& set, bool negated) {
+    // In a class, a construct next to '-' is a range's end: Oniguruma refuses it; keep it so.
+    const bool dash = depth_ > 0 && (after_dash_ || (end < p_.size() && p_[end] == '-'));
+    const std::string cls = set && plain_ && !dash ? class_of(*set, negated) : "";
+    if (cls.empty()) {
+      out_.append(p_.substr(i, end - i));
+    } else {
+      out_ += cls;
+    }
+    class_start_ = false;
+    after_dash_ = false;
+  }
+
+  std::optional<std::size_t> escape(std::size_t i) {
+    if (i + 1 >= p_.size()) return std::nullopt;
+    const char d = p_[i + 1];
+    // \cX, \C-X, \M-X take the character after them as theirs: not followed here.
+    if (d == 'c' || d == 'C' || d == 'M') return std::nullopt;
+    if ((d == 'p' || d == 'P') && i + 2 < p_.size() && p_[i + 2] == '{') {
+      const std::size_t close = p_.find('}', i + 3);
+      if (close == std::string_view::npos) return std::nullopt;
+      std::string_view name = p_.substr(i + 3, close - i - 3);
+      bool negated = d == 'P';
+      if (!name.empty() && name[0] == '^') {
+        negated = !negated;
+        name.remove_prefix(1);
+      }
+      put(i, close + 1, unicode16_property(name), negated);
+      return close + 1;
+    }
+    if (d == 'd' || d == 'D') {
+      put(i, i + 2, unicode16_property("digit"), d == 'D');
+      return i + 2;
+    }
+    out_.append(p_.substr(i, 2));  // any other escape: itself (a multibyte character's tail bytes follow as they are)
+    class_start_ = false;
+    after_dash_ = false;
+    return i + 2;
+  }
+
+  std::size_t open_class(std::size_t i) {
+    out_ += '[';
+    ++i;
+    class_start_ = true;
+    after_dash_ = false;
+    if (i < p_.size() && p_[i] == '^') out_ += p_[i++];
+    return i;
+  }
+
+  std::optional<std::size_t> in_class(std::size_t i) {
+    const char c = p_[i];
+    if (c == '[' && i + 1 < p_.size() && p_[i + 1] == ':') return posix_bracket(i);
+    if (c == '[') {
+      ++depth_;
+      return open_class(i);
+    }
+    if (c == ']' && !class_start_) --depth_;
+    out_ += c;
+    after_dash_ = c == '-' && !class_start_;
+    class_start_ = false;
+    return i + 1;
+  }
+
+  // A POSIX bracket [:name:] or [:^name:] at i.
+  std::optional<std::size_t> posix_bracket(std::size_t i) {
+    std::size_t j = i + 2;
+    const bool negated = j < p_.size() && p_[j] == '^';
+    if (negated) ++j;
+    const std::size_t start = j;
+    while (j < p_.size() && p_[j] >= 'a' && p_[j] <= 'z') ++j;
+    if (j + 1 >= p_.size() || p_[j] != ':' || p_[j + 1] != ']' || j == start) return std::nullopt;
+    const std::string_view name = p_.substr(start, j - start);
+    static constexpr std::string_view kKnown[] = {"alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower",
+                                                  "print", "punct", "space", "upper", "xdigit", "word", "ascii"};
+    bool known = false;
+    for (std::string_view k : kKnown) known = known || k == name;
+    if (!known) return std::nullopt;  // Oniguruma refuses it
+    // Only these are spelled out (their Oniguruma definitions checked by test_tj_regex.cpp); the
+    // rest are left to Oniguruma: alpha, alnum, word, lower (Oniguruma's own definitions),
+    // punct, space, xdigit, ascii, blank.
+    const bool ours = name == "digit" || name == "cntrl" || name == "graph" || name == "print" || name == "upper";
+    put(i, j + 2, ours ? unicode16_property(name) : std::nullopt, negated);
+    return j + 2;
+  }
+
+  std::optional<std::size_t> group(std::size_t i) {
+    if (i + 1 < p_.size() && p_[i + 1] == '?') {
+      if (i + 2 < p_.size() && p_[i + 2] == '#') {  // a comment, to its ')'
+        const std::size_t close = p_.find(')', i + 3);
+        if (close == std::string_view::npos) return std::nullopt;
+        if (p_.substr(i, close - i).find('\\') != std::string_view::npos) return std::nullopt;
+        out_.append(p_.substr(i, close + 1 - i));
+        return close + 1;
+      }
+      std::size_t j = i + 2;
+      bool on = true, turns_on = false;
+      while (j < p_.size() && (is_letter(p_[j]) || p_[j] == '-')) {
+        if (p_[j] == '-') {
+          on = false;
+        } else if (on) {
+          if (p_[j] == 'x') return std::nullopt;  // extended syntax: spaces and # comments are not followed here
+          if (p_[j] != 'm') turns_on = true;
+        }
+        ++j;
+      }
+      if (j > i + 2) {  // options
+        if (j >= p_.size() || (p_[j] != ')' && p_[j] != ':')) return std::nullopt;
+        if (p_[j] == ':') groups_.push_back(plain_);
+        if (turns_on) plain_ = false;  // to the end of the group (':' form: of the new one)
+        out_.append(p_.substr(i, j + 1 - i));
+        return j + 1;
+      }
+    }
+    groups_.push_back(plain_);
+    out_ += '(';
+    return i + 1;
+  }
+
+  std::string_view p_;
+  std::string out_;
+  std::vector<bool> groups_;  // each open group's `plain_` outside it
+  bool plain_ = true;         // no option but m is on here: the classes mean what the tables say
+  int depth_ = 0;             // character class nesting
+  bool class_start_ = false;  // right after '[' or "[^": a ']' is a literal
+  bool after_dash_ = false;   // in a class, right after an unescaped '-'
+};
+
+}  // namespace
+
+std::string rewrite_unicode_classes(std::string_view p) {
+  std::optional<std::string> out = Rewriter(p).run();
+  return out ? *std::move(out) : std::string(p);
 }
 
 }  // namespace embedpe::tj
