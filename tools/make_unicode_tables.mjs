@@ -126,14 +126,14 @@ out.push('');
 out.push('namespace embedpe::tj::ucd {');
 out.push('');
 out.push(`const GcRun kGcRuns[] = {`);
-out.push(lines(runs.map(([c, g]) => `{${hex(c)}, ${GC[g][0]}}`), 6));
+out.push(lines(runs.map(([c, g]) => `{${hex(c)}, ${GC[g][0]}}`), 12));
 out.push('};');
 out.push(`const std::size_t kGcRunCount = ${runs.length};`);
 for (const [name, rs] of Object.entries(binary)) {
   const id = 'k' + name.replace(/_/g, '');
   out.push('');
   out.push(`const Range ${id}[] = {`);
-  out.push(lines(rs.map(([a, b]) => `{${hex(a)}, ${hex(b)}}`), 6));
+  out.push(lines(rs.map(([a, b]) => `{${hex(a)}, ${hex(b)}}`), 8));
   out.push('};');
   out.push(`const std::size_t ${id}Count = ${rs.length};`);
 }
