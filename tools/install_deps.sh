@@ -12,7 +12,7 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config ccache
   libcli11-dev libsentencepiece-dev libicu-dev sentencepiece nlohmann-json3-dev xtensor-dev xtl-dev doctest-dev zlib1g-dev nettle-dev libonig-dev
-  python3 python3-numpy python3-sentencepiece parallel unicode-data
+  python3 python3-numpy python3-sentencepiece parallel
   python3-dev pybind11-dev
   man-db zsh fish
   slurm-wlm munge openssh-server openssh-client rsync

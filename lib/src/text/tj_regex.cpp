@@ -25,18 +25,47 @@ void initialize_oniguruma() {
   });
 }
 
+namespace {
+
+regex_t* compile(const std::string& pattern, OnigErrorInfo& info, int& rc) {
+  regex_t* regex = nullptr;
+  const auto* begin = reinterpret_cast<const OnigUChar*>(pattern.data());
+  rc = onig_new(&regex, begin, begin + pattern.size(), ONIG_OPTION_NONE, ONIG_ENCODING_UTF8, ONIG_SYNTAX_DEFAULT, &info);
+  return rc == ONIG_NORMAL ? regex : nullptr;
+}
+
+std::string message(int rc, OnigErrorInfo* info) {
+  OnigUChar text[ONIG_MAX_ERROR_MESSAGE_LEN];
+  if (info) {
+    onig_error_code_to_str(text, rc, info);
+  } else {
+    onig_error_code_to_str(text, rc);
+  }
+  return reinterpret_cast<const char*>(text);
+}
+
+}  // namespace
+
 Regex::Regex(std::string_view pattern, const std::string& field) : impl_(std::make_unique<Impl>()), pattern_(pattern) {
   initialize_oniguruma();
+  // The file's own pattern first, for Oniguruma's verdict and message on it; then, when it has
+  // Unicode classes, the same pattern with Unicode 16.0's classes spelled out (tj_regex_unicode.cpp).
   OnigErrorInfo info;
-  const auto* begin = reinterpret_cast<const OnigUChar*>(pattern_.data());
-  const int rc = onig_new(&impl_->regex, begin, begin + pattern_.size(), ONIG_OPTION_NONE, ONIG_ENCODING_UTF8,
-                          ONIG_SYNTAX_DEFAULT, &info);
-  if (rc != ONIG_NORMAL) {
-    impl_->regex = nullptr;
-    OnigUChar text[ONIG_MAX_ERROR_MESSAGE_LEN];
-    onig_error_code_to_str(text, rc, &info);
-    throw UsageError(field + ": the regular expression does not compile (Oniguruma: " +
-                     reinterpret_cast<const char*>(text) + ")");
+  int rc = 0;
+  impl_->regex = compile(pattern_, info, rc);
+  if (!impl_->regex) {
+    throw UsageError(field + ": the regular expression does not compile (Oniguruma: " + message(rc, &info) + ")");
+  }
+  std::string rewritten = rewrite_unicode_classes(pattern_);
+  if (rewritten != pattern_) {
+    regex_t* unicode16 = compile(rewritten, info, rc);
+    if (!unicode16) {
+      throw Error(field + ": the regular expression with Unicode 16.0's classes does not compile (Oniguruma: " +
+                  message(rc, &info) + ")");
+    }
+    onig_free(impl_->regex);
+    impl_->regex = unicode16;
+    compiled_ = std::move(rewritten);
   }
   fast_ = fast_splitter(pattern_);
 }
@@ -126,10 +155,8 @@ void Regex::find_all_oniguruma(std::string_view text, std::vector<Match>& out) c
     const int r = onig_search(impl_->regex, str, end, str + last_end, end, region.get(), ONIG_OPTION_NONE);
     if (r == ONIG_MISMATCH) break;
     if (r < 0) {
-      OnigUChar message[ONIG_MAX_ERROR_MESSAGE_LEN];
-      onig_error_code_to_str(message, r);
       throw Error(std::string("the regular expression ") + pattern_ + " failed on a text (Oniguruma: " +
-                  reinterpret_cast<const char*>(message) + ")");
+                  message(r, nullptr) + ")");
     }
     const auto s = static_cast<std::size_t>(region->beg[0]), e = static_cast<std::size_t>(region->end[0]);
     if (s == e && have_last && last_match_end == e) {

@@ -1,7 +1,9 @@
 // Private: a tokenizer.json regular expression (Split's and Replace's patterns),
-// compiled and searched as HF tokenizers 0.22.2 does it: Oniguruma 6.9.8 (the
-// Debian package; the onig crate HF links bundles the same version), default
-// syntax (ONIG_SYNTAX_ONIGURUMA), no options, UTF-8. find_all reproduces the
+// compiled and searched as HF tokenizers 0.22.2 does it: Oniguruma, default
+// syntax (ONIG_SYNTAX_ONIGURUMA), no options, UTF-8. HF's onig crate bundles
+// Oniguruma 6.9.10 (Unicode 16.0); embedpe links Debian's 6.9.8 (Unicode 14.0)
+// and compiles the pattern with its Unicode classes spelled out as Unicode
+// 16.0's code point ranges (rewrite_unicode_classes, below). find_all reproduces the
 // onig crate's FindMatches: successive leftmost matches, the search resuming
 // at the end of the last one, and an empty match right where the last match
 // ended skipped by one character.
@@ -14,8 +16,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tj_regex_base.h"
@@ -49,6 +53,8 @@ class Regex {
   // Oniguruma alone, never a fast path: what the fuzz target and tests compare with.
   void find_all_oniguruma(std::string_view text, std::vector<Match>& out) const;
   const std::string& pattern() const { return pattern_; }
+  // What Oniguruma compiled: the pattern with Unicode 16.0's classes (rewrite_unicode_classes).
+  const std::string& compiled_pattern() const { return compiled_.empty() ? pattern_ : compiled_; }
   // The hand-written splitter standing in for Oniguruma, if the pattern is one we know ("gpt2", ...), else "".
   const char* fast_path() const;
 
@@ -57,7 +63,26 @@ class Regex {
  private:
   std::unique_ptr<Impl> impl_;
   std::string pattern_;
+  std::string compiled_;  // empty: pattern_ itself
   const FastSplitter* fast_ = nullptr;
 };
+
+// `pattern` (Oniguruma syntax) with each Unicode class construct that depends on the Unicode
+// version written as an explicit class of Unicode 16.0's code point ranges ("[\x{41}-\x{5A}...]",
+// valid in and out of a bracket class): \p{X}, \P{X}, \p{^X} for the general categories (short
+// and long names) and Upper(case), Digit, Cntrl, Graph, Print, Assigned; \d \D; the POSIX
+// brackets [:cntrl:] [:digit:] [:graph:] [:print:] [:upper:] (and [:^..:]). Each checked against
+// Oniguruma 6.9.8 on Unicode 14.0's characters (test_tj_regex.cpp). Left as they are, so answered
+// from Oniguruma 6.9.8's Unicode 14.0: \s \S \h \H [:space:] [:blank:] [:xdigit:] [:ascii:]
+// (the same in every version); \w \W, Word, Alpha(betic), Alnum, Lower(case) and their POSIX
+// brackets, [:punct:] (Oniguruma's own definitions, not followed yet); scripts, blocks and other
+// properties; \b \B \X; any construct in a scope where an option other than m is on ((?i) folds a
+// class's case, (?W) (?D) make \w \d ASCII); a construct next to a '-' in a class (a range's end,
+// refused by Oniguruma). A pattern the rewriter does not follow is returned whole, unchanged: one
+// with \c, \C- or \M- escapes, (?x), a POSIX bracket it does not know, an option group it cannot read.
+std::string rewrite_unicode_classes(std::string_view pattern);
+// Unicode 16.0's code points (closed ranges) of the property `name` (as \p{name} spells it), if
+// the rewriter knows it.
+std::optional<std::vector<std::pair<char32_t, char32_t>>> unicode16_property(std::string_view name);
 
 }  // namespace embedpe::tj

@@ -1,12 +1,9 @@
 #include "tj_regex_fast.h"
 
-#include <oniguruma.h>
-
 #include <cstdint>
 #include <map>
 #include <string>
 
-#include "embedpe/error.h"
 #include "tj_unicode.h"
 
 namespace embedpe::tj {
@@ -15,35 +12,20 @@ namespace {
 
 using Match = RegexMatch;
 
-// The classes the patterns use, one bit each.
-enum : std::uint8_t {
-  kL = 1,       // \p{L}
-  kN = 2,       // \p{N}
-  kSpace = 4,   // \s
-  kP = 8,       // \p{P}
-  kS = 16,      // \p{S}
-  kM = 32,      // \p{M}
-};
+constexpr std::uint8_t kL = kClassL, kN = kClassN, kSpace = kClassSpace, kP = kClassP, kS = kClassS, kM = kClassM;
 
 // Each code point's classes: a block index per 256 code points, identical
-// blocks shared. HF tokenizers' Oniguruma (6.9.10) has Unicode 16.0's tables,
-// Debian's (6.9.8) Unicode 14.0's, ICU 72 Unicode 15.0's: the splitters take
-// ICU's, the nearer to HF's (Oniguruma's own are kept for the tests that
-// compare the splitters with Oniguruma, on the characters where they agree).
+// blocks shared. HF tokenizers' Oniguruma (6.9.10) has Unicode 16.0's tables;
+// so have these (tj_ucd.h: category_groups and is_whitespace).
 class Classes {
  public:
-  enum Source { icu, oniguruma };
-  explicit Classes(Source source) {
+  Classes() {
     std::vector<std::uint8_t> full(0x110000, 0);
-    if (source == icu) {
-      for (char32_t c = 0; c < 0x110000; ++c) {
-        const unsigned g = category_groups(c);
-        full[c] = static_cast<std::uint8_t>(((g & kLetter) ? kL : 0) | ((g & kNumber) ? kN : 0) |
-                                            (is_whitespace(c) ? kSpace : 0) | ((g & kPunctuation) ? kP : 0) |
-                                            ((g & kSymbol) ? kS : 0) | ((g & kMark) ? kM : 0));
-      }
-    } else {
-      read_oniguruma(full);
+    for (char32_t c = 0; c < 0x110000; ++c) {
+      const unsigned g = category_groups(c);
+      full[c] = static_cast<std::uint8_t>(((g & kLetter) ? kL : 0) | ((g & kNumber) ? kN : 0) |
+                                          (is_whitespace(c) ? kSpace : 0) | ((g & kPunctuation) ? kP : 0) |
+                                          ((g & kSymbol) ? kS : 0) | ((g & kMark) ? kM : 0));
     }
     std::map<std::string, std::uint16_t> seen;
     index_.resize(0x1100);
@@ -59,48 +41,18 @@ class Classes {
   }
 
  private:
-  // Oniguruma's own code ranges of the classes.
-  static void read_oniguruma(std::vector<std::uint8_t>& full) {
-    initialize_oniguruma();
-    OnigEncoding enc = ONIG_ENCODING_UTF8;
-    const auto mark = [&](OnigCtype ctype, std::uint8_t bit) {
-      OnigCodePoint sb_out = 0;
-      const OnigCodePoint* ranges = nullptr;
-      if (ONIGENC_GET_CTYPE_CODE_RANGE(enc, ctype, &sb_out, &ranges) != 0 || ranges == nullptr)
-        throw Error("Oniguruma gives no code ranges for a Unicode class");
-      for (OnigCodePoint i = 0; i < ranges[0]; ++i) {
-        for (OnigCodePoint c = ranges[1 + 2 * i]; c <= ranges[2 + 2 * i] && c < 0x110000; ++c) full[c] |= bit;
-      }
-    };
-    const auto property = [&](const char* name) {
-      auto* p = reinterpret_cast<OnigUChar*>(const_cast<char*>(name));
-      const int ctype = ONIGENC_PROPERTY_NAME_TO_CTYPE(enc, p, p + std::char_traits<char>::length(name));
-      if (ctype < 0) throw Error(std::string("Oniguruma does not know the Unicode property ") + name);
-      return static_cast<OnigCtype>(ctype);
-    };
-    mark(property("L"), kL);
-    mark(property("N"), kN);
-    mark(ONIGENC_CTYPE_SPACE, kSpace);
-    mark(property("P"), kP);
-    mark(property("S"), kS);
-    mark(property("M"), kM);
-  }
-
   std::vector<std::uint16_t> index_;
   std::string blocks_;
 };
 
 const Classes& classes() {
-  static const Classes c(Classes::icu);
+  static const Classes c;
   return c;
 }
 
 }  // namespace
 
-bool classes_as_oniguruma(char32_t c) {
-  static const Classes onig(Classes::oniguruma);
-  return classes().of(c) == onig.of(c);
-}
+std::uint8_t splitter_classes(char32_t c) { return classes().of(c); }
 
 namespace {
 

@@ -1,12 +1,11 @@
 // Private: hand-written splitters standing in for Oniguruma on the standard
 // pre-tokenizer patterns of tokenizer.json files, recognised by their exact
 // pattern string (after JSON unescaping). Each gives exactly the matches
-// Regex::find_all_oniguruma (tj_regex.h) gives on any valid UTF-8 text whose
-// characters Oniguruma 6.9.8 classes as ICU does (fuzz_tj_regex_fast checks
-// it). The classes (\p{L}, \p{N}, \s, \p{P}, \p{S}, \p{M}) are ICU 72's,
-// Unicode 15.0: nearer to HF's Oniguruma (Unicode 16.0) than Debian's
-// Oniguruma (Unicode 14.0), which differs on the 4,489 characters Unicode 15.0
-// assigned. Linear in the text.
+// Regex::find_all_oniguruma (tj_regex.h) gives on any valid UTF-8 text
+// (fuzz_tj_regex_fast checks it). The classes (\p{L}, \p{N}, \s, \p{P},
+// \p{S}, \p{M}) are Unicode 16.0's (tj_ucd.h), as HF's Oniguruma 6.9.10
+// has them and as Regex compiles them for Debian's Oniguruma 6.9.8
+// (rewrite_unicode_classes). Linear in the text.
 //
 //   if (const tj::FastSplitter* f = tj::fast_splitter(pattern)) f->find_all(text, matches);
 //
@@ -15,6 +14,7 @@
 // "deepseek" (DeepSeek-V3's three Splits).
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -32,7 +32,8 @@ struct FastSplitter {
 const FastSplitter* fast_splitter(std::string_view pattern);
 // Every known splitter (tests, fuzzing).
 const std::vector<FastSplitter>& fast_splitters();
-// Whether Oniguruma classes c as the splitters do (tests, fuzzing).
-bool classes_as_oniguruma(char32_t c);
+// The classes the splitters give c, one bit each (tests).
+enum : std::uint8_t { kClassL = 1, kClassN = 2, kClassSpace = 4, kClassP = 8, kClassS = 16, kClassM = 32 };
+std::uint8_t splitter_classes(char32_t c);
 
 }  // namespace embedpe::tj

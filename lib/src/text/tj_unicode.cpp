@@ -1,5 +1,6 @@
 #include "tj_unicode.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 #include <unicode/normalizer2.h>
@@ -8,9 +9,130 @@
 #include <unicode/unistr.h>
 
 #include "embedpe/error.h"
+#include "tj_ucd.h"
 #include "utf8.h"
 
 namespace embedpe::tj {
+
+namespace ucd {
+
+namespace {
+
+// A table of one value per code point, read in two steps: a block index per 256 code points,
+// identical blocks stored once.
+template <class T>
+class TwoStage {
+ public:
+  explicit TwoStage(const std::vector<T>& full) {
+    index_.resize(0x1100);
+    std::vector<std::vector<T>> seen;
+    for (std::size_t b = 0; b < index_.size(); ++b) {
+      const std::vector<T> block(full.begin() + static_cast<std::ptrdiff_t>(b * 256),
+                                 full.begin() + static_cast<std::ptrdiff_t>(b * 256 + 256));
+      std::size_t k = 0;
+      while (k < seen.size() && seen[k] != block) ++k;
+      if (k == seen.size()) {
+        seen.push_back(block);
+        blocks_.insert(blocks_.end(), block.begin(), block.end());
+      }
+      index_[b] = static_cast<std::uint16_t>(k);
+    }
+  }
+  T of(char32_t c) const { return blocks_[std::size_t(index_[c >> 8]) * 256 + (c & 255)]; }
+
+ private:
+  std::vector<std::uint16_t> index_;
+  std::vector<T> blocks_;
+};
+
+const TwoStage<std::uint8_t>& property_table() {
+  static const TwoStage<std::uint8_t> table = [] {
+    std::vector<std::uint8_t> full(0x110000, Cn);
+    for (std::size_t r = 0; r < kGcRunCount; ++r) {
+      const char32_t end = r + 1 < kGcRunCount ? kGcRuns[r + 1].first : 0x110000;
+      for (char32_t c = kGcRuns[r].first; c < end; ++c) full[c] = kGcRuns[r].gc;
+    }
+    const auto flag = [&](const Range* ranges_of, std::size_t count, std::uint8_t bit) {
+      for (std::size_t r = 0; r < count; ++r)
+        for (char32_t c = ranges_of[r].first; c <= ranges_of[r].last; ++c) full[c] |= bit;
+    };
+    flag(kWhiteSpace, kWhiteSpaceCount, kWhiteSpaceBit);
+    flag(kAlphabetic, kAlphabeticCount, kAlphabeticBit);
+    flag(kNumeric17, kNumeric17Count, kNumeric17Bit);
+    return TwoStage<std::uint8_t>(full);
+  }();
+  return table;
+}
+
+const TwoStage<std::int32_t>& lowercase_table() {
+  static const TwoStage<std::int32_t> table = [] {
+    std::vector<std::int32_t> full(0x110000, 0);
+    for (std::size_t r = 0; r < kLowerRunCount; ++r) {
+      const LowerRun& run = kLowerRuns[r];
+      for (char32_t c = run.first; c <= run.last; c += run.stride) full[c] = run.delta;
+    }
+    return TwoStage<std::int32_t>(full);
+  }();
+  return table;
+}
+
+}  // namespace
+
+std::uint8_t properties(char32_t c) { return c < 0x110000 ? property_table().of(c) : std::uint8_t{Cn}; }
+
+bool is_join_control(char32_t c) {
+  for (std::size_t r = 0; r < kJoinControlCount; ++r)
+    if (c >= kJoinControl[r].first && c <= kJoinControl[r].last) return true;
+  return false;
+}
+
+char32_t simple_lowercase(char32_t c) {
+  return c < 0x110000 ? static_cast<char32_t>(static_cast<std::int32_t>(c) + lowercase_table().of(c)) : c;
+}
+
+RangeSet categories(std::uint32_t mask) {
+  RangeSet out;
+  for (std::size_t r = 0; r < kGcRunCount; ++r) {
+    if (!(mask & (1u << kGcRuns[r].gc))) continue;
+    const char32_t last = r + 1 < kGcRunCount ? kGcRuns[r + 1].first - 1 : 0x10FFFF;
+    if (!out.empty() && out.back().last + 1 == kGcRuns[r].first) {
+      out.back().last = last;
+    } else {
+      out.push_back({kGcRuns[r].first, last});
+    }
+  }
+  return out;
+}
+
+RangeSet ranges(const Range* table, std::size_t count) { return set_union(RangeSet(table, table + count), {}); }
+
+RangeSet set_union(const RangeSet& a, const RangeSet& b) {
+  RangeSet all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end(), [](const Range& x, const Range& y) { return x.first < y.first; });
+  RangeSet out;
+  for (const Range& r : all) {
+    if (!out.empty() && r.first <= out.back().last + 1) {
+      out.back().last = std::max(out.back().last, r.last);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+RangeSet complement(const RangeSet& a) {
+  RangeSet out;
+  char32_t next = 0;
+  for (const Range& r : a) {
+    if (r.first > next) out.push_back({next, r.first - 1});
+    next = r.last + 1;
+  }
+  if (next <= 0x10FFFF) out.push_back({next, 0x10FFFF});
+  return out;
+}
+
+}  // namespace ucd
 
 char32_t next_char(std::string_view text, std::size_t& i) {
   std::size_t len = 0;
@@ -49,6 +171,16 @@ bool assigned_by(char32_t c, std::uint8_t major) {
 }
 // Po in Unicode 8.0 and 9.0: U+166D CANADIAN SYLLABICS CHI SIGN (So since 12.0),
 // U+111C9 SHARADA SANDHI MARK (Mn since 11.0).
+}  // namespace
+
+unsigned unicode_age(char32_t c) {
+  UVersionInfo age;
+  u_charAge(static_cast<UChar32>(c), age);
+  return age[0];
+}
+
+namespace {
+
 bool was_po(char32_t c) { return c == 0x166D || c == 0x111C9; }
 // Mc in Unicode 9.0: U+1CF2, U+1CF3 VEDIC SIGN (ROTATED) ARDHAVISARGA (Lo since 10.0).
 bool was_mc(char32_t c) { return c == 0x1CF2 || c == 0x1CF3; }
@@ -62,17 +194,19 @@ bool was_mn(char32_t c) {
 }
 }  // namespace
 
-bool is_whitespace(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
-bool is_numeric(char32_t c) { return (mask(c) & (U_GC_ND_MASK | U_GC_NL_MASK | U_GC_NO_MASK)) != 0; }
+// Rust's std (Unicode 17.0) and the regex crate (16.0): these answer from tj_ucd.h's tables.
+bool is_whitespace(char32_t c) { return (ucd::properties(c) & ucd::kWhiteSpaceBit) != 0; }
+bool is_numeric(char32_t c) { return (ucd::properties(c) & ucd::kNumeric17Bit) != 0; }
 bool is_punctuation(char32_t c) {
   if (c < 0x80) return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
   return was_po(c) || ((mask(c) & U_GC_P_MASK) != 0 && assigned_by(c, 8));
 }
 bool is_word(char32_t c) {
   if (c < 0x80) return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  const auto u = static_cast<UChar32>(c);
-  return u_hasBinaryProperty(u, UCHAR_ALPHABETIC) || (mask(c) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) != 0 ||
-         u_hasBinaryProperty(u, UCHAR_JOIN_CONTROL);
+  const std::uint8_t p = ucd::properties(c);
+  if (p & ucd::kAlphabeticBit) return true;
+  const auto g = static_cast<ucd::Gc>(p & ucd::kGcMask);
+  return g == ucd::Mn || g == ucd::Mc || g == ucd::Me || g == ucd::Nd || g == ucd::Pc || ucd::is_join_control(c);
 }
 bool is_mark(char32_t c) {
   return was_mc(c) || ((mask(c) & U_GC_M_MASK) != 0 && !was_po(c) && assigned_by(c, 9));
@@ -85,9 +219,15 @@ bool is_other(char32_t c) {
 }
 
 unsigned category_groups(char32_t c) {
-  const std::uint32_t m = mask(c);
-  return ((m & U_GC_L_MASK) ? kLetter : 0u) | ((m & U_GC_N_MASK) ? kNumber : 0u) | ((m & U_GC_P_MASK) ? kPunctuation : 0u) |
-         ((m & U_GC_S_MASK) ? kSymbol : 0u) | ((m & U_GC_M_MASK) ? kMark : 0u);
+  static constexpr std::uint8_t kGroup[ucd::kGcCount] = {
+      0,       0,       0,       0,       0,                                                     // C*
+      kLetter, kLetter, kLetter, kLetter, kLetter,                                               // L*
+      kMark,   kMark,   kMark,                                                                   // M*
+      kNumber, kNumber, kNumber,                                                                 // N*
+      kPunctuation, kPunctuation, kPunctuation, kPunctuation, kPunctuation, kPunctuation, kPunctuation,  // P*
+      kSymbol, kSymbol, kSymbol, kSymbol,                                                        // S*
+      0,       0,       0};                                                                      // Z*
+  return kGroup[ucd::category(c)];
 }
 
 std::size_t grapheme_end(std::string_view text, std::size_t i) {
@@ -152,7 +292,7 @@ std::string lowercase(std::string_view text) {
     } else if (c == 0x130) {
       out += "i\xCC\x87";  // the one unconditional multi-character lowercase mapping
     } else {
-      append_utf8(out, static_cast<char32_t>(u_tolower(static_cast<UChar32>(c))));
+      append_utf8(out, ucd::simple_lowercase(c));
     }
   }
   return out;

@@ -1,7 +1,10 @@
-// Private: the Unicode questions tokenizer.json's components ask, answered by
-// ICU as Rust's char methods answer them (HF tokenizers is written in Rust):
-// char::is_whitespace (White_Space), char::is_numeric (N*), is_punctuation
-// (P*), the regex crate's \w, char::to_lowercase, and NFC/NFD/NFKC/NFKD.
+// Private: the Unicode questions tokenizer.json's components ask, answered as
+// HF tokenizers (Rust) answers them, each from the Unicode version HF's code
+// has: char::is_whitespace (White_Space), char::is_numeric (N*) and
+// char::to_lowercase from Rust's std (Unicode 17.0, tj_ucd.h), the regex
+// crate's \w (16.0, tj_ucd.h); is_punctuation, is_other, is_mark_nonspacing
+// (the unicode_categories crate, 8.0), is_mark and NFC/NFD/NFKC/NFKD
+// (unicode-normalization-alignments, 9.0) from ICU 72 filtered by age.
 #pragma once
 
 #include <cstddef>
@@ -24,14 +27,19 @@ bool is_mark(char32_t c);         // M* (unicode-normalization's is_combining_ma
 bool is_mark_nonspacing(char32_t c);  // Mn
 bool is_other(char32_t c);        // Cc, Cf, Cs, Co (not Cn: see the .cpp)
 
-// The general category groups of c, ICU's (Unicode 15.0), one bit each.
+// The Unicode version that assigned c, major number, ICU's (0: unassigned in Unicode 15.0; tests).
+unsigned unicode_age(char32_t c);
+
+// The general category groups of c, Unicode 16.0's (Oniguruma 6.9.10's), one bit each.
 enum CategoryGroup : unsigned { kLetter = 1, kNumber = 2, kPunctuation = 4, kSymbol = 8, kMark = 16 };
 unsigned category_groups(char32_t c);
 
 // The end of the extended grapheme cluster that starts at text[i] (valid
 // UTF-8, i < size), as unicode-segmentation's graphemes(true) splits it
 // (UAX #29's rules GB3-GB13 on ICU's Grapheme_Cluster_Break and
-// Extended_Pictographic; ICU 72 has Unicode 15.0, which has no GB9c).
+// Extended_Pictographic; ICU 72 has Unicode 15.0, which has no GB9c; HF's
+// unicode-segmentation 1.12 has 16.0, but the one caller, Precompiled, looks
+// whole clusters up only when shorter than 6 bytes, which no GB9c cluster is).
 std::size_t grapheme_end(std::string_view text, std::size_t i);
 
 // char::to_lowercase of each character, concatenated.
