@@ -735,10 +735,17 @@ class DirectoryConfigTests(CliCase):
         self.assertEqual(decoded.read_text(), "<new_tok>\n")
 
     def test_seq_len_suggestion_holds_for_a_whole_template(self):
-        d = self.directory()
+        """A --seq-len shorter than the template: the suggestion is what the class takes, both flags for a
+        template added whole ([CLS] A [SEP]), either for LlamaTokenizerFast's; one equal to it holds the
+        template alone."""
+        d = self.directory("fx_wp_bert_uncased", config={"tokenizer_class": "PreTrainedTokenizerFast"})
         err = self.fails(2, "--no-bos with --no-eos", "tokenize", "--pretrained", str(d), "--text", "a", "--seq-len", "1")
         self.assertNotIn("--no-bos/--no-eos", err)
         self.ok("tokenize", "--pretrained", str(d), "--text", "a", "--seq-len", "1", "--no-bos", "--no-eos")
+        self.assertEqual(len(self.ids(d, "a b c", "--seq-len", "2")["input_ids"][0]), 2)
+        llama = self.directory("fx_dir_llamafast_bos_eos")
+        self.fails(2, "or --no-bos/--no-eos", "tokenize", "--pretrained", str(llama), "--text", "a", "--seq-len", "1")
+        self.ok("tokenize", "--pretrained", str(llama), "--text", "a", "--seq-len", "1", "--no-bos")
 
 
 if __name__ == "__main__":

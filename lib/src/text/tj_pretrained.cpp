@@ -348,7 +348,7 @@ class TjPretrained final : public TjEncoder {
     }
     return text;
   }
-  bool template_whole() const override { return true; }
+  bool template_whole() const override { return !llama_templates_[1][0]; }
   std::string description() const override { return "tokenizer.json (" + tok_->components() + ")"; }
 
   std::string class_name_ = "PreTrainedTokenizerFast", digest_;
