@@ -293,10 +293,6 @@ void halve_pair(std::size_t& a, std::size_t& b, std::size_t max_length) {
   b = swap ? n1 : n2;
 }
 
-}  // namespace
-
-namespace {
-
 // HF leaves the template longer than a shorter max_length; the core's template alone fills an
 // equal one, a slow class's only with empty texts (checked text by text in hf_batch).
 void check_room_for_template(const detail::PretrainedEncoder& hf, const EncodeOptions& options, std::size_t specials) {
