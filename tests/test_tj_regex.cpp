@@ -263,6 +263,8 @@ TEST_CASE("tj_regex: rewrite_unicode_classes spells out what it knows and leaves
   CHECK(rewrite("[]\\p{L}]") == cat({"[]", letters, "]"}));               // ']' first in a class is a literal
   CHECK(rewrite("[[:punct:][:digit:]]").rfind("[[:punct:][", 0) == 0);
   CHECK(rewrite("[[:alpha:]]\\w") == "[[:alpha:]]\\w");                   // Oniguruma's own definitions: left
+  CHECK(rewrite("(?i:(?{)})\\p{Lu})") == "(?i:(?{)})\\p{Lu})");          // a callout's ')' ends no group: whole
+  CHECK(rewrite("(*FAIL)|\\p{L}") == "(*FAIL)|\\p{L}");
 }
 
 TEST_CASE("tj_regex: rewritten patterns match as the original on Unicode 14.0's characters, as 16.0 on the rest") {

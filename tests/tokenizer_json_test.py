@@ -395,7 +395,7 @@ class BadFileTests(CliCase):
         bare = self.tmp / "tokenizer"
         shutil.copy(src, bare)
         self.fails(2, "a tokenizer.json file (named *.json)", "tokenize", "--pretrained", str(bare), "--text", "hi")
-        self.fails(2, "--tokenizer slow reads a model directory's SentencePiece files", "tokenize", "--pretrained",
+        self.fails(2, "--tokenizer slow reads a model directory's slow-tokenizer files", "tokenize", "--pretrained",
                    str(upper), "--tokenizer", "slow", "--text", "hi")
 
     def test_model_type_given_twice(self):

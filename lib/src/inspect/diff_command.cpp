@@ -28,6 +28,7 @@ DiffOptions with_pairs(const DiffCommand& cmd) {
 }  // namespace
 
 DiffOutcome run_diff(const DiffCommand& cmd, const std::function<std::optional<Tokenizer>()>& tokenizer) {
+  if (cmd.args.size() < 2) throw UsageError("diff compares two files, A and B: args holds " + std::to_string(cmd.args.size()));
   // Every failure is trouble (2), apart from "different" (1): an unreadable
   // file included, which other commands report as 1.
   try {

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "embedpe/error.h"
+#include "embedpe/message.h"
 #include "embedpe/tokenizer.h"
 #include "hf_impl.h"
 #include "model_files.h"
@@ -373,8 +374,10 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& dir_name) {
   const fs::path dir(dir_name);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw UsageError("pretrained " + dir_name + " is not a directory; give a Hugging Face model directory, a tokenizer.json "
-                     "file (named *.json) or a .gguf file");
+    throw (Message() << "pretrained " << Verbatim{dir_name}
+                     << " is not a directory; give a Hugging Face model directory, a tokenizer.json file (named *.json) "
+                        "or a .gguf file")
+        .usage_error({"pretrained"});
   }
   // Every file read goes through one reader (model_files.h): a regular file under a size cap,
   // noted as an input, hashed into the digest that identifies the tokenizer.

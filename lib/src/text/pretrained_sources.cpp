@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "embedpe/error.h"
+#include "embedpe/message.h"
 #include "embedpe/pretrained_tokenizer.h"
 #include "embedpe/weights.h"
 #include "file_name.h"
@@ -124,9 +125,10 @@ bool is_tokenizer_json_file(const std::string& path) {
 Tokenizer load_pretrained_tokenizer(const std::string& dir, PretrainedTokenizerKind kind) {
   refuse_missing_pretrained(dir);
   if (kind == PretrainedTokenizerKind::slow && is_tokenizer_json_file(dir)) {
-    throw UsageError("tokenizer slow reads a model directory's SentencePiece files; " + dir +
-                         " is a tokenizer.json file (the fast class reads it: leave the default)",
-                     {"tokenizer"});
+    throw (Message() << "tokenizer"
+                     << Verbatim{" slow reads a model directory's slow-tokenizer files; " + dir +
+                                 " is a tokenizer.json file (the fast class reads it: leave the default)"})
+        .usage_error({"tokenizer"});
   }
   detail::LoadedEncoder loaded = is_gguf_file(dir) ? detail::load_gguf_encoder(dir)
                                  : kind == PretrainedTokenizerKind::fast_if_any && detail::is_tokenizer_json(dir)

@@ -265,6 +265,9 @@ class Rewriter {
   }
 
   std::optional<std::size_t> group(std::size_t i) {
+    // Callouts, (?{...}) and (*name...), hold free text (a ')' in it would end no group): the
+    // pattern is left whole.
+    if (i + 1 < p_.size() && (p_[i + 1] == '*' || p_.substr(i + 1, 2) == "?{")) return std::nullopt;
     if (i + 1 < p_.size() && p_[i + 1] == '?') {
       if (i + 2 < p_.size() && p_[i + 2] == '#') {  // a comment, to its ')'
         const std::size_t close = p_.find(')', i + 3);

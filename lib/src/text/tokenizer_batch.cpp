@@ -300,7 +300,9 @@ void check_room_for_template(const detail::PretrainedEncoder& hf, const EncodeOp
   const std::string why = specials == 0 ? " leaves no room for a text"
                                         : " is shorter than the " + std::to_string(specials) + " special tokens of " +
                                               hf.class_name() + "'s template (HF would return them all, longer than it)";
-  throw UsageError("seq_len " + std::to_string(*options.seq_len) + why + "; use at least " + std::to_string(specials + 1) +
+  throw UsageError("seq_len " + std::to_string(*options.seq_len) + why + "; use at least " +
+                       (specials == 0 ? "1" : std::to_string(specials) + " (" + std::to_string(specials + 1) +
+                                                  " to keep any of the text)") +
                        (hf.template_whole() ? ", or add_bos=false with add_eos=false (the template goes whole)"
                                             : ", or add_bos=false/add_eos=false"),
                    {"seq_len", "add_bos=false", "add_eos=false"});
